@@ -1,0 +1,310 @@
+/**
+ * Answering a question from the table, with the certification verdict.
+ *
+ * An answer is certified only when every rule holds, checked in this order;
+ * the flag names the first rule that failed:
+ *
+ * 1. `empty_input`: the text has at least one word.
+ * 2. `unsupported`: the question is known to the table.
+ * 3. `options_changed` (or `new_options_served` when the bundle serves new
+ *    options): every offered option is one the table learned.
+ * 4. `option_removed`: the answer over all learned options is among the
+ *    offered ones.
+ * 5. `uncalibrated`: the question has a calibrated threshold.
+ * 6. `drift`: the drift guard is quiet, and the text alone does not look
+ *    foreign.
+ * 7. `low_confidence`: the full-option confidence reaches the threshold.
+ * 8. `low_radius`: when `exposed`, the radius reaches the bundle minimum.
+ *
+ * A forced threshold (`force_thresholds`) turns a failure of rule 5 or 7
+ * into `manual_threshold` when the confidence reaches it: the answer is
+ * meant to be served, and still reported as not certified.
+ *
+ * @module
+ */
+
+import { featurize, type TextFeatures } from "./features.ts";
+import {
+  argmax,
+  noveltyOf,
+  type QuestionTable,
+  scoreText,
+  softmax,
+  type Table,
+} from "./table.ts";
+import { radiusOf } from "./radius.ts";
+import { conformalPValue, type DriftGuard, driftScore } from "./drift.ts";
+
+/** Why an answer is not certified. */
+export type Flag =
+  | "low_confidence"
+  | "drift"
+  | "low_radius"
+  | "uncalibrated"
+  | "unsupported"
+  | "empty_input"
+  | "options_changed"
+  | "option_removed"
+  | "new_options_served"
+  | "manual_threshold";
+
+/** One answer, field for field as the service returns it. */
+export interface Answer {
+  /** Best option (choice questions). */
+  choice?: string;
+  /** Yes or no (yes/no questions). */
+  answer?: boolean;
+  confidence: number;
+  certified: boolean;
+  flag: Flag | null;
+  radius: number | null;
+  /** Option to probability (choice questions; only the offered ones when narrowed). */
+  probabilities?: Record<string, number>;
+  /** Probability of yes (yes/no questions). */
+  probability?: number;
+}
+
+/** A text featurised once, to answer any number of questions. */
+export interface PreparedText {
+  features: TextFeatures;
+  /** Share of the text's buckets no training text had. */
+  novelty: number;
+}
+
+/** Featurises a text for `table`. */
+export function prepareText(table: Table, text: string): PreparedText {
+  const features = featurize(text, table.featurizer, table.wordBuckets);
+  return { features, novelty: noveltyOf(table, features) };
+}
+
+/** How one question is asked. */
+export interface AskOptions {
+  /**
+   * Offered options (choice questions): narrows the answer to them. Absent or
+   * empty means all learned options.
+   */
+  options?: readonly string[] | undefined;
+  /** The text may be adversarial: also require the radius minimum. */
+  exposed?: boolean | undefined;
+}
+
+/** An answer together with what led to it. */
+export interface Assessment {
+  /** The question as asked. */
+  question: string;
+  answer: Answer;
+  /** Certified threshold of the question, null when uncalibrated or unknown. */
+  threshold: number | null;
+  /** The question's target disagreement rate, null when unknown. */
+  alpha: number | null;
+  /** Confidence of the full-option answer (what the threshold is compared with). */
+  fullConfidence: number;
+  /** Up to three options with the highest probabilities, best first. */
+  top: { option: string; probability: number }[];
+  /** The drift score of the text, null when not scored. */
+  driftScore: number | null;
+}
+
+/** The answer for a question the table does not know. */
+function unsupportedAssessment(name: string): Assessment {
+  return {
+    question: name,
+    answer: {
+      confidence: 0,
+      certified: false,
+      flag: "unsupported",
+      radius: null,
+    },
+    threshold: null,
+    alpha: null,
+    fullConfidence: 0,
+    top: [],
+    driftScore: null,
+  };
+}
+
+/**
+ * Answers question `name` for a prepared text. Never throws for a question
+ * or option the table does not know: those come back uncertified with their
+ * flag. The `guard` sees the text's drift score (unless the text is empty).
+ */
+export function assess(
+  table: Table,
+  text: PreparedText,
+  name: string,
+  ask: AskOptions,
+  guard: DriftGuard,
+): Assessment {
+  const q = table.byName.get(name);
+  if (q === undefined) return unsupportedAssessment(name);
+  const k = q.options.length;
+  const logits = scoreText(table, q, text.features);
+  const full = softmax(logits, q.temperature);
+  const best = argmax(full);
+  const fullConfidence = full[best]!;
+
+  // Which options are offered, and are they all known?
+  let offered: number[] | undefined;
+  let unknownOffered = false;
+  if (q.kind === "choice" && ask.options !== undefined && ask.options.length > 0) {
+    const seen = new Set<number>();
+    for (const o of ask.options) {
+      const i = q.optionIndex.get(o);
+      if (i === undefined) unknownOffered = true;
+      else seen.add(i);
+    }
+    offered = [...seen].sort((a, b) => a - b);
+  }
+
+  let answer: Answer;
+  let top: { option: string; probability: number }[];
+  let served: number;
+  if (offered === undefined) {
+    served = best;
+    answer = shapeAnswer(q, best, full, undefined);
+    top = topOptions(q, full, undefined);
+  } else if (offered.length === 0) {
+    // Every offered option is new to the table: nothing to rank them by.
+    const names = [...new Set(ask.options)];
+    const p = 1 / names.length;
+    served = -1;
+    answer = {
+      choice: names[0]!,
+      confidence: p,
+      certified: false,
+      flag: null,
+      radius: null,
+      probabilities: Object.fromEntries(names.map((n) => [n, p])),
+    };
+    top = names.slice(0, 3).map((option) => ({ option, probability: p }));
+  } else {
+    const narrowed = softmax(logits, q.temperature, offered);
+    served = offered[argmax(narrowed)]!;
+    answer = shapeAnswer(q, served, narrowed, offered);
+    top = topOptions(q, narrowed, offered);
+  }
+
+  const score = text.features.empty ? null : driftScore(text.novelty, fullConfidence);
+  const quiet = score === null ? true : guard.observe(q, score) &&
+    conformalPValue(q.drift.scores, score) > table.settings.drift.single_p;
+
+  answer.radius = served < 0 ? null : radiusOf(table, q, text.features, logits, served, offered);
+  answer.flag = firstFailure(table, q, text, {
+    unknownOffered,
+    removed: served !== best,
+    quiet,
+    fullConfidence,
+    radius: answer.radius,
+    exposed: ask.exposed === true,
+  });
+  answer.certified = answer.flag === null;
+  return {
+    question: name,
+    answer: orderFields(answer),
+    threshold: q.calibration.threshold,
+    alpha: q.calibration.alpha,
+    fullConfidence,
+    top,
+    driftScore: score,
+  };
+}
+
+interface RuleInputs {
+  unknownOffered: boolean;
+  removed: boolean;
+  quiet: boolean;
+  fullConfidence: number;
+  radius: number | null;
+  exposed: boolean;
+}
+
+function firstFailure(
+  table: Table,
+  q: QuestionTable,
+  text: PreparedText,
+  r: RuleInputs,
+): Flag | null {
+  if (text.features.empty) return "empty_input";
+  if (r.unknownOffered) {
+    return table.settings.serve_new_options ? "new_options_served" : "options_changed";
+  }
+  if (r.removed) return "option_removed";
+  const forced = table.settings.force_thresholds[q.name];
+  const manual = forced !== undefined && r.fullConfidence >= forced;
+  const { threshold } = q.calibration;
+  if (threshold === null) return manual ? "manual_threshold" : "uncalibrated";
+  if (!r.quiet) return "drift";
+  if (r.fullConfidence < threshold) return manual ? "manual_threshold" : "low_confidence";
+  if (r.exposed && r.radius !== null && r.radius < table.settings.min_radius) {
+    return "low_radius";
+  }
+  return null;
+}
+
+function shapeAnswer(
+  q: QuestionTable,
+  index: number,
+  p: Float64Array,
+  offered: number[] | undefined,
+): Answer {
+  const at = (i: number) => offered === undefined ? i : offered.indexOf(i);
+  const confidence = p[at(index)]!;
+  if (q.kind === "yes_no") {
+    return {
+      answer: index === 0,
+      confidence,
+      certified: false,
+      flag: null,
+      radius: null,
+      probability: p[at(0)] ?? 0,
+    };
+  }
+  const probabilities: Record<string, number> = {};
+  const idx = offered ?? q.options.map((_, i) => i);
+  for (let t = 0; t < idx.length; t++) probabilities[q.options[idx[t]!]!] = p[t]!;
+  return {
+    choice: q.options[index]!,
+    confidence,
+    certified: false,
+    flag: null,
+    radius: null,
+    probabilities,
+  };
+}
+
+function topOptions(
+  q: QuestionTable,
+  p: Float64Array,
+  offered: number[] | undefined,
+): { option: string; probability: number }[] {
+  const idx = offered ?? q.options.map((_, i) => i);
+  const order = idx.map((_, t) => t).sort((a, b) => p[b]! - p[a]!).slice(0, 3);
+  return order.map((t) => ({ option: q.options[idx[t]!]!, probability: p[t]! }));
+}
+
+/** The same answer with its fields in the order the interface lists them. */
+function orderFields(a: Answer): Answer {
+  const head = a.choice !== undefined ? { choice: a.choice } : { answer: a.answer ?? false };
+  const tail = a.probabilities !== undefined
+    ? { probabilities: a.probabilities }
+    : { probability: a.probability ?? 0 };
+  return {
+    ...head,
+    confidence: a.confidence,
+    certified: a.certified,
+    flag: a.flag,
+    radius: a.radius,
+    ...tail,
+  };
+}
+
+/** Shorthand: the answer alone. */
+export function answerQuestion(
+  table: Table,
+  text: PreparedText,
+  name: string,
+  ask: AskOptions,
+  guard: DriftGuard,
+): Answer {
+  return assess(table, text, name, ask, guard).answer;
+}

@@ -1,0 +1,316 @@
+/**
+ * The drift guard: withholds certification while live texts stop looking
+ * like the texts the question was calibrated on.
+ *
+ * Two parts. A single text whose drift score is higher than almost every
+ * calibration text's (conformal p-value at or below `single_p`) is never
+ * certified. And a conformal test martingale watches the stream of scores
+ * per question: each request's p-value against the stored calibration
+ * scores feeds a mixture of power betting functions; when the martingale
+ * reaches `1 / delta`, the alarm stands and no answer of the question is
+ * certified. Under exchangeability the martingale's expectation stays 1, so
+ * by Ville's inequality a stream of normal traffic raises a false alarm with
+ * probability at most `delta`. The alarm clears once the last
+ * `rearm_window` requests, taken together, bring no evidence against
+ * exchangeability (their own martingale factor is at most 1); the test then
+ * starts afresh.
+ *
+ * Everything here is pure: the monitor counts requests, it reads no clock.
+ *
+ * @module
+ */
+
+import type { DriftSettings, QuestionTable } from "./table.ts";
+
+/** The defaults a bundle is trained with. */
+export const DEFAULT_DRIFT: DriftSettings = {
+  single_p: 0.002,
+  delta: 0.01,
+  rearm_window: 100,
+};
+
+/**
+ * A text's drift score: higher means less like the calibration texts. Half
+ * the share of its buckets no training text had, half one minus its
+ * confidence over all options.
+ */
+export function driftScore(novelty: number, confidence: number): number {
+  return 0.5 * novelty + 0.5 * (1 - confidence);
+}
+
+/** Number of values in the ascending `sorted` that are at least `x`. */
+function countAtLeast(sorted: Float32Array, x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return sorted.length - lo;
+}
+
+/** Number of values in the ascending `sorted` that are above `x`. */
+function countAbove(sorted: Float32Array, x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return sorted.length - lo;
+}
+
+/**
+ * Conservative conformal p-value of `score` against the calibration scores:
+ * `(#{s_i >= score} + 1) / (n + 1)`.
+ */
+export function conformalPValue(scores: Float32Array, score: number): number {
+  return (countAtLeast(scores, Math.fround(score)) + 1) / (scores.length + 1);
+}
+
+/** Smoothed conformal p-value, uniform under exchangeability; `u` in [0, 1). */
+export function smoothedPValue(
+  scores: Float32Array,
+  score: number,
+  u: number,
+): number {
+  const s = Math.fround(score);
+  const above = countAbove(scores, s);
+  const equal = countAtLeast(scores, s) - above;
+  return (above + u * (equal + 1)) / (scores.length + 1);
+}
+
+/** What the caller learns about a text from the drift guard. */
+export interface DriftVerdict {
+  /** True when the drift guard lets certification stand. */
+  quiet: boolean;
+}
+
+/**
+ * What the engine asks before certifying. `observe` sees every scored text
+ * of a question (with its drift score) and says whether the alarm is quiet.
+ */
+export interface DriftGuard {
+  observe(q: QuestionTable, score: number): boolean;
+}
+
+/** A guard that never raises the alarm (the online test switched off). */
+export const QUIET_GUARD: DriftGuard = { observe: () => true };
+
+/** Public state of one question's online test. */
+export interface DriftState {
+  /** `quiet` or `alarmed`. */
+  status: "quiet" | "alarmed";
+  /** Requests this question's guard has seen. */
+  observed: number;
+  /** Request index (1-based) at which the current alarm was raised; null when quiet. */
+  alarmed_at: number | null;
+  /** Current value of the test martingale (the evidence against exchangeability). */
+  evidence: number;
+  /** The evidence that raises the alarm, `1 / delta`. */
+  alarm_level: number;
+  /** Alarms raised so far. */
+  alarms: number;
+  /** Alarms cleared so far. */
+  clears: number;
+}
+
+const EPSILONS = [0.05, 0.1, 0.2, 0.35, 0.5, 0.75];
+const LOG_EPSILONS = EPSILONS.map(Math.log);
+
+/** log of the mixture bet `mean_e e p^(e-1)` at p-value `p`. */
+function logBet(p: number): number {
+  const lp = Math.log(Math.max(p, 1e-12));
+  let max = -Infinity;
+  const terms = new Array<number>(EPSILONS.length);
+  for (let i = 0; i < EPSILONS.length; i++) {
+    const t = LOG_EPSILONS[i]! + (EPSILONS[i]! - 1) * lp;
+    terms[i] = t;
+    if (t > max) max = t;
+  }
+  let sum = 0;
+  for (const t of terms) sum += Math.exp(t - max);
+  return max + Math.log(sum / EPSILONS.length);
+}
+
+interface QuestionMonitor {
+  /** Share of the capital held by each betting component (sums to 1). */
+  shares: Float64Array;
+  /** log of the martingale's value. */
+  logValue: number;
+  status: "quiet" | "alarmed";
+  observed: number;
+  alarmedAt: number | null;
+  /** Ring buffer of recent log bets, for re-arming. */
+  recent: Float64Array;
+  recentSum: number;
+  recentCount: number;
+  recentNext: number;
+  alarms: number;
+  clears: number;
+}
+
+/** A tiny deterministic generator (mulberry32) for smoothing p-values. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The online guard: one conformal test martingale per question. Create one
+ * per served table; `observe` is called on every scored request.
+ */
+export class DriftMonitor implements DriftGuard {
+  readonly #settings: DriftSettings;
+  readonly #byQuestion = new Map<string, QuestionMonitor>();
+  readonly #random: () => number;
+
+  /** A monitor with the given settings; `seed` fixes the p-value smoothing. */
+  constructor(settings: DriftSettings, seed = 1) {
+    if (!(settings.delta > 0 && settings.delta < 1)) {
+      throw new RangeError(`Drift delta must be in (0, 1): got ${settings.delta}`);
+    }
+    if (!(Number.isInteger(settings.rearm_window) && settings.rearm_window >= 1)) {
+      throw new RangeError(
+        `Drift re-arm window must be a positive integer: got ${settings.rearm_window}`,
+      );
+    }
+    this.#settings = settings;
+    this.#random = mulberry32(seed);
+  }
+
+  /** The settings in force. */
+  get settings(): DriftSettings {
+    return this.#settings;
+  }
+
+  #monitor(name: string): QuestionMonitor {
+    let m = this.#byQuestion.get(name);
+    if (m === undefined) {
+      m = {
+        shares: initialShares(),
+        logValue: 0,
+        status: "quiet",
+        observed: 0,
+        alarmedAt: null,
+        recent: new Float64Array(this.#settings.rearm_window),
+        recentSum: 0,
+        recentCount: 0,
+        recentNext: 0,
+        alarms: 0,
+        clears: 0,
+      };
+      this.#byQuestion.set(name, m);
+    }
+    return m;
+  }
+
+  /** Feeds one request's drift score; true while the question's alarm is quiet. */
+  observe(q: QuestionTable, score: number): boolean {
+    if (q.drift.scores.length === 0) return true;
+    const m = this.#monitor(q.name);
+    m.observed++;
+    const p = smoothedPValue(q.drift.scores, score, this.#random());
+    m.logValue += jumpAndBet(m.shares, p);
+    const bet = logBet(p);
+    const window = m.recent.length;
+    if (m.recentCount === window) m.recentSum -= m.recent[m.recentNext]!;
+    else m.recentCount++;
+    m.recent[m.recentNext] = bet;
+    m.recentSum += bet;
+    m.recentNext = (m.recentNext + 1) % window;
+
+    const level = Math.log(1 / this.#settings.delta);
+    if (m.status === "quiet") {
+      if (m.logValue >= level) {
+        m.status = "alarmed";
+        m.alarmedAt = m.observed;
+        m.alarms++;
+        m.recentCount = 0;
+        m.recentSum = 0;
+        m.recentNext = 0;
+      }
+    } else if (m.recentCount === window && m.recentSum <= 0) {
+      m.status = "quiet";
+      m.alarmedAt = null;
+      m.clears++;
+      m.shares = initialShares();
+      m.logValue = 0;
+    }
+    return m.status === "quiet";
+  }
+
+  /** True while the question's alarm is quiet; records nothing. */
+  isQuiet(name: string): boolean {
+    return this.#byQuestion.get(name)?.status !== "alarmed";
+  }
+
+  /** The state of one question's test. */
+  state(name: string): DriftState {
+    const m = this.#byQuestion.get(name);
+    const level = 1 / this.#settings.delta;
+    if (m === undefined) {
+      return {
+        status: "quiet",
+        observed: 0,
+        alarmed_at: null,
+        evidence: 1,
+        alarm_level: level,
+        alarms: 0,
+        clears: 0,
+      };
+    }
+    return {
+      status: m.status,
+      observed: m.observed,
+      alarmed_at: m.alarmedAt,
+      evidence: Math.exp(Math.min(700, m.logValue)),
+      alarm_level: level,
+      alarms: m.alarms,
+      clears: m.clears,
+    };
+  }
+}
+
+/** Capital shares at the start: all of it on the component that never bets. */
+function initialShares(): Float64Array {
+  const shares = new Float64Array(EPSILONS.length + 1);
+  shares[0] = 1;
+  return shares;
+}
+
+/** Fraction of the capital spread evenly over the components at each step. */
+const JUMP = 0.01;
+
+/**
+ * One step of the jumper mixture: spread `JUMP` of the capital evenly over the
+ * components (the never-betting one and the power bets `e p^(e-1)`), then let
+ * each bet on `p`. Returns the log growth of the whole capital. Every bet has
+ * expectation 1 for a uniform `p`, so the capital is a test martingale.
+ */
+function jumpAndBet(shares: Float64Array, p: number): number {
+  const m = shares.length;
+  const lp = Math.log(Math.max(p, 1e-12));
+  let growth = 0;
+  for (let i = 0; i < m; i++) {
+    const share = (1 - JUMP) * shares[i]! + JUMP / m;
+    const factor = i === 0 ? 1 : Math.exp(LOG_EPSILONS[i - 1]! + (EPSILONS[i - 1]! - 1) * lp);
+    shares[i] = share * factor;
+    growth += shares[i]!;
+  }
+  for (let i = 0; i < m; i++) shares[i]! /= growth;
+  return Math.log(growth);
+}
+
+/** A read-only view of a guard: judges without recording (for the playground). */
+export function peekGuard(monitor: DriftMonitor): DriftGuard {
+  return { observe: (q) => monitor.isQuiet(q.name) };
+}

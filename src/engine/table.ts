@@ -1,0 +1,214 @@
+/**
+ * The table: per question, one weight row per hashed bucket and option, a
+ * bias per option and a temperature. Scoring is a sum of rows.
+ *
+ * @module
+ */
+
+import type { FeaturizerSettings, TextFeatures } from "./features.ts";
+
+/** A choice among options, or a yes/no question. */
+export type QuestionKind = "choice" | "yes_no";
+
+/** Option names of a yes/no question, in table order: yes first. */
+export const YES_NO_OPTIONS: readonly string[] = ["true", "false"];
+
+/** What calibration decided for a question. */
+export interface Calibration {
+  /** `calibrated` when a threshold passed the finite-sample test. */
+  status: "calibrated" | "uncalibrated";
+  /** Lowest confidence that is certified; null when uncalibrated. */
+  threshold: number | null;
+  /** Target disagreement rate among certified answers. */
+  alpha: number;
+  /** Allowed probability that the target fails. */
+  delta: number;
+  /** Why the question is uncalibrated, in words; null when calibrated. */
+  reason: string | null;
+}
+
+/** What the drift guard needs of a question, computed at training. */
+export interface DriftReference {
+  /** Drift scores of the calibration texts, sorted ascending. */
+  scores: Float32Array;
+}
+
+/** One trained question. */
+export interface QuestionTable {
+  name: string;
+  kind: QuestionKind;
+  /** Option names; for yes/no, `YES_NO_OPTIONS`. */
+  options: string[];
+  /** `rows × options.length` weights, row-major. */
+  weights: Float32Array;
+  /** One bias per option. */
+  bias: Float32Array;
+  /** Logits are divided by this before the softmax. */
+  temperature: number;
+  calibration: Calibration;
+  /**
+   * Per ordered option pair `(a, b)` at `a * K + b`: the most one inserted
+   * word's own buckets (its word row plus its n-gram average) can raise
+   * `score[b] - score[a]`.
+   */
+  wordGain: Float32Array;
+  /** Likewise for one new bigram bucket. */
+  bigramGain: Float32Array;
+  drift: DriftReference;
+  /** Option name to index. */
+  optionIndex: Map<string, number>;
+  /** Word to its averaged row, filled as words are met. */
+  wordVectors: Map<string, Float32Array>;
+}
+
+/** Settings chosen at training that change how answers are certified. */
+export interface TableSettings {
+  /** Minimum radius for certification when a request is `exposed`. */
+  min_radius: number;
+  /** Serve answers over offered options the table never learned. */
+  serve_new_options: boolean;
+  /** Per question, a confidence above which uncertified answers are served. */
+  force_thresholds: Record<string, number>;
+  /** Drift guard settings. */
+  drift: DriftSettings;
+}
+
+/** How the drift guard judges single texts and streams. */
+export interface DriftSettings {
+  /** A single text whose score p-value is at or below this is not certified. */
+  single_p: number;
+  /** The online alarm is raised when the test martingale reaches 1/delta. */
+  delta: number;
+  /** Requests of normal traffic needed to clear an alarm. */
+  rearm_window: number;
+}
+
+/** A loaded table: everything needed to answer, shared by all questions. */
+export interface Table {
+  featurizer: FeaturizerSettings;
+  settings: TableSettings;
+  /** Bucket to row, -1 for a bucket no training text had. */
+  rowOf: Int32Array;
+  rowCount: number;
+  questions: QuestionTable[];
+  byName: Map<string, QuestionTable>;
+  /** Word to its buckets, filled as words are met. */
+  wordBuckets: Map<string, Int32Array>;
+  /** Free-form facts about the bundle (format and tool versions, report). */
+  info: Record<string, unknown>;
+}
+
+const WORD_VECTOR_CACHE_LIMIT = 50_000;
+
+/**
+ * What one word adds to the scores of a question: the row of its whole form
+ * plus the average of its n-gram rows (unseen buckets count as zero rows).
+ */
+export function wordVector(
+  table: Table,
+  q: QuestionTable,
+  word: string,
+  buckets: Int32Array,
+): Float32Array {
+  const cached = q.wordVectors.get(word);
+  if (cached !== undefined) return cached;
+  const k = q.options.length;
+  const v = new Float32Array(k);
+  const { rowOf } = table;
+  const w = q.weights;
+  for (let i = 1; i < buckets.length; i++) {
+    const r = rowOf[buckets[i]!]!;
+    if (r < 0) continue;
+    const base = r * k;
+    for (let j = 0; j < k; j++) v[j]! += w[base + j]!;
+  }
+  if (buckets.length > 2) {
+    const scale = 1 / (buckets.length - 1);
+    for (let j = 0; j < k; j++) v[j]! *= scale;
+  }
+  const r = rowOf[buckets[0]!]!;
+  if (r >= 0) {
+    const base = r * k;
+    for (let j = 0; j < k; j++) v[j]! += w[base + j]!;
+  }
+  if (q.wordVectors.size < WORD_VECTOR_CACHE_LIMIT) q.wordVectors.set(word, v);
+  return v;
+}
+
+/**
+ * Raw scores (logits before temperature) of every option for a text: bias,
+ * plus the averaged row of each distinct word, plus each distinct bigram row.
+ */
+export function scoreText(
+  table: Table,
+  q: QuestionTable,
+  f: TextFeatures,
+  out: Float64Array = new Float64Array(q.options.length),
+): Float64Array {
+  const k = q.options.length;
+  for (let j = 0; j < k; j++) out[j] = q.bias[j]!;
+  for (let i = 0; i < f.words.length; i++) {
+    const v = wordVector(table, q, f.words[i]!, f.wordBuckets[i]!);
+    for (let j = 0; j < k; j++) out[j]! += v[j]!;
+  }
+  const { rowOf } = table;
+  const w = q.weights;
+  const bg = f.bigramBuckets;
+  for (let i = 0; i < bg.length; i++) {
+    const r = rowOf[bg[i]!]!;
+    if (r < 0) continue;
+    const base = r * k;
+    for (let j = 0; j < k; j++) out[j]! += w[base + j]!;
+  }
+  return out;
+}
+
+/** Softmax of `logits / temperature` over the options listed in `subset` (all when absent). */
+export function softmax(
+  logits: Float64Array,
+  temperature: number,
+  subset?: readonly number[],
+): Float64Array {
+  const idx = subset ?? Array.from(logits, (_, i) => i);
+  const p = new Float64Array(idx.length);
+  let max = -Infinity;
+  for (const i of idx) max = Math.max(max, logits[i]! / temperature);
+  let sum = 0;
+  for (let t = 0; t < idx.length; t++) {
+    const e = Math.exp(logits[idx[t]!]! / temperature - max);
+    p[t] = e;
+    sum += e;
+  }
+  for (let t = 0; t < p.length; t++) p[t]! /= sum;
+  return p;
+}
+
+/** Index of the largest value (the first one on ties). */
+export function argmax(values: ArrayLike<number>): number {
+  let best = 0;
+  for (let i = 1; i < values.length; i++) {
+    if (values[i]! > values[best]!) best = i;
+  }
+  return best;
+}
+
+/**
+ * Share of a text's buckets (word and bigram) that no training text had:
+ * 0 for a text made only of familiar pieces, 1 for one made of none.
+ */
+export function noveltyOf(table: Table, f: TextFeatures): number {
+  let total = 0;
+  let unseen = 0;
+  const { rowOf } = table;
+  for (const buckets of f.wordBuckets) {
+    for (let i = 0; i < buckets.length; i++) {
+      total++;
+      if (rowOf[buckets[i]!]! < 0) unseen++;
+    }
+  }
+  for (let i = 0; i < f.bigramBuckets.length; i++) {
+    total++;
+    if (rowOf[f.bigramBuckets[i]!]! < 0) unseen++;
+  }
+  return total === 0 ? 1 : unseen / total;
+}
