@@ -1,0 +1,61 @@
+/**
+ * Decision tables: the command line. One program, five commands; each
+ * command's module does the work, this file only dispatches and turns
+ * failures into one line and exit code 2.
+ *
+ * @module
+ */
+
+import { evalCommand } from "./src/cli/eval.ts";
+import { inspectCommand } from "./src/cli/inspect.ts";
+import { oneLine, UsageError } from "./src/cli/common.ts";
+import { trainCommand } from "./src/cli/train.ts";
+import { TOOL_VERSION } from "./src/version.ts";
+
+const USAGE = `decision-tables ${TOOL_VERSION}: learn a language model's small decisions, serve them with a verdict
+
+Usage: main.ts COMMAND [flags]   (COMMAND --help for its flags)
+
+Commands:
+  train     traces to a bundle folder, with its report
+  serve     the HTTP service for a bundle
+  eval      how a bundle does on traces it has never seen
+  inspect   what a bundle holds`;
+
+/** Runs the command line; returns the exit code. */
+export async function main(args: string[]): Promise<number> {
+  const [command, ...rest] = args;
+  try {
+    switch (command) {
+      case "train":
+        return await trainCommand(rest);
+      case "eval":
+        return await evalCommand(rest);
+      case "inspect":
+        return await inspectCommand(rest);
+      case "serve": {
+        const { serveCommand } = await import("./src/cli/serve.ts");
+        return await serveCommand(rest);
+      }
+      case undefined:
+      case "help":
+      case "--help":
+      case "-h":
+        console.log(USAGE);
+        return command === undefined ? 2 : 0;
+      case "--version":
+        console.log(TOOL_VERSION);
+        return 0;
+      default:
+        throw new UsageError(`unknown command "${command}" (commands: train, serve, eval, inspect)`);
+    }
+  } catch (e) {
+    // Usage, trace, bundle and operating-system errors alike: one line, exit 2.
+    console.error(`error: ${oneLine(e)}`);
+    return 2;
+  }
+}
+
+if (import.meta.main) {
+  Deno.exit(await main(Deno.args));
+}

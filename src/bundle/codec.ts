@@ -1,0 +1,250 @@
+/**
+ * The bundle format: a manifest, a binary weights file and a report, as
+ * bytes. Pure: no file access (see `files.ts` for that).
+ *
+ * `manifest.json` names the format and its version, the tool version, the
+ * featurizer, the settings, every question (kind, options, temperature,
+ * calibration, sizes) and the SHA-256 and size of every other file.
+ * `weights.bin` is little-endian: the 8-byte tag `DTWEIGHT`, a u32 format
+ * version, a u32 row count, the row buckets (i32 each), then per question in
+ * manifest order: weights (`rows × K` f32), bias (`K` f32), word gain and
+ * bigram gain (`K × K` f32 each) and the sorted calibration drift scores
+ * (f32 each).
+ *
+ * @module
+ */
+
+import type { FeaturizerSettings } from "../engine/features.ts";
+import type {
+  Calibration,
+  QuestionKind,
+  QuestionTable,
+  Table,
+  TableSettings,
+} from "../engine/table.ts";
+
+/** Names the format in every manifest. */
+export const BUNDLE_FORMAT = "decision-table-bundle";
+/** The version of the format this program reads and writes. */
+export const FORMAT_VERSION = 1;
+/** The files of a bundle. */
+export const MANIFEST_FILE = "manifest.json";
+export const WEIGHTS_FILE = "weights.bin";
+export const REPORT_FILE = "report.json";
+
+const WEIGHTS_TAG = "DTWEIGHT";
+
+/** A bundle that cannot be used; the message is one line. */
+export class BundleError extends Error {
+  override name = "BundleError";
+}
+
+/** One question as the manifest describes it. */
+export interface ManifestQuestion {
+  name: string;
+  kind: QuestionKind;
+  options: string[];
+  temperature: number;
+  calibration: Calibration;
+  drift_scores: number;
+}
+
+/** The manifest's contents. */
+export interface Manifest {
+  format: string;
+  format_version: number;
+  tool_version: string;
+  featurizer: FeaturizerSettings;
+  settings: TableSettings;
+  rows: number;
+  questions: ManifestQuestion[];
+  files: Record<string, { sha256: string; bytes: number }>;
+}
+
+/** Hex SHA-256 of some bytes. */
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** What the trainer hands over to be written. */
+export interface BundleContents {
+  featurizer: FeaturizerSettings;
+  settings: TableSettings;
+  toolVersion: string;
+  rowBuckets: Int32Array;
+  questions: QuestionTable[];
+  report: unknown;
+}
+
+/** Encodes a trained table and its report as the bundle's files. */
+export async function encodeBundle(c: BundleContents): Promise<Map<string, Uint8Array>> {
+  const parts: ArrayBufferView[] = [];
+  const header = new Uint8Array(16);
+  header.set(new TextEncoder().encode(WEIGHTS_TAG), 0);
+  const view = new DataView(header.buffer);
+  view.setUint32(8, FORMAT_VERSION, true);
+  view.setUint32(12, c.rowBuckets.length, true);
+  parts.push(header, c.rowBuckets);
+  for (const q of c.questions) {
+    parts.push(q.weights, q.bias, q.wordGain, q.bigramGain, q.drift.scores);
+  }
+  const size = parts.reduce((n, p) => n + p.byteLength, 0);
+  const weights = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    const bytes = new Uint8Array(p.buffer, p.byteOffset, p.byteLength);
+    if (!littleEndian && !(p instanceof Uint8Array)) throw new Error("big-endian hosts are not supported");
+    weights.set(bytes, at);
+    at += p.byteLength;
+  }
+  const report = new TextEncoder().encode(JSON.stringify(c.report, null, 2) + "\n");
+  const manifest: Manifest = {
+    format: BUNDLE_FORMAT,
+    format_version: FORMAT_VERSION,
+    tool_version: c.toolVersion,
+    featurizer: c.featurizer,
+    settings: c.settings,
+    rows: c.rowBuckets.length,
+    questions: c.questions.map((q) => ({
+      name: q.name,
+      kind: q.kind,
+      options: q.options,
+      temperature: q.temperature,
+      calibration: q.calibration,
+      drift_scores: q.drift.scores.length,
+    })),
+    files: {
+      [WEIGHTS_FILE]: { sha256: await sha256Hex(weights), bytes: weights.byteLength },
+      [REPORT_FILE]: { sha256: await sha256Hex(report), bytes: report.byteLength },
+    },
+  };
+  const manifestBytes = new TextEncoder().encode(JSON.stringify(manifest, null, 2) + "\n");
+  return new Map([
+    [MANIFEST_FILE, manifestBytes],
+    [WEIGHTS_FILE, weights],
+    [REPORT_FILE, report],
+  ]);
+}
+
+const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/** Parses and checks a manifest; throws `BundleError` for anything foreign. */
+export function parseManifest(bytes: Uint8Array): Manifest {
+  let m: unknown;
+  try {
+    m = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    throw new BundleError(`${MANIFEST_FILE} is not valid JSON`);
+  }
+  if (typeof m !== "object" || m === null || (m as Manifest).format !== BUNDLE_FORMAT) {
+    throw new BundleError(`${MANIFEST_FILE} is not a decision-table bundle manifest`);
+  }
+  const manifest = m as Manifest;
+  if (manifest.format_version !== FORMAT_VERSION) {
+    throw new BundleError(
+      `bundle format version ${manifest.format_version} is not supported (this program reads version ${FORMAT_VERSION})`,
+    );
+  }
+  if (!Array.isArray(manifest.questions) || manifest.questions.length === 0) {
+    throw new BundleError(`${MANIFEST_FILE} lists no questions`);
+  }
+  const f = manifest.featurizer;
+  if (
+    typeof f !== "object" || f === null || !Number.isInteger(f.buckets_log2) || f.buckets_log2 < 4 ||
+    f.buckets_log2 > 28
+  ) {
+    throw new BundleError(`${MANIFEST_FILE} has no valid featurizer settings`);
+  }
+  for (const q of manifest.questions) {
+    if (
+      typeof q?.name !== "string" || !Array.isArray(q.options) || q.options.length < 2 ||
+      (q.kind !== "choice" && q.kind !== "yes_no") || !(q.temperature > 0)
+    ) {
+      throw new BundleError(`${MANIFEST_FILE} has a malformed question entry`);
+    }
+  }
+  if (typeof manifest.files !== "object" || manifest.files === null) {
+    throw new BundleError(`${MANIFEST_FILE} has no file checksums`);
+  }
+  return manifest;
+}
+
+/** Checks a file against its manifest entry; throws `BundleError` on a mismatch. */
+export async function verifyFile(manifest: Manifest, name: string, bytes: Uint8Array): Promise<void> {
+  const entry = manifest.files[name];
+  if (entry === undefined) throw new BundleError(`${MANIFEST_FILE} has no checksum for ${name}`);
+  if (bytes.byteLength !== entry.bytes) {
+    throw new BundleError(`${name} is ${bytes.byteLength} bytes, the manifest says ${entry.bytes}: damaged bundle`);
+  }
+  if (await sha256Hex(bytes) !== entry.sha256) {
+    throw new BundleError(`${name} does not match its checksum: damaged bundle`);
+  }
+}
+
+/** Builds a table from checked manifest and weights; throws `BundleError` on a size mismatch. */
+export function decodeTable(manifest: Manifest, weights: Uint8Array, report: unknown): Table {
+  const tag = new TextDecoder().decode(weights.subarray(0, 8));
+  if (weights.byteLength < 16 || tag !== WEIGHTS_TAG) {
+    throw new BundleError(`${WEIGHTS_FILE} is not a decision-table weights file`);
+  }
+  const view = new DataView(weights.buffer, weights.byteOffset, weights.byteLength);
+  if (view.getUint32(8, true) !== FORMAT_VERSION) {
+    throw new BundleError(`${WEIGHTS_FILE} has an unsupported format version`);
+  }
+  const rows = view.getUint32(12, true);
+  if (rows !== manifest.rows) throw new BundleError(`${WEIGHTS_FILE} row count differs from the manifest`);
+  // Copy into an aligned buffer so typed views can be taken at any offset.
+  const buffer = weights.slice().buffer;
+  let at = 16;
+  const take = <T>(count: number, make: (b: ArrayBuffer, o: number, n: number) => T): T => {
+    if (at + count * 4 > buffer.byteLength) {
+      throw new BundleError(`${WEIGHTS_FILE} is shorter than the manifest describes`);
+    }
+    const out = make(buffer, at, count);
+    at += count * 4;
+    return out;
+  };
+  const f32 = (n: number) => take(n, (b, o, c) => new Float32Array(b, o, c));
+  const rowBuckets = take(rows, (b, o, c) => new Int32Array(b, o, c));
+  const size = 1 << manifest.featurizer.buckets_log2;
+  const rowOf = new Int32Array(size).fill(-1);
+  for (let r = 0; r < rows; r++) {
+    const b = rowBuckets[r]!;
+    if (b < 0 || b >= size) throw new BundleError(`${WEIGHTS_FILE} has a bucket outside the hash space`);
+    rowOf[b] = r;
+  }
+  const questions: QuestionTable[] = manifest.questions.map((mq) => {
+    const k = mq.options.length;
+    return {
+      name: mq.name,
+      kind: mq.kind,
+      options: mq.options,
+      temperature: mq.temperature,
+      calibration: mq.calibration,
+      weights: f32(rows * k),
+      bias: f32(k),
+      wordGain: f32(k * k),
+      bigramGain: f32(k * k),
+      drift: { scores: f32(mq.drift_scores) },
+      optionIndex: new Map(mq.options.map((o, i) => [o, i])),
+      wordVectors: new Map(),
+    };
+  });
+  if (at !== buffer.byteLength) throw new BundleError(`${WEIGHTS_FILE} is longer than the manifest describes`);
+  return {
+    featurizer: manifest.featurizer,
+    settings: manifest.settings,
+    rowOf,
+    rowCount: rows,
+    questions,
+    byName: new Map(questions.map((q) => [q.name, q])),
+    wordBuckets: new Map(),
+    info: {
+      format: manifest.format,
+      format_version: manifest.format_version,
+      tool_version: manifest.tool_version,
+      report,
+    },
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * Reading and writing bundle folders. Writing is atomic: the files go to a
+ * temporary sibling folder that is renamed into place only when complete.
+ *
+ * @module
+ */
+
+import {
+  BundleError,
+  decodeTable,
+  MANIFEST_FILE,
+  parseManifest,
+  REPORT_FILE,
+  verifyFile,
+  WEIGHTS_FILE,
+} from "./codec.ts";
+import type { Table } from "../engine/table.ts";
+
+export { BundleError };
+
+async function readPart(dir: string, name: string): Promise<Uint8Array> {
+  try {
+    return await Deno.readFile(`${dir}/${name}`);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) {
+      throw new BundleError(`Cannot load bundle ${dir}: ${name} is missing`);
+    }
+    throw new BundleError(`Cannot load bundle ${dir}: ${name}: ${(e as Error).message.split("\n")[0]}`);
+  }
+}
+
+/**
+ * Loads and verifies a bundle folder: format, version and every checksum.
+ * Throws `BundleError` (one-line message) for a missing, damaged or foreign bundle.
+ */
+export async function loadBundle(dir: string): Promise<Table> {
+  try {
+    const stat = await Deno.stat(dir);
+    if (!stat.isDirectory) throw new BundleError(`Cannot load bundle ${dir}: not a folder`);
+  } catch (e) {
+    if (e instanceof BundleError) throw e;
+    if (e instanceof Deno.errors.NotFound) throw new BundleError(`Cannot load bundle ${dir}: no such folder`);
+    throw new BundleError(`Cannot load bundle ${dir}: ${(e as Error).message.split("\n")[0]}`);
+  }
+  try {
+    const manifest = parseManifest(await readPart(dir, MANIFEST_FILE));
+    const weights = await readPart(dir, WEIGHTS_FILE);
+    await verifyFile(manifest, WEIGHTS_FILE, weights);
+    const reportBytes = await readPart(dir, REPORT_FILE);
+    await verifyFile(manifest, REPORT_FILE, reportBytes);
+    const report = JSON.parse(new TextDecoder().decode(reportBytes));
+    return decodeTable(manifest, weights, report);
+  } catch (e) {
+    if (e instanceof BundleError && e.message.startsWith("Cannot load bundle")) throw e;
+    throw new BundleError(`Cannot load bundle ${dir}: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * Writes a bundle's files to `dir` atomically. An existing bundle at `dir`
+ * is replaced; an existing folder that is not a bundle is left alone and
+ * the write refused.
+ */
+export async function writeBundleAtomically(dir: string, files: Map<string, Uint8Array>): Promise<void> {
+  const clean = dir.replace(/\/+$/, "") || dir;
+  let exists = false;
+  try {
+    const stat = await Deno.stat(clean);
+    exists = true;
+    if (!stat.isDirectory) throw new BundleError(`Cannot write bundle ${clean}: a file of that name exists`);
+    const entries = [];
+    for await (const e of Deno.readDir(clean)) entries.push(e.name);
+    if (entries.length > 0 && !entries.includes(MANIFEST_FILE)) {
+      throw new BundleError(`Cannot write bundle ${clean}: the folder exists and is not a bundle`);
+    }
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  const suffix = crypto.randomUUID().slice(0, 8);
+  const temp = `${clean}.tmp-${suffix}`;
+  await Deno.mkdir(temp, { recursive: true });
+  try {
+    for (const [name, bytes] of files) await Deno.writeFile(`${temp}/${name}`, bytes);
+    if (exists) {
+      const old = `${clean}.old-${suffix}`;
+      await Deno.rename(clean, old);
+      await Deno.rename(temp, clean);
+      await Deno.remove(old, { recursive: true });
+    } else {
+      await Deno.rename(temp, clean);
+    }
+  } catch (e) {
+    await Deno.remove(temp, { recursive: true }).catch(() => {});
+    throw e;
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * `eval`: how a bundle does on traces it has never seen.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { loadBundle } from "../bundle/files.ts";
+import { assess, prepareText } from "../engine/answer.ts";
+import { DriftMonitor, type DriftGuard, QUIET_GUARD } from "../engine/drift.ts";
+import type { Table } from "../engine/table.ts";
+import { clopperPearson } from "../train/stats.ts";
+import { parseTraces, type TraceSet } from "../train/traces.ts";
+import { progressPrinter, readTextFile, UsageError } from "./common.ts";
+
+/** Usage text of `eval`. */
+export const EVAL_USAGE = `Usage: eval --bundle DIR --traces FILE [--json] [--stream]
+
+Answers every trace with the bundle, as serving would, and reports per question:
+answers, certified share, disagreement among certified answers (with the upper
+end of the two-sided 95% Clopper-Pearson interval) and accuracy over all answers.
+
+Options:
+  --bundle DIR    bundle folder (required)
+  --traces FILE   traces (JSON Lines, or CSV when FILE ends in .csv) (required)
+  --json          print the figures as JSON
+  --stream        also replay the traces in order through the online drift guard,
+                  certify as a live server would, and report when it raised and
+                  cleared the alarm (request index, 1-based, per question)
+  --help          this text`;
+
+/** Per-question figures of an evaluation. */
+export interface EvalFigures {
+  n: number;
+  certified: number;
+  coverage: number | null;
+  disagreements: number;
+  disagreement: number | null;
+  disagreement_upper: number | null;
+  accuracy: number | null;
+  /** Traces whose answer is an option the bundle never learned (counted as disagreements). */
+  unlearned_answers: number;
+}
+
+/** When the online guard raised and cleared its alarm, by request index. */
+export interface StreamEvents {
+  raised: number[];
+  cleared: number[];
+}
+
+/** Evaluates `table` on `traces`. With `stream`, certification also consults an online drift guard. */
+export function evaluate(
+  table: Table,
+  traces: TraceSet,
+  stream: boolean,
+): { questions: Record<string, EvalFigures>; stream?: Record<string, StreamEvents> } {
+  const monitor = stream ? new DriftMonitor(table.settings.drift) : undefined;
+  const guard: DriftGuard = monitor ?? QUIET_GUARD;
+  const asked = traces.questions.filter((q) => table.byName.has(q.name));
+  const tallies = asked.map(() => ({ n: 0, certified: 0, wrongCertified: 0, right: 0, unlearned: 0 }));
+  const events: Record<string, StreamEvents> = {};
+  const lastStatus = new Map<string, string>();
+  for (const q of asked) {
+    events[q.name] = { raised: [], cleared: [] };
+    lastStatus.set(q.name, "quiet");
+  }
+  for (let i = 0; i < traces.texts.length; i++) {
+    let prepared;
+    for (let t = 0; t < asked.length; t++) {
+      const q = asked[t]!;
+      const label = q.labels[i]!;
+      if (label < 0) continue;
+      prepared ??= prepareText(table, traces.texts[i]!);
+      const tq = table.byName.get(q.name)!;
+      const a = assess(table, prepared, q.name, {}, guard).answer;
+      const expected = q.options[label]!;
+      const given = tq.kind === "yes_no" ? String(a.answer) : a.choice;
+      const agrees = given === expected;
+      const tally = tallies[t]!;
+      tally.n++;
+      if (!tq.optionIndex.has(expected)) tally.unlearned++;
+      if (agrees) tally.right++;
+      if (a.certified) {
+        tally.certified++;
+        if (!agrees) tally.wrongCertified++;
+      }
+      if (monitor !== undefined) {
+        const state = monitor.state(q.name);
+        if (state.status !== lastStatus.get(q.name)) {
+          const list = state.status === "alarmed" ? events[q.name]!.raised : events[q.name]!.cleared;
+          list.push(state.observed);
+          lastStatus.set(q.name, state.status);
+        }
+      }
+    }
+  }
+  const questions: Record<string, EvalFigures> = {};
+  asked.forEach((q, t) => {
+    const s = tallies[t]!;
+    questions[q.name] = {
+      n: s.n,
+      certified: s.certified,
+      coverage: s.n === 0 ? null : s.certified / s.n,
+      disagreements: s.wrongCertified,
+      disagreement: s.certified === 0 ? null : s.wrongCertified / s.certified,
+      disagreement_upper: clopperPearson(s.wrongCertified, s.certified).upper,
+      accuracy: s.n === 0 ? null : s.right / s.n,
+      unlearned_answers: s.unlearned,
+    };
+  });
+  return stream ? { questions, stream: events } : { questions };
+}
+
+/** Runs `eval`; returns the exit code. */
+export async function evalCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      bundle: { type: "string" },
+      traces: { type: "string" },
+      json: { type: "boolean", default: false },
+      stream: { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    console.log(EVAL_USAGE);
+    return 0;
+  }
+  if (values.bundle === undefined) throw new UsageError("eval needs --bundle DIR (see eval --help)");
+  if (values.traces === undefined) throw new UsageError("eval needs --traces FILE (see eval --help)");
+  const say = progressPrinter(values.json);
+  const table = await loadBundle(values.bundle);
+  const traces = parseTraces(values.traces, await readTextFile(values.traces, "traces"));
+  for (const q of traces.questions) {
+    if (!table.byName.has(q.name)) console.error(`note: the bundle has no question "${q.name}"; its answers are skipped`);
+  }
+  const started = performance.now();
+  const result = evaluate(table, traces, values.stream);
+  const seconds = (performance.now() - started) / 1000;
+  if (seconds > 1) say(`evaluated ${traces.texts.length} traces in ${seconds.toFixed(2)}s`);
+  if (values.json) {
+    console.log(JSON.stringify(result, null, 2));
+    return 0;
+  }
+  const pct = (x: number | null) => x === null ? "n/a" : `${(x * 100).toFixed(1)}%`;
+  for (const [name, f] of Object.entries(result.questions)) {
+    console.log(
+      `${name}: ${f.n} answers, ${f.certified} certified (${pct(f.coverage)}), ${f.disagreements} disagreements ` +
+        `(${pct(f.disagreement)}, 95% CI up to ${pct(f.disagreement_upper)}), accuracy ${pct(f.accuracy)}` +
+        (f.unlearned_answers > 0 ? `, ${f.unlearned_answers} answers name options the bundle never learned` : ""),
+    );
+    const ev = result.stream?.[name];
+    if (ev !== undefined) {
+      console.log(
+        `  drift alarm raised at request ${ev.raised.join(", ") || "(never)"}; cleared at ${ev.cleared.join(", ") || "(never)"}`,
+      );
+    }
+  }
+  return 0;
+}

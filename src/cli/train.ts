@@ -1,0 +1,133 @@
+/**
+ * `train`: traces to a bundle folder.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { encodeBundle } from "../bundle/codec.ts";
+import { writeBundleAtomically } from "../bundle/files.ts";
+import { parseTraces } from "../train/traces.ts";
+import { DEFAULT_TRAIN_OPTIONS, train, type TrainOptions } from "../train/trainer.ts";
+import { TOOL_VERSION } from "../version.ts";
+import { numberFlag, progressPrinter, readTextFile, UsageError } from "./common.ts";
+
+/** Usage text of `train`. */
+export const TRAIN_USAGE = `Usage: train --traces FILE [--out DIR] [options]
+
+Trains a decision table from traces (JSON Lines, or CSV when FILE ends in .csv)
+and writes a bundle folder (written atomically: complete or not at all).
+
+Options:
+  --traces FILE              traces to learn from (required)
+  --out DIR                  bundle folder to write (default: bundle)
+  --alpha A                  target disagreement rate among certified answers (default 0.05)
+  --delta D                  allowed probability that the target fails (default 0.05)
+  --seed N                   seed for splits and training (default 1)
+  --calibration-share S      share of traces for calibration (default 0.2)
+  --test-share S             share of traces for the held-out test (default 0.1)
+  --min-radius R             minimum radius to certify exposed requests (default 2)
+  --serve-new-options        serve answers when requests offer options the table never learned
+                             (flag new_options_served; never certified)
+  --force-threshold Q=T      serve question Q's answers with confidence >= T even when not
+                             certified (flag manual_threshold); repeatable
+  --drift-delta D            online drift alarm level 1/D (default 0.01)
+  --drift-window N           normal requests needed to clear a drift alarm (default 100)
+  --drift-single-p P         single texts with drift p-value <= P are not certified (default 0.002)
+  --max-epochs N             most training epochs (default 10)
+  --quiet                    no progress on stderr
+  --help                     this text`;
+
+/** Runs `train`; returns the exit code. */
+export async function trainCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      traces: { type: "string" },
+      out: { type: "string", default: "bundle" },
+      alpha: { type: "string" },
+      delta: { type: "string" },
+      seed: { type: "string" },
+      "calibration-share": { type: "string" },
+      "test-share": { type: "string" },
+      "min-radius": { type: "string" },
+      "serve-new-options": { type: "boolean", default: false },
+      "force-threshold": { type: "string", multiple: true },
+      "drift-delta": { type: "string" },
+      "drift-window": { type: "string" },
+      "drift-single-p": { type: "string" },
+      "max-epochs": { type: "string" },
+      quiet: { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    console.log(TRAIN_USAGE);
+    return 0;
+  }
+  if (values.traces === undefined) throw new UsageError("train needs --traces FILE (see train --help)");
+  const unit = (n: number) => n > 0 && n < 1;
+  const d = DEFAULT_TRAIN_OPTIONS;
+  const forced: Record<string, number> = {};
+  for (const item of values["force-threshold"] ?? []) {
+    const at = item.lastIndexOf("=");
+    const t = at > 0 ? Number(item.slice(at + 1)) : NaN;
+    if (at <= 0 || !(t >= 0 && t <= 1) || item.slice(at + 1).trim() === "") {
+      throw new UsageError(`--force-threshold must be QUESTION=T with T in [0, 1]: got "${item}"`);
+    }
+    forced[item.slice(0, at)] = t;
+  }
+  const options: TrainOptions = {
+    ...d,
+    alpha: numberFlag("alpha", values.alpha, d.alpha, unit, "in (0, 1)"),
+    delta: numberFlag("delta", values.delta, d.delta, unit, "in (0, 1)"),
+    seed: numberFlag("seed", values.seed, d.seed, Number.isSafeInteger, "an integer"),
+    calibrationShare: numberFlag("calibration-share", values["calibration-share"], d.calibrationShare, unit, "in (0, 1)"),
+    testShare: numberFlag("test-share", values["test-share"], d.testShare, unit, "in (0, 1)"),
+    maxEpochs: numberFlag("max-epochs", values["max-epochs"], d.maxEpochs, (n) => Number.isInteger(n) && n >= 1, "a positive integer"),
+    settings: {
+      min_radius: numberFlag("min-radius", values["min-radius"], d.settings.min_radius, (n) => Number.isInteger(n) && n >= 1, "a positive integer"),
+      serve_new_options: values["serve-new-options"],
+      force_thresholds: forced,
+      drift: {
+        delta: numberFlag("drift-delta", values["drift-delta"], d.settings.drift.delta, unit, "in (0, 1)"),
+        rearm_window: numberFlag("drift-window", values["drift-window"], d.settings.drift.rearm_window, (n) => Number.isInteger(n) && n >= 1, "a positive integer"),
+        single_p: numberFlag("drift-single-p", values["drift-single-p"], d.settings.drift.single_p, (n) => n >= 0 && n < 1, "in [0, 1)"),
+      },
+    },
+    progress: progressPrinter(values.quiet),
+  };
+  if (options.calibrationShare + options.testShare >= 0.9) {
+    throw new UsageError("--calibration-share plus --test-share must leave at least 10% of traces to train on");
+  }
+  const content = await readTextFile(values.traces, "traces");
+  const traces = parseTraces(values.traces, content);
+  for (const q of Object.keys(forced)) {
+    if (!traces.questions.some((t) => t.name === q)) {
+      throw new UsageError(`--force-threshold names question "${q}", which no trace answers`);
+    }
+  }
+  const result = train(traces, options);
+  options.progress?.("writing bundle");
+  const files = await encodeBundle({
+    featurizer: result.table.featurizer,
+    settings: result.table.settings,
+    toolVersion: TOOL_VERSION,
+    rowBuckets: result.rowBuckets,
+    questions: result.table.questions,
+    report: result.report,
+  });
+  await writeBundleAtomically(values.out, files);
+  for (const q of result.report.questions) {
+    const t = q.test;
+    const pct = (x: number | null) => x === null ? "n/a" : `${(x * 100).toFixed(1)}%`;
+    console.log(
+      `${q.name}: ${q.calibration.status}, threshold ${q.calibration.threshold?.toFixed(4) ?? "none"}; ` +
+        `test: ${pct(t.coverage)} certified, ${pct(t.disagreement)} disagreement (95% CI up to ${pct(t.disagreement_upper)}), accuracy ${pct(t.accuracy)}`,
+    );
+  }
+  console.log(`wrote ${values.out} (${result.report.rows} rows, ${result.report.seconds}s)`);
+  return 0;
+}
