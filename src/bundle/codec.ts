@@ -164,6 +164,16 @@ export function parseManifest(bytes: Uint8Array): Manifest {
       throw new BundleError(`${MANIFEST_FILE} has a malformed question entry`);
     }
   }
+  const st = manifest.settings;
+  const drift = st?.drift;
+  if (
+    typeof st !== "object" || st === null || typeof st.min_radius !== "number" ||
+    typeof st.serve_new_options !== "boolean" || typeof st.force_thresholds !== "object" ||
+    typeof drift?.single_p !== "number" || typeof drift.max_novelty !== "number" ||
+    typeof drift.delta !== "number" || typeof drift.rearm_window !== "number"
+  ) {
+    throw new BundleError(`${MANIFEST_FILE} has no valid settings`);
+  }
   if (typeof manifest.files !== "object" || manifest.files === null) {
     throw new BundleError(`${MANIFEST_FILE} has no file checksums`);
   }

@@ -34,6 +34,8 @@ Options:
   --drift-delta D            online drift alarm level 1/D (default 0.01)
   --drift-window N           normal requests needed to clear a drift alarm (default 100)
   --drift-single-p P         single texts with drift p-value <= P are not certified (default 0.002)
+  --drift-max-novelty S      single texts with a share > S of features unseen in training
+                             are not certified (default 0.5)
   --max-epochs N             most training epochs (default 10)
   --quiet                    no progress on stderr
   --help                     this text`;
@@ -56,6 +58,7 @@ export async function trainCommand(args: string[]): Promise<number> {
       "drift-delta": { type: "string" },
       "drift-window": { type: "string" },
       "drift-single-p": { type: "string" },
+      "drift-max-novelty": { type: "string" },
       "max-epochs": { type: "string" },
       quiet: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
@@ -95,6 +98,7 @@ export async function trainCommand(args: string[]): Promise<number> {
         delta: numberFlag("drift-delta", values["drift-delta"], d.settings.drift.delta, unit, "in (0, 1)"),
         rearm_window: numberFlag("drift-window", values["drift-window"], d.settings.drift.rearm_window, (n) => Number.isInteger(n) && n >= 1, "a positive integer"),
         single_p: numberFlag("drift-single-p", values["drift-single-p"], d.settings.drift.single_p, (n) => n >= 0 && n < 1, "in [0, 1)"),
+        max_novelty: numberFlag("drift-max-novelty", values["drift-max-novelty"], d.settings.drift.max_novelty, (n) => n >= 0 && n <= 1, "in [0, 1]"),
       },
     },
     progress: progressPrinter(values.quiet),

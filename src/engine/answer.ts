@@ -33,7 +33,7 @@ import {
   type Table,
 } from "./table.ts";
 import { radiusOf } from "./radius.ts";
-import { conformalPValue, type DriftGuard, driftScore } from "./drift.ts";
+import { type DriftGuard, driftScore, singleTextLooksFamiliar } from "./drift.ts";
 
 /** Why an answer is not certified. */
 export type Flag =
@@ -186,7 +186,7 @@ export function assess(
 
   const score = text.features.empty ? null : driftScore(text.novelty, fullConfidence);
   const quiet = score === null ? true : guard.observe(q, score) &&
-    conformalPValue(q.drift.scores, score) > table.settings.drift.single_p;
+    singleTextLooksFamiliar(table.settings.drift, q.drift.scores, text.novelty, score);
 
   answer.radius = served < 0 ? null : radiusOf(table, q, text.features, logits, served, offered);
   answer.flag = firstFailure(table, q, text, {

@@ -2,9 +2,10 @@
  * The drift guard: withholds certification while live texts stop looking
  * like the texts the question was calibrated on.
  *
- * Two parts. A single text whose drift score is higher than almost every
- * calibration text's (conformal p-value at or below `single_p`) is never
- * certified. And a conformal test martingale watches the stream of scores
+ * Two parts. A single text most of whose buckets no training text had
+ * (share above `max_novelty`), or whose drift score is higher than almost
+ * every calibration text's (conformal p-value at or below `single_p`), is
+ * never certified. And a conformal test martingale watches the stream of scores
  * per question: each request's p-value against the stored calibration
  * scores feeds a mixture of power betting functions; when the martingale
  * reaches `1 / delta`, the alarm stands and no answer of the question is
@@ -25,6 +26,7 @@ import type { DriftSettings, QuestionTable } from "./table.ts";
 /** The defaults a bundle is trained with. */
 export const DEFAULT_DRIFT: DriftSettings = {
   single_p: 0.002,
+  max_novelty: 0.5,
   delta: 0.01,
   rearm_window: 100,
 };
@@ -308,6 +310,20 @@ function jumpAndBet(shares: Float64Array, p: number): number {
   }
   for (let i = 0; i < m; i++) shares[i]! /= growth;
   return Math.log(growth);
+}
+
+/**
+ * The single-text rule: true when a text looks like the calibration texts
+ * enough to be certified at all.
+ */
+export function singleTextLooksFamiliar(
+  settings: DriftSettings,
+  scores: Float32Array,
+  novelty: number,
+  score: number,
+): boolean {
+  if (novelty > settings.max_novelty) return false;
+  return scores.length === 0 || conformalPValue(scores, score) > settings.single_p;
 }
 
 /** A read-only view of a guard: judges without recording (for the playground). */

@@ -77,6 +77,8 @@ export interface TableSettings {
 export interface DriftSettings {
   /** A single text whose score p-value is at or below this is not certified. */
   single_p: number;
+  /** A single text with a larger share of buckets unseen in training is not certified. */
+  max_novelty: number;
   /** The online alarm is raised when the test martingale reaches 1/delta. */
   delta: number;
   /** Requests of normal traffic needed to clear an alarm. */

@@ -296,8 +296,12 @@ function trainQuestion(
     driftScores[t] = driftScore(noveltyOf(table, f), p[a]!);
   }
   question.drift.scores = driftScores.sort();
+  // The scan starts where the test has power: about 200 certified calibration
+  // answers (or 1.5 times the zero-error minimum, if larger), judged from the
+  // validation confidences, so that it does not stop at its first candidate.
   const needed = minimumCertifiable(options.alpha, options.delta);
-  const start = calIdx.length === 0 ? 1 : Math.min(1, (1.5 * needed) / calIdx.length);
+  const firstCount = Math.max(1.5 * needed, 200);
+  const start = calIdx.length === 0 ? 1 : Math.min(1, firstCount / calIdx.length);
   const grid = candidateGrid(reference, start);
   const choice = chooseThreshold(calConf, calWrong, grid, options.alpha, options.delta);
   question.calibration = {

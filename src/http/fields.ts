@@ -1,0 +1,91 @@
+/**
+ * Checking the fields of a parsed JSON body. Every failure is a 400 whose
+ * message names the field, what it held, and the body the route needs.
+ *
+ * @module
+ */
+
+import type { HTTPException } from "hono/http-exception";
+import { badBody } from "./body.ts";
+
+/** A JSON object (not an array, not null). */
+export type JsonObject = Record<string, unknown>;
+
+/** True for a JSON object that is neither null nor an array. */
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Names a JSON value's type for an error message. */
+export function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  if (typeof value === "string") return "a string";
+  if (typeof value === "number") return "a number";
+  if (typeof value === "boolean") return "a boolean";
+  return typeof value;
+}
+
+/** A route's body checker: each method throws a 400 naming what the route needs. */
+export class BodyShape {
+  /** `needed` is the body the route accepts, as shown in error messages. */
+  constructor(readonly needed: string) {}
+
+  /** A 400 for `reason`. */
+  fail(reason: string): HTTPException {
+    return badBody(reason, this.needed);
+  }
+
+  /** The body itself must be a JSON object. */
+  object(body: unknown): JsonObject {
+    if (!isObject(body)) throw this.fail(`The body must be a JSON object, got ${describe(body)}`);
+    return body;
+  }
+
+  /** A field that must be a string. */
+  string(value: unknown, field: string): string {
+    if (typeof value !== "string") throw this.fail(`"${field}" must be a string, got ${describe(value)}`);
+    return value;
+  }
+
+  /** A field that may be absent or null, or else must be a string. */
+  optionalString(value: unknown, field: string): string | undefined {
+    return value === undefined || value === null ? undefined : this.string(value, field);
+  }
+
+  /** A field that may be absent or null, or else must be a boolean. */
+  optionalBoolean(value: unknown, field: string): boolean | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== "boolean") throw this.fail(`"${field}" must be true or false, got ${describe(value)}`);
+    return value;
+  }
+
+  /** A field that must be an array. */
+  array(value: unknown, field: string): unknown[] {
+    if (!Array.isArray(value)) throw this.fail(`"${field}" must be an array, got ${describe(value)}`);
+    return value;
+  }
+
+  /** A field that must be a JSON object. */
+  objectField(value: unknown, field: string): JsonObject {
+    if (!isObject(value)) throw this.fail(`"${field}" must be an object, got ${describe(value)}`);
+    return value;
+  }
+
+  /** A field that must be an array of strings. */
+  strings(value: unknown, field: string): string[] {
+    const items = this.array(value, field);
+    for (let i = 0; i < items.length; i++) {
+      if (typeof items[i] !== "string") {
+        throw this.fail(`"${field}[${i}]" must be a string, got ${describe(items[i])}`);
+      }
+    }
+    return items as string[];
+  }
+}
+
+/** An object without a prototype, so any question name is a plain key. */
+export function plainRecord<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
