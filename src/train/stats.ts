@@ -1,17 +1,23 @@
 /**
- * The distributions certification needs, from stdlib's well-tested code.
+ * The distributions certification needs, from jStat's well-tested special
+ * functions (regularised incomplete beta and its inverse).
  *
  * @module
  */
 
-import binomialCdf from "@stdlib/binomial-cdf";
-import betaQuantile from "@stdlib/beta-quantile";
+import jStatModule from "jstat";
 
-/** `P(Binomial(n, p) <= k)`. */
+interface JStat {
+  ibeta(x: number, a: number, b: number): number;
+  beta: { inv(p: number, a: number, b: number): number };
+}
+const { jStat } = jStatModule as unknown as { jStat: JStat };
+
+/** `P(Binomial(n, p) <= k)`, as the regularised incomplete beta `I_{1-p}(n - k, k + 1)`. */
 export function binomialTail(k: number, n: number, p: number): number {
   if (k < 0) return 0;
   if (k >= n) return 1;
-  return binomialCdf(k, n, p);
+  return jStat.ibeta(1 - p, n - k, k + 1);
 }
 
 /**
@@ -25,8 +31,8 @@ export function clopperPearson(
 ): { lower: number | null; upper: number | null } {
   if (n === 0) return { lower: null, upper: null };
   const tail = (1 - level) / 2;
-  const lower = k === 0 ? 0 : betaQuantile(tail, k, n - k + 1);
-  const upper = k === n ? 1 : betaQuantile(1 - tail, k + 1, n - k);
+  const lower = k === 0 ? 0 : jStat.beta.inv(tail, k, n - k + 1);
+  const upper = k === n ? 1 : jStat.beta.inv(1 - tail, k + 1, n - k);
   return { lower, upper };
 }
 
