@@ -1,0 +1,325 @@
+/**
+ * The dashboard in a real browser: headless Chromium (Debian's
+ * `/usr/bin/chromium`, driven by playwright-core) loads `GET /` of a running
+ * server, sees its figures move as decisions arrive, uses the playground,
+ * passes the login prompt with a token, and saves `docs/dashboard.png`.
+ *
+ * Skipped, with a printed reason, where Chromium is not installed.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import {
+  type BrowserContext,
+  chromium,
+  type Page,
+} from "./_browser_playwright.ts";
+import {
+  realServerAvailable,
+  startServer,
+  type TestServer,
+} from "./_browser_server.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const SCREENSHOT = new URL("../docs/dashboard.png", import.meta.url);
+
+function chromiumMissing(): string | null {
+  try {
+    Deno.statSync(CHROMIUM);
+    return null;
+  } catch {
+    return `${CHROMIUM} is not installed (apt-get install chromium)`;
+  }
+}
+
+const missing = chromiumMissing();
+if (missing) console.log(`browser_test: skipped, ${missing}`);
+
+/** Texts in the demo bundle's domain, and a few the table should not trust. */
+const TEXTS = [
+  "hello, I want to send back the shoes, it does not fit",
+  "hi, the website keeps crashing when I open it",
+  "I was charged twice for my order this month",
+  "where is my parcel? it was due on Monday",
+  "I cannot log in to my account since yesterday",
+  "please let me talk to a real person about my invoice",
+  "the app shows an error when I pay",
+  "how do I change the email address on my account",
+  "my package arrived damaged, I want a refund",
+  "can someone call me back about the delivery",
+  "Wie spät ist es auf dem Mond?",
+  "zxq plorf vimbly granch",
+];
+
+/** Opens a fresh browser profile in a temporary folder; `close()` removes both. */
+async function openBrowser(
+  options: { httpCredentials?: { username: string; password: string } } = {},
+): Promise<
+  { context: BrowserContext; page: Page; close: () => Promise<void> }
+> {
+  const profile = await Deno.makeTempDir({ prefix: "dtable-chromium-" });
+  let context: BrowserContext | null = null;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      args: CHROMIUM_ARGS,
+      headless: true,
+      viewport: { width: 1360, height: 900 },
+      deviceScaleFactor: 1,
+      colorScheme: "light",
+      reducedMotion: "reduce",
+      locale: "en-GB",
+      timezoneId: "UTC",
+      ...options,
+    });
+  } catch (err) {
+    await Deno.remove(profile, { recursive: true }).catch(() => {});
+    throw err;
+  }
+  const ctx = context;
+  const page = ctx.pages()[0] ?? await ctx.newPage();
+  page.setDefaultTimeout(15_000);
+  const errors: string[] = [];
+  page.on("pageerror", (err) => errors.push(err.message));
+  return {
+    context: ctx,
+    page,
+    close: async () => {
+      await ctx.close().catch(() => {});
+      await Deno.remove(profile, { recursive: true }).catch(() => {});
+      assert.deepEqual(errors, [], "the page threw script errors");
+    },
+  };
+}
+
+async function post(
+  base: string,
+  path: string,
+  body: unknown,
+  headers: HeadersInit = {},
+): Promise<Response> {
+  const res = await fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+  await res.arrayBuffer();
+  return res;
+}
+
+async function stats(
+  base: string,
+): Promise<
+  { counts: { answers: number; requests: number; playground: number } }
+> {
+  const res = await fetch(`${base}/v1/stats`);
+  assert.equal(res.status, 200);
+  return await res.json();
+}
+
+/** Waits until the dashboard's decisions figure reaches `n`. */
+async function waitForAnswersShown(page: Page, n: number): Promise<void> {
+  await page.waitForFunction(
+    `Number((document.getElementById("answers-count")?.textContent ?? "").replace(/[^0-9]/g, "")) >= ${n}`,
+  );
+}
+
+/** The integer shown in the element `selector` (thousands separators ignored). */
+async function shownCount(page: Page, selector: string): Promise<number> {
+  const text = await page.textContent(selector);
+  return Number((text ?? "").replace(/[^\d]/g, ""));
+}
+
+Deno.test({
+  name:
+    "dashboard works in a real browser: live figures, playground, login, screenshot",
+  ignore: missing !== null,
+  // playwright-core keeps its own timers and pipes alive between steps.
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn(t) {
+    if (!realServerAvailable()) {
+      console.log(
+        "browser_test: main.ts serve or demo/bundle is missing; using the stand-in server",
+      );
+    }
+    let server: TestServer | null = null;
+    let secured = null as TestServer | null;
+    let browser: Awaited<ReturnType<typeof openBrowser>> | null = null;
+    try {
+      server = await startServer();
+      const base = server.base;
+      browser = await openBrowser();
+      const { page } = browser;
+
+      await t.step("a fresh server shows its empty state", async () => {
+        const res = await page.goto(`${base}/`);
+        assert.equal(res?.status(), 200);
+        assert.match(res?.headers()["content-type"] ?? "", /^text\/html/);
+        await page.waitForSelector('#status[data-state="live"]');
+        assert.equal(await shownCount(page, "#answers-count"), 0);
+        assert.equal(await page.isVisible("#empty-banner"), true);
+        assert.match(
+          await page.textContent("#recent-empty") ?? "",
+          /No decisions yet/,
+        );
+        // No savings flags were given: the cards name the flags to set.
+        assert.match(
+          await page.textContent("#time-saved") ?? "",
+          /--llm-latency-ms/,
+        );
+        assert.match(
+          await page.textContent("#money-saved") ?? "",
+          /--cost-per-call/,
+        );
+      });
+
+      await t.step("figures move after decisions are made", async () => {
+        // Spread the traffic over a few refreshes so the charts have points.
+        for (let round = 0; round < 3; round++) {
+          for (const text of TEXTS) {
+            const res = await post(base, "/v1/decide", { state: text });
+            assert.equal(res.status, 200);
+          }
+          await page.waitForTimeout(1100);
+        }
+        const expected = (await stats(base)).counts.answers;
+        assert.ok(expected >= TEXTS.length * 3);
+        await waitForAnswersShown(page, expected);
+        assert.equal(await page.isHidden("#empty-banner"), true);
+        assert.match(await page.textContent("#share") ?? "", /^\d{1,3}\.\d%$/);
+        assert.match(await page.textContent("#latency-p50") ?? "", /µs|ms/);
+        const rows = await page.locator("#recent tbody tr").count();
+        assert.ok(rows > 0, "recent decisions are listed");
+        // No text column unless the server keeps text.
+        assert.equal(
+          await page.locator("#recent thead th", { hasText: "Text" }).count(),
+          0,
+        );
+        assert.ok(
+          await page.locator("#questions li[data-question]").count() >= 1,
+        );
+        assert.ok(await page.locator("#drift li[data-drift]").count() >= 1);
+        // The latency chart has drawn its lines.
+        await page.waitForSelector("#latency-chart path.series.p50");
+      });
+
+      await t.step(
+        "the playground answers and counts no decision",
+        async () => {
+          const before = await stats(base);
+          const question = await page.locator("#pg-question option").first()
+            .getAttribute("value");
+          assert.ok(question, "the playground lists the bundle's questions");
+          await page.selectOption("#pg-question", question);
+          await page.fill("#pg-text", "my parcel never arrived, where is it?");
+          await page.press("#pg-text", "Enter"); // Enter submits
+          await page.waitForSelector("#pg-answer");
+          assert.notEqual((await page.textContent("#pg-answer"))?.trim(), "");
+          assert.match(await page.textContent("#pg-confidence") ?? "", /\d%$/);
+          assert.match(
+            await page.textContent("#pg-reason") ?? "",
+            /certified/i,
+          );
+          const after = await stats(base);
+          assert.equal(
+            after.counts.answers,
+            before.counts.answers,
+            "playground calls are not decisions",
+          );
+          assert.equal(after.counts.requests, before.counts.requests);
+        },
+      );
+
+      await t.step("the page fits a phone-width window", async () => {
+        await page.setViewportSize({ width: 380, height: 800 });
+        await page.waitForTimeout(300);
+        const overflow = await page.evaluate<number>(
+          "document.documentElement.scrollWidth - window.innerWidth",
+        );
+        assert.ok(
+          overflow <= 0,
+          `the page scrolls sideways by ${overflow}px at 380px`,
+        );
+        await page.setViewportSize({ width: 1360, height: 900 });
+      });
+
+      await t.step("saves a screenshot", async () => {
+        // One more round so the charts end on fresh points, then a refresh.
+        for (const text of TEXTS.slice(0, 6)) {
+          await post(base, "/v1/decide", { state: text });
+        }
+        await page.waitForTimeout(2300);
+        await Deno.mkdir(new URL(".", SCREENSHOT), { recursive: true });
+        await page.screenshot({ path: SCREENSHOT.pathname, fullPage: true });
+        assert.ok(Deno.statSync(SCREENSHOT).size > 10_000);
+      });
+
+      await browser.close();
+      browser = null;
+
+      await t.step(
+        "with a token, the login prompt asks for it and the page works after",
+        async () => {
+          const token = `tok-${crypto.randomUUID()}`;
+          secured = await startServer({ token });
+          const sbase = secured.base;
+
+          const anonymous = await fetch(`${sbase}/v1/stats`);
+          await anonymous.body?.cancel();
+          assert.equal(anonymous.status, 401);
+          const dash = await fetch(`${sbase}/`);
+          await dash.body?.cancel();
+          assert.equal(dash.status, 401);
+          assert.match(
+            dash.headers.get("www-authenticate") ?? "",
+            /^Basic /i,
+            "the browser is asked to log in",
+          );
+
+          browser = await openBrowser({
+            httpCredentials: { username: "any", password: token },
+          });
+          const res = await browser.page.goto(`${sbase}/`);
+          assert.equal(res?.status(), 200);
+          await browser.page.waitForSelector('#status[data-state="live"]');
+          const hdr = { "x-service-token": token };
+          for (const text of TEXTS.slice(0, 4)) {
+            assert.equal(
+              (await post(sbase, "/v1/decide", { state: text }, hdr)).status,
+              200,
+            );
+          }
+          await waitForAnswersShown(browser.page, 1);
+          await browser.page.fill("#pg-text", "I cannot log in");
+          await browser.page.click("#pg-submit");
+          await browser.page.waitForSelector("#pg-answer");
+          await browser.close();
+          browser = null;
+
+          // A wrong password gets no page.
+          browser = await openBrowser({
+            httpCredentials: { username: "any", password: "wrong" },
+          });
+          const denied = await browser.page.goto(`${sbase}/`);
+          assert.equal(denied?.status(), 401);
+        },
+      );
+    } finally {
+      await browser?.close().catch(() => {});
+      await secured?.close();
+      await server?.close();
+    }
+  },
+});
