@@ -1,0 +1,317 @@
+import assert from "node:assert/strict";
+import {
+  candidateGrid,
+  chooseThreshold,
+  measure,
+} from "../src/train/certify.ts";
+import {
+  binomialTail,
+  clopperPearson,
+  minimumCertifiable,
+} from "../src/train/stats.ts";
+import { rng } from "./_fixtures.ts";
+
+/** `P(Binomial(n, p) <= k)` summed term by term in log space. */
+function exactTail(k: number, n: number, p: number): number {
+  let logTerm = n * Math.log(1 - p); // i = 0
+  let sum = Math.exp(logTerm);
+  for (let i = 1; i <= k; i++) {
+    logTerm += Math.log((n - i + 1) / i) + Math.log(p / (1 - p));
+    sum += Math.exp(logTerm);
+  }
+  return Math.min(1, sum);
+}
+
+Deno.test("binomialTail() matches the exact binomial sum", () => {
+  for (const n of [1, 5, 59, 60, 200, 1000, 3000]) {
+    for (
+      const k of [
+        0,
+        1,
+        2,
+        5,
+        10,
+        Math.floor(n * 0.03),
+        Math.floor(n * 0.05),
+        Math.floor(n * 0.1),
+      ]
+    ) {
+      if (k > n) continue;
+      for (const p of [0.01, 0.05, 0.1]) {
+        const got = binomialTail(k, n, p);
+        const want = exactTail(k, n, p);
+        assert.ok(
+          Math.abs(got - want) <= 1e-9 + 1e-6 * want,
+          `n=${n} k=${k} p=${p}: ${got} vs ${want}`,
+        );
+      }
+    }
+  }
+  assert.equal(binomialTail(-1, 10, 0.05), 0);
+  assert.equal(binomialTail(10, 10, 0.05), 1);
+});
+
+Deno.test("minimumCertifiable() is the fewest error-free answers that pass the test", () => {
+  assert.equal(minimumCertifiable(0.05, 0.05), 59);
+  assert.ok(binomialTail(0, 59, 0.05) <= 0.05);
+  assert.ok(binomialTail(0, 58, 0.05) > 0.05);
+  assert.equal(minimumCertifiable(0.1, 0.01), 44);
+});
+
+Deno.test("clopperPearson() matches known intervals", () => {
+  const close = (a: number | null, b: number) =>
+    assert.ok(a !== null && Math.abs(a - b) < 5e-4, `${a} vs ${b}`);
+  // k = 0 and k = n have closed forms.
+  let ci = clopperPearson(0, 10);
+  assert.equal(ci.lower, 0);
+  close(ci.upper, 1 - Math.pow(0.025, 1 / 10)); // 0.3085
+  ci = clopperPearson(10, 10);
+  close(ci.lower, Math.pow(0.025, 1 / 10)); // 0.6915
+  assert.equal(ci.upper, 1);
+  // Published values (e.g. R's binom.test).
+  ci = clopperPearson(5, 10);
+  close(ci.lower, 0.1871);
+  close(ci.upper, 0.8129);
+  ci = clopperPearson(3, 100);
+  close(ci.lower, 0.00619);
+  close(ci.upper, 0.08518);
+  ci = clopperPearson(1, 59);
+  close(ci.lower, 0.000429);
+  close(ci.upper, 0.09085);
+  assert.deepEqual(clopperPearson(0, 0), { lower: null, upper: null });
+});
+
+Deno.test("measure() reports coverage and disagreement, null when nothing is certified", () => {
+  const m = measure(
+    Uint8Array.from([1, 1, 1, 0, 0]),
+    Uint8Array.from([0, 1, 0, 1, 0]),
+  );
+  assert.equal(m.n, 5);
+  assert.equal(m.certified, 3);
+  assert.equal(m.coverage, 3 / 5);
+  assert.equal(m.disagreements, 1);
+  assert.equal(m.disagreement, 1 / 3);
+  assert.equal(m.accuracy, 3 / 5);
+  assert.equal(m.disagreement_upper, clopperPearson(1, 3).upper);
+  const none = measure(Uint8Array.from([0, 0]), Uint8Array.from([0, 1]));
+  assert.equal(none.disagreement, null);
+  assert.equal(none.disagreement_upper, null);
+  assert.equal(none.coverage, 0);
+});
+
+Deno.test("candidateGrid() starts where enough answers would be certified for a pass", () => {
+  const random = rng(8);
+  const reference = Float64Array.from(
+    { length: 1000 },
+    () => 0.5 + 0.5 * random(),
+  );
+  const calibrationSize = 800;
+  const start = (1.5 * minimumCertifiable(0.05, 0.05)) / calibrationSize;
+  const grid = candidateGrid(reference, start);
+  // The first candidate certifies about `start` of the reference texts, not the single most confident one.
+  const certifiedAtFirst = reference.filter((c) => c >= grid[0]!).length /
+    reference.length;
+  assert.ok(
+    Math.abs(certifiedAtFirst - start) < 0.01,
+    `first candidate certifies ${certifiedAtFirst}, start ${start}`,
+  );
+  for (let i = 1; i < grid.length; i++) {
+    assert.ok(grid[i]! < grid[i - 1]!, "strictly decreasing");
+  }
+  assert.equal(grid[grid.length - 1], 0, "ends by certifying everything");
+  // With error-free calibration answers the very first candidate passes.
+  const conf = Float64Array.from(
+    { length: calibrationSize },
+    () => 0.5 + 0.5 * random(),
+  );
+  const choice = chooseThreshold(
+    conf,
+    new Uint8Array(calibrationSize),
+    grid,
+    0.05,
+    0.05,
+  );
+  assert.equal(choice.threshold, 0);
+  assert.equal(choice.tested, grid.length);
+});
+
+Deno.test("chooseThreshold() stops at the first failing candidate", () => {
+  // Ten answers per confidence level; the errors sit in levels 12 to 14.
+  const conf: number[] = [];
+  const wrong: number[] = [];
+  for (let level = 0; level < 30; level++) {
+    for (let i = 0; i < 10; i++) {
+      conf.push(1 - level / 30);
+      wrong.push(level >= 12 && level < 15 ? 1 : 0);
+    }
+  }
+  const levels = Array.from({ length: 30 }, (_, level) => 1 - level / 30);
+  // A grid that starts at the most confident level stops at once: 10 answers can never pass.
+  const eager = chooseThreshold(
+    Float64Array.from(conf),
+    Uint8Array.from(wrong),
+    levels,
+    0.05,
+    0.05,
+  );
+  assert.equal(eager.threshold, null);
+  assert.equal(eager.tested, 1);
+  // Starting where 59 answers are certified (level 5: 60 answers), the scan passes levels 5-11.
+  const grid = levels.slice(5);
+  const choice = chooseThreshold(
+    Float64Array.from(conf),
+    Uint8Array.from(wrong),
+    grid,
+    0.05,
+    0.05,
+  );
+  assert.equal(choice.threshold, 1 - 11 / 30);
+  assert.equal(choice.certified, 120);
+  assert.equal(choice.disagreements, 0);
+  assert.equal(
+    choice.tested,
+    8,
+    "levels 5 to 12: the failure at level 12 ends the scan",
+  );
+});
+
+Deno.test("chooseThreshold() returns null with a reason when nothing passes or data is too small", () => {
+  const random = rng(4);
+  const few = Float64Array.from({ length: 40 }, () => random());
+  let c = chooseThreshold(
+    few,
+    new Uint8Array(40),
+    candidateGrid(few, 0.5),
+    0.05,
+    0.05,
+  );
+  assert.equal(c.threshold, null);
+  assert.match(
+    c.reason!,
+    /only 40 calibration answers; at least 59 are needed/,
+  );
+  const many = Float64Array.from({ length: 500 }, () => random());
+  const allWrong = Uint8Array.from(
+    { length: 500 },
+    () => (random() < 0.3 ? 1 : 0),
+  );
+  c = chooseThreshold(many, allWrong, candidateGrid(many, 0.2), 0.05, 0.05);
+  assert.equal(c.threshold, null);
+  assert.match(c.reason!, /no candidate threshold passed/);
+  assert.equal(c.certified, 0);
+});
+
+/** A world where confidence is uniform on [0.5, 1] and answers are wrong with probability `p(c)`. */
+interface World {
+  name: string;
+  /** Error probability at confidence c. */
+  error(c: number): number;
+  /** True selective risk E[p(c) | c >= t]. */
+  risk(t: number): number;
+  /** Share certified at threshold t. */
+  coverage(t: number): number;
+}
+
+const uniformCoverage = (t: number) => Math.min(1, Math.max(0, (1 - t) / 0.5));
+
+/** Error falls with confidence: p(c) = 0.3 ((1 - c) / 0.5)^1.5; risk 0.12 u^1.5 with u the coverage. */
+const decreasing: World = {
+  name: "decreasing error",
+  error: (c) => 0.3 * Math.pow((1 - c) / 0.5, 1.5),
+  risk: (t) => 0.12 * Math.pow(uniformCoverage(t), 1.5),
+  coverage: uniformCoverage,
+};
+
+/** Error just above alpha at every confidence: any certified answer set violates the target. */
+const flat: World = {
+  name: "flat error just above alpha",
+  error: () => 0.053,
+  risk: () => 0.053,
+  coverage: uniformCoverage,
+};
+
+function simulate(
+  world: World,
+  runs: number,
+  n: number,
+  alpha: number,
+  delta: number,
+  seed: number,
+) {
+  const random = rng(seed);
+  let violations = 0;
+  let calibrated = 0;
+  let coverageSum = 0;
+  for (let run = 0; run < runs; run++) {
+    // The grid comes from unlabeled reference confidences, before calibration labels are seen.
+    const reference = Float64Array.from(
+      { length: 500 },
+      () => 0.5 + 0.5 * random(),
+    );
+    const grid = candidateGrid(
+      reference,
+      Math.min(1, (1.5 * minimumCertifiable(alpha, delta)) / n),
+    );
+    const conf = new Float64Array(n);
+    const wrong = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      conf[i] = 0.5 + 0.5 * random();
+      wrong[i] = random() < world.error(conf[i]!) ? 1 : 0;
+    }
+    const choice = chooseThreshold(conf, wrong, grid, alpha, delta);
+    if (choice.threshold === null) continue;
+    calibrated++;
+    coverageSum += world.coverage(choice.threshold);
+    if (world.risk(choice.threshold) > alpha) violations++;
+  }
+  return {
+    rate: violations / runs,
+    calibrated,
+    meanCoverage: calibrated === 0 ? 0 : coverageSum / calibrated,
+  };
+}
+
+Deno.test("chooseThreshold() keeps its promise over many random calibration sets", async (t) => {
+  const runs = 1000;
+  const alpha = 0.05;
+  const delta = 0.05;
+  const slack = delta + 3 * Math.sqrt((delta * (1 - delta)) / runs);
+  await t.step("when error falls with confidence", () => {
+    const r = simulate(decreasing, runs, 1000, alpha, delta, 101);
+    console.log(
+      `LTT, ${decreasing.name}: true risk above alpha in ${
+        (r.rate * 100).toFixed(1)
+      }% of ${runs} runs ` +
+        `(allowed ${
+          (slack * 100).toFixed(1)
+        }%); calibrated in ${r.calibrated} runs, mean coverage ${
+          (r.meanCoverage * 100).toFixed(1)
+        }% (oracle 55.8%)`,
+    );
+    assert.ok(r.rate <= slack, `violation rate ${r.rate}`);
+    // Not vacuous: most runs certify a good share.
+    assert.ok(r.calibrated >= runs * 0.7, `calibrated in ${r.calibrated} runs`);
+    assert.ok(r.meanCoverage > 0.3, `mean coverage ${r.meanCoverage}`);
+  });
+  await t.step("when every threshold is just above alpha", () => {
+    const r = simulate(flat, runs, 1000, alpha, delta, 202);
+    console.log(
+      `LTT, ${flat.name}: a threshold passed (a violation) in ${
+        (r.rate * 100).toFixed(1)
+      }% of ${runs} runs ` +
+        `(allowed ${(slack * 100).toFixed(1)}%)`,
+    );
+    assert.ok(r.rate <= slack, `violation rate ${r.rate}`);
+  });
+  await t.step("with small calibration sets at other alpha and delta", () => {
+    const d = 0.1;
+    const s = d + 3 * Math.sqrt((d * (1 - d)) / runs);
+    const r = simulate(decreasing, runs, 300, 0.08, d, 303);
+    console.log(
+      `LTT, n=300 alpha=0.08 delta=0.1: violations in ${
+        (r.rate * 100).toFixed(1)
+      }% of runs (allowed ${(s * 100).toFixed(1)}%)`,
+    );
+    assert.ok(r.rate <= s, `violation rate ${r.rate}`);
+  });
+});
