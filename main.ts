@@ -12,7 +12,8 @@ import { oneLine, UsageError } from "./src/cli/common.ts";
 import { trainCommand } from "./src/cli/train.ts";
 import { TOOL_VERSION } from "./src/version.ts";
 
-const USAGE = `decision-tables ${TOOL_VERSION}: learn a language model's small decisions, serve them with a verdict
+const USAGE =
+  `decision-tables ${TOOL_VERSION}: learn a language model's small decisions, serve them with a verdict
 
 Usage: main.ts COMMAND [flags]   (COMMAND --help for its flags)
 
@@ -47,7 +48,9 @@ export async function main(args: string[]): Promise<number> {
         console.log(TOOL_VERSION);
         return 0;
       default:
-        throw new UsageError(`unknown command "${command}" (commands: train, serve, eval, inspect)`);
+        throw new UsageError(
+          `unknown command "${command}" (commands: train, serve, eval, inspect)`,
+        );
     }
   } catch (e) {
     // Usage, trace, bundle and operating-system errors alike: one line, exit 2.

@@ -15,7 +15,18 @@ import { seededRandom } from "../src/train/split.ts";
 
 const TOPICS: Record<string, { things: string[]; asks: string[] }> = {
   billing: {
-    things: ["invoice", "bill", "charge", "subscription fee", "refund of the fee", "payment", "receipt", "annual plan price", "VAT on my invoice", "double charge"],
+    things: [
+      "invoice",
+      "bill",
+      "charge",
+      "subscription fee",
+      "refund of the fee",
+      "payment",
+      "receipt",
+      "annual plan price",
+      "VAT on my invoice",
+      "double charge",
+    ],
     asks: [
       "why was I charged twice for the {t}",
       "can you explain the {t} on my statement",
@@ -28,7 +39,16 @@ const TOPICS: Record<string, { things: string[]; asks: string[] }> = {
     ],
   },
   delivery: {
-    things: ["parcel", "package", "order", "delivery", "shipment", "courier", "tracking number", "box"],
+    things: [
+      "parcel",
+      "package",
+      "order",
+      "delivery",
+      "shipment",
+      "courier",
+      "tracking number",
+      "box",
+    ],
     asks: [
       "my {t} has not arrived yet",
       "where is my {t}, it is three days late",
@@ -41,7 +61,16 @@ const TOPICS: Record<string, { things: string[]; asks: string[] }> = {
     ],
   },
   returns: {
-    things: ["jacket", "shoes", "headphones", "lamp", "dress", "blender", "phone case", "item"],
+    things: [
+      "jacket",
+      "shoes",
+      "headphones",
+      "lamp",
+      "dress",
+      "blender",
+      "phone case",
+      "item",
+    ],
     asks: [
       "how do I return the {t} I bought",
       "I want to send back the {t}, it does not fit",
@@ -53,7 +82,16 @@ const TOPICS: Record<string, { things: string[]; asks: string[] }> = {
     ],
   },
   account: {
-    things: ["password", "email address", "account", "login", "username", "two-factor code", "profile", "phone number"],
+    things: [
+      "password",
+      "email address",
+      "account",
+      "login",
+      "username",
+      "two-factor code",
+      "profile",
+      "phone number",
+    ],
     asks: [
       "I cannot reset my {t}",
       "how do I update the {t} on my profile",
@@ -65,7 +103,16 @@ const TOPICS: Record<string, { things: string[]; asks: string[] }> = {
     ],
   },
   technical: {
-    things: ["app", "website", "checkout page", "search", "notifications", "android app", "iphone app", "page"],
+    things: [
+      "app",
+      "website",
+      "checkout page",
+      "search",
+      "notifications",
+      "android app",
+      "iphone app",
+      "page",
+    ],
     asks: [
       "the {t} keeps crashing when I open it",
       "the {t} shows an error 500",
@@ -78,7 +125,17 @@ const TOPICS: Record<string, { things: string[]; asks: string[] }> = {
   },
 };
 
-const OPENERS = ["", "", "", "hi, ", "hello, ", "good morning, ", "hey there, ", "sorry to bother you, ", "quick question: "];
+const OPENERS = [
+  "",
+  "",
+  "",
+  "hi, ",
+  "hello, ",
+  "good morning, ",
+  "hey there, ",
+  "sorry to bother you, ",
+  "quick question: ",
+];
 const HUMAN_ASKS = [
   "I want to speak to a real person",
   "can a human agent call me back",
@@ -100,7 +157,17 @@ const VAGUE = [
   "still waiting for an answer about my issue",
   "I am not happy with the service",
 ];
-const CLOSERS = ["", "", "", " thanks", " thank you", " please help", " this is urgent", " any idea?", " cheers"];
+const CLOSERS = [
+  "",
+  "",
+  "",
+  " thanks",
+  " thank you",
+  " please help",
+  " this is urgent",
+  " any idea?",
+  " cheers",
+];
 
 function pick<T>(random: () => number, items: readonly T[]): T {
   return items[Math.floor(random() * items.length)]!;
@@ -115,15 +182,26 @@ export function demoTraces(count = 3000, seed = 7): string[] {
     const topic = pick(random, names);
     const { things, asks } = TOPICS[topic]!;
     const vague = random() < 0.12;
-    const ask = vague ? pick(random, VAGUE) : pick(random, asks).replace("{t}", pick(random, things));
+    const ask = vague
+      ? pick(random, VAGUE)
+      : pick(random, asks).replace("{t}", pick(random, things));
     const human = random() < 0.3;
     let text = pick(random, OPENERS) + ask;
-    if (human) text += random() < 0.5 ? `. ${pick(random, HUMAN_ASKS)}` : `, ${pick(random, HUMAN_ASKS)}`;
+    if (human) {
+      text += random() < 0.5
+        ? `. ${pick(random, HUMAN_ASKS)}`
+        : `, ${pick(random, HUMAN_ASKS)}`;
+    }
     text += pick(random, CLOSERS);
     // The reference model is not perfect: a few answers are flipped.
     const shownTopic = random() < 0.015 ? pick(random, names) : topic;
     const shownHuman = random() < 0.01 ? !human : human;
-    lines.push(JSON.stringify({ text, answers: { topic: shownTopic, wants_human: shownHuman } }));
+    lines.push(
+      JSON.stringify({
+        text,
+        answers: { topic: shownTopic, wants_human: shownHuman },
+      }),
+    );
   }
   return lines;
 }
@@ -131,6 +209,17 @@ export function demoTraces(count = 3000, seed = 7): string[] {
 if (import.meta.main) {
   const root = new URL("../demo/", import.meta.url).pathname;
   await Deno.mkdir(root, { recursive: true });
-  await Deno.writeTextFile(`${root}traces.jsonl`, demoTraces().join("\n") + "\n");
-  Deno.exit(await main(["train", "--traces", `${root}traces.jsonl`, "--out", `${root}bundle`]));
+  await Deno.writeTextFile(
+    `${root}traces.jsonl`,
+    demoTraces().join("\n") + "\n",
+  );
+  Deno.exit(
+    await main([
+      "train",
+      "--traces",
+      `${root}traces.jsonl`,
+      "--out",
+      `${root}bundle`,
+    ]),
+  );
 }

@@ -63,8 +63,14 @@ export interface Manifest {
 
 /** Hex SHA-256 of some bytes. */
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    bytes as Uint8Array<ArrayBuffer>,
+  );
+  return Array.from(
+    new Uint8Array(digest),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
 }
 
 /** What the trainer hands over to be written. */
@@ -78,7 +84,9 @@ export interface BundleContents {
 }
 
 /** Encodes a trained table and its report as the bundle's files. */
-export async function encodeBundle(c: BundleContents): Promise<Map<string, Uint8Array>> {
+export async function encodeBundle(
+  c: BundleContents,
+): Promise<Map<string, Uint8Array>> {
   const parts: ArrayBufferView[] = [];
   const header = new Uint8Array(16);
   header.set(new TextEncoder().encode(WEIGHTS_TAG), 0);
@@ -94,11 +102,15 @@ export async function encodeBundle(c: BundleContents): Promise<Map<string, Uint8
   let at = 0;
   for (const p of parts) {
     const bytes = new Uint8Array(p.buffer, p.byteOffset, p.byteLength);
-    if (!littleEndian && !(p instanceof Uint8Array)) throw new Error("big-endian hosts are not supported");
+    if (!littleEndian && !(p instanceof Uint8Array)) {
+      throw new Error("big-endian hosts are not supported");
+    }
     weights.set(bytes, at);
     at += p.byteLength;
   }
-  const report = new TextEncoder().encode(JSON.stringify(c.report, null, 2) + "\n");
+  const report = new TextEncoder().encode(
+    JSON.stringify(c.report, null, 2) + "\n",
+  );
   const manifest: Manifest = {
     format: BUNDLE_FORMAT,
     format_version: FORMAT_VERSION,
@@ -115,11 +127,19 @@ export async function encodeBundle(c: BundleContents): Promise<Map<string, Uint8
       drift_scores: q.drift.scores.length,
     })),
     files: {
-      [WEIGHTS_FILE]: { sha256: await sha256Hex(weights), bytes: weights.byteLength },
-      [REPORT_FILE]: { sha256: await sha256Hex(report), bytes: report.byteLength },
+      [WEIGHTS_FILE]: {
+        sha256: await sha256Hex(weights),
+        bytes: weights.byteLength,
+      },
+      [REPORT_FILE]: {
+        sha256: await sha256Hex(report),
+        bytes: report.byteLength,
+      },
     },
   };
-  const manifestBytes = new TextEncoder().encode(JSON.stringify(manifest, null, 2) + "\n");
+  const manifestBytes = new TextEncoder().encode(
+    JSON.stringify(manifest, null, 2) + "\n",
+  );
   return new Map([
     [MANIFEST_FILE, manifestBytes],
     [WEIGHTS_FILE, weights],
@@ -137,8 +157,13 @@ export function parseManifest(bytes: Uint8Array): Manifest {
   } catch {
     throw new BundleError(`${MANIFEST_FILE} is not valid JSON`);
   }
-  if (typeof m !== "object" || m === null || (m as Manifest).format !== BUNDLE_FORMAT) {
-    throw new BundleError(`${MANIFEST_FILE} is not a decision-table bundle manifest`);
+  if (
+    typeof m !== "object" || m === null ||
+    (m as Manifest).format !== BUNDLE_FORMAT
+  ) {
+    throw new BundleError(
+      `${MANIFEST_FILE} is not a decision-table bundle manifest`,
+    );
   }
   const manifest = m as Manifest;
   if (manifest.format_version !== FORMAT_VERSION) {
@@ -151,14 +176,16 @@ export function parseManifest(bytes: Uint8Array): Manifest {
   }
   const f = manifest.featurizer;
   if (
-    typeof f !== "object" || f === null || !Number.isInteger(f.buckets_log2) || f.buckets_log2 < 4 ||
+    typeof f !== "object" || f === null || !Number.isInteger(f.buckets_log2) ||
+    f.buckets_log2 < 4 ||
     f.buckets_log2 > 28
   ) {
     throw new BundleError(`${MANIFEST_FILE} has no valid featurizer settings`);
   }
   for (const q of manifest.questions) {
     if (
-      typeof q?.name !== "string" || !Array.isArray(q.options) || q.options.length < 2 ||
+      typeof q?.name !== "string" || !Array.isArray(q.options) ||
+      q.options.length < 2 ||
       (q.kind !== "choice" && q.kind !== "yes_no") || !(q.temperature > 0)
     ) {
       throw new BundleError(`${MANIFEST_FILE} has a malformed question entry`);
@@ -167,9 +194,12 @@ export function parseManifest(bytes: Uint8Array): Manifest {
   const st = manifest.settings;
   const drift = st?.drift;
   if (
-    typeof st !== "object" || st === null || typeof st.min_radius !== "number" ||
-    typeof st.serve_new_options !== "boolean" || typeof st.force_thresholds !== "object" ||
-    typeof drift?.single_p !== "number" || typeof drift.max_novelty !== "number" ||
+    typeof st !== "object" || st === null ||
+    typeof st.min_radius !== "number" ||
+    typeof st.serve_new_options !== "boolean" ||
+    typeof st.force_thresholds !== "object" ||
+    typeof drift?.single_p !== "number" ||
+    typeof drift.max_novelty !== "number" ||
     typeof drift.delta !== "number" || typeof drift.rearm_window !== "number"
   ) {
     throw new BundleError(`${MANIFEST_FILE} has no valid settings`);
@@ -181,35 +211,64 @@ export function parseManifest(bytes: Uint8Array): Manifest {
 }
 
 /** Checks a file against its manifest entry; throws `BundleError` on a mismatch. */
-export async function verifyFile(manifest: Manifest, name: string, bytes: Uint8Array): Promise<void> {
+export async function verifyFile(
+  manifest: Manifest,
+  name: string,
+  bytes: Uint8Array,
+): Promise<void> {
   const entry = manifest.files[name];
-  if (entry === undefined) throw new BundleError(`${MANIFEST_FILE} has no checksum for ${name}`);
+  if (entry === undefined) {
+    throw new BundleError(`${MANIFEST_FILE} has no checksum for ${name}`);
+  }
   if (bytes.byteLength !== entry.bytes) {
-    throw new BundleError(`${name} is ${bytes.byteLength} bytes, the manifest says ${entry.bytes}: damaged bundle`);
+    throw new BundleError(
+      `${name} is ${bytes.byteLength} bytes, the manifest says ${entry.bytes}: damaged bundle`,
+    );
   }
   if (await sha256Hex(bytes) !== entry.sha256) {
-    throw new BundleError(`${name} does not match its checksum: damaged bundle`);
+    throw new BundleError(
+      `${name} does not match its checksum: damaged bundle`,
+    );
   }
 }
 
 /** Builds a table from checked manifest and weights; throws `BundleError` on a size mismatch. */
-export function decodeTable(manifest: Manifest, weights: Uint8Array, report: unknown): Table {
+export function decodeTable(
+  manifest: Manifest,
+  weights: Uint8Array,
+  report: unknown,
+): Table {
   const tag = new TextDecoder().decode(weights.subarray(0, 8));
   if (weights.byteLength < 16 || tag !== WEIGHTS_TAG) {
-    throw new BundleError(`${WEIGHTS_FILE} is not a decision-table weights file`);
+    throw new BundleError(
+      `${WEIGHTS_FILE} is not a decision-table weights file`,
+    );
   }
-  const view = new DataView(weights.buffer, weights.byteOffset, weights.byteLength);
+  const view = new DataView(
+    weights.buffer,
+    weights.byteOffset,
+    weights.byteLength,
+  );
   if (view.getUint32(8, true) !== FORMAT_VERSION) {
     throw new BundleError(`${WEIGHTS_FILE} has an unsupported format version`);
   }
   const rows = view.getUint32(12, true);
-  if (rows !== manifest.rows) throw new BundleError(`${WEIGHTS_FILE} row count differs from the manifest`);
+  if (rows !== manifest.rows) {
+    throw new BundleError(
+      `${WEIGHTS_FILE} row count differs from the manifest`,
+    );
+  }
   // Copy into an aligned buffer so typed views can be taken at any offset.
   const buffer = weights.slice().buffer;
   let at = 16;
-  const take = <T>(count: number, make: (b: ArrayBuffer, o: number, n: number) => T): T => {
+  const take = <T>(
+    count: number,
+    make: (b: ArrayBuffer, o: number, n: number) => T,
+  ): T => {
     if (at + count * 4 > buffer.byteLength) {
-      throw new BundleError(`${WEIGHTS_FILE} is shorter than the manifest describes`);
+      throw new BundleError(
+        `${WEIGHTS_FILE} is shorter than the manifest describes`,
+      );
     }
     const out = make(buffer, at, count);
     at += count * 4;
@@ -221,7 +280,11 @@ export function decodeTable(manifest: Manifest, weights: Uint8Array, report: unk
   const rowOf = new Int32Array(size).fill(-1);
   for (let r = 0; r < rows; r++) {
     const b = rowBuckets[r]!;
-    if (b < 0 || b >= size) throw new BundleError(`${WEIGHTS_FILE} has a bucket outside the hash space`);
+    if (b < 0 || b >= size) {
+      throw new BundleError(
+        `${WEIGHTS_FILE} has a bucket outside the hash space`,
+      );
+    }
     rowOf[b] = r;
   }
   const questions: QuestionTable[] = manifest.questions.map((mq) => {
@@ -241,7 +304,11 @@ export function decodeTable(manifest: Manifest, weights: Uint8Array, report: unk
       wordVectors: new Map(),
     };
   });
-  if (at !== buffer.byteLength) throw new BundleError(`${WEIGHTS_FILE} is longer than the manifest describes`);
+  if (at !== buffer.byteLength) {
+    throw new BundleError(
+      `${WEIGHTS_FILE} is longer than the manifest describes`,
+    );
+  }
   return {
     featurizer: manifest.featurizer,
     settings: manifest.settings,

@@ -25,7 +25,11 @@ async function readPart(dir: string, name: string): Promise<Uint8Array> {
     if (e instanceof Deno.errors.NotFound) {
       throw new BundleError(`Cannot load bundle ${dir}: ${name} is missing`);
     }
-    throw new BundleError(`Cannot load bundle ${dir}: ${name}: ${(e as Error).message.split("\n")[0]}`);
+    throw new BundleError(
+      `Cannot load bundle ${dir}: ${name}: ${
+        (e as Error).message.split("\n")[0]
+      }`,
+    );
   }
 }
 
@@ -36,11 +40,17 @@ async function readPart(dir: string, name: string): Promise<Uint8Array> {
 export async function loadBundle(dir: string): Promise<Table> {
   try {
     const stat = await Deno.stat(dir);
-    if (!stat.isDirectory) throw new BundleError(`Cannot load bundle ${dir}: not a folder`);
+    if (!stat.isDirectory) {
+      throw new BundleError(`Cannot load bundle ${dir}: not a folder`);
+    }
   } catch (e) {
     if (e instanceof BundleError) throw e;
-    if (e instanceof Deno.errors.NotFound) throw new BundleError(`Cannot load bundle ${dir}: no such folder`);
-    throw new BundleError(`Cannot load bundle ${dir}: ${(e as Error).message.split("\n")[0]}`);
+    if (e instanceof Deno.errors.NotFound) {
+      throw new BundleError(`Cannot load bundle ${dir}: no such folder`);
+    }
+    throw new BundleError(
+      `Cannot load bundle ${dir}: ${(e as Error).message.split("\n")[0]}`,
+    );
   }
   try {
     const manifest = parseManifest(await readPart(dir, MANIFEST_FILE));
@@ -51,7 +61,9 @@ export async function loadBundle(dir: string): Promise<Table> {
     const report = JSON.parse(new TextDecoder().decode(reportBytes));
     return decodeTable(manifest, weights, report);
   } catch (e) {
-    if (e instanceof BundleError && e.message.startsWith("Cannot load bundle")) throw e;
+    if (
+      e instanceof BundleError && e.message.startsWith("Cannot load bundle")
+    ) throw e;
     throw new BundleError(`Cannot load bundle ${dir}: ${(e as Error).message}`);
   }
 }
@@ -61,17 +73,26 @@ export async function loadBundle(dir: string): Promise<Table> {
  * is replaced; an existing folder that is not a bundle is left alone and
  * the write refused.
  */
-export async function writeBundleAtomically(dir: string, files: Map<string, Uint8Array>): Promise<void> {
+export async function writeBundleAtomically(
+  dir: string,
+  files: Map<string, Uint8Array>,
+): Promise<void> {
   const clean = dir.replace(/\/+$/, "") || dir;
   let exists = false;
   try {
     const stat = await Deno.stat(clean);
     exists = true;
-    if (!stat.isDirectory) throw new BundleError(`Cannot write bundle ${clean}: a file of that name exists`);
+    if (!stat.isDirectory) {
+      throw new BundleError(
+        `Cannot write bundle ${clean}: a file of that name exists`,
+      );
+    }
     const entries = [];
     for await (const e of Deno.readDir(clean)) entries.push(e.name);
     if (entries.length > 0 && !entries.includes(MANIFEST_FILE)) {
-      throw new BundleError(`Cannot write bundle ${clean}: the folder exists and is not a bundle`);
+      throw new BundleError(
+        `Cannot write bundle ${clean}: the folder exists and is not a bundle`,
+      );
     }
   } catch (e) {
     if (!(e instanceof Deno.errors.NotFound)) throw e;
@@ -80,7 +101,9 @@ export async function writeBundleAtomically(dir: string, files: Map<string, Uint
   const temp = `${clean}.tmp-${suffix}`;
   await Deno.mkdir(temp, { recursive: true });
   try {
-    for (const [name, bytes] of files) await Deno.writeFile(`${temp}/${name}`, bytes);
+    for (const [name, bytes] of files) {
+      await Deno.writeFile(`${temp}/${name}`, bytes);
+    }
     if (exists) {
       const old = `${clean}.old-${suffix}`;
       await Deno.rename(clean, old);

@@ -32,12 +32,19 @@ export function oneLine(e: unknown): string {
 }
 
 /** Reads a file as text; an operating-system failure becomes a one-line error. */
-export async function readTextFile(path: string, what: string): Promise<string> {
+export async function readTextFile(
+  path: string,
+  what: string,
+): Promise<string> {
   try {
     return await Deno.readTextFile(path);
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) throw new UsageError(`Cannot read ${what} ${path}: no such file`);
-    if (e instanceof Deno.errors.IsADirectory) throw new UsageError(`Cannot read ${what} ${path}: it is a folder`);
+    if (e instanceof Deno.errors.NotFound) {
+      throw new UsageError(`Cannot read ${what} ${path}: no such file`);
+    }
+    if (e instanceof Deno.errors.IsADirectory) {
+      throw new UsageError(`Cannot read ${what} ${path}: it is a folder`);
+    }
     throw new UsageError(`Cannot read ${what} ${path}: ${oneLine(e)}`);
   }
 }

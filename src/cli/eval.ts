@@ -7,14 +7,15 @@
 import { parseArgs } from "node:util";
 import { loadBundle } from "../bundle/files.ts";
 import { assess, prepareText } from "../engine/answer.ts";
-import { DriftMonitor, type DriftGuard, QUIET_GUARD } from "../engine/drift.ts";
+import { type DriftGuard, DriftMonitor, QUIET_GUARD } from "../engine/drift.ts";
 import type { Table } from "../engine/table.ts";
 import { clopperPearson } from "../train/stats.ts";
 import { parseTraces, type TraceSet } from "../train/traces.ts";
 import { progressPrinter, readTextFile, UsageError } from "./common.ts";
 
 /** Usage text of `eval`. */
-export const EVAL_USAGE = `Usage: eval --bundle DIR --traces FILE [--json] [--stream]
+export const EVAL_USAGE =
+  `Usage: eval --bundle DIR --traces FILE [--json] [--stream]
 
 Answers every trace with the bundle, as serving would, and reports per question:
 answers, certified share, disagreement among certified answers (with the upper
@@ -53,11 +54,20 @@ export function evaluate(
   table: Table,
   traces: TraceSet,
   stream: boolean,
-): { questions: Record<string, EvalFigures>; stream?: Record<string, StreamEvents> } {
+): {
+  questions: Record<string, EvalFigures>;
+  stream?: Record<string, StreamEvents>;
+} {
   const monitor = stream ? new DriftMonitor(table.settings.drift) : undefined;
   const guard: DriftGuard = monitor ?? QUIET_GUARD;
   const asked = traces.questions.filter((q) => table.byName.has(q.name));
-  const tallies = asked.map(() => ({ n: 0, certified: 0, wrongCertified: 0, right: 0, unlearned: 0 }));
+  const tallies = asked.map(() => ({
+    n: 0,
+    certified: 0,
+    wrongCertified: 0,
+    right: 0,
+    unlearned: 0,
+  }));
   const events: Record<string, StreamEvents> = {};
   const lastStatus = new Map<string, string>();
   for (const q of asked) {
@@ -87,7 +97,9 @@ export function evaluate(
       if (monitor !== undefined) {
         const state = monitor.state(q.name);
         if (state.status !== lastStatus.get(q.name)) {
-          const list = state.status === "alarmed" ? events[q.name]!.raised : events[q.name]!.cleared;
+          const list = state.status === "alarmed"
+            ? events[q.name]!.raised
+            : events[q.name]!.cleared;
           list.push(state.observed);
           lastStatus.set(q.name, state.status);
         }
@@ -129,33 +141,55 @@ export async function evalCommand(args: string[]): Promise<number> {
     console.log(EVAL_USAGE);
     return 0;
   }
-  if (values.bundle === undefined) throw new UsageError("eval needs --bundle DIR (see eval --help)");
-  if (values.traces === undefined) throw new UsageError("eval needs --traces FILE (see eval --help)");
+  if (values.bundle === undefined) {
+    throw new UsageError("eval needs --bundle DIR (see eval --help)");
+  }
+  if (values.traces === undefined) {
+    throw new UsageError("eval needs --traces FILE (see eval --help)");
+  }
   const say = progressPrinter(values.json);
   const table = await loadBundle(values.bundle);
-  const traces = parseTraces(values.traces, await readTextFile(values.traces, "traces"));
+  const traces = parseTraces(
+    values.traces,
+    await readTextFile(values.traces, "traces"),
+  );
   for (const q of traces.questions) {
-    if (!table.byName.has(q.name)) console.error(`note: the bundle has no question "${q.name}"; its answers are skipped`);
+    if (!table.byName.has(q.name)) {
+      console.error(
+        `note: the bundle has no question "${q.name}"; its answers are skipped`,
+      );
+    }
   }
   const started = performance.now();
   const result = evaluate(table, traces, values.stream);
   const seconds = (performance.now() - started) / 1000;
-  if (seconds > 1) say(`evaluated ${traces.texts.length} traces in ${seconds.toFixed(2)}s`);
+  if (seconds > 1) {
+    say(`evaluated ${traces.texts.length} traces in ${seconds.toFixed(2)}s`);
+  }
   if (values.json) {
     console.log(JSON.stringify(result, null, 2));
     return 0;
   }
-  const pct = (x: number | null) => x === null ? "n/a" : `${(x * 100).toFixed(1)}%`;
+  const pct = (x: number | null) =>
+    x === null ? "n/a" : `${(x * 100).toFixed(1)}%`;
   for (const [name, f] of Object.entries(result.questions)) {
     console.log(
-      `${name}: ${f.n} answers, ${f.certified} certified (${pct(f.coverage)}), ${f.disagreements} disagreements ` +
-        `(${pct(f.disagreement)}, 95% CI up to ${pct(f.disagreement_upper)}), accuracy ${pct(f.accuracy)}` +
-        (f.unlearned_answers > 0 ? `, ${f.unlearned_answers} answers name options the bundle never learned` : ""),
+      `${name}: ${f.n} answers, ${f.certified} certified (${
+        pct(f.coverage)
+      }), ${f.disagreements} disagreements ` +
+        `(${pct(f.disagreement)}, 95% CI up to ${
+          pct(f.disagreement_upper)
+        }), accuracy ${pct(f.accuracy)}` +
+        (f.unlearned_answers > 0
+          ? `, ${f.unlearned_answers} answers name options the bundle never learned`
+          : ""),
     );
     const ev = result.stream?.[name];
     if (ev !== undefined) {
       console.log(
-        `  drift alarm raised at request ${ev.raised.join(", ") || "(never)"}; cleared at ${ev.cleared.join(", ") || "(never)"}`,
+        `  drift alarm raised at request ${
+          ev.raised.join(", ") || "(never)"
+        }; cleared at ${ev.cleared.join(", ") || "(never)"}`,
       );
     }
   }

@@ -23,7 +23,9 @@ Options:
 
 /** A plain summary of a loaded table. */
 export function describe(table: Table): Record<string, unknown> {
-  const report = (table.info.report ?? {}) as { questions?: { name: string; test?: unknown; model?: unknown }[] };
+  const report = (table.info.report ?? {}) as {
+    questions?: { name: string; test?: unknown; model?: unknown }[];
+  };
   return {
     format: table.info.format,
     format_version: table.info.format_version,
@@ -33,7 +35,8 @@ export function describe(table: Table): Record<string, unknown> {
     settings: table.settings,
     drift_guard: {
       ...table.settings.drift,
-      note: "online guard starts quiet at every server start; see /v1/stats for its live state",
+      note:
+        "online guard starts quiet at every server start; see /v1/stats for its live state",
     },
     questions: table.questions.map((q) => {
       const r = report.questions?.find((x) => x.name === q.name);
@@ -49,6 +52,20 @@ export function describe(table: Table): Record<string, unknown> {
       };
     }),
   };
+}
+
+interface InspectedQuestion {
+  name: string;
+  kind: string;
+  options: string[];
+  calibration: {
+    status: string;
+    threshold: number | null;
+    alpha: number;
+    delta: number;
+    reason: string | null;
+  };
+  test: Record<string, number | null> | null;
 }
 
 /** Runs `inspect`; returns the exit code. */
@@ -67,38 +84,57 @@ export async function inspectCommand(args: string[]): Promise<number> {
     console.log(INSPECT_USAGE);
     return 0;
   }
-  if (values.bundle === undefined) throw new UsageError("inspect needs --bundle DIR (see inspect --help)");
+  if (values.bundle === undefined) {
+    throw new UsageError("inspect needs --bundle DIR (see inspect --help)");
+  }
   const table = await loadBundle(values.bundle);
   const d = describe(table);
   if (values.json) {
     console.log(JSON.stringify(d, null, 2));
     return 0;
   }
-  const pct = (x: unknown) => typeof x === "number" ? `${(x * 100).toFixed(1)}%` : "n/a";
-  console.log(`bundle ${values.bundle}: format ${d.format} v${d.format_version}, tool ${d.tool_version}, ${table.rowCount} rows`);
+  const pct = (x: unknown) =>
+    typeof x === "number" ? `${(x * 100).toFixed(1)}%` : "n/a";
+  console.log(
+    `bundle ${values.bundle}: format ${d.format} v${d.format_version}, tool ${d.tool_version}, ${table.rowCount} rows`,
+  );
   const f = table.featurizer;
   console.log(
-    `featurizer: 2^${f.buckets_log2} buckets, char n-grams ${f.char_ngram_min}-${f.char_ngram_max}, words capped at ${f.max_word_length}, bigrams ${f.bigrams ? "on" : "off"}`,
+    `featurizer: 2^${f.buckets_log2} buckets, char n-grams ${f.char_ngram_min}-${f.char_ngram_max}, words capped at ${f.max_word_length}, bigrams ${
+      f.bigrams ? "on" : "off"
+    }`,
   );
   const s = table.settings;
   console.log(
-    `settings: min radius ${s.min_radius} (exposed), new options ${s.serve_new_options ? "served" : "deferred"}, forced thresholds ${
-      Object.entries(s.force_thresholds).map(([q, t]) => `${q}=${t}`).join(", ") || "none"
+    `settings: min radius ${s.min_radius} (exposed), new options ${
+      s.serve_new_options ? "served" : "deferred"
+    }, forced thresholds ${
+      Object.entries(s.force_thresholds).map(([q, t]) => `${q}=${t}`).join(
+        ", ",
+      ) || "none"
     }`,
   );
   console.log(
-    `drift guard: single texts with drift p <= ${s.drift.single_p} or over ${s.drift.max_novelty * 100}% unseen features not certified; online alarm at evidence ${1 / s.drift.delta} (delta ${s.drift.delta}), cleared after ${s.drift.rearm_window} normal requests; quiet at start`,
+    `drift guard: single texts with drift p <= ${s.drift.single_p} or over ${
+      s.drift.max_novelty * 100
+    }% unseen features not certified; online alarm at evidence ${
+      1 / s.drift.delta
+    } (delta ${s.drift.delta}), cleared after ${s.drift.rearm_window} normal requests; quiet at start`,
   );
-  for (const q of d.questions as Record<string, any>[]) {
+  for (const q of d.questions as InspectedQuestion[]) {
     const t = q.test ?? {};
     console.log(
       `- ${q.name} (${q.kind}, ${q.options.length} options): ${q.calibration.status}, threshold ${
         q.calibration.threshold?.toFixed(4) ?? "none"
-      } at alpha ${q.calibration.alpha}, delta ${q.calibration.delta}; test: ${pct(t.coverage)} certified, ${
-        pct(t.disagreement)
-      } disagreement (CI up to ${pct(t.disagreement_upper)}), accuracy ${pct(t.accuracy)}`,
+      } at alpha ${q.calibration.alpha}, delta ${q.calibration.delta}; test: ${
+        pct(t.coverage)
+      } certified, ${pct(t.disagreement)} disagreement (CI up to ${
+        pct(t.disagreement_upper)
+      }), accuracy ${pct(t.accuracy)}`,
     );
-    if (q.calibration.reason) console.log(`  uncalibrated because ${q.calibration.reason}`);
+    if (q.calibration.reason) {
+      console.log(`  uncalibrated because ${q.calibration.reason}`);
+    }
   }
   return 0;
 }

@@ -8,9 +8,18 @@ import { parseArgs } from "node:util";
 import { encodeBundle } from "../bundle/codec.ts";
 import { writeBundleAtomically } from "../bundle/files.ts";
 import { parseTraces } from "../train/traces.ts";
-import { DEFAULT_TRAIN_OPTIONS, train, type TrainOptions } from "../train/trainer.ts";
+import {
+  DEFAULT_TRAIN_OPTIONS,
+  train,
+  type TrainOptions,
+} from "../train/trainer.ts";
 import { TOOL_VERSION } from "../version.ts";
-import { numberFlag, progressPrinter, readTextFile, UsageError } from "./common.ts";
+import {
+  numberFlag,
+  progressPrinter,
+  readTextFile,
+  UsageError,
+} from "./common.ts";
 
 /** Usage text of `train`. */
 export const TRAIN_USAGE = `Usage: train --traces FILE [--out DIR] [options]
@@ -70,7 +79,9 @@ export async function trainCommand(args: string[]): Promise<number> {
     console.log(TRAIN_USAGE);
     return 0;
   }
-  if (values.traces === undefined) throw new UsageError("train needs --traces FILE (see train --help)");
+  if (values.traces === undefined) {
+    throw new UsageError("train needs --traces FILE (see train --help)");
+  }
   const unit = (n: number) => n > 0 && n < 1;
   const d = DEFAULT_TRAIN_OPTIONS;
   const forced: Record<string, number> = {};
@@ -78,7 +89,9 @@ export async function trainCommand(args: string[]): Promise<number> {
     const at = item.lastIndexOf("=");
     const t = at > 0 ? Number(item.slice(at + 1)) : NaN;
     if (at <= 0 || !(t >= 0 && t <= 1) || item.slice(at + 1).trim() === "") {
-      throw new UsageError(`--force-threshold must be QUESTION=T with T in [0, 1]: got "${item}"`);
+      throw new UsageError(
+        `--force-threshold must be QUESTION=T with T in [0, 1]: got "${item}"`,
+      );
     }
     forced[item.slice(0, at)] = t;
   }
@@ -86,31 +99,89 @@ export async function trainCommand(args: string[]): Promise<number> {
     ...d,
     alpha: numberFlag("alpha", values.alpha, d.alpha, unit, "in (0, 1)"),
     delta: numberFlag("delta", values.delta, d.delta, unit, "in (0, 1)"),
-    seed: numberFlag("seed", values.seed, d.seed, Number.isSafeInteger, "an integer"),
-    calibrationShare: numberFlag("calibration-share", values["calibration-share"], d.calibrationShare, unit, "in (0, 1)"),
-    testShare: numberFlag("test-share", values["test-share"], d.testShare, unit, "in (0, 1)"),
-    maxEpochs: numberFlag("max-epochs", values["max-epochs"], d.maxEpochs, (n) => Number.isInteger(n) && n >= 1, "a positive integer"),
+    seed: numberFlag(
+      "seed",
+      values.seed,
+      d.seed,
+      Number.isSafeInteger,
+      "an integer",
+    ),
+    calibrationShare: numberFlag(
+      "calibration-share",
+      values["calibration-share"],
+      d.calibrationShare,
+      unit,
+      "in (0, 1)",
+    ),
+    testShare: numberFlag(
+      "test-share",
+      values["test-share"],
+      d.testShare,
+      unit,
+      "in (0, 1)",
+    ),
+    maxEpochs: numberFlag(
+      "max-epochs",
+      values["max-epochs"],
+      d.maxEpochs,
+      (n) => Number.isInteger(n) && n >= 1,
+      "a positive integer",
+    ),
     settings: {
-      min_radius: numberFlag("min-radius", values["min-radius"], d.settings.min_radius, (n) => Number.isInteger(n) && n >= 1, "a positive integer"),
+      min_radius: numberFlag(
+        "min-radius",
+        values["min-radius"],
+        d.settings.min_radius,
+        (n) => Number.isInteger(n) && n >= 1,
+        "a positive integer",
+      ),
       serve_new_options: values["serve-new-options"],
       force_thresholds: forced,
       drift: {
-        delta: numberFlag("drift-delta", values["drift-delta"], d.settings.drift.delta, unit, "in (0, 1)"),
-        rearm_window: numberFlag("drift-window", values["drift-window"], d.settings.drift.rearm_window, (n) => Number.isInteger(n) && n >= 1, "a positive integer"),
-        single_p: numberFlag("drift-single-p", values["drift-single-p"], d.settings.drift.single_p, (n) => n >= 0 && n < 1, "in [0, 1)"),
-        max_novelty: numberFlag("drift-max-novelty", values["drift-max-novelty"], d.settings.drift.max_novelty, (n) => n >= 0 && n <= 1, "in [0, 1]"),
+        delta: numberFlag(
+          "drift-delta",
+          values["drift-delta"],
+          d.settings.drift.delta,
+          unit,
+          "in (0, 1)",
+        ),
+        rearm_window: numberFlag(
+          "drift-window",
+          values["drift-window"],
+          d.settings.drift.rearm_window,
+          (n) => Number.isInteger(n) && n >= 1,
+          "a positive integer",
+        ),
+        single_p: numberFlag(
+          "drift-single-p",
+          values["drift-single-p"],
+          d.settings.drift.single_p,
+          (n) => n >= 0 && n < 1,
+          "in [0, 1)",
+        ),
+        max_novelty: numberFlag(
+          "drift-max-novelty",
+          values["drift-max-novelty"],
+          d.settings.drift.max_novelty,
+          (n) => n >= 0 && n <= 1,
+          "in [0, 1]",
+        ),
       },
     },
     progress: progressPrinter(values.quiet),
   };
   if (options.calibrationShare + options.testShare >= 0.9) {
-    throw new UsageError("--calibration-share plus --test-share must leave at least 10% of traces to train on");
+    throw new UsageError(
+      "--calibration-share plus --test-share must leave at least 10% of traces to train on",
+    );
   }
   const content = await readTextFile(values.traces, "traces");
   const traces = parseTraces(values.traces, content);
   for (const q of Object.keys(forced)) {
     if (!traces.questions.some((t) => t.name === q)) {
-      throw new UsageError(`--force-threshold names question "${q}", which no trace answers`);
+      throw new UsageError(
+        `--force-threshold names question "${q}", which no trace answers`,
+      );
     }
   }
   const result = train(traces, options);
@@ -126,12 +197,21 @@ export async function trainCommand(args: string[]): Promise<number> {
   await writeBundleAtomically(values.out, files);
   for (const q of result.report.questions) {
     const t = q.test;
-    const pct = (x: number | null) => x === null ? "n/a" : `${(x * 100).toFixed(1)}%`;
+    const pct = (x: number | null) =>
+      x === null ? "n/a" : `${(x * 100).toFixed(1)}%`;
     console.log(
-      `${q.name}: ${q.calibration.status}, threshold ${q.calibration.threshold?.toFixed(4) ?? "none"}; ` +
-        `test: ${pct(t.coverage)} certified, ${pct(t.disagreement)} disagreement (95% CI up to ${pct(t.disagreement_upper)}), accuracy ${pct(t.accuracy)}`,
+      `${q.name}: ${q.calibration.status}, threshold ${
+        q.calibration.threshold?.toFixed(4) ?? "none"
+      }; ` +
+        `test: ${pct(t.coverage)} certified, ${
+          pct(t.disagreement)
+        } disagreement (95% CI up to ${pct(t.disagreement_upper)}), accuracy ${
+          pct(t.accuracy)
+        }`,
     );
   }
-  console.log(`wrote ${values.out} (${result.report.rows} rows, ${result.report.seconds}s)`);
+  console.log(
+    `wrote ${values.out} (${result.report.rows} rows, ${result.report.seconds}s)`,
+  );
   return 0;
 }

@@ -33,7 +33,11 @@ import {
   type Table,
 } from "./table.ts";
 import { radiusOf } from "./radius.ts";
-import { type DriftGuard, driftScore, singleTextLooksFamiliar } from "./drift.ts";
+import {
+  type DriftGuard,
+  driftScore,
+  singleTextLooksFamiliar,
+} from "./drift.ts";
 
 /** Why an answer is not certified. */
 export type Flag =
@@ -137,7 +141,6 @@ export function assess(
 ): Assessment {
   const q = table.byName.get(name);
   if (q === undefined) return unsupportedAssessment(name);
-  const k = q.options.length;
   const logits = scoreText(table, q, text.features);
   const full = softmax(logits, q.temperature);
   const best = argmax(full);
@@ -146,7 +149,9 @@ export function assess(
   // Which options are offered, and are they all known?
   let offered: number[] | undefined;
   let unknownOffered = false;
-  if (q.kind === "choice" && ask.options !== undefined && ask.options.length > 0) {
+  if (
+    q.kind === "choice" && ask.options !== undefined && ask.options.length > 0
+  ) {
     const seen = new Set<number>();
     for (const o of ask.options) {
       const i = q.optionIndex.get(o);
@@ -184,11 +189,20 @@ export function assess(
     top = topOptions(q, narrowed, offered);
   }
 
-  const score = text.features.empty ? null : driftScore(text.novelty, fullConfidence);
+  const score = text.features.empty
+    ? null
+    : driftScore(text.novelty, fullConfidence);
   const quiet = score === null ? true : guard.observe(q, score) &&
-    singleTextLooksFamiliar(table.settings.drift, q.drift.scores, text.novelty, score);
+    singleTextLooksFamiliar(
+      table.settings.drift,
+      q.drift.scores,
+      text.novelty,
+      score,
+    );
 
-  answer.radius = served < 0 ? null : radiusOf(table, q, text.features, logits, served, offered);
+  answer.radius = served < 0
+    ? null
+    : radiusOf(table, q, text.features, logits, served, offered);
   answer.flag = firstFailure(table, q, text, {
     unknownOffered,
     removed: served !== best,
@@ -226,7 +240,9 @@ function firstFailure(
 ): Flag | null {
   if (text.features.empty) return "empty_input";
   if (r.unknownOffered) {
-    return table.settings.serve_new_options ? "new_options_served" : "options_changed";
+    return table.settings.serve_new_options
+      ? "new_options_served"
+      : "options_changed";
   }
   if (r.removed) return "option_removed";
   const forced = table.settings.force_thresholds[q.name];
@@ -234,7 +250,9 @@ function firstFailure(
   const { threshold } = q.calibration;
   if (threshold === null) return manual ? "manual_threshold" : "uncalibrated";
   if (!r.quiet) return "drift";
-  if (r.fullConfidence < threshold) return manual ? "manual_threshold" : "low_confidence";
+  if (r.fullConfidence < threshold) {
+    return manual ? "manual_threshold" : "low_confidence";
+  }
   if (r.exposed && r.radius !== null && r.radius < table.settings.min_radius) {
     return "low_radius";
   }
@@ -259,9 +277,15 @@ function shapeAnswer(
       probability: p[at(0)] ?? 0,
     };
   }
-  const probabilities: Record<string, number> = {};
-  const idx = offered ?? q.options.map((_, i) => i);
-  for (let t = 0; t < idx.length; t++) probabilities[q.options[idx[t]!]!] = p[t]!;
+  let probabilities: Record<string, number>;
+  if (offered === undefined) {
+    probabilities = probabilitiesMaker(q)(p);
+  } else {
+    probabilities = {};
+    for (let t = 0; t < offered.length; t++) {
+      probabilities[q.options[offered[t]!]!] = p[t]!;
+    }
+  }
   return {
     choice: q.options[index]!,
     confidence,
@@ -272,19 +296,58 @@ function shapeAnswer(
   };
 }
 
+const makers = new WeakMap<
+  QuestionTable,
+  (p: Float64Array) => Record<string, number>
+>();
+
+/**
+ * A function that builds the option-to-probability object of a question in
+ * one object literal. Objects with many keys built one key at a time fall
+ * into slow dictionary mode; a literal keeps the hot path fast. The option
+ * names enter the source as JSON string literals, so any name is safe.
+ */
+function probabilitiesMaker(
+  q: QuestionTable,
+): (p: Float64Array) => Record<string, number> {
+  let make = makers.get(q);
+  if (make === undefined) {
+    const body = q.options.map((o, i) => `${JSON.stringify(o)}: p[${i}]`).join(
+      ", ",
+    );
+    make = new Function("p", `return { ${body} };`) as (
+      p: Float64Array,
+    ) => Record<string, number>;
+    makers.set(q, make);
+  }
+  return make;
+}
+
 function topOptions(
   q: QuestionTable,
   p: Float64Array,
   offered: number[] | undefined,
 ): { option: string; probability: number }[] {
-  const idx = offered ?? q.options.map((_, i) => i);
-  const order = idx.map((_, t) => t).sort((a, b) => p[b]! - p[a]!).slice(0, 3);
-  return order.map((t) => ({ option: q.options[idx[t]!]!, probability: p[t]! }));
+  // A linear pass keeps the three best: no sort of every option per request.
+  const best = [-1, -1, -1];
+  for (let t = 0; t < p.length; t++) {
+    if (best[0]! < 0 || p[t]! > p[best[0]!]!) {
+      [best[0], best[1], best[2]] = [t, best[0]!, best[1]!];
+    } else if (best[1]! < 0 || p[t]! > p[best[1]!]!) {
+      [best[1], best[2]] = [t, best[1]!];
+    } else if (best[2]! < 0 || p[t]! > p[best[2]!]!) best[2] = t;
+  }
+  return best.filter((t) => t >= 0).map((t) => ({
+    option: q.options[offered === undefined ? t : offered[t]!]!,
+    probability: p[t]!,
+  }));
 }
 
 /** The same answer with its fields in the order the interface lists them. */
 function orderFields(a: Answer): Answer {
-  const head = a.choice !== undefined ? { choice: a.choice } : { answer: a.answer ?? false };
+  const head = a.choice !== undefined
+    ? { choice: a.choice }
+    : { answer: a.answer ?? false };
   const tail = a.probabilities !== undefined
     ? { probabilities: a.probabilities }
     : { probability: a.probability ?? 0 };

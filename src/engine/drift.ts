@@ -178,9 +178,13 @@ export class DriftMonitor implements DriftGuard {
   /** A monitor with the given settings; `seed` fixes the p-value smoothing. */
   constructor(settings: DriftSettings, seed = 1) {
     if (!(settings.delta > 0 && settings.delta < 1)) {
-      throw new RangeError(`Drift delta must be in (0, 1): got ${settings.delta}`);
+      throw new RangeError(
+        `Drift delta must be in (0, 1): got ${settings.delta}`,
+      );
     }
-    if (!(Number.isInteger(settings.rearm_window) && settings.rearm_window >= 1)) {
+    if (
+      !(Number.isInteger(settings.rearm_window) && settings.rearm_window >= 1)
+    ) {
       throw new RangeError(
         `Drift re-arm window must be a positive integer: got ${settings.rearm_window}`,
       );
@@ -304,7 +308,9 @@ function jumpAndBet(shares: Float64Array, p: number): number {
   let growth = 0;
   for (let i = 0; i < m; i++) {
     const share = (1 - JUMP) * shares[i]! + JUMP / m;
-    const factor = i === 0 ? 1 : Math.exp(LOG_EPSILONS[i - 1]! + (EPSILONS[i - 1]! - 1) * lp);
+    const factor = i === 0
+      ? 1
+      : Math.exp(LOG_EPSILONS[i - 1]! + (EPSILONS[i - 1]! - 1) * lp);
     shares[i] = share * factor;
     growth += shares[i]!;
   }
@@ -323,7 +329,8 @@ export function singleTextLooksFamiliar(
   score: number,
 ): boolean {
   if (novelty > settings.max_novelty) return false;
-  return scores.length === 0 || conformalPValue(scores, score) > settings.single_p;
+  return scores.length === 0 ||
+    conformalPValue(scores, score) > settings.single_p;
 }
 
 /** A read-only view of a guard: judges without recording (for the playground). */

@@ -92,7 +92,10 @@ export function capWord(word: string, max: number): string {
 export type BucketKind = "word" | "ngram" | "bigram";
 
 /** The kind of a bucket, from where it lies in the space. */
-export function bucketKind(bucket: number, settings: FeaturizerSettings): BucketKind {
+export function bucketKind(
+  bucket: number,
+  settings: FeaturizerSettings,
+): BucketKind {
   const quarter = (1 << settings.buckets_log2) >>> 2;
   return bucket < quarter ? "word" : bucket < 2 * quarter ? "ngram" : "bigram";
 }
@@ -134,7 +137,12 @@ export function bigramBucket(
   settings: FeaturizerSettings,
 ): number {
   const half = (1 << settings.buckets_log2) >>> 1;
-  const h = fnv(b, 0, b.length, Math.imul(fnv(a, 0, a.length, WORD_SEED) ^ 32, FNV_PRIME) >>> 0);
+  const h = fnv(
+    b,
+    0,
+    b.length,
+    Math.imul(fnv(a, 0, a.length, WORD_SEED) ^ 32, FNV_PRIME) >>> 0,
+  );
   return half + (mix(h) & (half - 1));
 }
 
@@ -161,7 +169,9 @@ export function featurize(
     let buckets = wordCache?.get(w);
     if (buckets === undefined) {
       buckets = wordBucketsOf(w, settings);
-      if (wordCache !== undefined && wordCache.size < 200_000) wordCache.set(w, buckets);
+      if (wordCache !== undefined && wordCache.size < 200_000) {
+        wordCache.set(w, buckets);
+      }
     }
     wordBuckets.push(buckets);
   }

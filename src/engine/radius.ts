@@ -44,7 +44,11 @@ export function computeGainBounds(
 ): GainBounds {
   const k = optionCount;
   const rows = rowKinds.length;
-  const byKind = [new Float32Array(k * k), new Float32Array(k * k), new Float32Array(k * k)];
+  const byKind = [
+    new Float32Array(k * k),
+    new Float32Array(k * k),
+    new Float32Array(k * k),
+  ];
   for (let r = 0; r < rows; r++) {
     const base = r * k;
     const target = byKind[rowKinds[r]!]!;
@@ -57,12 +61,18 @@ export function computeGainBounds(
       }
     }
   }
-  const [word, ngram, bigramGain] = byKind as [Float32Array, Float32Array, Float32Array];
+  const [word, ngram, bigramGain] = byKind as [
+    Float32Array,
+    Float32Array,
+    Float32Array,
+  ];
   const wordGain = new Float32Array(k * k);
   for (let i = 0; i < wordGain.length; i++) wordGain[i] = word[i]! + ngram[i]!;
   // Float32 storage rounds; round the bounds up so they stay bounds.
   for (const g of [wordGain, bigramGain]) {
-    for (let i = 0; i < g.length; i++) if (g[i]! > 0) g[i] = g[i]! * (1 + 1e-6) + 1e-7;
+    for (let i = 0; i < g.length; i++) {
+      if (g[i]! > 0) g[i] = g[i]! * (1 + 1e-6) + 1e-7;
+    }
   }
   return { wordGain, bigramGain };
 }
@@ -84,16 +94,21 @@ export function radiusOf(
   const k = q.options.length;
   const { rowOf } = table;
   const w = q.weights;
-  let best = Infinity;
+  // Rows of the text's bigrams, looked up once.
   const bg = f.bigramBuckets;
-  for (let t = 0; t < (rivals?.length ?? k); t++) {
+  const rows: number[] = [];
+  for (let i = 0; i < bg.length; i++) {
+    const r = rowOf[bg[i]!]!;
+    if (r >= 0) rows.push(r * k);
+  }
+  let best = Infinity;
+  const count = rivals?.length ?? k;
+  for (let t = 0; t < count; t++) {
     const b = rivals === undefined ? t : rivals[t]!;
     if (b === a) continue;
     let removal = 0;
-    for (let i = 0; i < bg.length; i++) {
-      const r = rowOf[bg[i]!]!;
-      if (r < 0) continue;
-      const d = w[r * k + a]! - w[r * k + b]!;
+    for (let i = 0; i < rows.length; i++) {
+      const d = w[rows[i]! + a]! - w[rows[i]! + b]!;
       if (d > removal) removal = d;
     }
     const gain = q.wordGain[a * k + b]! + 2 * q.bigramGain[a * k + b]! +

@@ -13,10 +13,16 @@ function pct(x: number): string {
 /** One sentence saying why an answer is or is not certified. */
 export function reasonInWords(a: Assessment): string {
   const { answer, threshold, alpha, fullConfidence } = a;
-  const bound = alpha === null ? "" : ` (certified answers disagree with the model at most ${pct(alpha)} of the time)`;
+  const bound = alpha === null
+    ? ""
+    : ` (certified answers disagree with the model at most ${
+      pct(alpha)
+    } of the time)`;
   switch (answer.flag) {
     case null:
-      return `Certified: confidence ${pct(fullConfidence)} reaches the threshold ${pct(threshold ?? 0)}${bound}.`;
+      return `Certified: confidence ${
+        pct(fullConfidence)
+      } reaches the threshold ${pct(threshold ?? 0)}${bound}.`;
     case "empty_input":
       return "Not certified: the text is empty, and an empty text is never served.";
     case "unsupported":
@@ -32,10 +38,14 @@ export function reasonInWords(a: Assessment): string {
     case "drift":
       return "Not certified: the drift guard withholds certification (recent traffic, or this text, does not look like the calibration data).";
     case "low_confidence":
-      return `Not certified: confidence ${pct(fullConfidence)} is below the threshold ${pct(threshold ?? 1)}.`;
+      return `Not certified: confidence ${
+        pct(fullConfidence)
+      } is below the threshold ${pct(threshold ?? 1)}.`;
     case "low_radius":
       return `Not certified: ${answer.radius} inserted word(s) could change the answer, fewer than the bundle's minimum for exposed input.`;
     case "manual_threshold":
-      return `Served by a forced threshold but not certified: confidence ${pct(fullConfidence)} is below the calibrated threshold.`;
+      return `Served by a forced threshold but not certified: confidence ${
+        pct(fullConfidence)
+      } is below the calibrated threshold.`;
   }
 }

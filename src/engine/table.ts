@@ -171,17 +171,21 @@ export function softmax(
   temperature: number,
   subset?: readonly number[],
 ): Float64Array {
-  const idx = subset ?? Array.from(logits, (_, i) => i);
-  const p = new Float64Array(idx.length);
+  const n = subset === undefined ? logits.length : subset.length;
+  const p = new Float64Array(n);
   let max = -Infinity;
-  for (const i of idx) max = Math.max(max, logits[i]! / temperature);
+  for (let t = 0; t < n; t++) {
+    const v = logits[subset === undefined ? t : subset[t]!]! / temperature;
+    p[t] = v;
+    if (v > max) max = v;
+  }
   let sum = 0;
-  for (let t = 0; t < idx.length; t++) {
-    const e = Math.exp(logits[idx[t]!]! / temperature - max);
+  for (let t = 0; t < n; t++) {
+    const e = Math.exp(p[t]! - max);
     p[t] = e;
     sum += e;
   }
-  for (let t = 0; t < p.length; t++) p[t]! /= sum;
+  for (let t = 0; t < n; t++) p[t]! /= sum;
   return p;
 }
 

@@ -41,14 +41,18 @@ const ASCII_ONLY = /^[\x00-\x7f]*$/;
 export function segmentWords(text: string): string[] {
   if (ASCII_ONLY.test(text)) return asciiWords(text);
   const out: string[] = [];
-  for (const s of segmenter.segment(text)) if (s.isWordLike) out.push(s.segment);
+  for (const s of segmenter.segment(text)) {
+    if (s.isWordLike) out.push(s.segment);
+  }
   return out;
 }
 
 /** UAX #29 word segmentation restricted to the ASCII range. */
 export function segmentWordsSlow(text: string): string[] {
   const out: string[] = [];
-  for (const s of segmenter.segment(text)) if (s.isWordLike) out.push(s.segment);
+  for (const s of segmenter.segment(text)) {
+    if (s.isWordLike) out.push(s.segment);
+  }
   return out;
 }
 

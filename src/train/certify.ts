@@ -36,7 +36,11 @@ export interface ThresholdChoice {
  * the confidences at coverage levels from `start` to 1 in `steps` steps,
  * strictest first, duplicates dropped, ending with 0 (certify everything).
  */
-export function candidateGrid(reference: Float64Array, start: number, steps = 200): number[] {
+export function candidateGrid(
+  reference: Float64Array,
+  start: number,
+  steps = 200,
+): number[] {
   const sorted = Float64Array.from(reference).sort();
   const n = sorted.length;
   const grid: number[] = [];
@@ -63,7 +67,9 @@ export function chooseThreshold(
   alpha: number,
   delta: number,
 ): ThresholdChoice {
-  const order = Array.from(confidences, (_, i) => i).sort((a, b) => confidences[b]! - confidences[a]!);
+  const order = Array.from(confidences, (_, i) => i).sort((a, b) =>
+    confidences[b]! - confidences[a]!
+  );
   let at = 0;
   let n = 0;
   let k = 0;
@@ -83,7 +89,13 @@ export function chooseThreshold(
     }
     tested++;
     if (binomialTail(k, n, alpha) > delta) break;
-    chosen = { threshold: t, tested, certified: n, disagreements: k, reason: null };
+    chosen = {
+      threshold: t,
+      tested,
+      certified: n,
+      disagreements: k,
+      reason: null,
+    };
   }
   if (chosen.threshold === null) {
     const needed = minimumCertifiable(alpha, delta);

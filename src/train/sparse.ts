@@ -19,7 +19,10 @@ export interface SparseTexts {
  * each bigram adds 1.
  * Buckets without a row are dropped (they score 0).
  */
-export function toSparse(features: readonly TextFeatures[], rowOf: Int32Array): SparseTexts {
+export function toSparse(
+  features: readonly TextFeatures[],
+  rowOf: Int32Array,
+): SparseTexts {
   const offsets = new Int32Array(features.length + 1);
   const rows: number[] = [];
   const values: number[] = [];
@@ -44,5 +47,9 @@ export function toSparse(features: readonly TextFeatures[], rowOf: Int32Array): 
     }
     offsets[i + 1] = rows.length;
   }
-  return { offsets, rows: Int32Array.from(rows), values: Float32Array.from(values) };
+  return {
+    offsets,
+    rows: Int32Array.from(rows),
+    values: Float32Array.from(values),
+  };
 }

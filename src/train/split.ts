@@ -20,7 +20,9 @@ export interface SplitShares {
 /** A number in [0, 1) from a string and a seed (FNV-1a then a mixer). */
 export function unitHash(s: string, seed: number): number {
   let h = (0x811c9dc5 ^ Math.imul(seed, 0x9e3779b1)) >>> 0;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  for (let i = 0; i < s.length; i++) {
+    h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  }
   h ^= h >>> 16;
   h = Math.imul(h, 0x7feb352d);
   h ^= h >>> 15;
@@ -33,11 +35,19 @@ export function unitHash(s: string, seed: number): number {
  * Assigns each text to train, calibration or test. Texts equal after
  * normalisation (NFKC, lower case, collapsed white space) always share a split.
  */
-export function assignSplits(texts: readonly string[], shares: SplitShares, seed: number): Uint8Array {
+export function assignSplits(
+  texts: readonly string[],
+  shares: SplitShares,
+  seed: number,
+): Uint8Array {
   const out = new Uint8Array(texts.length);
   for (let i = 0; i < texts.length; i++) {
     const u = unitHash(textKey(texts[i]!), seed);
-    out[i] = u < shares.test ? TEST : u < shares.test + shares.calibration ? CALIBRATION : TRAIN;
+    out[i] = u < shares.test
+      ? TEST
+      : u < shares.test + shares.calibration
+      ? CALIBRATION
+      : TRAIN;
   }
   return out;
 }

@@ -6,7 +6,12 @@
  */
 
 /** Mean negative log-likelihood of `labels` under `softmax(logits / t)`; logits are `n × k` row-major. */
-export function meanNll(logits: Float64Array, labels: Int32Array, k: number, t: number): number {
+export function meanNll(
+  logits: Float64Array,
+  labels: Int32Array,
+  k: number,
+  t: number,
+): number {
   const n = labels.length;
   let total = 0;
   for (let i = 0; i < n; i++) {
@@ -21,7 +26,11 @@ export function meanNll(logits: Float64Array, labels: Int32Array, k: number, t: 
 }
 
 /** The temperature in [0.05, 20] minimising held-out NLL (golden-section search on log t). */
-export function fitTemperature(logits: Float64Array, labels: Int32Array, k: number): number {
+export function fitTemperature(
+  logits: Float64Array,
+  labels: Int32Array,
+  k: number,
+): number {
   if (labels.length === 0) return 1;
   let lo = Math.log(0.05);
   let hi = Math.log(20);

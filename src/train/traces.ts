@@ -29,7 +29,9 @@ type RawAnswer = string | boolean | undefined;
 
 /** Parses traces from a file's contents; `.csv` files (by name) as CSV, anything else as JSON Lines. */
 export function parseTraces(file: string, content: string): TraceSet {
-  return file.toLowerCase().endsWith(".csv") ? parseCsvTraces(file, content) : parseJsonlTraces(file, content);
+  return file.toLowerCase().endsWith(".csv")
+    ? parseCsvTraces(file, content)
+    : parseJsonlTraces(file, content);
 }
 
 function fail(file: string, line: number, reason: string): never {
@@ -51,14 +53,26 @@ export function parseJsonlTraces(file: string, content: string): TraceSet {
       fail(file, i + 1, `not valid JSON (${(e as Error).message})`);
     }
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      fail(file, i + 1, "a trace must be a JSON object with \"text\" and \"answers\"");
+      fail(
+        file,
+        i + 1,
+        'a trace must be a JSON object with "text" and "answers"',
+      );
     }
     const { text, answers } = value as Record<string, unknown>;
-    if (typeof text !== "string" && (typeof text !== "object" || text === null)) {
-      fail(file, i + 1, "\"text\" must be a string or an object");
+    if (
+      typeof text !== "string" && (typeof text !== "object" || text === null)
+    ) {
+      fail(file, i + 1, '"text" must be a string or an object');
     }
-    if (typeof answers !== "object" || answers === null || Array.isArray(answers)) {
-      fail(file, i + 1, "\"answers\" must be an object of question to option, true or false");
+    if (
+      typeof answers !== "object" || answers === null || Array.isArray(answers)
+    ) {
+      fail(
+        file,
+        i + 1,
+        '"answers" must be an object of question to option, true or false',
+      );
     }
     const row = texts.length;
     texts.push(stateText(text));
@@ -67,7 +81,9 @@ export function parseJsonlTraces(file: string, content: string): TraceSet {
       if (typeof a !== "string" && typeof a !== "boolean") {
         fail(file, i + 1, `answer to "${q}" must be a string, true or false`);
       }
-      if (typeof a === "string" && a === "") fail(file, i + 1, `answer to "${q}" is an empty string`);
+      if (typeof a === "string" && a === "") {
+        fail(file, i + 1, `answer to "${q}" is an empty string`);
+      }
       let column = raw.get(q);
       if (column === undefined) raw.set(q, column = []);
       column[row] = a;
@@ -80,16 +96,24 @@ export function parseJsonlTraces(file: string, content: string): TraceSet {
 export function parseCsvTraces(file: string, content: string): TraceSet {
   let records: string[][];
   try {
-    records = parseCsv(content, { skip_empty_lines: true, relax_column_count: false, bom: true });
+    records = parseCsv(content, {
+      skip_empty_lines: true,
+      relax_column_count: false,
+      bom: true,
+    });
   } catch (e) {
     const err = e as Error & { lines?: number };
     fail(file, err.lines ?? 0, `not valid CSV (${err.message})`);
   }
-  if (records.length === 0) fail(file, 1, "empty file: a header with a \"text\" column is needed");
+  if (records.length === 0) {
+    fail(file, 1, 'empty file: a header with a "text" column is needed');
+  }
   const header = records[0]!.map((h) => h.trim());
   const textAt = header.indexOf("text");
-  if (textAt < 0) fail(file, 1, "the header has no \"text\" column");
-  if (header.length < 2) fail(file, 1, "the header names no question column besides \"text\"");
+  if (textAt < 0) fail(file, 1, 'the header has no "text" column');
+  if (header.length < 2) {
+    fail(file, 1, 'the header names no question column besides "text"');
+  }
   const texts: string[] = [];
   const raw = new Map<string, RawAnswer[]>();
   for (const [c, name] of header.entries()) {
@@ -106,13 +130,21 @@ export function parseCsvTraces(file: string, content: string): TraceSet {
       if (c === textAt) continue;
       const cell = rec[c]!.trim();
       if (cell === "") continue;
-      raw.get(name)![row] = cell === "true" ? true : cell === "false" ? false : cell;
+      raw.get(name)![row] = cell === "true"
+        ? true
+        : cell === "false"
+        ? false
+        : cell;
     }
   }
   return { texts, questions: toQuestions(file, raw, texts.length) };
 }
 
-function toQuestions(file: string, raw: Map<string, RawAnswer[]>, n: number): QuestionAnswers[] {
+function toQuestions(
+  file: string,
+  raw: Map<string, RawAnswer[]>,
+  n: number,
+): QuestionAnswers[] {
   const out: QuestionAnswers[] = [];
   for (const [name, column] of raw) {
     const values = column.filter((v) => v !== undefined);
@@ -135,11 +167,15 @@ function toQuestions(file: string, raw: Map<string, RawAnswer[]>, n: number): Qu
     }
     if (!allBool && options.length < 2) {
       throw new RangeError(
-        `${file}: question "${name}" has a single option ("${options[0]}"); a choice needs at least two`,
+        `${file}: question "${name}" has a single option ("${
+          options[0]
+        }"); a choice needs at least two`,
       );
     }
     out.push({ name, kind, options, labels });
   }
-  if (out.length === 0) throw new RangeError(`${file}: no trace answers any question`);
+  if (out.length === 0) {
+    throw new RangeError(`${file}: no trace answers any question`);
+  }
   return out;
 }

@@ -11,17 +11,41 @@
  * @module
  */
 
-import { bucketKind, DEFAULT_FEATURIZER, featurize, type FeaturizerSettings, type TextFeatures } from "../engine/features.ts";
+import {
+  bucketKind,
+  DEFAULT_FEATURIZER,
+  featurize,
+  type FeaturizerSettings,
+  type TextFeatures,
+} from "../engine/features.ts";
 import { assess, type PreparedText } from "../engine/answer.ts";
 import { DEFAULT_DRIFT, driftScore, QUIET_GUARD } from "../engine/drift.ts";
-import { BIGRAM_ROW, computeGainBounds, NGRAM_ROW, WORD_ROW } from "../engine/radius.ts";
-import { argmax, noveltyOf, type QuestionTable, scoreText, softmax, type Table, type TableSettings } from "../engine/table.ts";
+import {
+  BIGRAM_ROW,
+  computeGainBounds,
+  NGRAM_ROW,
+  WORD_ROW,
+} from "../engine/radius.ts";
+import {
+  argmax,
+  noveltyOf,
+  type QuestionTable,
+  scoreText,
+  softmax,
+  type Table,
+  type TableSettings,
+} from "../engine/table.ts";
 import { textKey } from "../engine/text.ts";
-import { candidateGrid, chooseThreshold, type Measurement, measure } from "./certify.ts";
+import {
+  candidateGrid,
+  chooseThreshold,
+  measure,
+  type Measurement,
+} from "./certify.ts";
 import { logitsOf, type SoftmaxModel, trainSoftmax } from "./softmax_sgd.ts";
 import { toSparse } from "./sparse.ts";
-import { assignSplits, CALIBRATION, TEST, TRAIN, unitHash } from "./split.ts";
-import { minimumCertifiable } from "./stats.ts";
+import { assignSplits, CALIBRATION, TRAIN, unitHash } from "./split.ts";
+import { binomialTail, minimumCertifiable } from "./stats.ts";
 import { fitTemperature } from "./temperature.ts";
 import type { QuestionAnswers, TraceSet } from "./traces.ts";
 
@@ -73,7 +97,12 @@ export interface QuestionReport {
   kind: string;
   options: number;
   answers: { train: number; calibration: number; test: number };
-  model: { l2: number; epochs: number; temperature: number; validation_accuracy: number | null };
+  model: {
+    l2: number;
+    epochs: number;
+    temperature: number;
+    validation_accuracy: number | null;
+  };
   calibration: {
     status: string;
     threshold: number | null;
@@ -127,10 +156,15 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
       );
     }
   }
-  const split = assignSplits(texts, { calibration: options.calibrationShare, test: options.testShare }, options.seed);
+  const split = assignSplits(texts, {
+    calibration: options.calibrationShare,
+    test: options.testShare,
+  }, options.seed);
   say(`featurising ${texts.length} texts`);
   const wordBuckets = new Map<string, Int32Array>();
-  const features: TextFeatures[] = texts.map((t) => featurize(t, options.featurizer, wordBuckets));
+  const features: TextFeatures[] = texts.map((t) =>
+    featurize(t, options.featurizer, wordBuckets)
+  );
 
   // Rows: every bucket a train-split text has, in order of appearance.
   const rowOf = new Int32Array(1 << options.featurizer.buckets_log2).fill(-1);
@@ -149,7 +183,11 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
   const rowBuckets = Int32Array.from(buckets);
   const rowKinds = Uint8Array.from(buckets, (b) => {
     const kind = bucketKind(b, options.featurizer);
-    return kind === "word" ? WORD_ROW : kind === "ngram" ? NGRAM_ROW : BIGRAM_ROW;
+    return kind === "word"
+      ? WORD_ROW
+      : kind === "ngram"
+      ? NGRAM_ROW
+      : BIGRAM_ROW;
   });
   const data = toSparse(features, rowOf);
   const table: Table = {
@@ -165,7 +203,15 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
   const reports: QuestionReport[] = [];
   for (const qa of traces.questions) {
     say(`training "${qa.name}" (${qa.options.length} options)`);
-    const { question, report } = trainQuestion(qa, table, features, data, split, rowKinds, options);
+    const { question, report } = trainQuestion(
+      qa,
+      table,
+      features,
+      data,
+      split,
+      rowKinds,
+      options,
+    );
     table.questions.push(question);
     table.byName.set(question.name, question);
     reports.push(report);
@@ -201,13 +247,20 @@ function trainQuestion(
   const testIdx: number[] = [];
   for (let i = 0; i < qa.labels.length; i++) {
     if (qa.labels[i]! < 0) continue;
-    (split[i] === TRAIN ? trainIdx : split[i] === CALIBRATION ? calIdx : testIdx).push(i);
+    (split[i] === TRAIN
+      ? trainIdx
+      : split[i] === CALIBRATION
+      ? calIdx
+      : testIdx).push(i);
   }
   // Validation part of the train split, disjoint by normalised text too.
   const fitIdx: number[] = [];
   const valIdx: number[] = [];
   for (const i of trainIdx) {
-    (unitHash(textKey(textOfFeatures(features[i]!)), options.seed + 7) < options.validationShare ? valIdx : fitIdx)
+    (unitHash(textKey(textOfFeatures(features[i]!)), options.seed + 7) <
+        options.validationShare
+      ? valIdx
+      : fitIdx)
       .push(i);
   }
   const valLabels = Int32Array.from(valIdx, (i) => qa.labels[i]!);
@@ -221,7 +274,12 @@ function trainQuestion(
   };
 
   // Hyper-parameters: L2 strength and epochs, by validation log-loss.
-  let best = { l2: options.l2Grid[0]!, epochs: 1, nll: Infinity, logits: new Float64Array(0) };
+  let best = {
+    l2: options.l2Grid[0]!,
+    epochs: 1,
+    nll: Infinity,
+    logits: new Float64Array(0),
+  };
   if (valIdx.length > 0 && fitIdx.length > 0) {
     for (const l2 of options.l2Grid) {
       let worse = 0;
@@ -234,7 +292,9 @@ function trainQuestion(
       }, (epoch, m) => {
         scoreVal(m);
         const nll = meanNllAtBestTemperature(valLogits, valLabels, k);
-        if (nll < best.nll) best = { l2, epochs: epoch, nll, logits: valLogits.slice() };
+        if (nll < best.nll) {
+          best = { l2, epochs: epoch, nll, logits: valLogits.slice() };
+        }
         if (nll < localBest) {
           localBest = nll;
           worse = 0;
@@ -242,11 +302,19 @@ function trainQuestion(
       });
     }
   } else {
-    best = { l2: options.l2Grid[0]!, epochs: options.maxEpochs, nll: NaN, logits: new Float64Array(0) };
+    best = {
+      l2: options.l2Grid[0]!,
+      epochs: options.maxEpochs,
+      nll: NaN,
+      logits: new Float64Array(0),
+    };
   }
-  const temperature = best.logits.length > 0 ? fitTemperature(best.logits, valLabels, k) : 1;
+  const temperature = best.logits.length > 0
+    ? fitTemperature(best.logits, valLabels, k)
+    : 1;
   let validationAccuracy: number | null = null;
   const reference = new Float64Array(valIdx.length);
+  const valCorrect = new Uint8Array(valIdx.length);
   if (valIdx.length > 0) {
     let right = 0;
     for (let t = 0; t < valIdx.length; t++) {
@@ -254,7 +322,10 @@ function trainQuestion(
       const p = softmax(row, temperature);
       const a = argmax(p);
       reference[t] = p[a]!;
-      if (a === valLabels[t]) right++;
+      if (a === valLabels[t]) {
+        right++;
+        valCorrect[t] = 1;
+      }
     }
     validationAccuracy = right / valIdx.length;
   }
@@ -274,7 +345,13 @@ function trainQuestion(
     weights: model.weights,
     bias: model.bias,
     temperature,
-    calibration: { status: "uncalibrated", threshold: null, alpha: options.alpha, delta: options.delta, reason: null },
+    calibration: {
+      status: "uncalibrated",
+      threshold: null,
+      alpha: options.alpha,
+      delta: options.delta,
+      reason: null,
+    },
     wordGain: gains.wordGain,
     bigramGain: gains.bigramGain,
     drift: { scores: new Float32Array(0) },
@@ -296,14 +373,25 @@ function trainQuestion(
     driftScores[t] = driftScore(noveltyOf(table, f), p[a]!);
   }
   question.drift.scores = driftScores.sort();
-  // The scan starts where the test has power: about 200 certified calibration
-  // answers (or 1.5 times the zero-error minimum, if larger), judged from the
-  // validation confidences, so that it does not stop at its first candidate.
+  // The scan starts where the test has power, judged on validation data only
+  // (so the grid is fixed before any calibration label is seen).
   const needed = minimumCertifiable(options.alpha, options.delta);
-  const firstCount = Math.max(1.5 * needed, 200);
-  const start = calIdx.length === 0 ? 1 : Math.min(1, firstCount / calIdx.length);
+  const start = calIdx.length === 0 ? 1 : powerfulStart(
+    reference,
+    valCorrect,
+    calIdx.length,
+    Math.max(1.5 * needed, 200),
+    options.alpha,
+    options.delta,
+  );
   const grid = candidateGrid(reference, start);
-  const choice = chooseThreshold(calConf, calWrong, grid, options.alpha, options.delta);
+  const choice = chooseThreshold(
+    calConf,
+    calWrong,
+    grid,
+    options.alpha,
+    options.delta,
+  );
   question.calibration = {
     status: choice.threshold === null ? "uncalibrated" : "calibrated",
     threshold: choice.threshold,
@@ -318,7 +406,10 @@ function trainQuestion(
   const wrong = new Uint8Array(testIdx.length);
   for (let t = 0; t < testIdx.length; t++) {
     const f = features[testIdx[t]!]!;
-    const prepared: PreparedText = { features: f, novelty: noveltyOf(table, f) };
+    const prepared: PreparedText = {
+      features: f,
+      novelty: noveltyOf(table, f),
+    };
     const a = assess(table, prepared, qa.name, {}, QUIET_GUARD).answer;
     certified[t] = a.certified ? 1 : 0;
     const label = qa.options[qa.labels[testIdx[t]!]!]!;
@@ -329,8 +420,17 @@ function trainQuestion(
     name: qa.name,
     kind: qa.kind,
     options: k,
-    answers: { train: trainIdx.length, calibration: calIdx.length, test: testIdx.length },
-    model: { l2: best.l2, epochs: best.epochs, temperature, validation_accuracy: validationAccuracy },
+    answers: {
+      train: trainIdx.length,
+      calibration: calIdx.length,
+      test: testIdx.length,
+    },
+    model: {
+      l2: best.l2,
+      epochs: best.epochs,
+      temperature,
+      validation_accuracy: validationAccuracy,
+    },
     calibration: {
       status: question.calibration.status,
       threshold: choice.threshold,
@@ -344,11 +444,53 @@ function trainQuestion(
   return { question, report };
 }
 
+/**
+ * Where the fixed-sequence scan should start, as a coverage level: the
+ * strictest coverage, from about `preferred` certified calibration answers
+ * up, at which the validation answers predict a pass (their error rate
+ * among the most confident, scaled to the calibration size). When no level
+ * is predicted to pass, the preferred one. Uses validation data only.
+ */
+function powerfulStart(
+  confidences: Float64Array,
+  correct: Uint8Array,
+  calibrationSize: number,
+  preferred: number,
+  alpha: number,
+  delta: number,
+): number {
+  const fallback = Math.min(1, preferred / calibrationSize);
+  const n = confidences.length;
+  if (n === 0) return fallback;
+  const order = Array.from(confidences, (_, i) => i).sort((a, b) =>
+    confidences[b]! - confidences[a]!
+  );
+  const minimum = minimumCertifiable(alpha, delta) * 1.5;
+  const wrongAt = new Int32Array(n + 1);
+  for (let top = 1; top <= n; top++) {
+    wrongAt[top] = wrongAt[top - 1]! + 1 - correct[order[top - 1]!]!;
+  }
+  // Predicted to pass: the validation error rate (smoothed) scaled to the calibration size.
+  const passes = (top: number) => {
+    const certified = Math.floor((top / n) * calibrationSize);
+    if (certified < minimum) return false;
+    const predicted = Math.ceil(certified * (wrongAt[top]! + 1) / (top + 1));
+    return binomialTail(predicted, certified, alpha) <= delta / 2;
+  };
+  if (passes(Math.max(1, Math.round(fallback * n)))) return fallback;
+  for (let top = 1; top <= n; top++) if (passes(top)) return top / n;
+  return fallback;
+}
+
 function textOfFeatures(f: TextFeatures): string {
   return f.words.join(" ");
 }
 
-function meanNllAtBestTemperature(logits: Float64Array, labels: Int32Array, k: number): number {
+function meanNllAtBestTemperature(
+  logits: Float64Array,
+  labels: Int32Array,
+  k: number,
+): number {
   const t = fitTemperature(logits, labels, k);
   let total = 0;
   for (let i = 0; i < labels.length; i++) {

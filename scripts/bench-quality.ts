@@ -1,0 +1,372 @@
+/**
+ * Quality benchmark on real public data (`../shared/data`, never copied
+ * into the project): BANKING77 as a 77-option choice, NLU++ banking as 48
+ * yes/no questions, the radius against a real insertion attack, and the
+ * drift guard on in-domain replays and foreign (NLU++ hotels) texts.
+ *
+ * Usage: deno task bench [--quick]
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { main } from "../main.ts";
+import { loadBundle } from "../src/bundle/files.ts";
+import {
+  assess,
+  type PreparedText,
+  prepareText,
+} from "../src/engine/answer.ts";
+import { DriftMonitor, QUIET_GUARD } from "../src/engine/drift.ts";
+import { argmax, scoreText, type Table } from "../src/engine/table.ts";
+import { evaluate } from "../src/cli/eval.ts";
+import { parseTraces } from "../src/train/traces.ts";
+import { seededRandom, shuffle } from "../src/train/split.ts";
+
+const DATA = new URL("../../shared/data/", import.meta.url).pathname;
+const { values } = parseArgs({
+  args: Deno.args,
+  options: { quick: { type: "boolean", default: false } },
+});
+
+try {
+  await Deno.stat(`${DATA}banking77/train.csv`);
+} catch {
+  console.log(
+    `skipped: no data at ${DATA} (the benchmark reads ../shared/data)`,
+  );
+  Deno.exit(0);
+}
+
+const work = await Deno.makeTempDir({ prefix: "dtable-bench-" });
+const pct = (x: number | null | undefined) =>
+  x == null ? "n/a" : `${(x * 100).toFixed(1)}%`;
+
+/** Peak resident memory of a child process, from /proc (VmHWM), in MB. */
+async function trainMeasured(
+  traces: string,
+  out: string,
+): Promise<{ seconds: number; peakMb: number }> {
+  const started = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-write",
+      new URL("../main.ts", import.meta.url).pathname,
+      "train",
+      "--traces",
+      traces,
+      "--out",
+      out,
+      "--quiet",
+    ],
+    stdout: "null",
+    stderr: "inherit",
+  }).spawn();
+  let peakKb = 0;
+  const timer = setInterval(async () => {
+    try {
+      const status = await Deno.readTextFile(`/proc/${child.pid}/status`);
+      const m = status.match(/VmHWM:\s+(\d+)/);
+      if (m) peakKb = Math.max(peakKb, Number(m[1]));
+    } catch { /* finished */ }
+  }, 50);
+  const { code } = await child.status;
+  clearInterval(timer);
+  if (code !== 0) throw new Error(`training ${traces} failed (exit ${code})`);
+  return {
+    seconds: (performance.now() - started) / 1000,
+    peakMb: peakKb / 1024,
+  };
+}
+
+// ---------------------------------------------------------------- BANKING77
+console.log(
+  "== BANKING77: train on train.csv, evaluate on test.csv (alpha 0.05, delta 0.05)",
+);
+const b77 = `${work}/banking77`;
+const b77Train = await trainMeasured(`${DATA}banking77/train.csv`, b77);
+const table = await loadBundle(b77);
+const test = parseTraces(
+  "test.csv",
+  await Deno.readTextFile(`${DATA}banking77/test.csv`),
+);
+let t0 = performance.now();
+const figures = evaluate(table, test, false).questions["category"]!;
+const evalSeconds = (performance.now() - t0) / 1000;
+console.log(
+  `certified ${
+    pct(figures.coverage)
+  } (${figures.certified}/${figures.n}), disagreement ${
+    pct(figures.disagreement)
+  } ` +
+    `(95% CI up to ${pct(figures.disagreement_upper)}), accuracy ${
+      pct(figures.accuracy)
+    }`,
+);
+console.log(
+  `training ${
+    b77Train.seconds.toFixed(1)
+  } s (process, including start-up), peak memory ${
+    b77Train.peakMb.toFixed(0)
+  } MB; ` +
+    `eval of ${figures.n} texts ${evalSeconds.toFixed(2)} s`,
+);
+
+// ---------------------------------------------------------------- radius vs attack
+console.log(
+  "\n== Radius against a greedy insertion attack (BANKING77 test texts)",
+);
+const q = table.questions[0]!;
+const vocabulary = [
+  ...new Set(
+    test.texts.concat(
+      parseTraces(
+        "train.csv",
+        await Deno.readTextFile(`${DATA}banking77/train.csv`),
+      ).texts,
+    ).join(" ").toLowerCase().split(/[^a-z']+/),
+  ),
+]
+  .filter((w) => w.length > 1);
+/** Fewest words the greedy attack needs to flip the answer, up to `limit`; null if it fails. */
+function attack(text: string, limit: number): number | null {
+  let words = text.split(/\s+/);
+  const original = argmax(
+    scoreText(table, q, prepareText(table, text).features),
+  );
+  for (let step = 1; step <= limit; step++) {
+    const logits = scoreText(
+      table,
+      q,
+      prepareText(table, words.join(" ")).features,
+    );
+    // Target: the runner-up now.
+    let runner = -1;
+    for (let j = 0; j < logits.length; j++) {
+      if (j !== original && (runner < 0 || logits[j]! > logits[runner]!)) {
+        runner = j;
+      }
+    }
+    // Candidate words: the vocabulary words that help the runner-up most, alone.
+    const scored = vocabulary.map((w) => {
+      const l = scoreText(table, q, prepareText(table, w).features);
+      return { w, gain: l[runner]! - l[original]! };
+    }).sort((a, b) => b.gain - a.gain).slice(0, 25);
+    let best: { words: string[]; margin: number } | null = null;
+    for (const { w } of scored) {
+      for (const at of [0, Math.floor(words.length / 2), words.length]) {
+        const trial = [...words.slice(0, at), w, ...words.slice(at)];
+        const l = scoreText(
+          table,
+          q,
+          prepareText(table, trial.join(" ")).features,
+        );
+        const winner = argmax(l);
+        if (winner !== original) return step;
+        const margin = l[original]! - l[runner]!;
+        if (best === null || margin < best.margin) {
+          best = { words: trial, margin };
+        }
+      }
+    }
+    words = best!.words;
+  }
+  return null;
+}
+const sample = shuffle(test.texts.map((_, i) => i), seededRandom(3)).slice(
+  0,
+  values.quick ? 20 : 60,
+);
+let sound = 0;
+let exact = 0;
+const gaps: number[] = [];
+const radii: number[] = [];
+for (const i of sample) {
+  const text = test.texts[i]!;
+  const r =
+    assess(table, prepareText(table, text), q.name, {}, QUIET_GUARD).answer
+      .radius;
+  if (r === null) continue;
+  radii.push(r);
+  const needed = attack(text, r + 6);
+  if (needed === null || needed >= r) sound++;
+  if (needed === r) exact++;
+  if (needed !== null) gaps.push(needed - r);
+}
+radii.sort((a, b) => a - b);
+gaps.sort((a, b) => a - b);
+console.log(
+  `${sample.length} texts: radius median ${
+    radii[radii.length >> 1]
+  }, attack never beat the radius in ${sound}/${radii.length}, ` +
+    `matched it exactly in ${exact}; attack minus radius median ${
+      gaps[gaps.length >> 1] ?? "n/a"
+    } (over ${gaps.length} flipped within radius+6)`,
+);
+
+// ---------------------------------------------------------------- drift guard
+console.log("\n== Drift guard (BANKING77 table)");
+const hotels: string[] = [];
+for (let f = 0; f < 20; f++) {
+  for (
+    const r of JSON.parse(
+      await Deno.readTextFile(`${DATA}nlupp/hotels/fold${f}.json`),
+    )
+  ) hotels.push(r.text);
+}
+function certifiedShare(t: Table, texts: string[]): number {
+  let c = 0;
+  for (const x of texts) {
+    if (
+      assess(t, prepareText(t, x), q.name, {}, QUIET_GUARD).answer.certified
+    ) c++;
+  }
+  return c / texts.length;
+}
+const saved = { ...table.settings.drift };
+table.settings.drift = { ...saved, single_p: 0, max_novelty: 1 };
+const inNoGuard = certifiedShare(table, test.texts);
+const foreignNoGuard = certifiedShare(table, hotels);
+table.settings.drift = saved;
+const inGuard = certifiedShare(table, test.texts);
+const foreignGuard = certifiedShare(table, hotels);
+console.log(
+  `single texts: NLU++ hotels certified ${
+    pct(foreignGuard)
+  } (without the single-text rule ${pct(foreignNoGuard)}); ` +
+    `BANKING77 test certified ${pct(inGuard)} (without ${
+      pct(inNoGuard)
+    }, a loss of ${((inNoGuard - inGuard) * 100).toFixed(2)} points)`,
+);
+const bank: PreparedText[] = test.texts.map((x) => prepareText(table, x));
+const foreign: PreparedText[] = hotels.map((x) => prepareText(table, x));
+const runs = values.quick ? 20 : 100;
+let falseAlarms = 0;
+const detect: number[] = [];
+const rearm: number[] = [];
+t0 = performance.now();
+for (let r = 0; r < runs; r++) {
+  const random = seededRandom(1000 + r);
+  const monitor = new DriftMonitor(table.settings.drift, r + 1);
+  const order = shuffle(bank.map((_, i) => i), random).slice(0, 3000);
+  let alarmed = false;
+  for (const i of order) {
+    assess(table, bank[i]!, q.name, {}, monitor);
+    if (!monitor.isQuiet(q.name)) alarmed = true;
+  }
+  if (alarmed) falseAlarms++;
+  if (r < 20) {
+    const f = shuffle(foreign.map((_, i) => i), random);
+    let at = -1;
+    for (let j = 0; j < f.length; j++) {
+      assess(table, foreign[f[j]!]!, q.name, {}, monitor);
+      if (!monitor.isQuiet(q.name)) {
+        at = j + 1;
+        break;
+      }
+    }
+    detect.push(at);
+    const back = shuffle(bank.map((_, i) => i), random);
+    let clear = -1;
+    for (let j = 0; j < back.length; j++) {
+      assess(table, bank[back[j]!]!, q.name, {}, monitor);
+      if (monitor.isQuiet(q.name)) {
+        clear = j + 1;
+        break;
+      }
+    }
+    rearm.push(clear);
+  }
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+console.log(
+  `online: false alarms in ${falseAlarms}/${runs} shuffled replays of 3,000 BANKING77 test requests (delta_drift ${table.settings.drift.delta}); ` +
+    `shift to hotels detected after median ${median(detect)} requests (max ${
+      Math.max(...detect)
+    }); ` +
+    `re-armed after median ${median(rearm)} requests back on BANKING77 (max ${
+      Math.max(...rearm)
+    })`,
+);
+// Guard cost per request: assess with and without the online monitor.
+const timing = (guard: typeof QUIET_GUARD) => {
+  const start = performance.now();
+  for (let rep = 0; rep < 3; rep++) {
+    for (const p of bank) assess(table, p, q.name, {}, guard);
+  }
+  return ((performance.now() - start) * 1000) / (3 * bank.length);
+};
+timing(QUIET_GUARD);
+const plain = timing(QUIET_GUARD);
+const guarded = timing(new DriftMonitor(table.settings.drift));
+console.log(
+  `assess() per request: ${plain.toFixed(2)} µs without the online guard, ${
+    guarded.toFixed(2)
+  } µs with it`,
+);
+
+// ---------------------------------------------------------------- NLU++ banking
+console.log(
+  "\n== NLU++ banking: 48 yes/no questions (folds 0-15 train, 16-19 eval)",
+);
+const ontology = JSON.parse(
+  await Deno.readTextFile(`${DATA}nlupp/ontology.json`),
+).intents as Record<string, { description: string; domain: string[] }>;
+const intents = Object.entries(ontology).filter(([, v]) =>
+  v.domain.includes("banking") || v.domain.includes("general")
+).map(([k]) => k);
+async function foldsToJsonl(folds: number[], file: string) {
+  const lines: string[] = [];
+  for (const f of folds) {
+    for (
+      const r of JSON.parse(
+        await Deno.readTextFile(`${DATA}nlupp/banking/fold${f}.json`),
+      )
+    ) {
+      const answers = Object.fromEntries(
+        intents.map((i) => [i, (r.intents ?? []).includes(i)]),
+      );
+      lines.push(JSON.stringify({ text: r.text, answers }));
+    }
+  }
+  await Deno.writeTextFile(file, lines.join("\n") + "\n");
+}
+await foldsToJsonl([...Array(16).keys()], `${work}/nlupp-train.jsonl`);
+await foldsToJsonl([16, 17, 18, 19], `${work}/nlupp-eval.jsonl`);
+const nluTrain = await trainMeasured(
+  `${work}/nlupp-train.jsonl`,
+  `${work}/nlupp`,
+);
+const nlu = await loadBundle(`${work}/nlupp`);
+const nluFigures = evaluate(
+  nlu,
+  parseTraces(
+    "eval.jsonl",
+    await Deno.readTextFile(`${work}/nlupp-eval.jsonl`),
+  ),
+  false,
+).questions;
+const shares = Object.entries(nluFigures).map(([name, f]) => ({ name, ...f }))
+  .sort((a, b) => (a.coverage ?? 0) - (b.coverage ?? 0));
+for (const s of shares) {
+  console.log(
+    `  ${s.name.padEnd(36)} "${ontology[s.name]!.description}" certified ${
+      pct(s.coverage)
+    }, disagreement ${pct(s.disagreement)}, accuracy ${pct(s.accuracy)}`,
+  );
+}
+const med = shares[shares.length >> 1]!;
+const pooledCert = shares.reduce((n, s) => n + s.certified, 0);
+const pooledWrong = shares.reduce((n, s) => n + s.disagreements, 0);
+console.log(
+  `median question certifies ${pct(med.coverage)}; pooled disagreement ${
+    pct(pooledWrong / pooledCert)
+  }; ` +
+    `training ${nluTrain.seconds.toFixed(1)} s, peak ${
+      nluTrain.peakMb.toFixed(0)
+    } MB`,
+);
+await Deno.remove(work, { recursive: true });
+void main;
