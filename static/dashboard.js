@@ -863,11 +863,24 @@
     else poll();
   });
 
-  let resizeTimer = 0;
-  addEventListener("resize", () => {
-    clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(drawCharts, 120);
+  // Redraw the charts when their boxes change size (window, layout, playground).
+  let redraw = 0;
+  const sized = new Map();
+  const observer = new ResizeObserver((entries) => {
+    let changed = false;
+    for (const e of entries) {
+      const key = `${Math.round(e.contentRect.width)}x${
+        Math.round(e.contentRect.height)
+      }`;
+      if (sized.get(e.target) !== key) changed = true;
+      sized.set(e.target, key);
+    }
+    if (!changed || !state.stats) return;
+    cancelAnimationFrame(redraw);
+    redraw = requestAnimationFrame(drawCharts);
   });
+  observer.observe($("latency-chart"));
+  observer.observe($("rate-spark"));
 
   // ---------- playground ----------
 
@@ -916,7 +929,9 @@
     const meter = h(
       "div",
       {
-        class: `bar${r.certified ? "" : " deferral"}`,
+        class: `bar${r.certified ? "" : " deferral"}${
+          threshold === null ? "" : " with-tick"
+        }`,
         role: "meter",
         "aria-label": "Confidence against the threshold",
         "aria-valuemin": 0,
