@@ -89,6 +89,26 @@
     return `${p.toFixed(digits)}%`;
   }
 
+  const SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹";
+
+  /** A positive number that may be astronomically large: "3.58", "412", "1.3 × 10³⁵". */
+  function fmtEvidence(x) {
+    if (!isNum(x)) return x === Infinity ? "∞" : "—";
+    if (x < 10) return x.toFixed(2);
+    if (x < 1e5) return intFmt.format(x);
+    const exp = Math.floor(Math.log10(x));
+    const mant = x / 10 ** exp;
+    const sup = String(exp).split("").map((d) => SUPERSCRIPT[Number(d)]).join(
+      "",
+    );
+    return `${mant.toFixed(1)} × 10${sup}`;
+  }
+
+  /** A latency for an axis tick: as `fmtLatency`, without trailing zeros. */
+  function fmtLatencyTick(us) {
+    return fmtLatency(us).replace(/\.0+ /, " ").replace(/(\.\d*?)0+ /, "$1 ");
+  }
+
   function fmtLatency(us) {
     if (!isNum(us)) return "—";
     if (us === 0) return "0";
@@ -120,6 +140,7 @@
   /** A duration in one short unit, for big figures: "81 s", "21.5 min", "3.2 h". */
   function fmtDurationShort(sec) {
     if (!isNum(sec)) return "—";
+    if (sec === 0) return "0 s";
     if (sec < 1) return `${Math.round(sec * 1000)} ms`;
     if (sec < 100) return `${sec.toFixed(sec < 10 ? 1 : 0)} s`;
     if (sec < 6000) return `${(sec / 60).toFixed(1)} min`;
@@ -385,7 +406,7 @@
         { key: "p50", cls: "p50", label: "p50" },
         { key: "p99", cls: "p99", label: "p99" },
       ],
-      fmtLatency,
+      fmtLatencyTick,
       noTraffic
         ? "No requests measured yet. The chart starts with the first decisions."
         : "Collecting samples; the chart draws from the second refresh on.",
@@ -416,7 +437,7 @@
         new Date(st.started_at).toLocaleString()
       }.` +
         (st.keep_text
-          ? " Recent texts are kept (started with keep_text)."
+          ? " Recent texts are kept (--keep-text)."
           : " Raw texts are not kept."),
     );
   }
@@ -663,7 +684,7 @@
               class: `bar evidence${alarmed ? " alarmed" : ""}`,
               role: "meter",
               "aria-label": `${name}: evidence of drift, ${
-                ev.toFixed(2)
+                fmtEvidence(ev)
               } of alarm level ${level}`,
               "aria-valuemin": 1,
               "aria-valuemax": level,
@@ -674,7 +695,7 @@
           h(
             "p",
             { class: "row-note" },
-            `Evidence ${ev < 10 ? ev.toFixed(2) : fmtInt(ev)} of ${
+            `Evidence ${fmtEvidence(ev)} of ${
               fmtInt(level)
             } to alarm · ${note} ${fmtInt(d.alarms)} alarm${
               d.alarms === 1 ? "" : "s"
@@ -752,7 +773,9 @@
       "recent-note",
       shown.length
         ? `Newest first; ${shown.length} shown.${
-          keep ? "" : " Texts are not kept."
+          keep
+            ? ""
+            : " Texts are not kept (start with --keep-text to see them)."
         } Radius: inserted words needed to flip the answer (∞: none can).`
         : "",
     );

@@ -72,13 +72,20 @@ async function waitForHealth(
 
 /**
  * Starts a server on a free port; `token`, when given, is set as
- * `SERVICE_PROXY_TOKEN` so every route but health asks for it.
+ * `SERVICE_PROXY_TOKEN` so every route but health asks for it, and `flags`
+ * are added to the `serve` command line (the stand-in understands
+ * `--keep-text` and, as a pair with fixed values, the savings flags).
  */
 export async function startServer(
-  opts: { token?: string } = {},
+  opts: { token?: string; flags?: string[] } = {},
 ): Promise<TestServer> {
+  const flags = opts.flags ?? [];
   if (!realServerAvailable()) {
-    const server = startFakeServer(opts.token ? { token: opts.token } : {});
+    const server = startFakeServer({
+      ...(opts.token ? { token: opts.token } : {}),
+      keepText: flags.includes("--keep-text"),
+      savings: flags.includes("--llm-latency-ms"),
+    });
     return {
       base: `http://127.0.0.1:${server.addr.port}`,
       real: false,
@@ -103,6 +110,7 @@ export async function startServer(
       BUNDLE,
       "--port",
       String(port),
+      ...flags,
     ],
     cwd: ROOT,
     env,
