@@ -1,0 +1,280 @@
+import assert from "node:assert/strict";
+import {
+  BundleError,
+  loadBundle,
+  writeBundleAtomically,
+} from "../src/bundle/files.ts";
+import {
+  BUNDLE_FORMAT,
+  FORMAT_VERSION,
+  MANIFEST_FILE,
+  REPORT_FILE,
+  WEIGHTS_FILE,
+} from "../src/bundle/codec.ts";
+import { assess, prepareText } from "../src/engine/answer.ts";
+import { QUIET_GUARD } from "../src/engine/drift.ts";
+import {
+  bundleFiles,
+  exists,
+  rejectsWith,
+  runCli,
+  smallTable,
+  syntheticTraces,
+  tempDir,
+} from "./_fixtures.ts";
+
+/** Entries of a folder, sorted. */
+async function list(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of Deno.readDir(dir)) out.push(e.name);
+  return out.sort();
+}
+
+async function writeFiles(
+  dir: string,
+  files: Map<string, Uint8Array>,
+): Promise<void> {
+  await Deno.mkdir(dir, { recursive: true });
+  for (const [name, bytes] of files) {
+    await Deno.writeFile(`${dir}/${name}`, bytes);
+  }
+}
+
+Deno.test("loadBundle() reads back a written bundle that answers exactly like the trained table", async () => {
+  await using tmp = await tempDir();
+  const r = smallTable();
+  const dir = `${tmp.path}/bundle`;
+  await writeBundleAtomically(dir, await bundleFiles(r));
+  assert.deepEqual(
+    await list(dir),
+    [MANIFEST_FILE, REPORT_FILE, WEIGHTS_FILE].sort(),
+  );
+  const loaded = await loadBundle(dir);
+  assert.deepEqual(loaded.questions.map((q) => q.name), [
+    "topic",
+    "urgent",
+    "coin",
+  ]);
+  assert.deepEqual(loaded.featurizer, r.table.featurizer);
+  assert.deepEqual(loaded.settings, r.table.settings);
+  const texts = [
+    ...syntheticTraces({ count: 60, seed: 909 }).map((t) => t.text),
+    "",
+    "zzz unknown words",
+    "東京",
+  ];
+  for (const text of texts) {
+    for (const q of ["topic", "urgent", "coin"]) {
+      for (
+        const options of [{}, { options: ["billing", "refund"] }, {
+          exposed: true,
+        }]
+      ) {
+        const want = assess(
+          r.table,
+          prepareText(r.table, text),
+          q,
+          options,
+          QUIET_GUARD,
+        );
+        const got = assess(
+          loaded,
+          prepareText(loaded, text),
+          q,
+          options,
+          QUIET_GUARD,
+        );
+        assert.deepEqual(got.answer, want.answer, `${q}: ${text}`);
+      }
+    }
+  }
+  const report = loaded.info.report as { questions: { name: string }[] };
+  assert.deepEqual(report.questions.map((q) => q.name), [
+    "topic",
+    "urgent",
+    "coin",
+  ]);
+  // The manifest describes itself.
+  const manifest = JSON.parse(
+    await Deno.readTextFile(`${dir}/${MANIFEST_FILE}`),
+  );
+  assert.equal(manifest.format, BUNDLE_FORMAT);
+  assert.equal(manifest.format_version, FORMAT_VERSION);
+  assert.equal(typeof manifest.tool_version, "string");
+  assert.deepEqual(Object.keys(manifest.files).sort(), [
+    REPORT_FILE,
+    WEIGHTS_FILE,
+  ]);
+});
+
+Deno.test("writeBundleAtomically() leaves nothing behind when a write fails", async () => {
+  await using tmp = await tempDir();
+  const files = await bundleFiles(smallTable());
+  const broken = new Map(files);
+  // A name inside a folder that does not exist: the write fails after other files were written.
+  broken.set("no/such/folder/extra.bin", new Uint8Array(10));
+  const dir = `${tmp.path}/fresh`;
+  await assert.rejects(writeBundleAtomically(dir, broken));
+  assert.equal(await exists(dir), false, "no partial bundle folder");
+  assert.deepEqual(await list(tmp.path), [], "no temporary folder left");
+});
+
+Deno.test("writeBundleAtomically() keeps an existing bundle intact when a replacement fails", async () => {
+  await using tmp = await tempDir();
+  const files = await bundleFiles(smallTable());
+  const dir = `${tmp.path}/bundle`;
+  await writeBundleAtomically(dir, files);
+  const before = new Map<string, Uint8Array>();
+  for (const name of await list(dir)) {
+    before.set(name, await Deno.readFile(`${dir}/${name}`));
+  }
+  const broken = new Map(files);
+  broken.set(WEIGHTS_FILE, new Uint8Array(3));
+  broken.set("no/such/folder/extra.bin", new Uint8Array(10));
+  await assert.rejects(writeBundleAtomically(dir, broken));
+  assert.deepEqual(
+    await list(tmp.path),
+    ["bundle"],
+    "no temporary or old folder left",
+  );
+  for (const [name, bytes] of before) {
+    assert.deepEqual(await Deno.readFile(`${dir}/${name}`), bytes, name);
+  }
+  await loadBundle(dir);
+  // A successful replacement swaps the whole folder.
+  await writeBundleAtomically(`${dir}/`, files);
+  assert.deepEqual(await list(tmp.path), ["bundle"]);
+  await loadBundle(dir);
+});
+
+Deno.test("writeBundleAtomically() refuses to replace a folder that is not a bundle", async () => {
+  await using tmp = await tempDir();
+  const dir = `${tmp.path}/mine`;
+  await Deno.mkdir(dir);
+  await Deno.writeTextFile(`${dir}/notes.txt`, "keep me");
+  await rejectsWith(
+    writeBundleAtomically(dir, await bundleFiles(smallTable())),
+    BundleError,
+    /is not a bundle/,
+  );
+  assert.equal(await Deno.readTextFile(`${dir}/notes.txt`), "keep me");
+  assert.deepEqual(await list(tmp.path), ["mine"]);
+});
+
+/** Writes a valid bundle, damages it with `harm`, and returns the error loading it gives. */
+async function damaged(harm: (dir: string) => Promise<void>): Promise<Error> {
+  await using tmp = await tempDir();
+  const dir = `${tmp.path}/b`;
+  await writeFiles(dir, await bundleFiles(smallTable()));
+  await harm(dir);
+  let error: unknown;
+  try {
+    await loadBundle(dir);
+  } catch (e) {
+    error = e;
+  }
+  assert.ok(
+    error instanceof BundleError,
+    `expected a BundleError, got ${error}`,
+  );
+  assert.ok(!error.message.includes("\n"), `one line: ${error.message}`);
+  assert.match(error.message, /^Cannot load bundle /);
+  return error;
+}
+
+async function editManifest(
+  dir: string,
+  edit: (m: Record<string, unknown>) => void,
+): Promise<void> {
+  const m = JSON.parse(await Deno.readTextFile(`${dir}/${MANIFEST_FILE}`));
+  edit(m);
+  await Deno.writeTextFile(`${dir}/${MANIFEST_FILE}`, JSON.stringify(m));
+}
+
+Deno.test("loadBundle() refuses a damaged, truncated, incomplete or foreign bundle with one line", async (t) => {
+  const cases: [string, (dir: string) => Promise<void>, RegExp][] = [
+    ["a flipped byte in the weights", async (dir) => {
+      const w = await Deno.readFile(`${dir}/${WEIGHTS_FILE}`);
+      w[Math.floor(w.length / 2)]! ^= 0x01;
+      await Deno.writeFile(`${dir}/${WEIGHTS_FILE}`, w);
+    }, /weights\.bin does not match its checksum/],
+    ["a truncated weights file", async (dir) => {
+      const w = await Deno.readFile(`${dir}/${WEIGHTS_FILE}`);
+      await Deno.writeFile(
+        `${dir}/${WEIGHTS_FILE}`,
+        w.subarray(0, w.length - 7),
+      );
+    }, /weights\.bin is \d+ bytes, the manifest says \d+/],
+    ["an edited report", async (dir) => {
+      await Deno.writeTextFile(`${dir}/${REPORT_FILE}`, "{}\n");
+    }, /report\.json/],
+    [
+      "a missing weights file",
+      (dir) => Deno.remove(`${dir}/${WEIGHTS_FILE}`),
+      /weights\.bin is missing/,
+    ],
+    [
+      "a missing report",
+      (dir) => Deno.remove(`${dir}/${REPORT_FILE}`),
+      /report\.json is missing/,
+    ],
+    [
+      "a missing manifest",
+      (dir) => Deno.remove(`${dir}/${MANIFEST_FILE}`),
+      /manifest\.json is missing/,
+    ],
+    [
+      "a manifest that is not JSON",
+      (dir) => Deno.writeTextFile(`${dir}/${MANIFEST_FILE}`, "{ nope"),
+      /not valid JSON/,
+    ],
+    [
+      "a foreign manifest",
+      (dir) => editManifest(dir, (m) => (m.format = "some-other-model")),
+      /not a decision-table bundle manifest/,
+    ],
+    [
+      "a future format version",
+      (dir) =>
+        editManifest(dir, (m) => (m.format_version = FORMAT_VERSION + 1)),
+      new RegExp(`format version ${FORMAT_VERSION + 1} is not supported`),
+    ],
+    [
+      "a manifest without questions",
+      (dir) => editManifest(dir, (m) => (m.questions = [])),
+      /lists no questions/,
+    ],
+    [
+      "a folder that does not exist",
+      (dir) => Deno.remove(dir, { recursive: true }),
+      /no such folder/,
+    ],
+    ["a file instead of a folder", async (dir) => {
+      await Deno.remove(dir, { recursive: true });
+      await Deno.writeTextFile(dir, "x");
+    }, /not a folder/],
+  ];
+  for (const [name, harm, pattern] of cases) {
+    await t.step(name, async () => {
+      const e = await damaged(harm);
+      assert.match(e.message, pattern);
+    });
+  }
+});
+
+Deno.test("inspect on a damaged bundle exits 2 with one line on stderr", async () => {
+  await using tmp = await tempDir();
+  const dir = `${tmp.path}/b`;
+  await writeFiles(dir, await bundleFiles(smallTable()));
+  const w = await Deno.readFile(`${dir}/${WEIGHTS_FILE}`);
+  w[100]! ^= 0xff;
+  await Deno.writeFile(`${dir}/${WEIGHTS_FILE}`, w);
+  for (const bundle of [dir, `${tmp.path}/missing`]) {
+    const run = await runCli(["inspect", "--bundle", bundle]);
+    assert.equal(run.code, 2);
+    assert.equal(run.stdout, "");
+    const lines = run.stderr.trimEnd().split("\n");
+    assert.equal(lines.length, 1, run.stderr);
+    assert.match(lines[0]!, /Cannot load bundle/);
+  }
+});
