@@ -743,23 +743,38 @@
       seen.add(key);
       const fresh = !state.firstRecent && !state.seenRecent.has(key);
       const cells = [
-        h("td", { class: "time", title: r.at }, fmtClock(r.at)),
-        h("td", { class: "mono small" }, r.route || ""),
-        h("td", null, r.question || ""),
-        h("td", null, fmtAnswer(r.answer)),
-        h("td", { class: "num" }, fmtConfidence(r.confidence)),
-        h("td", null, badge(!!r.certified)),
-        h("td", { class: "flag" }, r.flag || "—"),
+        h("td", { class: "c-time time", title: r.at }, fmtClock(r.at)),
+        h("td", { class: "c-route mono small" }, r.route || ""),
+        h("td", { class: "c-q" }, r.question || ""),
+        h("td", { class: "c-ans" }, fmtAnswer(r.answer)),
+        h("td", { class: "c-conf num" }, fmtConfidence(r.confidence)),
+        h("td", { class: "c-verdict" }, badge(!!r.certified)),
+        h("td", { class: "c-flag flag" }, r.flag || "—"),
         h("td", {
-          class: "num",
+          class: "c-radius num",
           title: r.radius === null
             ? "no number of inserted words can flip it"
             : null,
         }, fmtRadius(r.radius)),
+        // Shown instead of time, route, flag and radius on narrow screens.
+        h(
+          "td",
+          { class: "c-meta", "aria-hidden": "true" },
+          [
+            fmtClock(r.at),
+            r.route || "",
+            r.flag || "",
+            `radius ${fmtRadius(r.radius)}`,
+          ].filter(Boolean).join(" · "),
+        ),
       ];
       if (keep) {
         cells.push(
-          h("td", { class: "text" }, typeof r.text === "string" ? r.text : ""),
+          h(
+            "td",
+            { class: "c-text text" },
+            typeof r.text === "string" ? r.text : "",
+          ),
         );
       }
       return h("tr", { class: fresh ? "fresh" : null }, cells);
