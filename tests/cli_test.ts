@@ -191,9 +191,6 @@ Deno.test("eval counts a certified answer against an unlearned option as a disag
 
 Deno.test({
   name: "eval accepts traces that all give the same answer to a question",
-  // BUG: eval parses its traces with the training parser, which refuses a choice question with a
-  // single option ("a choice needs at least two"), so evaluating a bundle on traces of one class fails.
-  ignore: true,
   async fn() {
     await trainedBundle();
     const file = `${work}/one-class.jsonl`;

@@ -377,9 +377,6 @@ Deno.test("assess() reports the first failing rule in the documented order", asy
 
 Deno.test({
   name: "assess() flags an empty text empty_input even for an unknown question",
-  // BUG: answer.ts documents empty_input (rule 1) before unsupported (rule 2), and DESIGN.md lists
-  // "text not empty" first, but assess() returns `unsupported` before looking at the text.
-  ignore: true,
   fn() {
     assert.equal(ask(table, "", "no_such_question").answer.flag, "empty_input");
   },

@@ -37,9 +37,6 @@ Deno.test("train() with the same seed twice gives byte-identical weights and rep
 
 Deno.test({
   name: "train() with the same seed twice gives byte-identical bundle files",
-  // BUG: report.json records wall-clock training seconds (`seconds`), so report.json and the
-  // manifest's checksum of it differ between two runs whenever the rounded time differs.
-  ignore: true,
   async fn() {
     const a = await bundleFiles(trainOnce(5));
     // The second run happens on a slower machine: its clock advances a second per reading.

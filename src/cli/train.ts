@@ -184,7 +184,9 @@ export async function trainCommand(args: string[]): Promise<number> {
       );
     }
   }
+  const started = performance.now();
   const result = train(traces, options);
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
   options.progress?.("writing bundle");
   const files = await encodeBundle({
     featurizer: result.table.featurizer,
@@ -211,7 +213,7 @@ export async function trainCommand(args: string[]): Promise<number> {
     );
   }
   console.log(
-    `wrote ${values.out} (${result.report.rows} rows, ${result.report.seconds}s)`,
+    `wrote ${values.out} (${result.report.rows} rows, trained in ${seconds}s)`,
   );
   return 0;
 }

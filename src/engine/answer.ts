@@ -109,14 +109,14 @@ export interface Assessment {
   driftScore: number | null;
 }
 
-/** The answer for a question the table does not know. */
-function unsupportedAssessment(name: string): Assessment {
+/** The answer for a question the table does not know (an empty text fails rule 1 first). */
+function unsupportedAssessment(name: string, empty: boolean): Assessment {
   return {
     question: name,
     answer: {
       confidence: 0,
       certified: false,
-      flag: "unsupported",
+      flag: empty ? "empty_input" : "unsupported",
       radius: null,
     },
     threshold: null,
@@ -140,7 +140,7 @@ export function assess(
   guard: DriftGuard,
 ): Assessment {
   const q = table.byName.get(name);
-  if (q === undefined) return unsupportedAssessment(name);
+  if (q === undefined) return unsupportedAssessment(name, text.features.empty);
   const logits = scoreText(table, q, text.features);
   const full = softmax(logits, q.temperature);
   const best = argmax(full);

@@ -165,13 +165,6 @@ function toQuestions(
       }
       labels[i] = at;
     }
-    if (!allBool && options.length < 2) {
-      throw new RangeError(
-        `${file}: question "${name}" has a single option ("${
-          options[0]
-        }"); a choice needs at least two`,
-      );
-    }
     out.push({ name, kind, options, labels });
   }
   if (out.length === 0) {

@@ -124,7 +124,6 @@ export interface TrainReport {
   splits: { calibration: number; test: number };
   traces: number;
   rows: number;
-  seconds: number;
   questions: QuestionReport[];
 }
 
@@ -142,12 +141,18 @@ export class TrainingError extends Error {
 
 /** Trains every question of `traces`. Deterministic for `options.seed`. */
 export function train(traces: TraceSet, options: TrainOptions): TrainResult {
-  const started = performance.now();
   const say = options.progress ?? (() => {});
   const { texts } = traces;
   const needed = minimumCertifiable(options.alpha, options.delta);
   const minimumAnswers = Math.ceil(needed / options.calibrationShare);
   for (const q of traces.questions) {
+    if (q.kind === "choice" && q.options.length < 2) {
+      throw new TrainingError(
+        `question "${q.name}" has a single option ("${
+          q.options[0]
+        }"); a choice needs at least two`,
+      );
+    }
     const answered = q.labels.reduce((n, l) => n + (l >= 0 ? 1 : 0), 0);
     if (answered < minimumAnswers) {
       throw new TrainingError(
@@ -224,7 +229,6 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     splits: { calibration: options.calibrationShare, test: options.testShare },
     traces: texts.length,
     rows: buckets.length,
-    seconds: Math.round((performance.now() - started) / 100) / 10,
     questions: reports,
   };
   table.info = { report };
