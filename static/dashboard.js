@@ -524,6 +524,16 @@
     $("empty-banner").hidden = !!c.requests;
   }
 
+  /** " · to model: low_confidence 20, drift 1", most frequent first; "" when none. */
+  function flagsOf(flags) {
+    const list = Object.entries(flags || {}).filter(([, n]) => n > 0);
+    if (!list.length) return "";
+    list.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+    return ` · to model: ${
+      list.map(([f, n]) => `${f} ${fmtInt(n)}`).join(", ")
+    }`;
+  }
+
   function renderQuestions(st) {
     const qs = (st.bundle && st.bundle.questions) || [];
     const per = st.per_question || {};
@@ -576,7 +586,7 @@
             pq.answers
               ? `${fmtInt(pq.certified)} of ${
                 fmtInt(pq.answers)
-              } certified · ${calib}`
+              } certified · ${calib}${flagsOf(pq.flags)}`
               : `no answers yet · ${calib}`,
           ),
         ),
