@@ -242,7 +242,7 @@
    * Draws a time-series chart into `box`.
    * series: [{key, cls}] read from state.history samples.
    */
-  function drawTimeChart(box, series, yFormat, emptyText, onHover) {
+  function drawTimeChart(box, series, yFormat, emptyText, onHover, log) {
     const W = Math.max(200, box.clientWidth);
     const H = Math.max(100, box.clientHeight);
     const samples = state.history;
@@ -257,16 +257,38 @@
     const t1 = samples[samples.length - 1].t;
     const span = Math.max(1, t1 - t0);
     let yMax = 0;
+    let yMin = Infinity;
     for (const p of samples) {
       for (const sr of series) {
         if (isNum(p[sr.key])) yMax = Math.max(yMax, p[sr.key]);
+        if (isNum(p[sr.key]) && p[sr.key] > 0) yMin = Math.min(yMin, p[sr.key]);
       }
     }
     if (yMax <= 0) yMax = 1;
-    const step = niceStep(yMax, 4);
-    yMax = Math.ceil(yMax / step) * step;
+    const plotH = H - pad.t - pad.b;
     const x = (t) => pad.l + ((t - t0) / span) * (W - pad.l - pad.r);
-    const y = (v) => pad.t + (1 - v / yMax) * (H - pad.t - pad.b);
+    let y;
+    const yTicks = [];
+    if (log && isFinite(yMin)) {
+      // Decades from the one below the smallest value to the one above the largest.
+      const d0 = Math.floor(Math.log10(yMin));
+      let d1 = Math.ceil(Math.log10(yMax));
+      if (d1 <= d0) d1 = d0 + 1;
+      y = (v) =>
+        pad.t +
+        (1 - (Math.log10(Math.max(v, 10 ** d0)) - d0) / (d1 - d0)) * plotH;
+      const steps = d1 - d0 <= 2 ? [1, 2, 5] : [1];
+      for (let d = d0; d <= d1; d++) {
+        for (const m of steps) {
+          if (m * 10 ** d <= 10 ** d1) yTicks.push(m * 10 ** d);
+        }
+      }
+    } else {
+      const step = niceStep(yMax, 4);
+      yMax = Math.ceil(yMax / step) * step;
+      y = (v) => pad.t + (1 - v / yMax) * plotH;
+      for (let v = 0; v <= yMax + step / 2; v += step) yTicks.push(v);
+    }
 
     const svg = s("svg", {
       viewBox: `0 0 ${W} ${H}`,
@@ -282,7 +304,7 @@
       } at the latest sample`,
     );
     const axis = s("g", { class: "axis" });
-    for (let v = 0; v <= yMax + step / 2; v += step) {
+    for (const v of yTicks) {
       const yy = y(v);
       axis.append(
         s("line", {
@@ -411,6 +433,7 @@
         ? "No requests measured yet. The chart starts with the first decisions."
         : "Collecting samples; the chart draws from the second refresh on.",
       showLegend,
+      true,
     );
     showLegend(null);
     drawSpark($("rate-spark"), "rate");
