@@ -131,15 +131,18 @@ Deno.test("parseCsvTraces() refuses a header without a text column, naming file 
   );
 });
 
-Deno.test("parseTraces() refuses a choice question with a single option", () => {
+Deno.test("train() refuses a choice question with a single option, which parsing accepts", () => {
+  const traces = syntheticTraces({ count: 600, seed: 3 });
+  for (const t of traces) t.answers.mono = "only";
+  // Parsing accepts it (eval may see one option of a question); training cannot learn a choice.
+  const set = parseJsonlTraces("mono.jsonl", toJsonl(traces));
+  assert.deepEqual(set.questions.find((q) => q.name === "mono")!.options, [
+    "only",
+  ]);
   throwsWith(
-    () =>
-      parseJsonlTraces(
-        "t.jsonl",
-        `{"text": "a", "answers": {"q": "x"}}\n{"text": "b", "answers": {"q": "x"}}`,
-      ),
-    RangeError,
-    /^t\.jsonl: question "q" has a single option/,
+    () => train(set, smallTrainOptions()),
+    TrainingError,
+    /question "mono" has a single option \("only"\); a choice needs at least two/,
   );
 });
 
