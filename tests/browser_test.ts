@@ -78,7 +78,12 @@ const TEXTS = demoTexts(240);
 async function openBrowser(
   options: { httpCredentials?: { username: string; password: string } } = {},
 ): Promise<
-  { context: BrowserContext; page: Page; close: () => Promise<void> }
+  {
+    context: BrowserContext;
+    page: Page;
+    requests: string[];
+    close: () => Promise<void>;
+  }
 > {
   const profile = await Deno.makeTempDir({ prefix: "dtable-chromium-" });
   let context: BrowserContext | null = null;
@@ -104,9 +109,12 @@ async function openBrowser(
   page.setDefaultTimeout(15_000);
   const errors: string[] = [];
   page.on("pageerror", (err) => errors.push(err.message));
+  const requests: string[] = [];
+  ctx.on("request", (req) => requests.push(req.url()));
   return {
     context: ctx,
     page,
+    requests,
     close: async () => {
       await ctx.close().catch(() => {});
       await Deno.remove(profile, { recursive: true }).catch(() => {});
@@ -245,6 +253,11 @@ Deno.test({
         assert.ok(await page.locator("#drift li[data-drift]").count() >= 1);
         // The latency chart has drawn its lines.
         await page.waitForSelector("#latency-chart path.series.p50");
+        // Everything the page loads comes from the server itself: no CDN.
+        const foreign = browser!.requests.filter((url) =>
+          !url.startsWith(`${base}/`) && !url.startsWith("data:")
+        );
+        assert.deepEqual(foreign, []);
       });
 
       await t.step(
