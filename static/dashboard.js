@@ -956,6 +956,12 @@
   // ---------- playground ----------
 
   function renderPlayground(r) {
+    // A yes/no answer is a boolean; its options come as "true" and "false".
+    const yesNo = typeof r.answer === "boolean";
+    const optionLabel = (o) =>
+      yesNo && (o === "true" || o === "false")
+        ? fmtAnswer(o === "true")
+        : fmtAnswer(o);
     const threshold = isNum(r.threshold) ? r.threshold : null;
     const conf = isNum(r.confidence) ? r.confidence : 0;
     const top = Array.isArray(r.top) ? r.top.slice(0, 3) : [];
@@ -1025,7 +1031,7 @@
           h(
             "div",
             { class: "row-head" },
-            h("span", { class: "name" }, fmtAnswer(t.option)),
+            h("span", { class: "name" }, optionLabel(t.option)),
             h("span", { class: "value" }, fmtPct(p)),
           ),
           h(
