@@ -152,3 +152,57 @@ Deno.test("train() marks a question without enough held-out answers uncalibrated
     "the seed gives a small calibration split",
   );
 });
+
+Deno.test("train() keeps certified disagreement on fresh data at most alpha in all but about delta of runs", () => {
+  // End to end: each run trains on its own synthetic traces (the reference model errs on 3% of them
+  // at random, so the true disagreement sits near alpha), then the certified answers are judged on
+  // 10,000 fresh traces from the same source.
+  const runs = 30;
+  const { alpha, delta } = OPTIONS;
+  const fresh = syntheticTraces({ count: 10_000, seed: 424242, noise: 0.03 });
+  let calibrated = 0;
+  let violations = 0;
+  const risks: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const r = train(
+      parseJsonlTraces(
+        "t.jsonl",
+        toJsonl(
+          syntheticTraces({ count: 1500, seed: 1000 + run, noise: 0.03 }),
+        ),
+      ),
+      smallTrainOptions({ seed: run + 1 }),
+    );
+    if (r.table.byName.get("topic")!.calibration.threshold === null) continue;
+    calibrated++;
+    let certified = 0;
+    let wrong = 0;
+    for (const t of fresh) {
+      const a =
+        assess(r.table, prepareText(r.table, t.text), "topic", {}, QUIET_GUARD)
+          .answer;
+      if (!a.certified) continue;
+      certified++;
+      if (a.choice !== t.answers.topic) wrong++;
+    }
+    risks.push(wrong / certified);
+    if (wrong / certified > alpha) violations++;
+  }
+  const allowed = delta + 3 * Math.sqrt((delta * (1 - delta)) / runs);
+  console.log(
+    `trainer end to end: ${calibrated}/${runs} runs calibrated, disagreement on fresh data above alpha in ${violations} ` +
+      `(allowed ${(allowed * 100).toFixed(0)}% of runs); largest ${
+        Math.max(...risks).toFixed(3)
+      }, ` +
+      `median ${
+        [...risks].sort((a, b) => a - b)[Math.floor(risks.length / 2)]?.toFixed(
+          3,
+        )
+      }`,
+  );
+  assert.ok(calibrated >= runs / 2, `only ${calibrated} runs calibrated`);
+  assert.ok(
+    violations / runs <= allowed,
+    `${violations} violations in ${runs} runs`,
+  );
+});
