@@ -356,6 +356,24 @@ Deno.test("the command line reports usage errors in one line with exit code 2", 
       ["train", "--traces", TRAIN_FILE, "--seed", "1.5"],
       /--seed/,
     ],
+    [
+      "a --min-radius of 0",
+      ["train", "--traces", TRAIN_FILE, "--min-radius", "0"],
+      /--min-radius must be a positive integer/,
+    ],
+    [
+      "shares that leave too little to train on",
+      [
+        "train",
+        "--traces",
+        TRAIN_FILE,
+        "--calibration-share",
+        "0.6",
+        "--test-share",
+        "0.35",
+      ],
+      /at least 10% of traces to train on/,
+    ],
     ["a bad --force-threshold", [
       "train",
       "--traces",
@@ -397,10 +415,12 @@ Deno.test("the command line reports usage errors in one line with exit code 2", 
   ];
   for (const [name, args, pattern] of cases) {
     await t.step(name, async () => {
-      assert.match(failedInOneLine(await runCli(args)), pattern);
+      assert.match(failedInOneLine(await runCli(args, work)), pattern);
     });
   }
+  // Nothing was written, not even the default bundle folder.
   assert.equal(await exists(`${work}/x`), false);
+  assert.equal(await exists(`${work}/bundle`), false);
 });
 
 Deno.test("train on a bad trace file exits 2 with file:line: reason and writes nothing", async (t) => {
