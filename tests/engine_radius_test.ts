@@ -334,6 +334,12 @@ Deno.test({
     const fixed = variant(table, rowBuckets, q, weights, bias);
     const f = prepareText(table, "where is my parcel please").features;
     const s = scoreText(table, fixed, f);
+    // Every bigram broken: option 0 still leads, and inserted words only add to it.
+    const bare = scoreText(table, fixed, {
+      ...f,
+      bigramBuckets: new Int32Array(0),
+    });
+    assert.ok(bare[0]! > Math.max(...bare.subarray(1)));
     assert.equal(radiusOf(table, fixed, f, s, 0), null);
   },
 });
