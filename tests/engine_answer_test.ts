@@ -487,11 +487,17 @@ Deno.test("reasonInWords() explains every flag in one sentence", () => {
 
 Deno.test("assess() withholds certification from a single foreign text with drift", async (t) => {
   const foreign = "zqxj vbnmw ploktr qwyzz xxv";
-  const urgent = table.byName.get("urgent")!;
-  // urgent certifies every confidence (threshold 0): only a drift rule can withhold this answer.
-  assert.equal(urgent.calibration.threshold, 0);
+  // With threshold 0, urgent certifies every confidence: only a drift rule can withhold this answer.
+  const base = withQuestion(table, "urgent", {
+    calibration: {
+      ...table.byName.get("urgent")!.calibration,
+      status: "calibrated",
+      threshold: 0,
+    },
+  });
+  const urgent = base.byName.get("urgent")!;
   const drift = (patch: Partial<TableSettings["drift"]>) =>
-    withSettings(table, { drift: { ...table.settings.drift, ...patch } });
+    withSettings(base, { drift: { ...base.settings.drift, ...patch } });
   await t.step("when most of its buckets are unseen (max_novelty)", () => {
     assert.ok(prepareText(table, foreign).novelty > 0.9);
     assert.equal(
