@@ -184,3 +184,15 @@ Deno.test({
     assert.ok(q.labels.every((l) => l >= 0));
   },
 });
+
+Deno.test("parseTraces() accepts a byte-order mark and Windows line endings", () => {
+  const jsonl =
+    '\ufeff{"text": "a b", "answers": {"q": "x"}}\r\n{"text": "c", "answers": {"q": "y"}}\r\n';
+  const j = parseTraces("t.jsonl", jsonl);
+  assert.deepEqual(j.texts, ["a b", "c"]);
+  assert.deepEqual(j.questions[0]!.options, ["x", "y"]);
+  const csv = "\ufefftext,q\r\na b,x\r\nc,y\r\n";
+  const c = parseTraces("t.csv", csv);
+  assert.deepEqual(c.texts, ["a b", "c"]);
+  assert.deepEqual(c.questions[0]!.options, ["x", "y"]);
+});
