@@ -21,6 +21,7 @@ import {
   smallTable,
   syntheticTraces,
   tempDir,
+  toJsonl,
 } from "./_fixtures.ts";
 
 /** Entries of a folder, sorted. */
@@ -277,4 +278,39 @@ Deno.test("inspect on a damaged bundle exits 2 with one line on stderr", async (
     assert.equal(lines.length, 1, run.stderr);
     assert.match(lines[0]!, /Cannot load bundle/);
   }
+});
+
+Deno.test("writeBundleAtomically() fails cleanly when the parent cannot hold a folder", async () => {
+  await using tmp = await tempDir();
+  await Deno.writeTextFile(`${tmp.path}/plain-file`, "x");
+  await assert.rejects(
+    writeBundleAtomically(
+      `${tmp.path}/plain-file/bundle`,
+      await bundleFiles(smallTable()),
+    ),
+  );
+  assert.deepEqual(await list(tmp.path), ["plain-file"]);
+  assert.equal(await Deno.readTextFile(`${tmp.path}/plain-file`), "x");
+});
+
+Deno.test("train exits 2 with one line when the bundle cannot be written", async () => {
+  await using tmp = await tempDir();
+  const traces = `${tmp.path}/t.jsonl`;
+  await Deno.writeTextFile(
+    traces,
+    toJsonl(syntheticTraces({ count: 600, seed: 2 })),
+  );
+  await Deno.writeTextFile(`${tmp.path}/plain-file`, "x");
+  const run = await runCli([
+    "train",
+    "--traces",
+    traces,
+    "--out",
+    `${tmp.path}/plain-file/bundle`,
+    "--quiet",
+  ]);
+  assert.equal(run.code, 2, run.stderr);
+  assert.equal(run.stderr.trimEnd().split("\n").length, 1, run.stderr);
+  assert.match(run.stderr, /plain-file/, "the error names the path");
+  assert.deepEqual(await list(tmp.path), ["plain-file", "t.jsonl"]);
 });
