@@ -34,7 +34,10 @@ export async function readJsonBody(
   let text: string;
   if (declared !== null) {
     if (!DIGITS.test(declared.trim())) {
-      throw new HTTPException(400, { message: `Content-Length must be a non-negative integer, got "${declared}"` });
+      throw new HTTPException(400, {
+        message:
+          `Content-Length must be a non-negative integer, got "${declared}"`,
+      });
     }
     if (Number(declared) > limit) throw tooLarge(limit);
     text = await request.text();
@@ -45,7 +48,10 @@ export async function readJsonBody(
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw badBody(`The request body is not valid JSON (${(e as Error).message})`, needed);
+    throw badBody(
+      `The request body is not valid JSON (${(e as Error).message})`,
+      needed,
+    );
   }
 }
 
@@ -55,7 +61,9 @@ export function badBody(reason: string, needed: string): HTTPException {
 }
 
 function tooLarge(limit: number): HTTPException {
-  return new HTTPException(413, { message: `The request body is larger than ${limit} bytes` });
+  return new HTTPException(413, {
+    message: `The request body is larger than ${limit} bytes`,
+  });
 }
 
 /** Reads a body of unknown length, giving up as soon as it passes `limit` bytes. */

@@ -7,7 +7,7 @@
 
 import type { Answer, Assessment } from "../engine/answer.ts";
 import { stateText } from "../engine/text.ts";
-import { BodyShape, isObject, plainRecord } from "./fields.ts";
+import { BodyShape, describe, isObject, setKey } from "./fields.ts";
 
 /** One question to answer, with the options offered (absent: all). */
 export interface Ask {
@@ -36,7 +36,9 @@ export function parseDecide(body: unknown): DecideRequest {
   const state = o.state;
   if (state === undefined) throw shape.fail('"state" is missing');
   if (typeof state !== "string" && !isObject(state)) {
-    throw shape.fail(`"state" must be a string or a JSON object, got ${describeState(state)}`);
+    throw shape.fail(
+      `"state" must be a string or a JSON object, got ${describe(state)}`,
+    );
   }
   let asks: Ask[] | null = null;
   if (o.questions !== undefined && o.questions !== null) {
@@ -58,15 +60,11 @@ export function parseDecide(body: unknown): DecideRequest {
   return { text: stateText(state), asks, exposed };
 }
 
-function describeState(v: unknown): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "an array";
-  return `a ${typeof v}`;
-}
-
 /** The `answers` object of a `/v1/decide` response: the engine's answers keyed by question. */
-export function decideAnswers(assessments: readonly Assessment[]): Record<string, Answer> {
-  const out = plainRecord<Answer>();
-  for (const a of assessments) out[a.question] = a.answer;
+export function decideAnswers(
+  assessments: readonly Assessment[],
+): Record<string, Answer> {
+  const out: Record<string, Answer> = {};
+  for (const a of assessments) setKey(out, a.question, a.answer);
   return out;
 }

@@ -39,37 +39,51 @@ export class BodyShape {
 
   /** The body itself must be a JSON object. */
   object(body: unknown): JsonObject {
-    if (!isObject(body)) throw this.fail(`The body must be a JSON object, got ${describe(body)}`);
+    if (!isObject(body)) {
+      throw this.fail(`The body must be a JSON object, got ${describe(body)}`);
+    }
     return body;
   }
 
   /** A field that must be a string. */
   string(value: unknown, field: string): string {
-    if (typeof value !== "string") throw this.fail(`"${field}" must be a string, got ${describe(value)}`);
+    if (typeof value !== "string") {
+      throw this.fail(`"${field}" must be a string, got ${describe(value)}`);
+    }
     return value;
   }
 
   /** A field that may be absent or null, or else must be a string. */
   optionalString(value: unknown, field: string): string | undefined {
-    return value === undefined || value === null ? undefined : this.string(value, field);
+    return value === undefined || value === null
+      ? undefined
+      : this.string(value, field);
   }
 
   /** A field that may be absent or null, or else must be a boolean. */
   optionalBoolean(value: unknown, field: string): boolean | undefined {
     if (value === undefined || value === null) return undefined;
-    if (typeof value !== "boolean") throw this.fail(`"${field}" must be true or false, got ${describe(value)}`);
+    if (typeof value !== "boolean") {
+      throw this.fail(
+        `"${field}" must be true or false, got ${describe(value)}`,
+      );
+    }
     return value;
   }
 
   /** A field that must be an array. */
   array(value: unknown, field: string): unknown[] {
-    if (!Array.isArray(value)) throw this.fail(`"${field}" must be an array, got ${describe(value)}`);
+    if (!Array.isArray(value)) {
+      throw this.fail(`"${field}" must be an array, got ${describe(value)}`);
+    }
     return value;
   }
 
   /** A field that must be a JSON object. */
   objectField(value: unknown, field: string): JsonObject {
-    if (!isObject(value)) throw this.fail(`"${field}" must be an object, got ${describe(value)}`);
+    if (!isObject(value)) {
+      throw this.fail(`"${field}" must be an object, got ${describe(value)}`);
+    }
     return value;
   }
 
@@ -78,14 +92,32 @@ export class BodyShape {
     const items = this.array(value, field);
     for (let i = 0; i < items.length; i++) {
       if (typeof items[i] !== "string") {
-        throw this.fail(`"${field}[${i}]" must be a string, got ${describe(items[i])}`);
+        throw this.fail(
+          `"${field}[${i}]" must be a string, got ${describe(items[i])}`,
+        );
       }
     }
     return items as string[];
   }
 }
 
-/** An object without a prototype, so any question name is a plain key. */
-export function plainRecord<T>(): Record<string, T> {
-  return Object.create(null) as Record<string, T>;
+/**
+ * Sets `key` on `target` as an own enumerable property, even when the key
+ * is `__proto__` (which plain assignment would treat as the prototype).
+ * Objects stay ordinary so `JSON.stringify` keeps its fast path (objects
+ * without a prototype make it several times slower).
+ */
+export function setKey<T>(
+  target: Record<string, T>,
+  key: string,
+  value: T,
+): void {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  } else target[key] = value;
 }

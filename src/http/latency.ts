@@ -54,7 +54,10 @@ export class LatencyHistogram {
     this.#sumUs += us;
     if (us > this.#maxUs) this.#maxUs = us;
     if (us < this.#minUs) this.#minUs = us;
-    const i = us <= 1 ? 0 : Math.min(FINE_BUCKETS - 1, 1 + Math.floor(Math.log2(us) * STEPS_PER_DOUBLING));
+    const i = us <= 1 ? 0 : Math.min(
+      FINE_BUCKETS - 1,
+      1 + Math.floor(Math.log2(us) * STEPS_PER_DOUBLING),
+    );
     this.#fine[i]!++;
     let j = 0;
     while (j < EXPOSED_BOUNDS_US.length && us > EXPOSED_BOUNDS_US[j]!) j++;

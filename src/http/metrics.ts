@@ -19,11 +19,16 @@ export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 /** Escapes a label value as the exposition format requires. */
 export function escapeLabel(value: string): string {
-  return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+  return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(
+    /\n/g,
+    "\\n",
+  );
 }
 
 function labels(pairs: Record<string, string>): string {
-  const parts = Object.entries(pairs).map(([k, v]) => `${k}="${escapeLabel(v)}"`);
+  const parts = Object.entries(pairs).map(([k, v]) =>
+    `${k}="${escapeLabel(v)}"`
+  );
   return parts.length === 0 ? "" : `{${parts.join(",")}}`;
 }
 
@@ -37,96 +42,206 @@ function num(x: number): string {
 class Exposition {
   readonly lines: string[] = [];
 
-  family(name: string, type: "counter" | "gauge" | "histogram", help: string): void {
+  family(
+    name: string,
+    type: "counter" | "gauge" | "histogram",
+    help: string,
+  ): void {
     this.lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
   }
 
-  sample(name: string, value: number, pairs: Record<string, string> = {}): void {
+  sample(
+    name: string,
+    value: number,
+    pairs: Record<string, string> = {},
+  ): void {
     this.lines.push(`${name}${labels(pairs)} ${num(value)}`);
   }
 }
 
 /** Renders the service's counters, latency and drift state in Prometheus text format. */
-export function renderMetrics(stats: ServiceStats, table: Table, monitor: DriftMonitor): string {
+export function renderMetrics(
+  stats: ServiceStats,
+  table: Table,
+  monitor: DriftMonitor,
+): string {
   const doc = stats.snapshot();
   const e = new Exposition();
 
-  e.family("dtable_start_time_seconds", "gauge", "Start time of the service since the Unix epoch, in seconds.");
+  e.family(
+    "dtable_start_time_seconds",
+    "gauge",
+    "Start time of the service since the Unix epoch, in seconds.",
+  );
   e.sample("dtable_start_time_seconds", stats.startedAt / 1000);
 
-  e.family("dtable_http_responses_total", "counter", "HTTP responses by route and status code.");
-  const responses = [...stats.responses()].sort(([a], [b]) => a.localeCompare(b));
+  e.family(
+    "dtable_http_responses_total",
+    "counter",
+    "HTTP responses by route and status code.",
+  );
+  const responses = [...stats.responses()].sort(([a], [b]) =>
+    a.localeCompare(b)
+  );
   for (const [route, byStatus] of responses) {
     for (const [code, n] of [...byStatus].sort(([a], [b]) => a - b)) {
       e.sample("dtable_http_responses_total", n, { route, code: String(code) });
     }
   }
 
-  e.family("dtable_decision_requests_total", "counter", "Decision requests answered, by route.");
+  e.family(
+    "dtable_decision_requests_total",
+    "counter",
+    "Decision requests answered, by route.",
+  );
   const byRoute = stats.requestsByRoute();
   for (const route of DECISION_ROUTES) {
-    e.sample("dtable_decision_requests_total", byRoute.get(route) ?? 0, { route });
+    e.sample("dtable_decision_requests_total", byRoute.get(route) ?? 0, {
+      route,
+    });
   }
 
-  e.family("dtable_answers_total", "counter", "Answers given, one per question asked.");
+  e.family(
+    "dtable_answers_total",
+    "counter",
+    "Answers given, one per question asked.",
+  );
   e.sample("dtable_answers_total", doc.counts.answers);
-  e.family("dtable_certified_answers_total", "counter", "Answers given with certified true.");
+  e.family(
+    "dtable_certified_answers_total",
+    "counter",
+    "Answers given with certified true.",
+  );
   e.sample("dtable_certified_answers_total", doc.counts.certified);
-  e.family("dtable_deferred_answers_total", "counter", "Answers given with certified false, by flag.");
+  e.family(
+    "dtable_deferred_answers_total",
+    "counter",
+    "Answers given with certified false, by flag.",
+  );
   for (const [flag, n] of Object.entries(doc.deferral_reasons)) {
     e.sample("dtable_deferred_answers_total", n, { flag });
   }
 
-  e.family("dtable_question_answers_total", "counter", "Answers given per bundle question.");
+  e.family(
+    "dtable_question_answers_total",
+    "counter",
+    "Answers given per bundle question.",
+  );
   for (const [question, c] of Object.entries(doc.per_question)) {
     e.sample("dtable_question_answers_total", c.answers, { question });
   }
-  e.family("dtable_question_certified_answers_total", "counter", "Certified answers per bundle question.");
+  e.family(
+    "dtable_question_certified_answers_total",
+    "counter",
+    "Certified answers per bundle question.",
+  );
   for (const [question, c] of Object.entries(doc.per_question)) {
-    e.sample("dtable_question_certified_answers_total", c.certified, { question });
+    e.sample("dtable_question_certified_answers_total", c.certified, {
+      question,
+    });
   }
-  e.family("dtable_question_deferred_answers_total", "counter", "Uncertified answers per bundle question and flag.");
+  e.family(
+    "dtable_question_deferred_answers_total",
+    "counter",
+    "Uncertified answers per bundle question and flag.",
+  );
   for (const [question, c] of Object.entries(doc.per_question)) {
     for (const [flag, n] of Object.entries(c.flags)) {
       e.sample("dtable_question_deferred_answers_total", n, { question, flag });
     }
   }
 
-  e.family("dtable_playground_requests_total", "counter", "Playground requests answered (never decisions).");
+  e.family(
+    "dtable_playground_requests_total",
+    "counter",
+    "Playground requests answered (never decisions).",
+  );
   e.sample("dtable_playground_requests_total", doc.counts.playground);
 
-  e.family("dtable_decision_latency_seconds", "histogram", "Time spent inside the server per decision request.");
+  e.family(
+    "dtable_decision_latency_seconds",
+    "histogram",
+    "Time spent inside the server per decision request.",
+  );
   const cumulative = stats.latency.cumulative();
   EXPOSED_BOUNDS_S.forEach((le, i) => {
-    e.sample("dtable_decision_latency_seconds_bucket", cumulative[i]!, { le: num(le) });
+    e.sample("dtable_decision_latency_seconds_bucket", cumulative[i]!, {
+      le: num(le),
+    });
   });
-  e.sample("dtable_decision_latency_seconds_bucket", cumulative[cumulative.length - 1]!, { le: "+Inf" });
+  e.sample(
+    "dtable_decision_latency_seconds_bucket",
+    cumulative[cumulative.length - 1]!,
+    { le: "+Inf" },
+  );
   e.sample("dtable_decision_latency_seconds_sum", stats.latency.sumSeconds);
   e.sample("dtable_decision_latency_seconds_count", stats.latency.count);
 
-  e.family("dtable_decision_requests_per_second", "gauge", "Decision requests per second over the last 10 seconds.");
+  e.family(
+    "dtable_decision_requests_per_second",
+    "gauge",
+    "Decision requests per second over the last 10 seconds.",
+  );
   e.sample("dtable_decision_requests_per_second", doc.rate.requests_per_s);
 
-  e.family("dtable_question_threshold", "gauge", "Certified confidence threshold per calibrated question.");
+  e.family(
+    "dtable_question_threshold",
+    "gauge",
+    "Certified confidence threshold per calibrated question.",
+  );
   for (const q of table.questions) {
     if (q.calibration.threshold !== null) {
-      e.sample("dtable_question_threshold", q.calibration.threshold, { question: q.name });
+      e.sample("dtable_question_threshold", q.calibration.threshold, {
+        question: q.name,
+      });
     }
   }
 
-  const drift = table.questions.map((q) => [q.name, monitor.state(q.name)] as const);
-  e.family("dtable_drift_alarm", "gauge", "1 while the drift guard withholds certification of the question.");
-  for (const [question, s] of drift) e.sample("dtable_drift_alarm", s.status === "alarmed" ? 1 : 0, { question });
-  e.family("dtable_drift_evidence", "gauge", "Current value of the drift test martingale.");
-  for (const [question, s] of drift) e.sample("dtable_drift_evidence", s.evidence, { question });
-  e.family("dtable_drift_alarm_level", "gauge", "Evidence at which the drift alarm is raised (1/delta).");
-  for (const [question, s] of drift) e.sample("dtable_drift_alarm_level", s.alarm_level, { question });
-  e.family("dtable_drift_observed_total", "counter", "Texts the drift guard has scored.");
-  for (const [question, s] of drift) e.sample("dtable_drift_observed_total", s.observed, { question });
+  const drift = table.questions.map((q) =>
+    [q.name, monitor.state(q.name)] as const
+  );
+  e.family(
+    "dtable_drift_alarm",
+    "gauge",
+    "1 while the drift guard withholds certification of the question.",
+  );
+  for (const [question, s] of drift) {
+    e.sample("dtable_drift_alarm", s.status === "alarmed" ? 1 : 0, {
+      question,
+    });
+  }
+  e.family(
+    "dtable_drift_evidence",
+    "gauge",
+    "Current value of the drift test martingale.",
+  );
+  for (const [question, s] of drift) {
+    e.sample("dtable_drift_evidence", s.evidence, { question });
+  }
+  e.family(
+    "dtable_drift_alarm_level",
+    "gauge",
+    "Evidence at which the drift alarm is raised (1/delta).",
+  );
+  for (const [question, s] of drift) {
+    e.sample("dtable_drift_alarm_level", s.alarm_level, { question });
+  }
+  e.family(
+    "dtable_drift_observed_total",
+    "counter",
+    "Texts the drift guard has scored.",
+  );
+  for (const [question, s] of drift) {
+    e.sample("dtable_drift_observed_total", s.observed, { question });
+  }
   e.family("dtable_drift_alarms_total", "counter", "Drift alarms raised.");
-  for (const [question, s] of drift) e.sample("dtable_drift_alarms_total", s.alarms, { question });
+  for (const [question, s] of drift) {
+    e.sample("dtable_drift_alarms_total", s.alarms, { question });
+  }
   e.family("dtable_drift_clears_total", "counter", "Drift alarms cleared.");
-  for (const [question, s] of drift) e.sample("dtable_drift_clears_total", s.clears, { question });
+  for (const [question, s] of drift) {
+    e.sample("dtable_drift_clears_total", s.clears, { question });
+  }
 
   return e.lines.join("\n") + "\n";
 }

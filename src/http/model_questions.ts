@@ -11,7 +11,11 @@
  * @module
  */
 
-import { type Assessment, assess, type PreparedText } from "../engine/answer.ts";
+import {
+  assess,
+  type Assessment,
+  type PreparedText,
+} from "../engine/answer.ts";
 import type { DriftGuard } from "../engine/drift.ts";
 import type { Table } from "../engine/table.ts";
 
@@ -32,14 +36,21 @@ export interface TypedAssessment {
 
 /** True when a question of `type` may be answered by a bundle question of `kind`. */
 export function typeFits(type: string, kind: "choice" | "yes_no"): boolean {
-  return kind === "choice" ? type === "choice" : type === "predicate" || type === "noul";
+  return kind === "choice"
+    ? type === "choice"
+    : type === "predicate" || type === "noul";
 }
 
 /** The assessment of a question the table cannot answer. */
 function unsupported(name: string): Assessment {
   return {
     question: name,
-    answer: { confidence: 0, certified: false, flag: "unsupported", radius: null },
+    answer: {
+      confidence: 0,
+      certified: false,
+      flag: "unsupported",
+      radius: null,
+    },
     threshold: null,
     alpha: null,
     fullConfidence: 0,
@@ -66,6 +77,12 @@ export function assessTyped(
 }
 
 /** The `service` object of one answer. */
-export function serviceOf(a: Assessment): { source: "table"; certified: boolean; flag: string | null } {
-  return { source: "table", certified: a.answer.certified, flag: a.answer.flag };
+export function serviceOf(
+  a: Assessment,
+): { source: "table"; certified: boolean; flag: string | null } {
+  return {
+    source: "table",
+    certified: a.answer.certified,
+    flag: a.answer.flag,
+  };
 }

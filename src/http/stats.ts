@@ -12,6 +12,7 @@
 import type { Assessment } from "../engine/answer.ts";
 import type { DriftMonitor, DriftState } from "../engine/drift.ts";
 import type { QuestionKind, Table } from "../engine/table.ts";
+import { setKey } from "./fields.ts";
 import { LatencyHistogram, type LatencySummary, round1 } from "./latency.ts";
 
 /** The routes that answer decisions. */
@@ -85,7 +86,11 @@ export interface QuestionCounts {
 export interface StatsDocument {
   started_at: string;
   uptime_s: number;
-  bundle: { path: string; load_ms: number | null; questions: QuestionSummary[] };
+  bundle: {
+    path: string;
+    load_ms: number | null;
+    questions: QuestionSummary[];
+  };
   keep_text: boolean;
   counts: {
     requests: number;
@@ -139,10 +144,10 @@ function share(part: number, whole: number): number | null {
   return whole === 0 ? null : part / whole;
 }
 
-/** An object without a prototype, so any question name is a plain key. */
+/** An object from entries, any key (`__proto__` included) an own property. */
 function record<T>(entries: Iterable<[string, T]>): Record<string, T> {
-  const out = Object.create(null) as Record<string, T>;
-  for (const [k, v] of entries) out[k] = v;
+  const out: Record<string, T> = {};
+  for (const [k, v] of entries) setKey(out, k, v);
   return out;
 }
 
@@ -186,7 +191,12 @@ export class ServiceStats {
     this.#now = options.now ?? Date.now;
     this.#startedAt = this.#now();
     for (const q of this.#table.questions) {
-      this.#byQuestion.set(q.name, { answers: 0, certified: 0, flags: new Map(), alarmSince: null });
+      this.#byQuestion.set(q.name, {
+        answers: 0,
+        certified: 0,
+        flags: new Map(),
+        alarmSince: null,
+      });
     }
   }
 
@@ -206,7 +216,10 @@ export class ServiceStats {
     latencyUs: number,
   ): void {
     const now = this.#now();
-    this.#requestsByRoute.set(route, (this.#requestsByRoute.get(route) ?? 0) + 1);
+    this.#requestsByRoute.set(
+      route,
+      (this.#requestsByRoute.get(route) ?? 0) + 1,
+    );
     this.#latency.record(latencyUs);
     const second = Math.floor(now / 1000);
     const slot = second % RATE_WINDOW_S;
@@ -228,7 +241,9 @@ export class ServiceStats {
         else if (answer.flag !== null) increment(counter.flags, answer.flag);
         const quiet = this.#monitor.isQuiet(a.question);
         if (!quiet && counter.alarmSince === null) counter.alarmSince = now;
-        else if (quiet && counter.alarmSince !== null) counter.alarmSince = null;
+        else if (quiet && counter.alarmSince !== null) {
+          counter.alarmSince = null;
+        }
       }
       this.#recent[this.#recentNext] = {
         at: now,
@@ -296,13 +311,19 @@ export class ServiceStats {
       if (s > second - RATE_WINDOW_S && s <= second) n += this.#rateCounts[i]!;
     }
     // The window is the last full seconds plus the running one, no longer than the uptime.
-    const windowS = Math.min((RATE_WINDOW_S - 1) + (now % 1000) / 1000, this.uptimeSeconds());
+    const windowS = Math.min(
+      (RATE_WINDOW_S - 1) + (now % 1000) / 1000,
+      this.uptimeSeconds(),
+    );
     return windowS <= 0 ? 0 : Math.round((n / windowS) * 1000) / 1000;
   }
 
   /** The `/v1/stats` document. */
   snapshot(): StatsDocument {
-    const requests = [...this.#requestsByRoute.values()].reduce((a, b) => a + b, 0);
+    const requests = [...this.#requestsByRoute.values()].reduce(
+      (a, b) => a + b,
+      0,
+    );
     const certified = this.#certified;
     const perQuestion = record<QuestionCounts>(
       [...this.#byQuestion].map(([name, c]) => [name, {
@@ -318,13 +339,16 @@ export class ServiceStats {
         const state = this.#monitor.state(q.name);
         return [q.name, {
           ...state,
-          since: state.status === "alarmed" && since !== null ? new Date(since).toISOString() : null,
+          since: state.status === "alarmed" && since !== null
+            ? new Date(since).toISOString()
+            : null,
         }];
       }),
     );
     const recent: RecentDecision[] = [];
     for (let i = 1; i <= RECENT_LIMIT; i++) {
-      const slot = this.#recent[(this.#recentNext - i + RECENT_LIMIT) % RECENT_LIMIT];
+      const slot =
+        this.#recent[(this.#recentNext - i + RECENT_LIMIT) % RECENT_LIMIT];
       if (slot === undefined) break;
       const { at, text, ...rest } = slot;
       recent.push(
@@ -367,8 +391,12 @@ export class ServiceStats {
         llm_latency_ms: this.#llmLatencyMs,
         cost_per_call: this.#costPerCall,
         calls_saved: certified,
-        time_saved_s: this.#llmLatencyMs === null ? null : (certified * this.#llmLatencyMs) / 1000,
-        money_saved: this.#costPerCall === null ? null : certified * this.#costPerCall,
+        time_saved_s: this.#llmLatencyMs === null
+          ? null
+          : (certified * this.#llmLatencyMs) / 1000,
+        money_saved: this.#costPerCall === null
+          ? null
+          : certified * this.#costPerCall,
       },
       drift,
       recent,

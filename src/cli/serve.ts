@@ -1,0 +1,308 @@
+/**
+ * `serve`: the HTTP service for a bundle (see `src/http/app.ts`).
+ *
+ * Reads only the bundle folder, the token file (when given) and the token
+ * environment variable, so it runs under `--allow-net=HOST:PORT
+ * --allow-read=BUNDLE[,TOKENFILE] --allow-env=TOKENVAR`.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { loadBundle } from "../bundle/files.ts";
+import { DriftMonitor } from "../engine/drift.ts";
+import type { DriftSettings, Table } from "../engine/table.ts";
+import { createApp } from "../http/app.ts";
+import {
+  fileToken,
+  fixedToken,
+  NO_TOKEN,
+  type TokenSource,
+} from "../http/token.ts";
+import { TOOL_VERSION } from "../version.ts";
+import { numberFlag, oneLine, UsageError } from "./common.ts";
+
+/** Usage text of `serve`. */
+export const SERVE_USAGE = `Usage: serve --bundle DIR [options]
+
+Serves a trained bundle over HTTP: POST /v1/decide, /v1/decisions,
+/v1/altdecisions, /v1/playground; GET / (dashboard), /v1/stats, /metrics,
+/v1/health. Ctrl-C stops it.
+
+Options:
+  --bundle DIR             bundle folder to serve (required)
+  --host HOST              listen address (default 127.0.0.1; use 0.0.0.0 in a
+                           container, together with an access token)
+  --port N                 listen port (default 8010; 0 picks a free one)
+  --token-env NAME         environment variable holding the access token
+                           (default SERVICE_PROXY_TOKEN; empty or unset: no token)
+  --token-file PATH        file holding the access token, read on every request;
+                           an empty or unreadable file refuses every guarded request.
+                           Takes precedence over --token-env
+  --cost-per-call X        cost of one language-model call (dashboard money saved)
+  --llm-latency-ms X       latency of one language-model call in ms (dashboard time saved)
+  --keep-text              keep the input text of the 50 recent decisions in /v1/stats
+                           (by default no input text is kept)
+  --drift-delta D          override the bundle's drift alarm level 1/D, D in (0, 1)
+  --drift-window N         override the bundle's re-arm window (normal requests to clear an alarm)
+  --drift-single-p P       override the bundle's single-text p-value cut, P in [0, 1)
+  --drift-max-novelty S    override the bundle's single-text unseen-feature share cut, S in [0, 1]
+  --help                   this text`;
+
+/** Hosts that only this machine can reach. */
+export function isLocalHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h === "::1" ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/** Settings of one `serve` run, from its flags. */
+export interface ServeSettings {
+  bundle: string;
+  host: string;
+  port: number;
+  tokenEnv: string;
+  tokenFile: string | undefined;
+  costPerCall: number | null;
+  llmLatencyMs: number | null;
+  keepText: boolean;
+  drift: Partial<DriftSettings>;
+}
+
+/** Parses the flags of `serve`; throws `UsageError` for a bad one. Null for `--help`. */
+export function parseServeFlags(args: string[]): ServeSettings | null {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        bundle: { type: "string" },
+        host: { type: "string", default: "127.0.0.1" },
+        port: { type: "string", default: "8010" },
+        "token-env": { type: "string", default: "SERVICE_PROXY_TOKEN" },
+        "token-file": { type: "string" },
+        "cost-per-call": { type: "string" },
+        "llm-latency-ms": { type: "string" },
+        "keep-text": { type: "boolean", default: false },
+        "drift-delta": { type: "string" },
+        "drift-window": { type: "string" },
+        "drift-single-p": { type: "string" },
+        "drift-max-novelty": { type: "string" },
+        help: { type: "boolean", default: false },
+      },
+    }));
+  } catch (e) {
+    throw new UsageError(`${oneLine(e)} (serve --help lists the flags)`);
+  }
+  if (values.help) return null;
+  if (values.bundle === undefined || values.bundle === "") {
+    throw new UsageError("serve needs --bundle DIR");
+  }
+  if (values.host.trim() === "") {
+    throw new UsageError("--host must not be empty");
+  }
+  if (values["token-env"] === "") {
+    throw new UsageError("--token-env must name an environment variable");
+  }
+  const nonNegative = (n: number) => n >= 0;
+  const optional = (name: string, value: string | undefined) =>
+    value === undefined
+      ? null
+      : numberFlag(name, value, 0, nonNegative, "a number at least 0");
+  const drift: Partial<DriftSettings> = {};
+  const set = <K extends keyof DriftSettings>(
+    key: K,
+    value: DriftSettings[K] | undefined,
+  ) => {
+    if (value !== undefined) drift[key] = value;
+  };
+  const flag = (
+    name: string,
+    check: (n: number) => boolean,
+    expected: string,
+  ) => {
+    const raw = values[name as "drift-delta"];
+    return raw === undefined
+      ? undefined
+      : numberFlag(name, raw, 0, check, expected);
+  };
+  set("delta", flag("drift-delta", (n) => n > 0 && n < 1, "in (0, 1)"));
+  set(
+    "rearm_window",
+    flag(
+      "drift-window",
+      (n) => Number.isInteger(n) && n >= 1,
+      "a positive integer",
+    ),
+  );
+  set("single_p", flag("drift-single-p", (n) => n >= 0 && n < 1, "in [0, 1)"));
+  set(
+    "max_novelty",
+    flag("drift-max-novelty", (n) => n >= 0 && n <= 1, "in [0, 1]"),
+  );
+  return {
+    bundle: values.bundle,
+    host: values.host.trim(),
+    port: numberFlag(
+      "port",
+      values.port,
+      8010,
+      (n) => Number.isInteger(n) && n >= 0 && n <= 65535,
+      "an integer from 0 to 65535",
+    ),
+    tokenEnv: values["token-env"],
+    tokenFile: values["token-file"],
+    costPerCall: optional("cost-per-call", values["cost-per-call"]),
+    llmLatencyMs: optional("llm-latency-ms", values["llm-latency-ms"]),
+    keepText: values["keep-text"],
+    drift,
+  };
+}
+
+/** The token source the settings ask for; throws `UsageError` when it cannot be read. */
+async function tokenSourceOf(s: ServeSettings): Promise<TokenSource> {
+  if (s.tokenFile !== undefined) {
+    const path = s.tokenFile;
+    try {
+      await Deno.readTextFile(path);
+    } catch (e) {
+      throw new UsageError(`Cannot read token file ${path}: ${oneLine(e)}`);
+    }
+    return fileToken(path, { warn: (m) => console.error(`warning: ${m}`) });
+  }
+  let value: string | undefined;
+  try {
+    value = Deno.env.get(s.tokenEnv);
+  } catch (e) {
+    throw new UsageError(
+      `Cannot read environment variable ${s.tokenEnv} (${
+        oneLine(e)
+      }); allow it with --allow-env=${s.tokenEnv}`,
+    );
+  }
+  const token = value?.trim() ?? "";
+  return token === ""
+    ? NO_TOKEN
+    : fixedToken(token, `from environment variable ${s.tokenEnv}`);
+}
+
+function describeQuestions(table: Table): string[] {
+  return table.questions.map((q) => {
+    const kind = q.kind === "choice"
+      ? `choice of ${q.options.length} options`
+      : "yes/no";
+    const threshold = q.calibration.threshold === null
+      ? "uncalibrated (never certified)"
+      : `certified at confidence >= ${
+        q.calibration.threshold.toFixed(3)
+      } (alpha ${q.calibration.alpha})`;
+    return `  question ${q.name}: ${kind}, ${threshold}`;
+  });
+}
+
+function urlOf(host: string, port: number): string {
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}/`;
+}
+
+/** Runs `serve`; returns the exit code once the server has stopped. */
+export async function serveCommand(args: string[]): Promise<number> {
+  let settings: ServeSettings | null;
+  let table: Table;
+  let token: TokenSource;
+  let loadMs: number;
+  let monitor: DriftMonitor;
+  try {
+    settings = parseServeFlags(args);
+    if (settings === null) {
+      console.log(SERVE_USAGE);
+      return 0;
+    }
+    token = await tokenSourceOf(settings);
+    const start = performance.now();
+    const loaded = await loadBundle(settings.bundle);
+    loadMs = performance.now() - start;
+    table = {
+      ...loaded,
+      settings: {
+        ...loaded.settings,
+        drift: { ...loaded.settings.drift, ...settings.drift },
+      },
+    };
+    monitor = new DriftMonitor(table.settings.drift);
+  } catch (e) {
+    console.error(`error: ${oneLine(e)}`);
+    return 2;
+  }
+  const s = settings;
+
+  const app = createApp({
+    table,
+    bundlePath: s.bundle,
+    loadMs,
+    token,
+    monitor,
+    keepText: s.keepText,
+    costPerCall: s.costPerCall,
+    llmLatencyMs: s.llmLatencyMs,
+  });
+
+  const stop = new AbortController();
+  const signals: Deno.Signal[] = Deno.build.os === "windows"
+    ? ["SIGINT"]
+    : ["SIGINT", "SIGTERM"];
+  const onSignal = () => stop.abort();
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve({
+      hostname: s.host,
+      port: s.port,
+      signal: stop.signal,
+      onListen: (addr) => {
+        const lines = [
+          `decision tables ${TOOL_VERSION}: serving bundle ${s.bundle} (loaded in ${
+            loadMs.toFixed(1)
+          } ms)`,
+          ...describeQuestions(table),
+          `  listening on ${
+            urlOf(addr.hostname, addr.port)
+          } (dashboard at /, health at /v1/health)`,
+          token.configured
+            ? `  access token: set, ${token.description}`
+            : "  access token: not set (no authentication)",
+          `  recent decisions ${
+            s.keepText
+              ? "keep their input text (--keep-text)"
+              : "keep no input text"
+          }`,
+        ];
+        console.log(lines.join("\n"));
+        if (!token.configured && !isLocalHost(s.host)) {
+          console.error(
+            `warning: ${s.host} is reachable from other machines and no access token is set: ` +
+              `anyone who reaches it can use the service (set ${s.tokenEnv} or --token-file)`,
+          );
+        }
+      },
+      onError: (e) => {
+        console.error(`error: ${oneLine(e)}`);
+        return Response.json({ error: "Internal server error" }, {
+          status: 500,
+        });
+      },
+    }, app.fetch);
+  } catch (e) {
+    console.error(
+      `error: cannot listen on ${urlOf(s.host, s.port)}: ${oneLine(e)}`,
+    );
+    return 2;
+  }
+  for (const sig of signals) Deno.addSignalListener(sig, onSignal);
+  try {
+    await server.finished;
+  } finally {
+    for (const sig of signals) Deno.removeSignalListener(sig, onSignal);
+  }
+  return 0;
+}

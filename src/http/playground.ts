@@ -1,0 +1,93 @@
+/**
+ * `POST /v1/playground`: what the table thinks of a text, with the reason in
+ * words and the top three options. It reads the drift guard without feeding
+ * it and is never counted as a decision.
+ *
+ * @module
+ */
+
+import { HTTPException } from "hono/http-exception";
+import type { Assessment } from "../engine/answer.ts";
+import { reasonInWords } from "../engine/reason.ts";
+import type { Table } from "../engine/table.ts";
+import { BodyShape } from "./fields.ts";
+
+/** A checked playground body. */
+export interface PlaygroundRequest {
+  question: string;
+  text: string;
+}
+
+/** The playground response. */
+export interface PlaygroundResponse {
+  question: string;
+  answer: string | boolean | null;
+  confidence: number;
+  threshold: number | null;
+  alpha: number | null;
+  certified: boolean;
+  flag: string | null;
+  reason: string;
+  radius: number | null;
+  top: { option: string; probability: number }[];
+}
+
+/** The body the playground needs, for error messages. */
+export const PLAYGROUND_BODY = new BodyShape(
+  'a JSON object {"question": string (may be left out when the bundle has one question), "text": string}',
+);
+
+/**
+ * Checks a playground body against `table`: a missing `question` is the
+ * only question of a one-question bundle, else a 400; a question the bundle
+ * does not know is a 404.
+ */
+export function parsePlayground(
+  body: unknown,
+  table: Table,
+): PlaygroundRequest {
+  const shape = PLAYGROUND_BODY;
+  const o = shape.object(body);
+  if (o.text === undefined) throw shape.fail('"text" is missing');
+  const text = shape.string(o.text, "text");
+  let question = shape.optionalString(o.question, "question");
+  if (question === undefined) {
+    if (table.questions.length !== 1) {
+      throw shape.fail(
+        `"question" is missing and the bundle has ${table.questions.length} questions (${
+          names(table)
+        })`,
+      );
+    }
+    question = table.questions[0]!.name;
+  }
+  if (!table.byName.has(question)) {
+    throw new HTTPException(404, {
+      message: `The bundle has no question named ${
+        JSON.stringify(question)
+      }; its questions are: ${names(table)}`,
+    });
+  }
+  return { question, text };
+}
+
+function names(table: Table): string {
+  return table.questions.map((q) => q.name).join(", ");
+}
+
+/** The playground response for an assessment. */
+export function playgroundResponse(a: Assessment): PlaygroundResponse {
+  const { answer } = a;
+  return {
+    question: a.question,
+    answer: answer.choice ?? answer.answer ?? null,
+    confidence: answer.confidence,
+    threshold: a.threshold,
+    alpha: a.alpha,
+    certified: answer.certified,
+    flag: answer.flag,
+    reason: reasonInWords(a),
+    radius: answer.radius,
+    top: a.top,
+  };
+}
