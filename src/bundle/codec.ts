@@ -182,6 +182,11 @@ export function parseManifest(bytes: Uint8Array): Manifest {
   ) {
     throw new BundleError(`${MANIFEST_FILE} has no valid featurizer settings`);
   }
+  if (!(Number.isInteger(f.ngram_average_min) && f.ngram_average_min >= 1)) {
+    throw new BundleError(
+      `${MANIFEST_FILE} has no valid featurizer settings (ngram_average_min)`,
+    );
+  }
   for (const q of manifest.questions) {
     if (
       typeof q?.name !== "string" || !Array.isArray(q.options) ||

@@ -28,6 +28,12 @@ export interface FeaturizerSettings {
   max_word_length: number;
   /** Whether word bigrams are features. */
   bigrams: boolean;
+  /**
+   * A word's n-gram rows are summed and divided by the larger of their count
+   * and this number (1: a plain average). The weights stay at most 1 in
+   * total, so a word's n-grams never add more than their largest row.
+   */
+  ngram_average_min: number;
 }
 
 /** The settings a new table is trained with unless told otherwise. */
@@ -37,6 +43,7 @@ export const DEFAULT_FEATURIZER: FeaturizerSettings = {
   char_ngram_max: 5,
   max_word_length: 20,
   bigrams: true,
+  ngram_average_min: 15,
 };
 
 /** The features of one text. */

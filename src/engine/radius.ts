@@ -3,10 +3,11 @@
  * change the table's answer.
  *
  * Inserting one word between two tokens can (1) add a new word's word row
- * and the average of its n-gram rows, which moves `score[b] - score[a]` by
- * at most `wordGain[a, b]` (the largest word-row gain plus the largest
- * n-gram-row gain: an average never exceeds its largest term, and unseen
- * buckets add 0);
+ * and its n-gram rows with weights summing to at most 1 (divided by
+ * `max(n, ngram_average_min)`), which moves `score[b] - score[a]` by at most
+ * `wordGain[a, b]`: the largest word-row gain plus the largest n-gram-row
+ * gain, or 0 (a weighted sum with weights totalling at most 1 never exceeds
+ * the largest positive term, and unseen buckets add 0);
  * (2) add at most two new bigrams, each worth at most `bigramGain[a, b]`;
  * (3) break at most one bigram of the text, worth at most the largest
  * `score[a] - score[b]` contribution among the text's present bigrams.

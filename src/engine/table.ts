@@ -104,7 +104,8 @@ const WORD_VECTOR_CACHE_LIMIT = 50_000;
 
 /**
  * What one word adds to the scores of a question: the row of its whole form
- * plus the average of its n-gram rows (unseen buckets count as zero rows).
+ * plus its n-gram rows divided by `max(n, ngram_average_min)` (unseen buckets
+ * count as zero rows).
  */
 export function wordVector(
   table: Table,
@@ -124,8 +125,12 @@ export function wordVector(
     const base = r * k;
     for (let j = 0; j < k; j++) v[j]! += w[base + j]!;
   }
-  if (buckets.length > 2) {
-    const scale = 1 / (buckets.length - 1);
+  const divisor = Math.max(
+    buckets.length - 1,
+    table.featurizer.ngram_average_min,
+  );
+  if (divisor > 1) {
+    const scale = 1 / divisor;
     for (let j = 0; j < k; j++) v[j]! *= scale;
   }
   const r = rowOf[buckets[0]!]!;

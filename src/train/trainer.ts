@@ -43,7 +43,7 @@ import {
   type Measurement,
 } from "./certify.ts";
 import { logitsOf, type SoftmaxModel, trainSoftmax } from "./softmax_sgd.ts";
-import { toSparse } from "./sparse.ts";
+import { storedWeights, toSparse } from "./sparse.ts";
 import { assignSplits, CALIBRATION, TRAIN, unitHash } from "./split.ts";
 import { binomialTail, minimumCertifiable } from "./stats.ts";
 import { fitTemperature } from "./temperature.ts";
@@ -65,6 +65,12 @@ export interface TrainOptions {
   /** Most epochs; the best number on validation data is kept. */
   maxEpochs: number;
   learningRate: number;
+  /** Probability of dropping a word or bigram at each training step. */
+  wordDropout: number;
+  /** Gradients below this (per option) are not applied. */
+  minGradient: number;
+  /** Final weights are the average of this many fits with different seeds. */
+  ensemble: number;
   /** Share of the train split held out to choose hyper-parameters and the temperature. */
   validationShare: number;
   /** Called with a line of progress now and then. */
@@ -85,9 +91,12 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
     force_thresholds: {},
     drift: DEFAULT_DRIFT,
   },
-  l2Grid: [1e-6, 1e-5, 1e-4],
+  l2Grid: [1e-4],
   maxEpochs: 10,
-  learningRate: 0.05,
+  learningRate: 0.15,
+  wordDropout: 0.2,
+  minGradient: 0.02,
+  ensemble: 3,
   validationShare: 0.15,
 };
 
@@ -194,7 +203,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
       ? NGRAM_ROW
       : BIGRAM_ROW;
   });
-  const data = toSparse(features, rowOf);
+  const data = toSparse(features, rowOf, options.featurizer.ngram_average_min);
   const table: Table = {
     featurizer: options.featurizer,
     settings: options.settings,
@@ -277,41 +286,50 @@ function trainQuestion(
     }
   };
 
-  // Hyper-parameters: L2 strength and epochs, by validation log-loss.
-  let best = {
+  // Hyper-parameters: L2 strength and epochs, by validation log-loss of the
+  // ensemble (the average of `ensemble` fits with different seeds; for a
+  // linear model, averaging weights averages logits).
+  const sgd = (l2: number, epochs: number, member: number) => ({
+    epochs,
+    l2,
+    learningRate: options.learningRate,
+    seed: options.seed + 1009 * member,
+    wordDropout: options.wordDropout,
+    minGradient: options.minGradient,
+  });
+  let best: { l2: number; epochs: number; nll: number; logits: Float64Array } = {
     l2: options.l2Grid[0]!,
-    epochs: 1,
+    epochs: options.maxEpochs,
     nll: Infinity,
     logits: new Float64Array(0),
   };
   if (valIdx.length > 0 && fitIdx.length > 0) {
     for (const l2 of options.l2Grid) {
-      let worse = 0;
-      let localBest = Infinity;
-      trainSoftmax(data, qa.labels, fitIdx, k, rows, {
-        epochs: options.maxEpochs,
-        l2,
-        learningRate: options.learningRate,
-        seed: options.seed,
-      }, (epoch, m) => {
-        scoreVal(m);
-        const nll = meanNllAtBestTemperature(valLogits, valLabels, k);
-        if (nll < best.nll) {
-          best = { l2, epochs: epoch, nll, logits: valLogits.slice() };
-        }
-        if (nll < localBest) {
-          localBest = nll;
-          worse = 0;
-        } else if (++worse >= 2) return false;
+      const byEpoch: Float64Array<ArrayBuffer>[] = [];
+      for (let member = 0; member < options.ensemble; member++) {
+        trainSoftmax(
+          data,
+          qa.labels,
+          fitIdx,
+          k,
+          rows,
+          sgd(l2, options.maxEpochs, member),
+          (epoch, m) => {
+            scoreVal(m);
+            const sum = byEpoch[epoch - 1] ??= new Float64Array(
+              valLogits.length,
+            );
+            for (let t = 0; t < sum.length; t++) {
+              sum[t]! += valLogits[t]! / options.ensemble;
+            }
+          },
+        );
+      }
+      byEpoch.forEach((logits, at) => {
+        const nll = meanNllAtBestTemperature(logits, valLabels, k);
+        if (nll < best.nll) best = { l2, epochs: at + 1, nll, logits };
       });
     }
-  } else {
-    best = {
-      l2: options.l2Grid[0]!,
-      epochs: options.maxEpochs,
-      nll: NaN,
-      logits: new Float64Array(0),
-    };
   }
   const temperature = best.logits.length > 0
     ? fitTemperature(best.logits, valLabels, k)
@@ -334,13 +352,25 @@ function trainQuestion(
     validationAccuracy = right / valIdx.length;
   }
 
-  // Final weights on the whole train split.
-  const model = trainSoftmax(data, qa.labels, trainIdx, k, rows, {
-    epochs: best.epochs,
-    l2: best.l2,
-    learningRate: options.learningRate,
-    seed: options.seed,
-  });
+  // Final weights on the whole train split, averaged over the ensemble, in
+  // serving units (the kind scales folded in).
+  const weights = new Float32Array(rows * k);
+  const bias = new Float32Array(k);
+  for (let member = 0; member < options.ensemble; member++) {
+    const m = trainSoftmax(
+      data,
+      qa.labels,
+      trainIdx,
+      k,
+      rows,
+      sgd(best.l2, best.epochs, member),
+    );
+    for (let i = 0; i < weights.length; i++) {
+      weights[i]! += m.weights[i]! / options.ensemble;
+    }
+    for (let j = 0; j < k; j++) bias[j]! += m.bias[j]! / options.ensemble;
+  }
+  const model = { weights: storedWeights(weights, k, rowKinds), bias };
   const gains = computeGainBounds(model.weights, k, rowKinds);
   const question: QuestionTable = {
     name: qa.name,
