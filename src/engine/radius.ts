@@ -3,17 +3,19 @@
  * change the table's answer.
  *
  * Inserting one word between two tokens can (1) add a new word's word row
- * and its n-gram rows with weights summing to at most 1 (divided by
- * `max(n, ngram_average_min)`), which moves `score[b] - score[a]` by at most
- * `wordGain[a, b]`: the largest word-row gain plus the largest n-gram-row
- * gain, or 0 (a weighted sum with weights totalling at most 1 never exceeds
- * the largest positive term, and unseen buckets add 0);
+ * and its `n` distinct n-gram rows divided by `max(n, ngram_average_min)`,
+ * which moves `score[b] - score[a]` by at most `wordGain[a, b]`: the largest
+ * word-row gain plus the mean of the `ngram_average_min` largest n-gram-row
+ * gains (see `computeGainBounds`; unseen buckets add 0);
  * (2) add at most two new bigrams, each worth at most `bigramGain[a, b]`;
  * (3) break at most one bigram of the text, worth at most the largest
  * `score[a] - score[b]` contribution among the text's present bigrams.
  * Presence features make repeated insertions worth no more. So `k` words move
  * the gap by at most `k` times that per-word gain, and the answer `a` cannot
- * lose to `b` with fewer than `ceil(margin / gain)` words.
+ * lose to `b` with fewer than `ceil(margin / gain)` words. When no inserted
+ * word's own rows can help `b` at all, only broken bigrams can, each at most
+ * once: `b` then needs the largest of them to add up to the margin, and can
+ * never win when all of them together fall short.
  *
  * @module
  */
@@ -33,49 +35,81 @@ export const NGRAM_ROW = 1;
 export const BIGRAM_ROW = 2;
 
 /**
- * Computes, from a question's weights, the most one word's buckets (its
- * word row plus the average of its n-gram rows, bounded by the largest
- * n-gram row) and one bigram bucket can raise `score[b] - score[a]`, for
- * every ordered pair. `rowKinds[r]` is `WORD_ROW`, `NGRAM_ROW` or `BIGRAM_ROW`.
+ * Computes, from a question's weights, the most one inserted word's own
+ * buckets and one bigram bucket can raise `score[b] - score[a]`, for every
+ * ordered pair. `rowKinds[r]` is `WORD_ROW`, `NGRAM_ROW` or `BIGRAM_ROW`;
+ * `ngramAverageMin` is the featurizer's `ngram_average_min` (M).
+ *
+ * A word adds one word row and its `n` distinct n-gram rows divided by
+ * `max(n, M)`. That n-gram part is at most the mean of the `M` largest
+ * positive n-gram gains: for `n <= M` it is a sum of at most `M` distinct
+ * gains over `M`; for `n > M` it is a mean of `n` distinct gains, which
+ * cannot exceed the mean of the `M` largest. So the word gain is the largest
+ * word-row gain plus that mean, and the bigram gain the largest bigram-row
+ * gain.
  */
 export function computeGainBounds(
   weights: Float32Array,
   optionCount: number,
   rowKinds: Uint8Array,
+  ngramAverageMin: number,
 ): GainBounds {
   const k = optionCount;
+  const pairs = k * k;
   const rows = rowKinds.length;
-  const byKind = [
-    new Float32Array(k * k),
-    new Float32Array(k * k),
-    new Float32Array(k * k),
-  ];
+  const m = Math.max(1, Math.floor(ngramAverageMin));
+  const word = new Float64Array(pairs);
+  const bigram = new Float64Array(pairs);
+  // Per pair, the m largest positive n-gram gains seen so far, and the
+  // position of the smallest of them (the one to replace).
+  const top = new Float64Array(pairs * m);
+  const smallest = new Float64Array(pairs);
+  const smallestAt = new Int32Array(pairs);
   for (let r = 0; r < rows; r++) {
     const base = r * k;
-    const target = byKind[rowKinds[r]!]!;
+    const kind = rowKinds[r]!;
     for (let a = 0; a < k; a++) {
       const wa = weights[base + a]!;
       const row = a * k;
       for (let b = 0; b < k; b++) {
         const d = weights[base + b]! - wa;
-        if (d > target[row + b]!) target[row + b] = d;
+        const pair = row + b;
+        if (kind === NGRAM_ROW) {
+          if (d <= smallest[pair]!) continue;
+          const slots = pair * m;
+          top[slots + smallestAt[pair]!] = d;
+          let low = Infinity;
+          let lowAt = 0;
+          for (let i = 0; i < m; i++) {
+            const v = top[slots + i]!;
+            if (v < low) {
+              low = v;
+              lowAt = i;
+            }
+          }
+          smallest[pair] = low;
+          smallestAt[pair] = lowAt;
+        } else {
+          const target = kind === WORD_ROW ? word : bigram;
+          if (d > target[pair]!) target[pair] = d;
+        }
       }
     }
   }
-  const [word, ngram, bigramGain] = byKind as [
-    Float32Array,
-    Float32Array,
-    Float32Array,
-  ];
-  const wordGain = new Float32Array(k * k);
-  for (let i = 0; i < wordGain.length; i++) wordGain[i] = word[i]! + ngram[i]!;
-  // Float32 storage rounds; round the bounds up so they stay bounds.
-  for (const g of [wordGain, bigramGain]) {
-    for (let i = 0; i < g.length; i++) {
-      if (g[i]! > 0) g[i] = g[i]! * (1 + 1e-6) + 1e-7;
-    }
+  const wordGain = new Float32Array(pairs);
+  const bigramGain = new Float32Array(pairs);
+  for (let pair = 0; pair < pairs; pair++) {
+    let sum = 0;
+    for (let i = 0; i < m; i++) sum += top[pair * m + i]!;
+    wordGain[pair] = roundUp(word[pair]! + sum / m);
+    bigramGain[pair] = roundUp(bigram[pair]!);
   }
   return { wordGain, bigramGain };
+}
+
+/** A float32 no smaller than a positive bound (storage must not shrink a bound). */
+function roundUp(x: number): number {
+  return x > 0 ? x * (1 + 1e-6) + 1e-7 : 0;
 }
 
 /**
@@ -108,15 +142,35 @@ export function radiusOf(
     const b = rivals === undefined ? t : rivals[t]!;
     if (b === a) continue;
     let removal = 0;
+    let removalTotal = 0;
     for (let i = 0; i < rows.length; i++) {
       const d = w[rows[i]! + a]! - w[rows[i]! + b]!;
       if (d > removal) removal = d;
+      if (d > 0) removalTotal += d;
     }
-    const gain = q.wordGain[a * k + b]! + 2 * q.bigramGain[a * k + b]! +
-      removal * (1 + 1e-6);
-    if (gain <= 0) continue;
     const margin = logits[a]! - logits[b]!;
-    const words = Math.max(1, Math.ceil(margin / gain - 1e-9));
+    const perWord = q.wordGain[a * k + b]! + 2 * q.bigramGain[a * k + b]!;
+    let words: number;
+    if (perWord > 0) {
+      // Each word adds at most perWord and breaks at most one bigram.
+      words = Math.ceil(margin / (perWord + removal * (1 + 1e-6)) - 1e-9);
+    } else {
+      // Inserted words can only break bigrams, each at most once: the
+      // rival needs the largest removals to add up to the margin.
+      if (removalTotal * (1 + 1e-6) < margin) continue;
+      const gains: number[] = [];
+      for (let i = 0; i < rows.length; i++) {
+        const d = w[rows[i]! + a]! - w[rows[i]! + b]!;
+        if (d > 0) gains.push(d * (1 + 1e-6));
+      }
+      gains.sort((x, y) => y - x);
+      let sum = 0;
+      words = 0;
+      while (sum < margin - 1e-12 && words < gains.length) {
+        sum += gains[words++]!;
+      }
+    }
+    words = Math.max(1, words);
     if (words < best) best = words;
   }
   return best === Infinity ? null : best;

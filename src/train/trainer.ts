@@ -297,12 +297,13 @@ function trainQuestion(
     wordDropout: options.wordDropout,
     minGradient: options.minGradient,
   });
-  let best: { l2: number; epochs: number; nll: number; logits: Float64Array } = {
-    l2: options.l2Grid[0]!,
-    epochs: options.maxEpochs,
-    nll: Infinity,
-    logits: new Float64Array(0),
-  };
+  let best: { l2: number; epochs: number; nll: number; logits: Float64Array } =
+    {
+      l2: options.l2Grid[0]!,
+      epochs: options.maxEpochs,
+      nll: Infinity,
+      logits: new Float64Array(0),
+    };
   if (valIdx.length > 0 && fitIdx.length > 0) {
     for (const l2 of options.l2Grid) {
       const byEpoch: Float64Array<ArrayBuffer>[] = [];
@@ -371,7 +372,12 @@ function trainQuestion(
     for (let j = 0; j < k; j++) bias[j]! += m.bias[j]! / options.ensemble;
   }
   const model = { weights: storedWeights(weights, k, rowKinds), bias };
-  const gains = computeGainBounds(model.weights, k, rowKinds);
+  const gains = computeGainBounds(
+    model.weights,
+    k,
+    rowKinds,
+    options.featurizer.ngram_average_min,
+  );
   const question: QuestionTable = {
     name: qa.name,
     kind: qa.kind,
