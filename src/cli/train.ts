@@ -170,7 +170,7 @@ export async function trainCommand(args: string[]): Promise<number> {
     },
     progress: progressPrinter(values.quiet),
   };
-  if (options.calibrationShare + options.testShare >= 0.9) {
+  if (options.calibrationShare + options.testShare > 0.9 - 1e-9) {
     throw new UsageError(
       "--calibration-share plus --test-share must leave at least 10% of traces to train on",
     );
