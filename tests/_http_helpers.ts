@@ -288,6 +288,8 @@ export class RawClient {
         line.slice(colon + 1).trim(),
       );
     }
+    // Interim responses (100 Continue) have no body; the real one follows.
+    if (status >= 100 && status < 200) return await this.response(timeoutMs);
     const length = headers.get("content-length");
     let body: Uint8Array;
     if (length !== undefined) {
