@@ -26,7 +26,7 @@ async function withServer(
   options: Omit<Parameters<typeof startServer>[0], "bundle"> & {
     settings?: Parameters<typeof writeTestBundle>[1];
   },
-  body: (s: RunningServer, bundle: string) => Promise<void>,
+  body: (s: RunningServer, bundle: string) => Promise<void> | void,
 ): Promise<void> {
   await using dir = await tempDir();
   const bundle = await writeTestBundle(`${dir.path}/bundle`, options.settings);
@@ -91,7 +91,7 @@ Deno.test("serve answers every route over a real socket", async () => {
 });
 
 Deno.test("serve prints a banner naming the bundle, its questions, the address and the token state", async () => {
-  await withServer({}, async (s, bundle) => {
+  await withServer({}, (s, bundle) => {
     const { stdout, stderr } = s.output();
     assert.match(
       stdout,
