@@ -1,0 +1,274 @@
+/**
+ * A small fuzz of the JSON routes of a real server: random and mutated
+ * bodies over a few keep-alive connections. The server must answer every
+ * request (200, or a JSON error) without closing a connection, stay up,
+ * and keep its counters consistent with what the client saw.
+ */
+
+import assert from "node:assert/strict";
+import { rng, tempDir } from "./_fixtures.ts";
+import {
+  getText,
+  RawClient,
+  rawPost,
+  startServer,
+  writeTestBundle,
+} from "./_http_helpers.ts";
+
+const ROUTES = [
+  "/v1/decide",
+  "/v1/decisions",
+  "/v1/altdecisions",
+  "/v1/playground",
+] as const;
+const DECISION_ROUTES = new Set<string>([
+  "/v1/decide",
+  "/v1/decisions",
+  "/v1/altdecisions",
+]);
+
+const VALID: Record<string, unknown> = {
+  "/v1/decide": {
+    state: "my parcel is late",
+    questions: { topic: { criteria: ["shipping", "billing"] } },
+    exposed: true,
+  },
+  "/v1/decisions": {
+    model: "m",
+    input: "refund please",
+    questions: [{
+      type: "choice",
+      name: "topic",
+      instructions: "",
+      choices: [{ value: "refund" }],
+    }, {
+      type: "noul",
+      name: "urgent",
+      instructions: "",
+    }],
+  },
+  "/v1/altdecisions": {
+    model: "m",
+    state: "urgent login help",
+    questions: {
+      topic: { type: "choice", instructions: "", criteria: { account: "a" } },
+      urgent: { type: "predicate", instructions: "" },
+    },
+  },
+  "/v1/playground": { question: "topic", text: "invoice" },
+};
+
+function randomValue(random: () => number, depth = 0): unknown {
+  const kind = Math.floor(random() * (depth > 3 ? 6 : 8));
+  switch (kind) {
+    case 0:
+      return null;
+    case 1:
+      return random() < 0.5;
+    case 2:
+      return Math.floor(random() * 2000) - 1000;
+    case 3:
+      return random() * 1e6;
+    case 4:
+      return randomString(random);
+    case 5:
+      return [
+        "topic",
+        "urgent",
+        "coin",
+        "nope",
+        "__proto__",
+        "",
+        "choice",
+        "noul",
+        "score",
+      ][Math.floor(random() * 9)];
+    case 6:
+      return Array.from(
+        { length: Math.floor(random() * 4) },
+        () => randomValue(random, depth + 1),
+      );
+    default: {
+      const o: Record<string, unknown> = {};
+      for (let i = Math.floor(random() * 4); i > 0; i--) {
+        o[randomKey(random)] = randomValue(random, depth + 1);
+      }
+      return o;
+    }
+  }
+}
+
+const KEYS = [
+  "state",
+  "input",
+  "text",
+  "question",
+  "questions",
+  "criteria",
+  "choices",
+  "type",
+  "name",
+  "value",
+  "exposed",
+  "model",
+  "topic",
+  "urgent",
+  "x",
+];
+
+function randomKey(random: () => number): string {
+  return random() < 0.8
+    ? KEYS[Math.floor(random() * KEYS.length)]!
+    : randomString(random);
+}
+
+function randomString(random: () => number): string {
+  const alphabet = [
+    "a",
+    "b",
+    " ",
+    "é",
+    "ß",
+    "中",
+    "\u0000",
+    "\n",
+    '"',
+    "\\",
+    "🙂",
+    "invoice",
+    "parcel",
+    "\ud800",
+  ];
+  return Array.from(
+    { length: Math.floor(random() * 12) },
+    () => alphabet[Math.floor(random() * alphabet.length)]!,
+  ).join("");
+}
+
+/** Replaces one value somewhere inside `value` by a random one. */
+function mutate(random: () => number, value: unknown): unknown {
+  if (value === null || typeof value !== "object" || random() < 0.25) {
+    return randomValue(random);
+  }
+  const copy: Record<string, unknown> | unknown[] = Array.isArray(value)
+    ? [...value]
+    : { ...(value as Record<string, unknown>) };
+  const keys = Object.keys(copy);
+  if (keys.length === 0 || random() < 0.15) {
+    (copy as Record<string, unknown>)[randomKey(random)] = randomValue(random);
+    return copy;
+  }
+  const key = keys[Math.floor(random() * keys.length)]!;
+  if (random() < 0.2) delete (copy as Record<string, unknown>)[key];
+  else {(copy as Record<string, unknown>)[key] = mutate(
+      random,
+      (copy as Record<string, unknown>)[key],
+    );}
+  return copy;
+}
+
+function randomBody(random: () => number, route: string): string {
+  const r = random();
+  if (r < 0.55) return JSON.stringify(mutate(random, VALID[route]));
+  if (r < 0.7) return JSON.stringify(randomValue(random));
+  const valid = JSON.stringify(VALID[route]);
+  if (r < 0.8) return valid.slice(0, Math.floor(random() * valid.length));
+  if (r < 0.9) {
+    const i = Math.floor(random() * valid.length);
+    return valid.slice(0, i) + String.fromCharCode(Math.floor(random() * 128)) +
+      valid.slice(i + 1);
+  }
+  return JSON.stringify(VALID[route]);
+}
+
+Deno.test("serve keeps answering random and mutated JSON bodies, with consistent counters", async () => {
+  await using dir = await tempDir();
+  const bundle = await writeTestBundle(`${dir.path}/bundle`);
+  const s = await startServer({ bundle, args: ["--drift-delta", "1e-12"] });
+  const random = rng(20261121);
+  const seen = new Map<string, number>();
+  let decided = 0;
+  let errors = 0;
+  let played = 0;
+  try {
+    const connections = await Promise.all(
+      Array.from({ length: 4 }, () => RawClient.open(s.port)),
+    );
+    try {
+      for (let i = 0; i < 600; i++) {
+        const route = ROUTES[Math.floor(random() * ROUTES.length)]!;
+        const body = randomBody(random, route);
+        const c = connections[i % connections.length]!;
+        await c.send(rawPost(route, body));
+        const res = await c.response();
+        const key = `${route} ${res.status}`;
+        seen.set(key, (seen.get(key) ?? 0) + 1);
+        assert.notEqual(
+          res.headers.get("connection"),
+          "close",
+          `${route} ${body}`,
+        );
+        const json = JSON.parse(res.body);
+        if (res.status === 200) {
+          if (DECISION_ROUTES.has(route)) decided++;
+          else played++;
+        } else {
+          assert.ok(
+            [400, 404].includes(res.status),
+            `${route} ${body} -> ${res.status} ${res.body}`,
+          );
+          assert.deepEqual(Object.keys(json), ["error"]);
+          assert.equal(typeof json.error, "string");
+          errors++;
+        }
+      }
+    } finally {
+      for (const c of connections) c.close();
+    }
+    const health = await getText(s.base, "/v1/health");
+    assert.equal(health.status, 200);
+    const stats = JSON.parse((await getText(s.base, "/v1/stats")).text);
+    assert.equal(stats.counts.requests, decided);
+    assert.equal(stats.counts.errors, errors);
+    assert.equal(stats.counts.playground, played);
+    assert.equal(stats.latency_us.count, decided);
+    assert.equal(
+      stats.counts.certified + stats.counts.deferred,
+      stats.counts.answers,
+    );
+    const reasons = Object.values(
+      stats.deferral_reasons as Record<string, number>,
+    ).reduce((a, b) => a + b, 0);
+    assert.equal(reasons, stats.counts.deferred);
+    let perQuestion = 0;
+    for (
+      const q of Object.values(
+        stats.per_question as Record<
+          string,
+          { answers: number; certified: number; flags: Record<string, number> }
+        >,
+      )
+    ) {
+      const flags = Object.values(q.flags).reduce((a, b) => a + b, 0);
+      assert.equal(q.certified + flags, q.answers);
+      perQuestion += q.answers;
+    }
+    assert.ok(perQuestion <= stats.counts.answers);
+    const metrics = (await getText(s.base, "/metrics")).text;
+    for (const [key, n] of seen) {
+      const [route, code] = key.split(" ");
+      const line = new RegExp(
+        `^dtable_http_responses_total\\{route="${route}",code="${code}"\\} (\\d+)$`,
+        "m",
+      );
+      assert.equal(Number(metrics.match(line)?.[1]), n, key);
+    }
+    assert.ok(
+      decided > 50 && errors > 50,
+      `a fair mix: ${decided} decided, ${errors} errors`,
+    );
+  } finally {
+    const end = await s.stop();
+    assert.doesNotMatch(end.stderr, /Internal error/, end.stderr);
+  }
+});
