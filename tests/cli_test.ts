@@ -160,10 +160,10 @@ Deno.test("eval counts a certified answer against an unlearned option as a disag
   const file = `${work}/unlearned.jsonl`;
   // Clear texts, certified, all answered with an option the bundle never learned.
   const lines = [
-    "where is my parcel",
+    "i need my parcel",
     "my refund please",
     "password locked login",
-    "invoice charged twice fee",
+    "invoice charged fee",
   ]
     .map((text) => ({ text, answers: { topic: "teleport" } }));
   lines.push({ text: "my parcel delivery", answers: { topic: "shipping" } });
@@ -197,7 +197,7 @@ Deno.test({
     await Deno.writeTextFile(
       file,
       toJsonl([
-        { text: "where is my parcel", answers: { topic: "shipping" } },
+        { text: "i need my parcel", answers: { topic: "shipping" } },
         { text: "courier tracking", answers: { topic: "shipping" } },
       ]),
     );
@@ -326,7 +326,7 @@ Deno.test("train stores --serve-new-options, --force-threshold and --min-radius 
   assert.equal(table.settings.serve_new_options, true);
   assert.deepEqual(table.settings.force_thresholds, { coin: 0.4 });
   assert.equal(table.settings.min_radius, 3);
-  const a = assess(table, prepareText(table, "where is my parcel"), "topic", {
+  const a = assess(table, prepareText(table, "i need my parcel"), "topic", {
     options: ["shipping", "teleport"],
   }, QUIET_GUARD);
   assert.equal(a.answer.flag, "new_options_served");

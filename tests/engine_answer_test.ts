@@ -14,7 +14,12 @@ import type {
 import { reasonInWords } from "../src/engine/reason.ts";
 import { smallTable, syntheticTraces } from "./_fixtures.ts";
 
-const { table } = smallTable();
+// The single-text drift rule is switched off here so that each test checks
+// the rule it names; its own test below switches it back on.
+const trained = smallTable().table;
+const table = withSettings(trained, {
+  drift: { ...trained.settings.drift, single_p: 0, max_novelty: 1 },
+});
 const LOUD_GUARD: DriftGuard = { observe: () => false };
 
 function ask(
@@ -60,7 +65,7 @@ function uncalibrated(t: Table, name: string): Table {
 const topic = table.byName.get("topic")!;
 const threshold = topic.calibration.threshold!;
 /** A clear text, certified as is. */
-const CLEAR = "where is my parcel";
+const CLEAR = "i need my parcel";
 /** A text that mixes topics, below the threshold. */
 const MIXED = "invoice parcel refund password";
 
@@ -84,23 +89,30 @@ Deno.test("assess() certifies a clear answer at or above the threshold", () => {
   assert.equal(a.threshold, threshold);
 });
 
-Deno.test("assess() certifies exactly the answers whose confidence reaches the threshold", () => {
+Deno.test("assess() certifies an answer only when its confidence reaches the threshold", () => {
   let certified = 0;
-  let withheld = 0;
+  let lowConfidence = 0;
+  let drift = 0;
   for (const { text } of syntheticTraces({ count: 300, seed: 77 })) {
     const a = ask(table, text, "topic");
-    assert.equal(a.answer.certified, a.fullConfidence >= threshold, text);
-    assert.equal(
-      a.answer.flag,
-      a.answer.certified ? null : "low_confidence",
-      text,
-    );
-    if (a.answer.certified) certified++;
-    else withheld++;
+    const reaches = a.fullConfidence >= threshold;
+    if (a.answer.certified) {
+      certified++;
+      assert.ok(reaches, text);
+      assert.equal(a.answer.flag, null);
+    } else if (a.answer.flag === "drift") {
+      // The single-text drift rule may withhold a rare in-distribution text, whatever its confidence.
+      drift++;
+    } else {
+      lowConfidence++;
+      assert.equal(a.answer.flag, "low_confidence", text);
+      assert.ok(!reaches, text);
+    }
   }
-  assert.ok(certified > 0);
+  assert.ok(certified > 250, `${certified} certified`);
+  assert.ok(drift <= 15, `${drift} fresh in-distribution texts flagged drift`);
   console.log(
-    `topic on 300 fresh texts: ${certified} certified, ${withheld} withheld`,
+    `topic on 300 fresh texts: ${certified} certified, ${lowConfidence} low_confidence, ${drift} drift`,
   );
 });
 
@@ -428,7 +440,7 @@ Deno.test("assess() returns exactly the spec's Answer fields, in order", () => {
 
 Deno.test("assess() answers yes/no with the probability of yes", () => {
   for (
-    const text of ["urgent help", "where is my parcel", "asap refund", "hello"]
+    const text of ["urgent help", "i need my parcel", "asap refund", "hello"]
   ) {
     const a = ask(table, text, "urgent").answer;
     assert.equal(typeof a.answer, "boolean");
@@ -439,11 +451,11 @@ Deno.test("assess() answers yes/no with the probability of yes", () => {
     );
   }
   assert.equal(ask(table, "this is urgent asap", "urgent").answer.answer, true);
-  assert.equal(ask(table, "where is my parcel", "urgent").answer.answer, false);
+  assert.equal(ask(table, "i need my parcel", "urgent").answer.answer, false);
   // Offered options do not apply to a yes/no question.
-  assert.equal(
-    ask(table, "urgent help", "urgent", { options: ["maybe"] }).answer.flag,
-    null,
+  assert.deepEqual(
+    ask(table, "urgent help", "urgent", { options: ["maybe"] }).answer,
+    ask(table, "urgent help", "urgent").answer,
   );
 });
 
@@ -512,11 +524,11 @@ Deno.test("assess() withholds certification from a single foreign text with drif
     );
   });
   await t.step(
-    "when its score is above every calibration score (single_p)",
+    "when its unseen share is above every calibration text's (single_p)",
     () => {
-      // Only a score above every calibration score (p-value 1 / (n + 1)) fails.
+      // Only a share above every calibration share (p-value 1 / (n + 1)) fails.
       const strict = drift({
-        single_p: 1.5 / (urgent.drift.scores.length + 1),
+        single_p: 1.5 / (urgent.drift.novelty.length + 1),
         max_novelty: 1,
       });
       assert.equal(ask(strict, foreign, "urgent").answer.flag, "drift");

@@ -293,7 +293,7 @@ Deno.test("radiusOf() is null only when no option can overtake the answer", asyn
   }
   const bias = Float32Array.from({ length: k }, (_, j) => (j === 0 ? 1 : 0));
   const fixed = variant(table, rowBuckets, q, dominant, bias);
-  const text = "where is my parcel please";
+  const text = "i need my parcel please";
   await t.step(
     "when every row favours the answer, the radius is null and no attack succeeds",
     () => {
@@ -343,7 +343,7 @@ Deno.test({
     const bias = Float32Array.from({ length: k }, (_, j) => (j === 0 ? 1 : 0));
     const { rowBuckets } = smallTable();
     const fixed = variant(table, rowBuckets, q, weights, bias);
-    const f = prepareText(table, "where is my parcel please").features;
+    const f = prepareText(table, "i need my parcel please").features;
     const s = scoreText(table, fixed, f);
     // Every bigram broken: option 0 still leads, and inserted words only add to it.
     const bare = scoreText(table, fixed, {
