@@ -14,7 +14,10 @@ import { rng, throwsWith } from "./_fixtures.ts";
 function question(name: string, scores: number[]): QuestionTable {
   return {
     name,
-    drift: { scores: Float32Array.from(scores).sort() },
+    drift: {
+      scores: Float32Array.from(scores).sort(),
+      novelty: new Float32Array(0),
+    },
   } as unknown as QuestionTable;
 }
 

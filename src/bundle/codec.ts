@@ -8,7 +8,8 @@
  * `weights.bin` is little-endian: the 8-byte tag `DTWEIGHT`, a u32 format
  * version, a u32 row count, the row buckets (i32 each), then per question in
  * manifest order: weights (`rows × K` f32), bias (`K` f32), word gain and
- * bigram gain (`K × K` f32 each) and the sorted calibration drift scores
+ * bigram gain (`K × K` f32 each), the sorted calibration drift scores and
+ * the sorted calibration novelty shares
  * (f32 each).
  *
  * @module
@@ -95,7 +96,14 @@ export async function encodeBundle(
   view.setUint32(12, c.rowBuckets.length, true);
   parts.push(header, c.rowBuckets);
   for (const q of c.questions) {
-    parts.push(q.weights, q.bias, q.wordGain, q.bigramGain, q.drift.scores);
+    parts.push(
+      q.weights,
+      q.bias,
+      q.wordGain,
+      q.bigramGain,
+      q.drift.scores,
+      q.drift.novelty,
+    );
   }
   const size = parts.reduce((n, p) => n + p.byteLength, 0);
   const weights = new Uint8Array(size);
@@ -304,7 +312,7 @@ export function decodeTable(
       bias: f32(k),
       wordGain: f32(k * k),
       bigramGain: f32(k * k),
-      drift: { scores: f32(mq.drift_scores) },
+      drift: { scores: f32(mq.drift_scores), novelty: f32(mq.drift_scores) },
       optionIndex: new Map(mq.options.map((o, i) => [o, i])),
       wordVectors: new Map(),
     };

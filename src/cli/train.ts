@@ -42,7 +42,8 @@ Options:
                              certified (flag manual_threshold); repeatable
   --drift-delta D            online drift alarm level 1/D (default 0.01)
   --drift-window N           normal requests needed to clear a drift alarm (default 100)
-  --drift-single-p P         single texts with drift p-value <= P are not certified (default 0.002)
+  --drift-single-p P         single texts whose unseen-feature share has a p-value <= P against
+                             the calibration texts are not certified (default 0.01)
   --drift-max-novelty S      single texts with a share > S of features unseen in training
                              are not certified (default 0.5)
   --max-epochs N             most training epochs (default 10)

@@ -195,9 +195,8 @@ export function assess(
   const quiet = score === null ? true : guard.observe(q, score) &&
     singleTextLooksFamiliar(
       table.settings.drift,
-      q.drift.scores,
+      q.drift.novelty,
       text.novelty,
-      score,
     );
 
   answer.radius = served < 0

@@ -3,9 +3,10 @@
  * like the texts the question was calibrated on.
  *
  * Two parts. A single text most of whose buckets no training text had
- * (share above `max_novelty`), or whose drift score is higher than almost
- * every calibration text's (conformal p-value at or below `single_p`), is
- * never certified. And a conformal test martingale watches the stream of scores
+ * (share above `max_novelty`), or whose share of unseen buckets is higher
+ * than almost every calibration text's (conformal p-value at or below
+ * `single_p`, which by exchangeability costs at most that share of
+ * in-distribution texts), is never certified. And a conformal test martingale watches the stream of scores
  * per question: each request's p-value against the stored calibration
  * scores feeds a mixture of power betting functions; when the martingale
  * reaches `1 / delta`, the alarm stands and no answer of the question is
@@ -25,7 +26,7 @@ import type { DriftSettings, QuestionTable } from "./table.ts";
 
 /** The defaults a bundle is trained with. */
 export const DEFAULT_DRIFT: DriftSettings = {
-  single_p: 0.002,
+  single_p: 0.01,
   max_novelty: 0.5,
   delta: 0.01,
   rearm_window: 100,
@@ -324,13 +325,12 @@ function jumpAndBet(shares: Float64Array, p: number): number {
  */
 export function singleTextLooksFamiliar(
   settings: DriftSettings,
-  scores: Float32Array,
+  calibrationNovelty: Float32Array,
   novelty: number,
-  score: number,
 ): boolean {
   if (novelty > settings.max_novelty) return false;
-  return scores.length === 0 ||
-    conformalPValue(scores, score) > settings.single_p;
+  return calibrationNovelty.length === 0 ||
+    conformalPValue(calibrationNovelty, novelty) > settings.single_p;
 }
 
 /** A read-only view of a guard: judges without recording (for the playground). */

@@ -31,6 +31,8 @@ export interface Calibration {
 export interface DriftReference {
   /** Drift scores of the calibration texts, sorted ascending. */
   scores: Float32Array;
+  /** Novelty shares of the calibration texts, sorted ascending. */
+  novelty: Float32Array;
 }
 
 /** One trained question. */
@@ -75,7 +77,11 @@ export interface TableSettings {
 
 /** How the drift guard judges single texts and streams. */
 export interface DriftSettings {
-  /** A single text whose score p-value is at or below this is not certified. */
+  /**
+   * A single text whose novelty (share of buckets unseen in training) has a
+   * conformal p-value at or below this, against the calibration texts'
+   * novelty, is not certified. Costs at most this share of in-domain texts.
+   */
   single_p: number;
   /** A single text with a larger share of buckets unseen in training is not certified. */
   max_novelty: number;

@@ -394,7 +394,7 @@ function trainQuestion(
     },
     wordGain: gains.wordGain,
     bigramGain: gains.bigramGain,
-    drift: { scores: new Float32Array(0) },
+    drift: { scores: new Float32Array(0), novelty: new Float32Array(0) },
     optionIndex: new Map(qa.options.map((o, i) => [o, i])),
     wordVectors: new Map(),
   };
@@ -403,6 +403,7 @@ function trainQuestion(
   const calConf = new Float64Array(calIdx.length);
   const calWrong = new Uint8Array(calIdx.length);
   const driftScores = new Float32Array(calIdx.length);
+  const novelties = new Float32Array(calIdx.length);
   for (let t = 0; t < calIdx.length; t++) {
     const f = features[calIdx[t]!]!;
     const logits = scoreText(table, question, f);
@@ -410,9 +411,11 @@ function trainQuestion(
     const a = argmax(p);
     calConf[t] = f.empty ? 0 : p[a]!;
     calWrong[t] = a === qa.labels[calIdx[t]!] ? 0 : 1;
-    driftScores[t] = driftScore(noveltyOf(table, f), p[a]!);
+    novelties[t] = noveltyOf(table, f);
+    driftScores[t] = driftScore(novelties[t]!, p[a]!);
   }
   question.drift.scores = driftScores.sort();
+  question.drift.novelty = novelties.sort();
   // The scan starts where the test has power, judged on validation data only
   // (so the grid is fixed before any calibration label is seen).
   const needed = minimumCertifiable(options.alpha, options.delta);
