@@ -6,16 +6,19 @@
  * (share above `max_novelty`), or whose share of unseen buckets is higher
  * than almost every calibration text's (conformal p-value at or below
  * `single_p`, which by exchangeability costs at most that share of
- * in-distribution texts), is never certified. And a conformal test martingale watches the stream of scores
- * per question: each request's p-value against the stored calibration
- * scores feeds a mixture of power betting functions; when the martingale
- * reaches `1 / delta`, the alarm stands and no answer of the question is
- * certified. Under exchangeability the martingale's expectation stays 1, so
- * by Ville's inequality a stream of normal traffic raises a false alarm with
- * probability at most `delta`. The alarm clears once the last
- * `rearm_window` requests, taken together, bring no evidence against
- * exchangeability (their own martingale factor is at most 1); the test then
- * starts afresh.
+ * in-distribution texts), is never certified.
+ *
+ * And a conformal test martingale watches the stream of drift scores per
+ * question. Each request's smoothed p-value against the stored calibration
+ * scores is raised by the DKW slack of that finite calibration set, so that
+ * for all but `delta / 2` of calibration draws it is super-uniform; it feeds
+ * a jumper mixture of power bets `e p^(e-1)` (and one that never bets).
+ * When the capital reaches `2 / delta`, the alarm stands and no answer of
+ * the question is certified. By Ville's inequality, exchangeable traffic
+ * raises a false alarm with probability at most `delta / 2 + delta / 2`.
+ * The alarm clears once no betting strategy gained over the last
+ * `rearm_window` requests (every power bet's product over the window is at
+ * most 1); the test then starts afresh.
  *
  * Everything here is pure: the monitor counts requests, it reads no clock.
  *
@@ -123,21 +126,6 @@ export interface DriftState {
 const EPSILONS = [0.05, 0.1, 0.2, 0.35, 0.5, 0.75];
 const LOG_EPSILONS = EPSILONS.map(Math.log);
 
-/** log of the mixture bet `mean_e e p^(e-1)` at p-value `p`. */
-function logBet(p: number): number {
-  const lp = Math.log(Math.max(p, 1e-12));
-  let max = -Infinity;
-  const terms = new Array<number>(EPSILONS.length);
-  for (let i = 0; i < EPSILONS.length; i++) {
-    const t = LOG_EPSILONS[i]! + (EPSILONS[i]! - 1) * lp;
-    terms[i] = t;
-    if (t > max) max = t;
-  }
-  let sum = 0;
-  for (const t of terms) sum += Math.exp(t - max);
-  return max + Math.log(sum / EPSILONS.length);
-}
-
 interface QuestionMonitor {
   /** Share of the capital held by each betting component (sums to 1). */
   shares: Float64Array;
@@ -146,13 +134,26 @@ interface QuestionMonitor {
   status: "quiet" | "alarmed";
   observed: number;
   alarmedAt: number | null;
-  /** Ring buffer of recent log bets, for re-arming. */
+  /**
+   * Ring buffer, `rearm_window` rows of one log bet per power component:
+   * what each component would have won over the recent requests.
+   */
   recent: Float64Array;
-  recentSum: number;
+  /** Per component, the sum of its log bets in the ring buffer. */
+  recentSums: Float64Array;
   recentCount: number;
   recentNext: number;
   alarms: number;
   clears: number;
+}
+
+/**
+ * How much a conformal p-value against `n` fixed calibration scores may
+ * fall short of uniform, with probability at least `1 - confidence` over
+ * the calibration draw (Dvoretzky-Kiefer-Wolfowitz): `sqrt(ln(2/c) / 2n)`.
+ */
+export function calibrationSlack(n: number, confidence: number): number {
+  return Math.sqrt(Math.log(2 / confidence) / (2 * n));
 }
 
 /** A tiny deterministic generator (mulberry32) for smoothing p-values. */
@@ -208,8 +209,8 @@ export class DriftMonitor implements DriftGuard {
         status: "quiet",
         observed: 0,
         alarmedAt: null,
-        recent: new Float64Array(this.#settings.rearm_window),
-        recentSum: 0,
+        recent: new Float64Array(this.#settings.rearm_window * EPSILONS.length),
+        recentSums: new Float64Array(EPSILONS.length),
         recentCount: 0,
         recentNext: 0,
         alarms: 0,
@@ -222,30 +223,48 @@ export class DriftMonitor implements DriftGuard {
 
   /** Feeds one request's drift score; true while the question's alarm is quiet. */
   observe(q: QuestionTable, score: number): boolean {
-    if (q.drift.scores.length === 0) return true;
+    const n = q.drift.scores.length;
+    if (n === 0) return true;
     const m = this.#monitor(q.name);
     m.observed++;
-    const p = smoothedPValue(q.drift.scores, score, this.#random());
+    // Half of delta covers the calibration draw: the p-value is raised by
+    // the DKW slack, so it is super-uniform for all but delta/2 of
+    // calibration sets, and the martingale a supermartingale; the other half
+    // is Ville's, hence the alarm at 2 / delta.
+    const slack = calibrationSlack(n, this.#settings.delta / 2);
+    const p = Math.min(
+      1,
+      smoothedPValue(q.drift.scores, score, this.#random()) + slack,
+    );
     m.logValue += jumpAndBet(m.shares, p);
-    const bet = logBet(p);
-    const window = m.recent.length;
-    if (m.recentCount === window) m.recentSum -= m.recent[m.recentNext]!;
-    else m.recentCount++;
-    m.recent[m.recentNext] = bet;
-    m.recentSum += bet;
+
+    const width = EPSILONS.length;
+    const window = this.#settings.rearm_window;
+    const lp = Math.log(Math.max(p, 1e-12));
+    const row = m.recentNext * width;
+    const full = m.recentCount === window;
+    if (!full) m.recentCount++;
+    for (let i = 0; i < width; i++) {
+      const bet = LOG_EPSILONS[i]! + (EPSILONS[i]! - 1) * lp;
+      if (full) m.recentSums[i]! -= m.recent[row + i]!;
+      m.recent[row + i] = bet;
+      m.recentSums[i]! += bet;
+    }
     m.recentNext = (m.recentNext + 1) % window;
 
-    const level = Math.log(1 / this.#settings.delta);
     if (m.status === "quiet") {
-      if (m.logValue >= level) {
+      if (m.logValue >= Math.log(2 / this.#settings.delta)) {
         m.status = "alarmed";
         m.alarmedAt = m.observed;
         m.alarms++;
         m.recentCount = 0;
-        m.recentSum = 0;
         m.recentNext = 0;
+        m.recentSums.fill(0);
       }
-    } else if (m.recentCount === window && m.recentSum <= 0) {
+    } else if (
+      m.recentCount === window && m.recentSums.every((sum) => sum <= 0)
+    ) {
+      // Cleared only when no betting strategy gained over the whole window.
       m.status = "quiet";
       m.alarmedAt = null;
       m.clears++;
@@ -263,7 +282,7 @@ export class DriftMonitor implements DriftGuard {
   /** The state of one question's test. */
   state(name: string): DriftState {
     const m = this.#byQuestion.get(name);
-    const level = 1 / this.#settings.delta;
+    const level = 2 / this.#settings.delta;
     if (m === undefined) {
       return {
         status: "quiet",
