@@ -23,6 +23,7 @@ const { values } = parseArgs({
     bundle: { type: "string" },
     duration: { type: "string", default: "10" },
     warmup: { type: "string", default: "3" },
+    rounds: { type: "string", default: "3" },
     threads: { type: "string", default: "1" },
     connections: { type: "string", default: "32" },
     data: {
@@ -109,14 +110,36 @@ async function readUntil(
   }
 }
 
-function rssMb(pid: number): number | null {
+/**
+ * Resident memory of a process (VmRSS), in MB. Read through `cat`: Deno
+ * grants `/proc` only with --allow-all, and this script runs without it.
+ */
+async function rssMb(pid: number): Promise<number | null> {
   try {
-    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-    const m = status.match(/VmRSS:\s+(\d+) kB/);
+    const out = await new Deno.Command("cat", {
+      args: [`/proc/${pid}/status`],
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    const m = new TextDecoder().decode(out.stdout).match(/VmRSS:\s+(\d+) kB/);
     return m ? Number(m[1]) / 1024 : null;
   } catch {
     return null;
   }
+}
+
+/** CPU time (user + system) a process has used, in seconds, from /proc through `cat`. */
+async function cpuSeconds(pid: number): Promise<number> {
+  const out = await new Deno.Command("cat", {
+    args: [`/proc/${pid}/stat`],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const fields = new TextDecoder().decode(out.stdout).split(") ")[1]?.split(
+    " ",
+  ) ?? [];
+  // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** Short texts of 10 to 20 words from the BANKING77 test split, read at run time. */
@@ -154,6 +177,8 @@ end
 
 interface WrkResult {
   rps: number;
+  requests: number;
+  seconds: number;
   non2xx: number;
   errors: string;
   raw: string;
@@ -184,7 +209,22 @@ async function wrk(
     raw.match(/Non-2xx or 3xx responses:\s+(\d+)/)?.[1] ?? 0,
   );
   const errors = raw.match(/Socket errors:.*/)?.[0] ?? "";
-  return { rps, non2xx, errors, raw };
+  const requests = Number(raw.match(/(\d+) requests in/)?.[1] ?? NaN);
+  return { rps, requests, seconds: requests / rps, non2xx, errors, raw };
+}
+
+/** Sums rounds of one target: total requests over total seconds. */
+function combine(runs: WrkResult[]): WrkResult {
+  const requests = runs.reduce((n, r) => n + r.requests, 0);
+  const seconds = runs.reduce((n, r) => n + r.seconds, 0);
+  return {
+    rps: requests / seconds,
+    requests,
+    seconds,
+    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+    errors: runs.map((r) => r.errors).filter(Boolean).join("; "),
+    raw: runs.map((r) => r.raw).join("\n"),
+  };
 }
 
 function percentile(sorted: number[], q: number): number {
@@ -212,6 +252,7 @@ if (!(await which("wrk"))) {
 
 const work = await Deno.makeTempDir({ prefix: "dtable-bench-http-" });
 const children: Deno.ChildProcess[] = [];
+const pids: Record<string, number> = {};
 try {
   let bundle = values.bundle;
   if (bundle === undefined) {
@@ -248,11 +289,16 @@ try {
   const script = `${work}/post.lua`;
   await Deno.writeTextFile(script, luaScript(decideBodies));
 
+  // The bare baselines: a JSON echo, and a fixed reply as large as a decide
+  // reply (so the cost of the reply's size alone is visible).
   const echoFile = `${work}/echo.ts`;
   await Deno.writeTextFile(
     echoFile,
-    `const port = Number(Deno.args[0]);
-Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, async (req) => Response.json(await req.json()));
+    `const [port, fixed] = [Number(Deno.args[0]), Deno.args[1]];
+Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, async (req) => {
+  const body = await req.json();
+  return fixed === undefined ? Response.json(body) : new Response(fixed, { headers: { "content-type": "application/json" } });
+});
 `,
   );
 
@@ -279,40 +325,75 @@ Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, async (req) => Respon
   const base = `http://127.0.0.1:${servePort}`;
   await waitHealthy(`${base}/v1/health`, server);
 
-  const echoPort = freePort();
-  const echo = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      `--allow-net=127.0.0.1:${echoPort}`,
-      echoFile,
-      String(echoPort),
-    ],
-    stdout: "null",
-    stderr: "inherit",
-  }).spawn();
-  children.push(echo);
-  const echoUrl = `http://127.0.0.1:${echoPort}/`;
-  for (let i = 0; i < 200; i++) {
-    try {
-      const r = await fetch(echoUrl, { method: "POST", body: "{}" });
-      await r.body?.cancel();
-      break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
+  const sample = await fetch(`${base}/v1/decide`, {
+    method: "POST",
+    body: decideBodies[0]!,
+  });
+  const decideReply = await sample.text();
+  const baselines: Record<string, string> = {};
+  for (
+    const [name, extra] of [["echo", []], ["fixed", [decideReply]]] as const
+  ) {
+    const port = freePort();
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        `--allow-net=127.0.0.1:${port}`,
+        echoFile,
+        String(port),
+        ...extra,
+      ],
+      stdout: "null",
+      stderr: "inherit",
+    }).spawn();
+    children.push(child);
+    baselines[name] = `http://127.0.0.1:${port}/`;
+    pids[name] = child.pid;
+    for (let i = 0; i < 200; i++) {
+      try {
+        const r = await fetch(baselines[name]!, { method: "POST", body: "{}" });
+        await r.body?.cancel();
+        break;
+      } catch {
+        await new Promise((r) => setTimeout(r, 50));
+      }
     }
   }
+  pids.decide = server.pid;
+  const targets: Record<string, string> = {
+    echo: baselines.echo!,
+    fixed: baselines.fixed!,
+    decide: `${base}/v1/decide`,
+  };
 
   const duration = Number(values.duration);
   const warmup = Number(values.warmup);
+  const rounds = Math.max(1, Number(values.rounds));
+  const slice = Math.max(1, Math.round(duration / rounds));
   console.log(
-    `wrk -t${values.threads} -c${values.connections} -d${duration}s, keep-alive, ${texts.length} texts of 10-20 words`,
+    `wrk -t${values.threads} -c${values.connections}, keep-alive, ${texts.length} texts of 10-20 words; ` +
+      `${rounds} alternating rounds of ${slice} s per target (the machine is shared: alternating evens out its load)`,
   );
-  // Warm both up (JIT), then measure each with the same settings.
-  await wrk(echoUrl, script, warmup);
-  await wrk(`${base}/v1/decide`, script, warmup);
-  const echoRun = await wrk(echoUrl, script, duration);
-  const decideRun = await wrk(`${base}/v1/decide`, script, duration);
-  const rss = rssMb(server.pid);
+  // Warm all up (JIT), then measure each with the same settings, alternating.
+  for (const url of Object.values(targets)) await wrk(url, script, warmup);
+  const runs: Record<string, WrkResult[]> = { echo: [], fixed: [], decide: [] };
+  const cpuUs: Record<string, number> = { echo: 0, fixed: 0, decide: 0 };
+  for (let i = 0; i < rounds; i++) {
+    for (const [name, url] of Object.entries(targets)) {
+      const before = await cpuSeconds(pids[name]!);
+      runs[name]!.push(await wrk(url, script, slice));
+      cpuUs[name]! += ((await cpuSeconds(pids[name]!)) - before) * 1e6;
+    }
+  }
+  const echoRun = combine(runs.echo!);
+  const fixedRun = combine(runs.fixed!);
+  const decideRun = combine(runs.decide!);
+  const perRound = runs.echo!.map((e, i) =>
+    (runs.decide![i]!.rps / e.rps).toFixed(2)
+  ).join(", ");
+  const cpuPerRequest = (name: string, run: WrkResult) =>
+    (cpuUs[name]! / run.requests).toFixed(1);
+  const rss = await rssMb(server.pid);
 
   const stats = await (await fetch(`${base}/v1/stats`)).json();
   // Sequential sample on an idle server: latency_us from the responses themselves.
@@ -331,26 +412,25 @@ Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, async (req) => Respon
   console.log(
     `bundle: ${bundle}, question ${q.name} with ${q.options.length} options`,
   );
-  console.log(
-    `bare Deno.serve JSON echo: ${
-      echoRun.rps.toFixed(0)
-    } requests/s ${echoRun.errors}`,
-  );
-  console.log(
-    `POST /v1/decide:           ${
-      decideRun.rps.toFixed(0)
-    } requests/s ${decideRun.errors}`,
-  );
-  if (decideRun.non2xx + echoRun.non2xx > 0) {
+  const line = (label: string, name: string, run: WrkResult) =>
     console.log(
-      `non-2xx responses: decide ${decideRun.non2xx}, echo ${echoRun.non2xx}`,
+      `${label.padEnd(44)} ${run.rps.toFixed(0).padStart(7)} requests/s, ` +
+        `server CPU ${cpuPerRequest(name, run)} us/request ${run.errors}`,
     );
-  }
+  line("bare Deno.serve JSON echo:", "echo", echoRun);
+  line(
+    `bare Deno.serve, fixed ${decideReply.length}-byte reply:`,
+    "fixed",
+    fixedRun,
+  );
+  line("POST /v1/decide:", "decide", decideRun);
+  const non2xx = echoRun.non2xx + fixedRun.non2xx + decideRun.non2xx;
+  if (non2xx > 0) console.log(`non-2xx responses: ${non2xx}`);
   const verdict = (ok: boolean) => (ok ? "ok" : "MISSED");
   console.log(
-    `throughput ratio decide/echo: ${ratio.toFixed(2)} (target >= 0.5: ${
-      verdict(ratio >= 0.5)
-    })`,
+    `throughput ratio decide/echo: ${
+      ratio.toFixed(2)
+    } (per round: ${perRound}; target >= 0.5: ${verdict(ratio >= 0.5)})`,
   );
   const lat = stats.latency_us;
   console.log(
