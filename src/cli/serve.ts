@@ -43,7 +43,8 @@ Options:
   --llm-latency-ms X       latency of one language-model call in ms (dashboard time saved)
   --keep-text              keep the input text of the 50 recent decisions in /v1/stats
                            (by default no input text is kept)
-  --drift-delta D          override the bundle's drift alarm level 1/D, D in (0, 1)
+  --drift-delta D          override the bundle's false-alarm probability D of the
+                           online drift test, D in (0, 1)
   --drift-window N         override the bundle's re-arm window (normal requests to clear an alarm)
   --drift-single-p P       override the bundle's single-text p-value cut, P in [0, 1)
   --drift-max-novelty S    override the bundle's single-text unseen-feature share cut, S in [0, 1]
