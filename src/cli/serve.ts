@@ -145,7 +145,7 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
   );
   return {
     bundle: values.bundle,
-    host: values.host.trim(),
+    host: values.host.trim().replace(/^\[(.*)\]$/, "$1"),
     port: numberFlag(
       "port",
       values.port,
@@ -166,12 +166,21 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
 async function tokenSourceOf(s: ServeSettings): Promise<TokenSource> {
   if (s.tokenFile !== undefined) {
     const path = s.tokenFile;
+    let content: string;
     try {
-      await Deno.readTextFile(path);
+      content = await Deno.readTextFile(path);
     } catch (e) {
       throw new UsageError(`Cannot read token file ${path}: ${oneLine(e)}`);
     }
-    return fileToken(path, { warn: (m) => console.error(`warning: ${m}`) });
+    const source = fileToken(path, {
+      warn: (m) => console.error(`warning: ${m}`),
+    });
+    if (content.trim() !== "") return source;
+    return {
+      ...source,
+      description: `${source.description}; the file is empty now, so every ` +
+        "guarded request is refused until it holds a token",
+    };
   }
   let value: string | undefined;
   try {
