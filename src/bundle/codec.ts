@@ -16,6 +16,7 @@
  */
 
 import type { FeaturizerSettings } from "../engine/features.ts";
+import { rowMinima } from "../engine/radius.ts";
 import type {
   Calibration,
   QuestionKind,
@@ -317,6 +318,7 @@ export function decodeTable(
       wordVectors: new Map(),
     };
   });
+  for (const q of questions) rowMinima(q);
   if (at !== buffer.byteLength) {
     throw new BundleError(
       `${WEIGHTS_FILE} is longer than the manifest describes`,

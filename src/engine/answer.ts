@@ -109,8 +109,16 @@ export interface Assessment {
   driftScore: number | null;
 }
 
-/** The answer for a question the table does not know (an empty text fails rule 1 first). */
-function unsupportedAssessment(name: string, empty: boolean): Assessment {
+/**
+ * The assessment of a question the table cannot answer (unknown, or asked
+ * in a form it does not support): `unsupported`, or `empty_input` for an
+ * empty text, since rule 1 comes first.
+ */
+export function unsupportedAssessment(
+  name: string,
+  text: PreparedText,
+): Assessment {
+  const empty = text.features.empty;
   return {
     question: name,
     answer: {
@@ -140,7 +148,7 @@ export function assess(
   guard: DriftGuard,
 ): Assessment {
   const q = table.byName.get(name);
-  if (q === undefined) return unsupportedAssessment(name, text.features.empty);
+  if (q === undefined) return unsupportedAssessment(name, text);
   const logits = scoreText(table, q, text.features);
   const full = softmax(logits, q.temperature);
   const best = argmax(full);
@@ -282,7 +290,13 @@ function shapeAnswer(
   } else {
     probabilities = {};
     for (let t = 0; t < offered.length; t++) {
-      probabilities[q.options[offered[t]!]!] = p[t]!;
+      // defineProperty: an option named "__proto__" stays an own property.
+      Object.defineProperty(probabilities, q.options[offered[t]!]!, {
+        value: p[t]!,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
   }
   return {
@@ -311,9 +325,11 @@ function probabilitiesMaker(
 ): (p: Float64Array) => Record<string, number> {
   let make = makers.get(q);
   if (make === undefined) {
-    const body = q.options.map((o, i) => `${JSON.stringify(o)}: p[${i}]`).join(
-      ", ",
-    );
+    // Plain keys keep the literal fast; "__proto__" alone needs a computed
+    // key, which defines an own property instead of setting the prototype.
+    const key = (o: string) =>
+      o === "__proto__" ? '["__proto__"]' : JSON.stringify(o);
+    const body = q.options.map((o, i) => `${key(o)}: p[${i}]`).join(", ");
     make = new Function("p", `return { ${body} };`) as (
       p: Float64Array,
     ) => Record<string, number>;

@@ -9,7 +9,9 @@
  * gains (see `computeGainBounds`; unseen buckets add 0);
  * (2) add at most two new bigrams, each worth at most `bigramGain[a, b]`;
  * (3) break at most one bigram of the text, worth at most the largest
- * `score[a] - score[b]` contribution among the text's present bigrams.
+ * `score[a] - score[b]` contribution among the text's present bigrams
+ * (bounded, to keep this cheap, by the bigram's weight for `a` minus its
+ * smallest weight over all options).
  * Presence features make repeated insertions worth no more. So `k` words move
  * the gap by at most `k` times that per-word gain, and the answer `a` cannot
  * lose to `b` with fewer than `ceil(margin / gain)` words. When no inserted
@@ -107,6 +109,30 @@ export function computeGainBounds(
   return { wordGain, bigramGain };
 }
 
+const minimaCache = new WeakMap<Float32Array, Float32Array>();
+
+/**
+ * Per row of a question's weights, its smallest weight over the options
+ * (computed once per weights array, then kept). Bundle loading warms it.
+ */
+export function rowMinima(q: QuestionTable): Float32Array {
+  let minima = minimaCache.get(q.weights);
+  if (minima === undefined) {
+    const k = q.options.length;
+    const rows = q.weights.length / k;
+    minima = new Float32Array(rows);
+    for (let r = 0; r < rows; r++) {
+      let low = Infinity;
+      for (let j = r * k; j < (r + 1) * k; j++) {
+        low = Math.min(low, q.weights[j]!);
+      }
+      minima[r] = low;
+    }
+    minimaCache.set(q.weights, minima);
+  }
+  return minima;
+}
+
 /** A float32 no smaller than a positive bound (storage must not shrink a bound). */
 function roundUp(x: number): number {
   return x > 0 ? x * (1 + 1e-6) + 1e-7 : 0;
@@ -129,38 +155,37 @@ export function radiusOf(
   const k = q.options.length;
   const { rowOf } = table;
   const w = q.weights;
-  // Rows of the text's bigrams, looked up once.
+  const minima = rowMinima(q);
+  // The most breaking one of the text's bigrams can take from the answer
+  // against any rival: its weight for `a` minus its smallest weight.
   const bg = f.bigramBuckets;
-  const rows: number[] = [];
+  let removal = 0;
   for (let i = 0; i < bg.length; i++) {
     const r = rowOf[bg[i]!]!;
-    if (r >= 0) rows.push(r * k);
+    if (r < 0) continue;
+    const d = w[r * k + a]! - minima[r]!;
+    if (d > removal) removal = d;
   }
+  removal *= 1 + 1e-6;
   let best = Infinity;
   const count = rivals?.length ?? k;
   for (let t = 0; t < count; t++) {
     const b = rivals === undefined ? t : rivals[t]!;
     if (b === a) continue;
-    let removal = 0;
-    let removalTotal = 0;
-    for (let i = 0; i < rows.length; i++) {
-      const d = w[rows[i]! + a]! - w[rows[i]! + b]!;
-      if (d > removal) removal = d;
-      if (d > 0) removalTotal += d;
-    }
     const margin = logits[a]! - logits[b]!;
     const perWord = q.wordGain[a * k + b]! + 2 * q.bigramGain[a * k + b]!;
     let words: number;
     if (perWord > 0) {
       // Each word adds at most perWord and breaks at most one bigram.
-      words = Math.ceil(margin / (perWord + removal * (1 + 1e-6)) - 1e-9);
+      words = Math.ceil(margin / (perWord + removal) - 1e-9);
     } else {
       // Inserted words can only break bigrams, each at most once: the
       // rival needs the largest removals to add up to the margin.
-      if (removalTotal * (1 + 1e-6) < margin) continue;
       const gains: number[] = [];
-      for (let i = 0; i < rows.length; i++) {
-        const d = w[rows[i]! + a]! - w[rows[i]! + b]!;
+      for (let i = 0; i < bg.length; i++) {
+        const r = rowOf[bg[i]!]!;
+        if (r < 0) continue;
+        const d = w[r * k + a]! - w[r * k + b]!;
         if (d > 0) gains.push(d * (1 + 1e-6));
       }
       gains.sort((x, y) => y - x);
@@ -169,6 +194,7 @@ export function radiusOf(
       while (sum < margin - 1e-12 && words < gains.length) {
         sum += gains[words++]!;
       }
+      if (sum < margin - 1e-12) continue;
     }
     words = Math.max(1, words);
     if (words < best) best = words;

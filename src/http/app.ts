@@ -134,10 +134,10 @@ export function createApp(deps: AppDeps): Hono {
   );
 
   app.post("/v1/decide", async (c) => {
+    const body = await readJsonBody(c.req.raw, DECIDE_BODY.needed);
+    // latency_us: from the body received to the answers ready.
     const start = performance.now();
-    const request = parseDecide(
-      await readJsonBody(c.req.raw, DECIDE_BODY.needed),
-    );
+    const request = parseDecide(body);
     const text = prepareText(table, request.text);
     const ask = {
       options: undefined as readonly string[] | undefined,
@@ -157,10 +157,10 @@ export function createApp(deps: AppDeps): Hono {
   });
 
   app.post("/v1/decisions", async (c) => {
+    const body = await readJsonBody(c.req.raw, DECISIONS_BODY.needed);
+    // latency_us: from the body received to the answers ready.
     const start = performance.now();
-    const request = parseDecisions(
-      await readJsonBody(c.req.raw, DECISIONS_BODY.needed),
-    );
+    const request = parseDecisions(body);
     const text = prepareText(table, request.text);
     const answers = assessTyped(
       table,
@@ -180,10 +180,10 @@ export function createApp(deps: AppDeps): Hono {
   });
 
   app.post("/v1/altdecisions", async (c) => {
+    const body = await readJsonBody(c.req.raw, ALT_BODY.needed);
+    // latency_us: from the body received to the answers ready.
     const start = performance.now();
-    const request = parseAltDecisions(
-      await readJsonBody(c.req.raw, ALT_BODY.needed),
-    );
+    const request = parseAltDecisions(body);
     const text = prepareText(table, request.text);
     const answers = assessTyped(
       table,

@@ -15,6 +15,7 @@ import {
   assess,
   type Assessment,
   type PreparedText,
+  unsupportedAssessment,
 } from "../engine/answer.ts";
 import type { DriftGuard } from "../engine/drift.ts";
 import type { Table } from "../engine/table.ts";
@@ -41,24 +42,6 @@ export function typeFits(type: string, kind: "choice" | "yes_no"): boolean {
     : type === "predicate" || type === "noul";
 }
 
-/** The assessment of a question the table cannot answer. */
-function unsupported(name: string): Assessment {
-  return {
-    question: name,
-    answer: {
-      confidence: 0,
-      certified: false,
-      flag: "unsupported",
-      radius: null,
-    },
-    threshold: null,
-    alpha: null,
-    fullConfidence: 0,
-    top: [],
-    driftScore: null,
-  };
-}
-
 /** Assesses every question in order; see the module doc for `unsupported`. */
 export function assessTyped(
   table: Table,
@@ -71,7 +54,7 @@ export function assessTyped(
     const known = table.byName.get(q.name);
     const assessment = known !== undefined && typeFits(q.type, known.kind)
       ? assess(table, text, q.name, { options: q.options, exposed }, guard)
-      : unsupported(q.name);
+      : unsupportedAssessment(q.name, text);
     return { type: q.type, assessment };
   });
 }
