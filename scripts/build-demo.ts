@@ -196,7 +196,11 @@ export function demoTraces(count = 3000, seed = 7): string[] {
     // The reference model is not perfect: a few answers are flipped.
     const shownTopic = random() < 0.015 ? pick(random, names) : topic;
     // Vague complaints: whether they want a person is the model's judgement call.
-    const shownHuman = vague && !human ? random() < 0.35 : random() < 0.01 ? !human : human;
+    const shownHuman = vague && !human
+      ? random() < 0.35
+      : random() < 0.01
+      ? !human
+      : human;
     lines.push(
       JSON.stringify({
         text,
