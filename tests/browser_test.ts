@@ -36,7 +36,9 @@ const CHROMIUM_ARGS = [
 // the work tree clean: DTABLE_UPDATE_SCREENSHOT=1 deno task test.
 const SCREENSHOT = Deno.env.get("DTABLE_UPDATE_SCREENSHOT") === "1"
   ? new URL("../docs/dashboard.png", import.meta.url)
-  : new URL(`file://${Deno.makeTempDirSync({ prefix: "dtable-shot-" })}/dashboard.png`);
+  : new URL(
+    `file://${Deno.makeTempDirSync({ prefix: "dtable-shot-" })}/dashboard.png`,
+  );
 
 function chromiumMissing(): string | null {
   try {
