@@ -71,12 +71,43 @@ Deno.test({
     const runs = 300;
     const delta = SETTINGS.delta;
     const allowed = delta + 3 * Math.sqrt((delta * (1 - delta)) / runs);
-    const share = falseAlarmShare(runs, 100, 2000, 2);
-    assert.ok(
-      share <= allowed,
-      `false alarm share ${share} with 100 calibration scores`,
-    );
+    // 59 calibration scores: the smallest split that can certify at the default alpha and delta.
+    for (const n of [59, 100, 200]) {
+      const share = falseAlarmShare(runs, n, 2000, 2 + n);
+      assert.ok(
+        share <= allowed,
+        `false alarm share ${share} with ${n} calibration scores`,
+      );
+    }
   },
+});
+
+Deno.test("DriftMonitor raises the alarm on foreign traffic within a few hundred requests, even with a small calibration split", () => {
+  const delays: number[] = [];
+  for (const n of [59, 100, 1000]) {
+    for (let run = 0; run < 20; run++) {
+      const random = rng(n * 100 + run);
+      const q = question("q", Array.from({ length: n }, () => normal(random)));
+      const monitor = new DriftMonitor(SETTINGS, run + 1);
+      for (let i = 0; i < 200; i++) monitor.observe(q, normal(random));
+      if (monitor.state("q").alarms > 0) continue;
+      // Foreign texts: every score above every calibration score.
+      let raised = Infinity;
+      for (let i = 1; i <= 1000 && raised === Infinity; i++) {
+        if (!monitor.observe(q, 1 + random())) raised = i;
+      }
+      delays.push(raised);
+      assert.ok(
+        raised <= 300,
+        `${n} calibration scores: alarm after ${raised} foreign requests`,
+      );
+    }
+  }
+  console.log(
+    `drift, foreign traffic: alarm after at most ${
+      Math.max(...delays)
+    } requests (59 to 1000 calibration scores)`,
+  );
 });
 
 Deno.test("DriftMonitor raises the alarm within a few hundred shifted requests, then clears it", async (t) => {
