@@ -102,6 +102,57 @@ function candidates(table: Table, random: () => number): string[] {
   return [...out].filter(oneWord);
 }
 
+/**
+ * Adversarial words: for every ordered option pair (a, b), a hill climb over
+ * words built from character n-grams of the vocabulary (append, prepend, trim)
+ * that maximises what the one word adds to `score[b] - score[a]`, its whole-word
+ * row and its n-gram rows together.
+ */
+function optimizedWords(table: Table, q: QuestionTable): string[] {
+  const vocabulary = [
+    ...FILLER_WORDS,
+    ...URGENT_WORDS,
+    ...Object.values(TOPIC_WORDS).flat(),
+  ];
+  const pool = new Set<string>();
+  for (const w of vocabulary) {
+    for (let n = 3; n <= 5; n++) {
+      for (let i = 0; i + n <= w.length; i++) pool.add(w.slice(i, i + n));
+    }
+  }
+  const cap = table.featurizer.max_word_length;
+  const k = q.options.length;
+  const out = new Set<string>();
+  for (let a = 0; a < k; a++) {
+    for (let b = 0; b < k; b++) {
+      if (a === b) continue;
+      const gain = (w: string) => {
+        const s = scores(table, q, w);
+        return s[b]! - s[a]!;
+      };
+      let best = vocabulary.reduce((x, y) => (gain(y) > gain(x) ? y : x));
+      let bestGain = gain(best);
+      for (let step = 0; step < 8; step++) {
+        let improved = false;
+        const edits = [best.slice(1), best.slice(0, -1)];
+        for (const g of pool) edits.push(best + g, g + best);
+        for (const w of edits) {
+          if (w.length < 1 || w.length > cap || !oneWord(w)) continue;
+          const v = gain(w);
+          if (v > bestGain) {
+            best = w;
+            bestGain = v;
+            improved = true;
+          }
+        }
+        if (!improved) break;
+      }
+      out.add(best);
+    }
+  }
+  return [...out];
+}
+
 /** Every text made by inserting one candidate word at one position of `tokens`. */
 function* insertions(
   tokens: readonly string[],
@@ -177,10 +228,12 @@ function attackTexts(name: string, count: number, seed: number): string[] {
 Deno.test("radiusOf() is never beaten by a greedy or beam insertion attacker", async (t) => {
   const { table } = smallTable();
   const random = rng(99);
-  const words = candidates(table, random);
+  const crafted = candidates(table, random);
   for (const name of ["topic", "urgent"]) {
     await t.step(`for the ${name} question`, () => {
       const q = table.byName.get(name)!;
+      const adversarial = optimizedWords(table, q);
+      const words = [...new Set([...crafted, ...adversarial])];
       const texts = attackTexts(name, 15, name === "topic" ? 501 : 502);
       let exact = 0;
       let later = 0;
@@ -233,7 +286,9 @@ Deno.test("radiusOf() is never beaten by a greedy or beam insertion attacker", a
       // The attacker is strong enough to meet the bound: a radius one too high would fail this test.
       assert.ok(exact > 0, "the attacker reaches the radius on some texts");
       console.log(
-        `radius gap (${name}, ${texts.length} texts): attacker flips at exactly the radius ${exact}, later ${later}, ` +
+        `radius gap (${name}, ${texts.length} texts, ${words.length} candidate words incl. ${
+          adversarial.join(" ")
+        }): attacker flips at exactly the radius ${exact}, later ${later}, ` +
           `not within radius + 12 words ${unflipped}; gaps ${
             JSON.stringify(gaps)
           } radii ${JSON.stringify(radii)}`,
