@@ -61,6 +61,8 @@ export interface Manifest {
   rows: number;
   questions: ManifestQuestion[];
   files: Record<string, { sha256: string; bytes: number }>;
+  /** SHA-256 of this manifest's compact JSON without this field. */
+  manifest_sha256?: string;
 }
 
 /** Hex SHA-256 of some bytes. */
@@ -146,6 +148,9 @@ export async function encodeBundle(
       },
     },
   };
+  manifest.manifest_sha256 = await sha256Hex(
+    new TextEncoder().encode(JSON.stringify(manifest)),
+  );
   const manifestBytes = new TextEncoder().encode(
     JSON.stringify(manifest, null, 2) + "\n",
   );
@@ -222,6 +227,25 @@ export function parseManifest(bytes: Uint8Array): Manifest {
     throw new BundleError(`${MANIFEST_FILE} has no file checksums`);
   }
   return manifest;
+}
+
+/**
+ * Checks the manifest's own checksum (thresholds, options and settings live
+ * there); throws `BundleError` when it is missing or does not match.
+ */
+export async function verifyManifest(manifest: Manifest): Promise<void> {
+  const { manifest_sha256: expected, ...rest } = manifest;
+  if (typeof expected !== "string") {
+    throw new BundleError(`${MANIFEST_FILE} has no checksum of its own`);
+  }
+  const actual = await sha256Hex(
+    new TextEncoder().encode(JSON.stringify(rest)),
+  );
+  if (actual !== expected) {
+    throw new BundleError(
+      `${MANIFEST_FILE} does not match its checksum: damaged bundle`,
+    );
+  }
 }
 
 /** Checks a file against its manifest entry; throws `BundleError` on a mismatch. */

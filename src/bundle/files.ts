@@ -12,6 +12,7 @@ import {
   parseManifest,
   REPORT_FILE,
   verifyFile,
+  verifyManifest,
   WEIGHTS_FILE,
 } from "./codec.ts";
 import type { Table } from "../engine/table.ts";
@@ -54,6 +55,7 @@ export async function loadBundle(dir: string): Promise<Table> {
   }
   try {
     const manifest = parseManifest(await readPart(dir, MANIFEST_FILE));
+    await verifyManifest(manifest);
     const weights = await readPart(dir, WEIGHTS_FILE);
     await verifyFile(manifest, WEIGHTS_FILE, weights);
     const reportBytes = await readPart(dir, REPORT_FILE);

@@ -118,7 +118,7 @@ export async function inspectCommand(args: string[]): Promise<number> {
     `drift guard: single texts with drift p <= ${s.drift.single_p} or over ${
       s.drift.max_novelty * 100
     }% unseen features not certified; online alarm at evidence ${
-      1 / s.drift.delta
+      2 / s.drift.delta
     } (delta ${s.drift.delta}), cleared after ${s.drift.rearm_window} normal requests; quiet at start`,
   );
   for (const q of d.questions as InspectedQuestion[]) {
