@@ -241,6 +241,15 @@ Deno.test("loadBundle() refuses a damaged, truncated, incomplete or foreign bund
       new RegExp(`format version ${FORMAT_VERSION + 1} is not supported`),
     ],
     [
+      "an edited threshold in the manifest",
+      (dir) =>
+        editManifest(dir, (m) => {
+          const qs = m.questions as { calibration: { threshold: number } }[];
+          qs[0]!.calibration.threshold = 0.01;
+        }),
+      /manifest\.json does not match its checksum/,
+    ],
+    [
       "a manifest without questions",
       (dir) => editManifest(dir, (m) => (m.questions = [])),
       /lists no questions/,
