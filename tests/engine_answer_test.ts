@@ -539,3 +539,32 @@ Deno.test("assess() withholds certification from a single foreign text with drif
     },
   );
 });
+
+Deno.test("reasonInWords() names the drift guard's state when given it", () => {
+  const quiet = {
+    status: "quiet" as const,
+    observed: 12,
+    alarmed_at: null,
+    evidence: 0.42,
+    alarm_level: 200,
+    alarms: 0,
+    clears: 0,
+  };
+  const a = ask(table, CLEAR, "topic");
+  assert.match(
+    reasonInWords(a, quiet),
+    /Drift guard: quiet \(evidence 0\.42 of 200, after 12 requests\)\.$/,
+  );
+  const alarmed = {
+    ...quiet,
+    status: "alarmed" as const,
+    alarmed_at: 9,
+    evidence: 250,
+  };
+  const held = ask(table, CLEAR, "topic", {}, LOUD_GUARD);
+  const s = reasonInWords(held, alarmed);
+  assert.match(s, /alarm stands/);
+  assert.match(s, /alarmed since request 9 .*evidence 250 of 200/);
+  // Without the guard's state, the single-sentence verdict is unchanged.
+  assert.ok(!reasonInWords(a).includes("Drift guard"));
+});

@@ -107,6 +107,8 @@ export interface Assessment {
   top: { option: string; probability: number }[];
   /** The drift score of the text, null when not scored. */
   driftScore: number | null;
+  /** Share of the text's buckets no training text had. */
+  novelty: number;
 }
 
 /**
@@ -132,6 +134,7 @@ export function unsupportedAssessment(
     fullConfidence: 0,
     top: [],
     driftScore: null,
+    novelty: text.novelty,
   };
 }
 
@@ -227,6 +230,7 @@ export function assess(
     fullConfidence,
     top,
     driftScore: score,
+    novelty: text.novelty,
   };
 }
 

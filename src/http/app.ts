@@ -215,7 +215,7 @@ export function createApp(deps: AppDeps): Hono {
       peek,
     );
     stats.recordPlayground();
-    return c.json(playgroundResponse(a));
+    return c.json(playgroundResponse(a, monitor.state(a.question)));
   });
 
   app.get("/", (c) => {

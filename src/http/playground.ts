@@ -8,6 +8,7 @@
 
 import { HTTPException } from "hono/http-exception";
 import type { Assessment } from "../engine/answer.ts";
+import type { DriftState } from "../engine/drift.ts";
 import { reasonInWords } from "../engine/reason.ts";
 import type { Table } from "../engine/table.ts";
 import { BodyShape } from "./fields.ts";
@@ -75,8 +76,11 @@ function names(table: Table): string {
   return table.questions.map((q) => q.name).join(", ");
 }
 
-/** The playground response for an assessment. */
-export function playgroundResponse(a: Assessment): PlaygroundResponse {
+/** The playground response for an assessment, its reason naming the drift guard's state. */
+export function playgroundResponse(
+  a: Assessment,
+  drift?: DriftState,
+): PlaygroundResponse {
   const { answer } = a;
   return {
     question: a.question,
@@ -86,7 +90,7 @@ export function playgroundResponse(a: Assessment): PlaygroundResponse {
     alpha: a.alpha,
     certified: answer.certified,
     flag: answer.flag,
-    reason: reasonInWords(a),
+    reason: reasonInWords(a, drift),
     radius: answer.radius,
     top: a.top,
   };
