@@ -219,6 +219,7 @@ export function parseManifest(bytes: Uint8Array): Manifest {
     typeof st.force_thresholds !== "object" ||
     typeof drift?.single_p !== "number" ||
     typeof drift.max_novelty !== "number" ||
+    typeof drift.min_novelty !== "number" ||
     typeof drift.delta !== "number" || typeof drift.rearm_window !== "number"
   ) {
     throw new BundleError(`${MANIFEST_FILE} has no valid settings`);

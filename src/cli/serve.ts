@@ -48,6 +48,8 @@ Options:
   --drift-window N         override the bundle's re-arm window (normal requests to clear an alarm)
   --drift-single-p P       override the bundle's single-text p-value cut, P in [0, 1)
   --drift-max-novelty S    override the bundle's single-text unseen-feature share cut, S in [0, 1]
+  --drift-min-novelty S    override the unseen-feature share below which the single-p rule
+                           does not apply, S in [0, 1]
   --help                   this text`;
 
 /** Hosts that only this machine can reach. */
@@ -91,6 +93,7 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
         "drift-window": { type: "string" },
         "drift-single-p": { type: "string" },
         "drift-max-novelty": { type: "string" },
+        "drift-min-novelty": { type: "string" },
         help: { type: "boolean", default: false },
       },
     }));
@@ -142,6 +145,10 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
   set(
     "max_novelty",
     flag("drift-max-novelty", (n) => n >= 0 && n <= 1, "in [0, 1]"),
+  );
+  set(
+    "min_novelty",
+    flag("drift-min-novelty", (n) => n >= 0 && n <= 1, "in [0, 1]"),
   );
   return {
     bundle: values.bundle,

@@ -46,6 +46,8 @@ Options:
                              the calibration texts are not certified (default 0.01)
   --drift-max-novelty S      single texts with a share > S of features unseen in training
                              are not certified (default 0.5)
+  --drift-min-novelty S      the --drift-single-p rule applies only to texts with a share
+                             >= S of unseen features (default 0.1)
   --max-epochs N             most training epochs (default 10)
   --quiet                    no progress on stderr
   --help                     this text`;
@@ -69,6 +71,7 @@ export async function trainCommand(args: string[]): Promise<number> {
       "drift-window": { type: "string" },
       "drift-single-p": { type: "string" },
       "drift-max-novelty": { type: "string" },
+      "drift-min-novelty": { type: "string" },
       "max-epochs": { type: "string" },
       quiet: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
@@ -164,6 +167,13 @@ export async function trainCommand(args: string[]): Promise<number> {
           "drift-max-novelty",
           values["drift-max-novelty"],
           d.settings.drift.max_novelty,
+          (n) => n >= 0 && n <= 1,
+          "in [0, 1]",
+        ),
+        min_novelty: numberFlag(
+          "drift-min-novelty",
+          values["drift-min-novelty"],
+          d.settings.drift.min_novelty,
           (n) => n >= 0 && n <= 1,
           "in [0, 1]",
         ),

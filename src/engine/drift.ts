@@ -3,10 +3,10 @@
  * like the texts the question was calibrated on.
  *
  * Two parts. A single text most of whose buckets no training text had
- * (share above `max_novelty`), or whose share of unseen buckets is higher
- * than almost every calibration text's (conformal p-value at or below
- * `single_p`, which by exchangeability costs at most that share of
- * in-distribution texts), is never certified.
+ * (share above `max_novelty`), or whose share of unseen buckets is at least
+ * `min_novelty` and higher than almost every calibration text's (conformal
+ * p-value at or below `single_p`, which by exchangeability costs at most
+ * that share of in-distribution texts), is never certified.
  *
  * And a conformal test martingale watches the stream of drift scores per
  * question. Each request's smoothed p-value against the stored calibration
@@ -31,6 +31,7 @@ import type { DriftSettings, QuestionTable } from "./table.ts";
 export const DEFAULT_DRIFT: DriftSettings = {
   single_p: 0.01,
   max_novelty: 0.5,
+  min_novelty: 0.1,
   delta: 0.01,
   rearm_window: 100,
 };
@@ -348,7 +349,7 @@ export function singleTextLooksFamiliar(
   novelty: number,
 ): boolean {
   if (novelty > settings.max_novelty) return false;
-  return calibrationNovelty.length === 0 ||
+  return novelty < settings.min_novelty || calibrationNovelty.length === 0 ||
     conformalPValue(calibrationNovelty, novelty) > settings.single_p;
 }
 

@@ -85,6 +85,11 @@ export interface DriftSettings {
   single_p: number;
   /** A single text with a larger share of buckets unseen in training is not certified. */
   max_novelty: number;
+  /**
+   * The `single_p` rule applies only to texts with at least this share of
+   * unseen buckets, so that in a repetitive domain one new word is no alarm.
+   */
+  min_novelty: number;
   /** The online alarm is raised when the test martingale reaches 1/delta. */
   delta: number;
   /** Requests of normal traffic needed to clear an alarm. */
