@@ -538,6 +538,20 @@ Deno.test("assess() withholds certification from a single foreign text with drif
       );
     },
   );
+  await t.step("only from min_novelty up", () => {
+    const share = prepareText(table, foreign).novelty;
+    const rule = { single_p: 0.999, max_novelty: 1 };
+    assert.equal(
+      ask(drift({ ...rule, min_novelty: share }), foreign, "urgent").answer
+        .flag,
+      "drift",
+    );
+    assert.equal(
+      ask(drift({ ...rule, min_novelty: share + 1e-6 }), foreign, "urgent")
+        .answer.certified,
+      true,
+    );
+  });
 });
 
 Deno.test("reasonInWords() names the drift guard's state when given it", () => {
