@@ -25,6 +25,7 @@
  * @module
  */
 
+import { seededRandom } from "./random.ts";
 import type { DriftSettings, QuestionTable } from "./table.ts";
 
 /** The defaults a bundle is trained with. */
@@ -157,18 +158,6 @@ export function calibrationSlack(n: number, confidence: number): number {
   return Math.sqrt(Math.log(2 / confidence) / (2 * n));
 }
 
-/** A tiny deterministic generator (mulberry32) for smoothing p-values. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * The online guard: one conformal test martingale per question. Create one
  * per served table; `observe` is called on every scored request.
@@ -193,7 +182,7 @@ export class DriftMonitor implements DriftGuard {
       );
     }
     this.#settings = settings;
-    this.#random = mulberry32(seed);
+    this.#random = seededRandom(seed);
   }
 
   /** The settings in force. */

@@ -27,7 +27,12 @@ import {
 import { errorResponse, methodNotAllowed, notFound } from "./errors.ts";
 import { round1 } from "./latency.ts";
 import { METRICS_CONTENT_TYPE, renderMetrics } from "./metrics.ts";
-import { assessTyped } from "./model_questions.ts";
+import {
+  assessTyped,
+  type ModelQuestion,
+  type TypedAssessment,
+} from "./model_questions.ts";
+
 import {
   parsePlayground,
   PLAYGROUND_BODY,
@@ -35,6 +40,13 @@ import {
 } from "./playground.ts";
 import { ServiceStats } from "./stats.ts";
 import { NO_TOKEN, type TokenSource } from "./token.ts";
+
+/** What both decision-model shapes parse to. */
+interface ModelRequest {
+  text: string;
+  questions: readonly ModelQuestion[];
+  exposed: boolean;
+}
 
 /** What the app serves and how. */
 export interface AppDeps {
@@ -156,51 +168,54 @@ export function createApp(deps: AppDeps): Hono {
     });
   });
 
-  app.post("/v1/decisions", async (c) => {
-    const body = await readJsonBody(c.req.raw, DECISIONS_BODY.needed);
-    // latency_us: from the body received to the answers ready.
-    const start = performance.now();
-    const request = parseDecisions(body);
-    const text = prepareText(table, request.text);
-    const answers = assessTyped(
-      table,
-      text,
-      request.questions,
-      request.exposed,
-      monitor,
-    );
-    const latencyUs = microsSince(start);
-    stats.recordDecision(
-      "/v1/decisions",
-      request.text,
-      answers.map((a) => a.assessment),
-      latencyUs,
-    );
-    return c.json(decisionsResponse(request, answers, latencyUs));
-  });
-
-  app.post("/v1/altdecisions", async (c) => {
-    const body = await readJsonBody(c.req.raw, ALT_BODY.needed);
-    // latency_us: from the body received to the answers ready.
-    const start = performance.now();
-    const request = parseAltDecisions(body);
-    const text = prepareText(table, request.text);
-    const answers = assessTyped(
-      table,
-      text,
-      request.questions,
-      request.exposed,
-      monitor,
-    );
-    const latencyUs = microsSince(start);
-    stats.recordDecision(
-      "/v1/altdecisions",
-      request.text,
-      answers.map((a) => a.assessment),
-      latencyUs,
-    );
-    return c.json(altResponse(request, answers, latencyUs));
-  });
+  /**
+   * A decision-model route: read and check the body, answer its typed
+   * questions, record them, shape the reply. `latency_us` runs from the
+   * body received to the answers ready.
+   */
+  const modelRoute = <R extends ModelRequest>(
+    route: "/v1/decisions" | "/v1/altdecisions",
+    needed: string,
+    parse: (body: unknown) => R,
+    respond: (
+      request: R,
+      answers: TypedAssessment[],
+      latencyUs: number,
+    ) => unknown,
+  ) =>
+    app.post(route, async (c) => {
+      const body = await readJsonBody(c.req.raw, needed);
+      const start = performance.now();
+      const request = parse(body);
+      const text = prepareText(table, request.text);
+      const answers = assessTyped(
+        table,
+        text,
+        request.questions,
+        request.exposed,
+        monitor,
+      );
+      const latencyUs = microsSince(start);
+      stats.recordDecision(
+        route,
+        request.text,
+        answers.map((a) => a.assessment),
+        latencyUs,
+      );
+      return c.json(respond(request, answers, latencyUs));
+    });
+  modelRoute(
+    "/v1/decisions",
+    DECISIONS_BODY.needed,
+    parseDecisions,
+    decisionsResponse,
+  );
+  modelRoute(
+    "/v1/altdecisions",
+    ALT_BODY.needed,
+    parseAltDecisions,
+    altResponse,
+  );
 
   app.post("/v1/playground", async (c) => {
     const request = parsePlayground(

@@ -5,6 +5,9 @@
  */
 
 import { textKey } from "../engine/text.ts";
+import { seededRandom } from "../engine/random.ts";
+
+export { seededRandom };
 
 /** Where a trace goes. */
 export const TRAIN = 0;
@@ -50,18 +53,6 @@ export function assignSplits(
       : TRAIN;
   }
   return out;
-}
-
-/** A seeded generator of numbers in [0, 1) (mulberry32). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Fisher-Yates shuffle in place with a seeded generator. */

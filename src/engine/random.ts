@@ -1,0 +1,21 @@
+/**
+ * A small deterministic random generator, for the parts of the engine and
+ * the trainer that must repeat exactly for a seed.
+ *
+ * @module
+ */
+
+/**
+ * A generator of numbers in [0, 1) from a 32-bit seed (mulberry32): the
+ * same seed always gives the same sequence.
+ */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
