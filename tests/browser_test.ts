@@ -258,7 +258,15 @@ Deno.test({
         );
         assert.ok(await page.locator("#drift li[data-drift]").count() >= 1);
         // The latency chart has drawn its lines.
-        await page.waitForSelector("#latency-chart path.series.p50");
+        // "attached", not "visible": a flat p50 line (the histogram's
+        // percentiles repeat) has an empty bounding box yet is drawn.
+        await page.waitForSelector("#latency-chart path.series.p50", {
+          state: "attached",
+        });
+        assert.match(
+          await page.getAttribute("#latency-chart path.series.p50", "d") ?? "",
+          /^M[\d.]+,[\d.]+L/,
+        );
         // Everything the page loads comes from the server itself: no CDN.
         const foreign = browser!.requests.filter((url) =>
           !url.startsWith(`${base}/`) && !url.startsWith("data:")
