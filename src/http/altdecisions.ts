@@ -109,7 +109,8 @@ export function altResponse(
   return {
     model: request.model,
     answers: out,
-    latency_ms: latencyUs / 1000,
+    // Integer over a power of ten: prints as 0.6536, not 0.6536000000000001.
+    latency_ms: Math.round(latencyUs * 10) / 10000,
     service: { latency_us: latencyUs, source: "table" },
   };
 }
