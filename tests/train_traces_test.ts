@@ -131,7 +131,7 @@ Deno.test("parseCsvTraces() refuses a header without a text column, naming file 
   );
 });
 
-Deno.test("train() refuses a choice question with a single option, which parsing accepts", () => {
+Deno.test("train() refuses a choice question with a single option, which parsing accepts, and trains the rest", () => {
   const traces = syntheticTraces({ count: 600, seed: 3 });
   for (const t of traces) t.answers.mono = "only";
   // Parsing accepts it (eval may see one option of a question); training cannot learn a choice.
@@ -139,22 +139,58 @@ Deno.test("train() refuses a choice question with a single option, which parsing
   assert.deepEqual(set.questions.find((q) => q.name === "mono")!.options, [
     "only",
   ]);
-  throwsWith(
-    () => train(set, smallTrainOptions()),
-    TrainingError,
+  // The other questions train; "mono" is refused, with its reason in the report.
+  const warnings: string[] = [];
+  const { table, report } = train(set, {
+    ...smallTrainOptions(),
+    warn: (line) => warnings.push(line),
+  });
+  assert.equal(table.byName.has("mono"), false);
+  assert.equal(table.byName.has("topic"), true);
+  assert.match(
+    report.refused.join("\n"),
     /question "mono" has a single option \("only"\); a choice needs at least two/,
+  );
+  assert.match(warnings.join("\n"), /refused question "mono"/);
+  // Alone, it leaves nothing to train: a TrainingError.
+  const alone = parseJsonlTraces(
+    "mono.jsonl",
+    toJsonl(traces.map((t) => ({ text: t.text, answers: { mono: "only" } }))),
+  );
+  throwsWith(
+    () => train(alone, smallTrainOptions()),
+    TrainingError,
+    /question "mono" has a single option/,
   );
 });
 
-Deno.test("train() refuses a question with too few answers, naming it", () => {
+Deno.test("train() refuses a question with too few answers, naming it, and trains the rest", () => {
   const traces = syntheticTraces({ count: 600, seed: 3 });
   // "rare" is answered on 100 traces only: too few for 59 calibration answers at 20%.
   traces.forEach((t, i) => {
     if (i < 100) t.answers.rare = i % 2 === 0 ? "left" : "right";
   });
   const set = parseJsonlTraces("few.jsonl", toJsonl(traces));
+  const { table, report } = train(set, {
+    ...smallTrainOptions(),
+    warn: () => {},
+  });
+  assert.equal(table.byName.has("rare"), false);
+  assert.match(
+    report.refused.join("\n"),
+    /question "rare" has 100 answers; at least 295 are needed/,
+  );
+  const alone = parseJsonlTraces(
+    "few.jsonl",
+    toJsonl(
+      traces.slice(0, 100).map((t) => ({
+        text: t.text,
+        answers: { rare: t.answers.rare! },
+      })),
+    ),
+  );
   throwsWith(
-    () => train(set, smallTrainOptions()),
+    () => train(alone, smallTrainOptions()),
     TrainingError,
     /question "rare" has 100 answers; at least 295 are needed/,
   );

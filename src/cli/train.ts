@@ -180,6 +180,7 @@ export async function trainCommand(args: string[]): Promise<number> {
       },
     },
     progress: progressPrinter(values.quiet),
+    warn: (line) => console.error(`warning: ${line}`),
   };
   if (options.calibrationShare + options.testShare > 0.9 - 1e-9) {
     throw new UsageError(

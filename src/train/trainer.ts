@@ -75,6 +75,8 @@ export interface TrainOptions {
   validationShare: number;
   /** Called with a line of progress now and then. */
   progress?: (line: string) => void;
+  /** Called with a warning (a refused question); defaults to `progress`. */
+  warn?: (line: string) => void;
 }
 
 /** Defaults for every training option. */
@@ -134,6 +136,8 @@ export interface TrainReport {
   traces: number;
   rows: number;
   questions: QuestionReport[];
+  /** Questions the traces answer that could not be trained, with the reason. */
+  refused: string[];
 }
 
 /** A trained table, its row buckets and its report. */
@@ -154,22 +158,16 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
   const { texts } = traces;
   const needed = minimumCertifiable(options.alpha, options.delta);
   const minimumAnswers = Math.ceil(needed / options.calibrationShare);
-  for (const q of traces.questions) {
-    if (q.kind === "choice" && q.options.length < 2) {
-      throw new TrainingError(
-        `question "${q.name}" has a single option ("${
-          q.options[0]
-        }"); a choice needs at least two`,
-      );
-    }
-    const answered = q.labels.reduce((n, l) => n + (l >= 0 ? 1 : 0), 0);
-    if (answered < minimumAnswers) {
-      throw new TrainingError(
-        `question "${q.name}" has ${answered} answers; at least ${minimumAnswers} are needed to train and certify it ` +
-          `(${needed} calibration answers at alpha ${options.alpha}, delta ${options.delta}, calibration share ${options.calibrationShare})`,
-      );
-    }
-  }
+  // Questions that cannot be trained and certified are refused, each with
+  // its reason; training goes on with the others, and fails when none is left.
+  const refusals: string[] = [];
+  const trainable = traces.questions.filter((q) => {
+    const reason = refusal(q, minimumAnswers, needed, options);
+    if (reason !== null) refusals.push(reason);
+    return reason === null;
+  });
+  if (trainable.length === 0) throw new TrainingError(refusals.join("; "));
+  for (const reason of refusals) (options.warn ?? say)(`refused ${reason}`);
   const split = assignSplits(texts, {
     calibration: options.calibrationShare,
     test: options.testShare,
@@ -215,7 +213,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     info: {},
   };
   const reports: QuestionReport[] = [];
-  for (const qa of traces.questions) {
+  for (const qa of trainable) {
     say(`training "${qa.name}" (${qa.options.length} options)`);
     const { question, report } = trainQuestion(
       qa,
@@ -239,6 +237,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     traces: texts.length,
     rows: buckets.length,
     questions: reports,
+    refused: refusals,
   };
   table.info = { report };
   return { table, rowBuckets, report };
@@ -523,6 +522,26 @@ function powerfulStart(
   if (passes(Math.max(1, Math.round(fallback * n)))) return fallback;
   for (let top = 1; top <= n; top++) if (passes(top)) return top / n;
   return fallback;
+}
+
+/** Why a question cannot be trained and certified, or null when it can. */
+function refusal(
+  q: QuestionAnswers,
+  minimumAnswers: number,
+  needed: number,
+  options: TrainOptions,
+): string | null {
+  if (q.kind === "choice" && q.options.length < 2) {
+    return `question "${q.name}" has a single option ("${
+      q.options[0]
+    }"); a choice needs at least two`;
+  }
+  const answered = q.labels.reduce((n, l) => n + (l >= 0 ? 1 : 0), 0);
+  if (answered < minimumAnswers) {
+    return `question "${q.name}" has ${answered} answers; at least ${minimumAnswers} are needed to train and certify it ` +
+      `(${needed} calibration answers at alpha ${options.alpha}, delta ${options.delta}, calibration share ${options.calibrationShare})`;
+  }
+  return null;
 }
 
 function textOfFeatures(f: TextFeatures): string {
