@@ -5,6 +5,7 @@ import {
   segmentWordsSlow,
   stateText,
   textKey,
+  wordsOf,
 } from "../src/engine/text.ts";
 import { pick, randInt, rng } from "./_fixtures.ts";
 
@@ -104,4 +105,18 @@ Deno.test("stateText() keeps strings and serialises objects with JSON.stringify"
   assert.equal(stateText("plain"), "plain");
   const o = { user: "Ann", items: [1, 2], nested: { ok: true } };
   assert.equal(stateText(o), JSON.stringify(o));
+});
+
+Deno.test("wordsOf() equals segmentWords(normalizeText()) on ASCII and other texts", () => {
+  for (
+    const text of [
+      "I am STILL waiting on my card?",
+      "Can't top-up: 3.5 EUR, u.s. card_number",
+      "Ｆｕｌｌ ｗｉｄｔｈ ﬁ ligature",
+      "où est ma carte? 我的卡在哪里",
+      "",
+    ]
+  ) {
+    assert.deepEqual(wordsOf(text), segmentWords(normalizeText(text)), text);
+  }
 });

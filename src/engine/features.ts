@@ -14,7 +14,7 @@
  * @module
  */
 
-import { normalizeText, segmentWords } from "./text.ts";
+import { wordsOf } from "./text.ts";
 
 /** How texts are turned into buckets; stored in the bundle. */
 export interface FeaturizerSettings {
@@ -162,7 +162,7 @@ export function featurize(
   settings: FeaturizerSettings,
   wordCache?: Map<string, Int32Array>,
 ): TextFeatures {
-  const tokens = segmentWords(normalizeText(text));
+  const tokens = wordsOf(text);
   const words: string[] = [];
   const wordBuckets: Int32Array[] = [];
   const seen = new Set<string>();

@@ -47,7 +47,16 @@ export function segmentWords(text: string): string[] {
   return out;
 }
 
-/** UAX #29 word segmentation restricted to the ASCII range. */
+/**
+ * The words of a raw text: `segmentWords(normalizeText(text))`, with one
+ * ASCII test (NFKC leaves ASCII unchanged, so ASCII text skips it).
+ */
+export function wordsOf(text: string): string[] {
+  if (ASCII_ONLY.test(text)) return asciiWords(text.toLowerCase());
+  return segmentWords(normalizeText(text));
+}
+
+/** UAX #29 word segmentation by `Intl.Segmenter` alone, to check the fast path against. */
 export function segmentWordsSlow(text: string): string[] {
   const out: string[] = [];
   for (const s of segmenter.segment(text)) {
