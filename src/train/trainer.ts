@@ -43,7 +43,12 @@ import {
   type Measurement,
 } from "./certify.ts";
 import { logitsOf, type SoftmaxModel, trainSoftmax } from "./softmax_sgd.ts";
-import { storedWeights, toSparse } from "./sparse.ts";
+import {
+  DEFAULT_KIND_SCALES,
+  type KindScales,
+  storedWeights,
+  toSparse,
+} from "./sparse.ts";
 import { assignSplits, CALIBRATION, TRAIN, unitHash } from "./split.ts";
 import { binomialTail, minimumCertifiable } from "./stats.ts";
 import { fitTemperature } from "./temperature.ts";
@@ -71,6 +76,8 @@ export interface TrainOptions {
   minGradient: number;
   /** Final weights are the average of this many fits with different seeds. */
   ensemble: number;
+  /** Training-time scale of word, n-gram and bigram rows (see `sparse.ts`). */
+  kindScales: KindScales;
   /** Share of the train split held out to choose hyper-parameters and the temperature. */
   validationShare: number;
   /** Called with a line of progress now and then. */
@@ -99,6 +106,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   wordDropout: 0.2,
   minGradient: 0.02,
   ensemble: 3,
+  kindScales: DEFAULT_KIND_SCALES,
   validationShare: 0.15,
 };
 
@@ -201,7 +209,12 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
       ? NGRAM_ROW
       : BIGRAM_ROW;
   });
-  const data = toSparse(features, rowOf, options.featurizer.ngram_average_min);
+  const data = toSparse(
+    features,
+    rowOf,
+    options.featurizer.ngram_average_min,
+    options.kindScales,
+  );
   const table: Table = {
     featurizer: options.featurizer,
     settings: options.settings,
@@ -370,7 +383,10 @@ function trainQuestion(
     }
     for (let j = 0; j < k; j++) bias[j]! += m.bias[j]! / options.ensemble;
   }
-  const model = { weights: storedWeights(weights, k, rowKinds), bias };
+  const model = {
+    weights: storedWeights(weights, k, rowKinds, options.kindScales),
+    bias,
+  };
   const gains = computeGainBounds(
     model.weights,
     k,
