@@ -900,7 +900,8 @@
         next = RETRY_MS;
       } else {
         const st = await res.json();
-        const lat = st.latency_us || {};
+        // The chart follows the recent window; older servers only have the total.
+        const lat = st.latency_us_recent || st.latency_us || {};
         state.history.push({
           t: Date.now(),
           p50: isNum(lat.p50) ? lat.p50 : null,

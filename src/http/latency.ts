@@ -106,6 +106,22 @@ export class LatencyHistogram {
     return round1(this.#maxUs);
   }
 
+  /** A new histogram holding the durations of both. */
+  static merged(a: LatencyHistogram, b: LatencyHistogram): LatencyHistogram {
+    const out = new LatencyHistogram();
+    for (const h of [a, b]) {
+      out.#count += h.#count;
+      out.#sumUs += h.#sumUs;
+      out.#maxUs = Math.max(out.#maxUs, h.#maxUs);
+      out.#minUs = Math.min(out.#minUs, h.#minUs);
+      for (let i = 0; i < FINE_BUCKETS; i++) out.#fine[i]! += h.#fine[i]!;
+      for (let i = 0; i < out.#exposed.length; i++) {
+        out.#exposed[i]! += h.#exposed[i]!;
+      }
+    }
+    return out;
+  }
+
   /** Count and the 50th, 90th and 99th percentiles and maximum, in microseconds. */
   summary(): LatencySummary {
     return {

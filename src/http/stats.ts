@@ -104,6 +104,8 @@ export interface StatsDocument {
   per_question: Record<string, QuestionCounts>;
   deferral_reasons: Record<string, number>;
   latency_us: LatencySummary;
+  /** The same over the last 10 to 20 seconds (the running window and the one before). */
+  latency_us_recent: LatencySummary;
   rate: { requests_per_s: number };
   savings: {
     llm_latency_ms: number | null;
@@ -173,6 +175,10 @@ export class ServiceStats {
   /** Responses by route label and status code. */
   readonly #responses = new Map<string, Map<number, number>>();
   readonly #latency = new LatencyHistogram();
+  /** Latency of the running window and of the one before it (`RATE_WINDOW_S` each). */
+  #windowLatency = new LatencyHistogram();
+  #previousWindowLatency = new LatencyHistogram();
+  #windowStart = -Infinity;
   readonly #recent: (RecentSlot | undefined)[] = new Array(RECENT_LIMIT);
   #recentNext = 0;
   /** Decision requests per wall-clock second, for the last `RATE_WINDOW_S` seconds. */
@@ -221,6 +227,8 @@ export class ServiceStats {
       (this.#requestsByRoute.get(route) ?? 0) + 1,
     );
     this.#latency.record(latencyUs);
+    this.#rollWindow(now);
+    this.#windowLatency.record(latencyUs);
     const second = Math.floor(now / 1000);
     const slot = second % RATE_WINDOW_S;
     if (this.#rateSeconds[slot] !== second) {
@@ -284,6 +292,25 @@ export class ServiceStats {
   /** Responses per route label and status code. */
   responses(): ReadonlyMap<string, ReadonlyMap<number, number>> {
     return this.#responses;
+  }
+
+  #recentLatency(): LatencySummary {
+    this.#rollWindow(this.#now());
+    return LatencyHistogram.merged(
+      this.#previousWindowLatency,
+      this.#windowLatency,
+    ).summary();
+  }
+
+  /** Starts a new latency window when the running one is `RATE_WINDOW_S` old. */
+  #rollWindow(now: number): void {
+    if (now - this.#windowStart < RATE_WINDOW_S * 1000) return;
+    const stale = now - this.#windowStart >= 2 * RATE_WINDOW_S * 1000;
+    this.#previousWindowLatency = stale
+      ? new LatencyHistogram()
+      : this.#windowLatency;
+    this.#windowLatency = new LatencyHistogram();
+    this.#windowStart = now;
   }
 
   /** The latency histogram of decision requests. */
@@ -386,6 +413,7 @@ export class ServiceStats {
       per_question: perQuestion,
       deferral_reasons: record(this.#flags),
       latency_us: this.#latency.summary(),
+      latency_us_recent: this.#recentLatency(),
       rate: { requests_per_s: this.requestsPerSecond() },
       savings: {
         llm_latency_ms: this.#llmLatencyMs,
