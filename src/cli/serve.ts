@@ -10,6 +10,7 @@
 
 import { parseArgs } from "node:util";
 import { loadBundle } from "../bundle/files.ts";
+import { warmUp } from "../engine/answer.ts";
 import { DriftMonitor } from "../engine/drift.ts";
 import type { DriftSettings, Table } from "../engine/table.ts";
 import { createApp } from "../http/app.ts";
@@ -248,6 +249,8 @@ export async function serveCommand(args: string[]): Promise<number> {
       },
     };
     monitor = new DriftMonitor(table.settings.drift);
+    // Compile the hot paths now, not on the first requests (no guard state is touched).
+    warmUp(table);
   } catch (e) {
     console.error(`error: ${oneLine(e)}`);
     return 2;
