@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { DriftMonitor } from "../engine/drift.ts";
+import type { DriftMonitor, DriftState } from "../engine/drift.ts";
 import type { Table } from "../engine/table.ts";
 import { EXPOSED_BOUNDS_S } from "./latency.ts";
 import { DECISION_ROUTES, type ServiceStats } from "./stats.ts";
@@ -200,47 +200,52 @@ export function renderMetrics(
   const drift = table.questions.map((q) =>
     [q.name, monitor.state(q.name)] as const
   );
-  e.family(
-    "dtable_drift_alarm",
-    "gauge",
-    "1 while the drift guard withholds certification of the question.",
-  );
-  for (const [question, s] of drift) {
-    e.sample("dtable_drift_alarm", s.status === "alarmed" ? 1 : 0, {
-      question,
-    });
-  }
-  e.family(
-    "dtable_drift_evidence",
-    "gauge",
-    "Current value of the drift test martingale.",
-  );
-  for (const [question, s] of drift) {
-    e.sample("dtable_drift_evidence", s.evidence, { question });
-  }
-  e.family(
-    "dtable_drift_alarm_level",
-    "gauge",
-    "Evidence at which the drift alarm is raised (1/delta).",
-  );
-  for (const [question, s] of drift) {
-    e.sample("dtable_drift_alarm_level", s.alarm_level, { question });
-  }
-  e.family(
-    "dtable_drift_observed_total",
-    "counter",
-    "Texts the drift guard has scored.",
-  );
-  for (const [question, s] of drift) {
-    e.sample("dtable_drift_observed_total", s.observed, { question });
-  }
-  e.family("dtable_drift_alarms_total", "counter", "Drift alarms raised.");
-  for (const [question, s] of drift) {
-    e.sample("dtable_drift_alarms_total", s.alarms, { question });
-  }
-  e.family("dtable_drift_clears_total", "counter", "Drift alarms cleared.");
-  for (const [question, s] of drift) {
-    e.sample("dtable_drift_clears_total", s.clears, { question });
+  const driftFamilies: [
+    string,
+    "gauge" | "counter",
+    string,
+    (s: DriftState) => number,
+  ][] = [
+    [
+      "dtable_drift_alarm",
+      "gauge",
+      "1 while the drift guard withholds certification of the question.",
+      (s) => s.status === "alarmed" ? 1 : 0,
+    ],
+    [
+      "dtable_drift_evidence",
+      "gauge",
+      "Current value of the drift test martingale.",
+      (s) => s.evidence,
+    ],
+    [
+      "dtable_drift_alarm_level",
+      "gauge",
+      "Evidence at which the drift alarm is raised (2/delta).",
+      (s) => s.alarm_level,
+    ],
+    [
+      "dtable_drift_observed_total",
+      "counter",
+      "Texts the drift guard has scored.",
+      (s) => s.observed,
+    ],
+    [
+      "dtable_drift_alarms_total",
+      "counter",
+      "Drift alarms raised.",
+      (s) => s.alarms,
+    ],
+    [
+      "dtable_drift_clears_total",
+      "counter",
+      "Drift alarms cleared.",
+      (s) => s.clears,
+    ],
+  ];
+  for (const [name, type, help, value] of driftFamilies) {
+    e.family(name, type, help);
+    for (const [question, s] of drift) e.sample(name, value(s), { question });
   }
 
   return e.lines.join("\n") + "\n";
