@@ -8,6 +8,7 @@
 
 import { evalCommand } from "./src/cli/eval.ts";
 import { inspectCommand } from "./src/cli/inspect.ts";
+import { serveCommand } from "./src/cli/serve.ts";
 import { oneLine, UsageError } from "./src/cli/common.ts";
 import { trainCommand } from "./src/cli/train.ts";
 import { TOOL_VERSION } from "./src/version.ts";
@@ -34,10 +35,8 @@ export async function main(args: string[]): Promise<number> {
         return await evalCommand(rest);
       case "inspect":
         return await inspectCommand(rest);
-      case "serve": {
-        const { serveCommand } = await import("./src/cli/serve.ts");
+      case "serve":
         return await serveCommand(rest);
-      }
       case undefined:
       case "help":
       case "--help":
