@@ -232,3 +232,19 @@ Deno.test("parseTraces() accepts a byte-order mark and Windows line endings", ()
   assert.deepEqual(c.texts, ["a b", "c"]);
   assert.deepEqual(c.questions[0]!.options, ["x", "y"]);
 });
+
+Deno.test("train() refuses a column that looks like identifiers, not a question, and trains the rest", () => {
+  const traces = syntheticTraces({ count: 600, seed: 5 });
+  traces.forEach((t, i) => (t.answers.id = `row-${i}`));
+  const set = parseJsonlTraces("ids.jsonl", toJsonl(traces));
+  const { table, report } = train(set, {
+    ...smallTrainOptions(),
+    warn: () => {},
+  });
+  assert.equal(table.byName.has("id"), false);
+  assert.equal(table.byName.has("topic"), true);
+  assert.match(
+    report.refused.join("\n"),
+    /question "id" has 600 options for 600 answers .*identifier or free-text column/,
+  );
+});

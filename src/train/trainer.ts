@@ -553,6 +553,10 @@ function refusal(
     }"); a choice needs at least two`;
   }
   const answered = q.labels.reduce((n, l) => n + (l >= 0 ? 1 : 0), 0);
+  if (q.kind === "choice" && q.options.length > answered / 4) {
+    return `question "${q.name}" has ${q.options.length} options for ${answered} answers (fewer than 4 answers an option); ` +
+      `is it an identifier or free-text column?`;
+  }
   if (answered < minimumAnswers) {
     return `question "${q.name}" has ${answered} answers; at least ${minimumAnswers} are needed to train and certify it ` +
       `(${needed} calibration answers at alpha ${options.alpha}, delta ${options.delta}, calibration share ${options.calibrationShare})`;
