@@ -51,6 +51,21 @@ function failedInOneLine(run: CliRun): string {
   return lines[0]!;
 }
 
+/** Runs `eval --json` (plus `extra` flags) on the trained bundle; checks exit 0 and parses stdout. */
+async function evalJson(file: string, ...extra: string[]) {
+  const run = await runCli([
+    "eval",
+    "--bundle",
+    BUNDLE,
+    "--traces",
+    file,
+    "--json",
+    ...extra,
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  return JSON.parse(run.stdout);
+}
+
 Deno.test("train writes a complete bundle and prints each question's figures", async () => {
   const run = await trainedBundle();
   assert.equal(run.stderr, "", "--quiet prints no progress");
@@ -89,16 +104,7 @@ Deno.test("eval --json prints exactly the documented figures, matching a recount
   for (const i of [5, 50, 150]) traces[i]!.answers.topic = "teleport";
   const file = `${work}/eval.jsonl`;
   await Deno.writeTextFile(file, toJsonl(traces));
-  const run = await runCli([
-    "eval",
-    "--bundle",
-    BUNDLE,
-    "--traces",
-    file,
-    "--json",
-  ]);
-  assert.equal(run.code, 0, run.stderr);
-  const out = JSON.parse(run.stdout);
+  const out = await evalJson(file);
   assert.deepEqual(Object.keys(out), ["questions"]);
   assert.deepEqual(Object.keys(out.questions).sort(), [
     "coin",
@@ -168,16 +174,8 @@ Deno.test("eval counts a certified answer against an unlearned option as a disag
     .map((text) => ({ text, answers: { topic: "teleport" } }));
   lines.push({ text: "my parcel delivery", answers: { topic: "shipping" } });
   await Deno.writeTextFile(file, toJsonl(lines));
-  const run = await runCli([
-    "eval",
-    "--bundle",
-    BUNDLE,
-    "--traces",
-    file,
-    "--json",
-  ]);
-  assert.equal(run.code, 0, run.stderr);
-  const f = JSON.parse(run.stdout).questions.topic;
+  const json = await evalJson(file);
+  const f = json.questions.topic;
   assert.equal(f.n, 5);
   assert.equal(f.unlearned_answers, 4);
   assert.ok(f.certified >= 4, JSON.stringify(f));
@@ -201,16 +199,8 @@ Deno.test({
         { text: "courier tracking", answers: { topic: "shipping" } },
       ]),
     );
-    const run = await runCli([
-      "eval",
-      "--bundle",
-      BUNDLE,
-      "--traces",
-      file,
-      "--json",
-    ]);
-    assert.equal(run.code, 0, run.stderr);
-    assert.equal(JSON.parse(run.stdout).questions.topic.n, 2);
+    const json = await evalJson(file);
+    assert.equal(json.questions.topic.n, 2);
   },
 });
 
@@ -234,17 +224,7 @@ Deno.test("eval --stream reports when the drift alarm was raised and cleared", a
     file,
     toJsonl([...normal(300, 41), ...foreign, ...normal(600, 42)]),
   );
-  const run = await runCli([
-    "eval",
-    "--bundle",
-    BUNDLE,
-    "--traces",
-    file,
-    "--json",
-    "--stream",
-  ]);
-  assert.equal(run.code, 0, run.stderr);
-  const out = JSON.parse(run.stdout);
+  const out = await evalJson(file, "--stream");
   assert.deepEqual(Object.keys(out), ["questions", "stream"]);
   const ev = out.stream.topic;
   assert.ok(Array.isArray(ev.raised) && Array.isArray(ev.cleared));

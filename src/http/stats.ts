@@ -118,17 +118,11 @@ export interface StatsDocument {
   recent: RecentDecision[];
 }
 
-interface RecentSlot {
+/** A recent decision as kept: the time as a number, the text or null. */
+type RecentSlot = Omit<RecentDecision, "at" | "text"> & {
   at: number;
-  route: DecisionRoute;
-  question: string;
-  answer: string | boolean | null;
-  confidence: number;
-  certified: boolean;
-  flag: string | null;
-  radius: number | null;
   text: string | null;
-}
+};
 
 interface QuestionCounter {
   answers: number;
