@@ -582,3 +582,29 @@ Deno.test("reasonInWords() names the drift guard's state when given it", () => {
   // Without the guard's state, the single-sentence verdict is unchanged.
   assert.ok(!reasonInWords(a).includes("Drift guard"));
 });
+
+Deno.test("assess() answers stay intact after later calls reuse the engine's scratch buffers", () => {
+  const first = ask(table, CLEAR, "topic");
+  const snapshot = structuredClone(first);
+  for (const text of [MIXED, "refund my invoice now", "password reset"]) {
+    ask(table, text, "topic");
+    ask(table, text, "urgent");
+  }
+  assert.deepEqual(first, snapshot);
+});
+
+Deno.test("prepareText() novelty is the same from a cold and a warm per-word cache", () => {
+  const texts = [CLEAR, MIXED, "zzqx parcel blorf", "parcel parcel invoice"];
+  const cold = () => ({ ...table, wordUnseen: new Map<string, number>() });
+  const warm = cold();
+  for (const t of texts) prepareText(warm, t);
+  for (const t of texts) {
+    const f = prepareText(cold(), t).features;
+    // Counted directly: the share of buckets without a row.
+    const all = [...f.wordBuckets.flatMap((b) => [...b]), ...f.bigramBuckets];
+    const unseen = all.filter((b) => table.rowOf[b]! < 0).length;
+    assert.equal(prepareText(cold(), t).novelty, unseen / all.length, t);
+    assert.equal(prepareText(warm, t).novelty, unseen / all.length, t);
+  }
+  assert.ok(warm.wordUnseen.size > 0);
+});

@@ -357,6 +357,7 @@ export function decodeTable(
     questions,
     byName: new Map(questions.map((q) => [q.name, q])),
     wordBuckets: new Map(),
+    wordUnseen: new Map(),
     info: {
       format: manifest.format,
       format_version: manifest.format_version,

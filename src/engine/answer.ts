@@ -153,8 +153,10 @@ export function assess(
 ): Assessment {
   const q = table.byName.get(name);
   if (q === undefined) return unsupportedAssessment(name, text);
-  const logits = scoreText(table, q, text.features);
-  const full = softmax(logits, q.temperature);
+  // Scratch buffers: nothing below keeps them past this call.
+  const [logitsBuffer, fullBuffer] = scratchFor(q.options.length);
+  const logits = scoreText(table, q, text.features, logitsBuffer);
+  const full = softmax(logits, q.temperature, undefined, fullBuffer);
   const best = argmax(full);
   const fullConfidence = full[best]!;
 
@@ -233,6 +235,22 @@ export function assess(
     driftScore: score,
     novelty: text.novelty,
   };
+}
+
+const scratch = new Map<number, [Float64Array, Float64Array]>();
+
+/**
+ * Two reusable arrays of `k` entries for one question's logits and
+ * probabilities. Allocating them per request costs more than the arithmetic
+ * (their size puts them outside the JavaScript heap).
+ */
+function scratchFor(k: number): [Float64Array, Float64Array] {
+  let pair = scratch.get(k);
+  if (pair === undefined) {
+    pair = [new Float64Array(k), new Float64Array(k)];
+    scratch.set(k, pair);
+  }
+  return pair;
 }
 
 interface RuleInputs {

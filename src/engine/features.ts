@@ -56,7 +56,7 @@ export interface TextFeatures {
    */
   wordBuckets: Int32Array[];
   /** Distinct bigram buckets. */
-  bigramBuckets: Int32Array;
+  bigramBuckets: readonly number[];
   /** True when the text has no word at all. */
   empty: boolean;
 }
@@ -162,16 +162,17 @@ export function featurize(
   settings: FeaturizerSettings,
   wordCache?: Map<string, Int32Array>,
 ): TextFeatures {
-  const tokens = wordsOf(text);
+  // Capped in place: `wordsOf` returns a fresh array.
+  const capped = wordsOf(text);
   const words: string[] = [];
   const wordBuckets: Int32Array[] = [];
-  const seen = new Set<string>();
-  const capped: string[] = new Array(tokens.length);
-  for (let i = 0; i < tokens.length; i++) {
-    const w = capWord(tokens[i]!, settings.max_word_length);
+  // Short texts check repeats by a scan, cheaper than building a set.
+  const seen = capped.length > 32 ? new Set<string>() : null;
+  for (let i = 0; i < capped.length; i++) {
+    const w = capWord(capped[i]!, settings.max_word_length);
     capped[i] = w;
-    if (seen.has(w)) continue;
-    seen.add(w);
+    if (seen === null ? words.includes(w) : seen.has(w)) continue;
+    seen?.add(w);
     words.push(w);
     let buckets = wordCache?.get(w);
     if (buckets === undefined) {
@@ -192,7 +193,7 @@ export function featurize(
   return {
     words,
     wordBuckets,
-    bigramBuckets: Int32Array.from(bigrams),
+    bigramBuckets: bigrams,
     empty: words.length === 0,
   };
 }

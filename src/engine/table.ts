@@ -107,11 +107,14 @@ export interface Table {
   byName: Map<string, QuestionTable>;
   /** Word to its buckets, filled as words are met. */
   wordBuckets: Map<string, Int32Array>;
+  /** Word to how many of its buckets no training text had, filled as words are met. */
+  wordUnseen: Map<string, number>;
   /** Free-form facts about the bundle (format and tool versions, report). */
   info: Record<string, unknown>;
 }
 
 const WORD_VECTOR_CACHE_LIMIT = 50_000;
+const WORD_UNSEEN_CACHE_LIMIT = 200_000;
 
 /**
  * What one word adds to the scores of a question: the row of its whole form
@@ -181,14 +184,19 @@ export function scoreText(
   return out;
 }
 
-/** Softmax of `logits / temperature` over the options listed in `subset` (all when absent). */
+/**
+ * Softmax of `logits / temperature` over the options listed in `subset`
+ * (all when absent), written to `out` when given (it must have one entry per
+ * listed option).
+ */
 export function softmax(
   logits: Float64Array,
   temperature: number,
   subset?: readonly number[],
+  out?: Float64Array,
 ): Float64Array {
   const n = subset === undefined ? logits.length : subset.length;
-  const p = new Float64Array(n);
+  const p = out ?? new Float64Array(n);
   let max = -Infinity;
   for (let t = 0; t < n; t++) {
     const v = logits[subset === undefined ? t : subset[t]!]! / temperature;
@@ -221,16 +229,24 @@ export function argmax(values: ArrayLike<number>): number {
 export function noveltyOf(table: Table, f: TextFeatures): number {
   let total = 0;
   let unseen = 0;
-  const { rowOf } = table;
-  for (const buckets of f.wordBuckets) {
-    for (let i = 0; i < buckets.length; i++) {
-      total++;
-      if (rowOf[buckets[i]!]! < 0) unseen++;
+  const { rowOf, wordUnseen } = table;
+  for (let i = 0; i < f.words.length; i++) {
+    const buckets = f.wordBuckets[i]!;
+    total += buckets.length;
+    // Cached per word: counting touches every n-gram's row index, which no
+    // other step of answering needs once the word's vector is cached.
+    let u = wordUnseen.get(f.words[i]!);
+    if (u === undefined) {
+      u = 0;
+      for (let j = 0; j < buckets.length; j++) if (rowOf[buckets[j]!]! < 0) u++;
+      if (wordUnseen.size < WORD_UNSEEN_CACHE_LIMIT) {
+        wordUnseen.set(f.words[i]!, u);
+      }
     }
+    unseen += u;
   }
-  for (let i = 0; i < f.bigramBuckets.length; i++) {
-    total++;
-    if (rowOf[f.bigramBuckets[i]!]! < 0) unseen++;
-  }
+  const bg = f.bigramBuckets;
+  total += bg.length;
+  for (let i = 0; i < bg.length; i++) if (rowOf[bg[i]!]! < 0) unseen++;
   return total === 0 ? 1 : unseen / total;
 }

@@ -223,6 +223,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     questions: [],
     byName: new Map(),
     wordBuckets,
+    wordUnseen: new Map(),
     info: {},
   };
   const reports: QuestionReport[] = [];
