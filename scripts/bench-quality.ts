@@ -18,7 +18,7 @@ import {
   prepareText,
 } from "../src/engine/answer.ts";
 import { DriftMonitor, QUIET_GUARD } from "../src/engine/drift.ts";
-import { argmax, scoreText, type Table } from "../src/engine/table.ts";
+import { argmax, scoreEntries, type Table } from "../src/engine/table.ts";
 import { evaluate } from "../src/cli/eval.ts";
 import { parseTraces } from "../src/train/traces.ts";
 import { seededRandom, shuffle } from "../src/train/split.ts";
@@ -130,18 +130,18 @@ const vocabulary = [
   ),
 ]
   .filter((w) => w.length > 1);
+/** Raw scores of `text` for the attacked question, word vectors cached. */
+function scoresOf(text: string): Float64Array {
+  const p = prepareText(table, text);
+  return scoreEntries(table, q, p.features, p.entries);
+}
+
 /** Fewest words the greedy attack needs to flip the answer, up to `limit`; null if it fails. */
 function attack(text: string, limit: number): number | null {
   let words = text.split(/\s+/);
-  const original = argmax(
-    scoreText(table, q, prepareText(table, text).features),
-  );
+  const original = argmax(scoresOf(text));
   for (let step = 1; step <= limit; step++) {
-    const logits = scoreText(
-      table,
-      q,
-      prepareText(table, words.join(" ")).features,
-    );
+    const logits = scoresOf(words.join(" "));
     // Target: the runner-up now.
     let runner = -1;
     for (let j = 0; j < logits.length; j++) {
@@ -151,18 +151,14 @@ function attack(text: string, limit: number): number | null {
     }
     // Candidate words: the vocabulary words that help the runner-up most, alone.
     const scored = vocabulary.map((w) => {
-      const l = scoreText(table, q, prepareText(table, w).features);
+      const l = scoresOf(w);
       return { w, gain: l[runner]! - l[original]! };
     }).sort((a, b) => b.gain - a.gain).slice(0, 25);
     let best: { words: string[]; margin: number } | null = null;
     for (const { w } of scored) {
       for (const at of [0, Math.floor(words.length / 2), words.length]) {
         const trial = [...words.slice(0, at), w, ...words.slice(at)];
-        const l = scoreText(
-          table,
-          q,
-          prepareText(table, trial.join(" ")).features,
-        );
+        const l = scoresOf(trial.join(" "));
         const winner = argmax(l);
         if (winner !== original) return step;
         const margin = l[original]! - l[runner]!;

@@ -6,10 +6,13 @@ import {
   prepareText,
 } from "../src/engine/answer.ts";
 import { type DriftGuard, QUIET_GUARD } from "../src/engine/drift.ts";
-import type {
-  QuestionTable,
-  Table,
-  TableSettings,
+import {
+  type QuestionTable,
+  scoreEntries,
+  scoreText,
+  type Table,
+  type TableSettings,
+  WordCache,
 } from "../src/engine/table.ts";
 import { reasonInWords } from "../src/engine/reason.ts";
 import { smallTable, syntheticTraces } from "./_fixtures.ts";
@@ -41,10 +44,12 @@ function withQuestion(
   name: string,
   patch: Partial<QuestionTable>,
 ): Table {
-  const q = { ...t.byName.get(name)!, ...patch, wordVectors: new Map() };
+  const q = { ...t.byName.get(name)!, ...patch };
   const questions = t.questions.map((x) => (x.name === name ? q : x));
   return {
     ...t,
+    // A fresh word cache: the patch may change what a word adds.
+    words: new WordCache(),
     questions,
     byName: new Map(questions.map((x) => [x.name, x])),
   };
@@ -593,11 +598,11 @@ Deno.test("assess() answers stay intact after later calls reuse the engine's scr
   assert.deepEqual(first, snapshot);
 });
 
-Deno.test("prepareText() novelty is the same from a cold and a warm per-word cache", () => {
+Deno.test("prepareText() scores and novelty are the same from a cold and a warm word cache", () => {
   const texts = [CLEAR, MIXED, "zzqx parcel blorf", "parcel parcel invoice"];
-  const cold = () => ({ ...table, wordUnseen: new Map<string, number>() });
+  const cold = () => ({ ...table, words: new WordCache() });
   const warm = cold();
-  for (const t of texts) prepareText(warm, t);
+  for (const t of texts) ask(warm, t, "topic");
   for (const t of texts) {
     const f = prepareText(cold(), t).features;
     // Counted directly: the share of buckets without a row.
@@ -605,6 +610,26 @@ Deno.test("prepareText() novelty is the same from a cold and a warm per-word cac
     const unseen = all.filter((b) => table.rowOf[b]! < 0).length;
     assert.equal(prepareText(cold(), t).novelty, unseen / all.length, t);
     assert.equal(prepareText(warm, t).novelty, unseen / all.length, t);
+    // Cached word vectors give exactly the uncached scores.
+    const fresh = [...scoreText(table, topic, f)];
+    const kept = prepareText(warm, t);
+    assert.ok(kept.entries.every((e) => e.vectors[0] !== undefined));
+    assert.deepEqual(
+      [...scoreEntries(warm, topic, kept.features, kept.entries)],
+      fresh,
+      t,
+    );
   }
-  assert.ok(warm.wordUnseen.size > 0);
+  assert.ok(warm.words.size > 0);
+});
+
+Deno.test("WordCache keeps no more than its budget, and answers past it are unchanged", () => {
+  const tiny = { ...table, words: new WordCache(2_000) };
+  const roomy = { ...table, words: new WordCache() };
+  const many = Array.from({ length: 200 }, (_, i) => `parcel word${i} refund`);
+  for (const t of many) {
+    assert.deepEqual(ask(tiny, t, "topic"), ask(roomy, t, "topic"), t);
+  }
+  assert.ok(tiny.words.bytes <= 2_000, `${tiny.words.bytes} bytes`);
+  assert.ok(tiny.words.size < roomy.words.size);
 });

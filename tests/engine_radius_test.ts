@@ -326,7 +326,6 @@ function variant(
     bias,
     wordGain: gains.wordGain,
     bigramGain: gains.bigramGain,
-    wordVectors: new Map(),
   };
 }
 

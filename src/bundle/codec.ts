@@ -17,12 +17,13 @@
 
 import type { FeaturizerSettings } from "../engine/features.ts";
 import { rowMinima } from "../engine/radius.ts";
-import type {
-  Calibration,
-  QuestionKind,
-  QuestionTable,
-  Table,
-  TableSettings,
+import {
+  type Calibration,
+  type QuestionKind,
+  type QuestionTable,
+  type Table,
+  type TableSettings,
+  WordCache,
 } from "../engine/table.ts";
 
 /** Names the format in every manifest. */
@@ -340,7 +341,6 @@ export function decodeTable(
       bigramGain: f32(k * k),
       drift: { scores: f32(mq.drift_scores), novelty: f32(mq.drift_scores) },
       optionIndex: new Map(mq.options.map((o, i) => [o, i])),
-      wordVectors: new Map(),
     };
   });
   for (const q of questions) rowMinima(q);
@@ -356,8 +356,7 @@ export function decodeTable(
     rowCount: rows,
     questions,
     byName: new Map(questions.map((q) => [q.name, q])),
-    wordBuckets: new Map(),
-    wordUnseen: new Map(),
+    words: new WordCache(),
     info: {
       format: manifest.format,
       format_version: manifest.format_version,

@@ -26,11 +26,12 @@
 import { featurize, type TextFeatures } from "./features.ts";
 import {
   argmax,
-  noveltyOf,
+  noveltyShare,
   type QuestionTable,
-  scoreText,
+  scoreEntries,
   softmax,
   type Table,
+  type WordEntry,
 } from "./table.ts";
 import { radiusOf } from "./radius.ts";
 import {
@@ -72,14 +73,50 @@ export interface Answer {
 /** A text featurised once, to answer any number of questions. */
 export interface PreparedText {
   features: TextFeatures;
+  /** The table's entry of each word, `entries[i]` for `features.words[i]`. */
+  entries: readonly WordEntry[];
   /** Share of the text's buckets no training text had. */
   novelty: number;
 }
 
-/** Featurises a text for `table`. */
+/** Featurises a text for `table`, looking each distinct word up once. */
 export function prepareText(table: Table, text: string): PreparedText {
-  const features = featurize(text, table.featurizer, table.wordBuckets);
-  return { features, novelty: noveltyOf(table, features) };
+  const entries: WordEntry[] = [];
+  const features = featurize(text, table.featurizer, (word) => {
+    const entry = table.words.entry(table, word);
+    entries.push(entry);
+    return entry.buckets;
+  });
+  return withNovelty(table, features, entries);
+}
+
+/** Prepares a text featurised earlier (as training does) for `table`. */
+export function prepareFeatures(
+  table: Table,
+  features: TextFeatures,
+): PreparedText {
+  const entries = features.words.map((w, i) =>
+    table.words.entry(table, w, features.wordBuckets[i])
+  );
+  return withNovelty(table, features, entries);
+}
+
+function withNovelty(
+  table: Table,
+  features: TextFeatures,
+  entries: readonly WordEntry[],
+): PreparedText {
+  let total = 0;
+  let unseen = 0;
+  for (let i = 0; i < entries.length; i++) {
+    total += entries[i]!.buckets.length;
+    unseen += entries[i]!.unseen;
+  }
+  return {
+    features,
+    entries,
+    novelty: noveltyShare(table, features, total, unseen),
+  };
 }
 
 /** How one question is asked. */
@@ -155,7 +192,13 @@ export function assess(
   if (q === undefined) return unsupportedAssessment(name, text);
   // Scratch buffers: nothing below keeps them past this call.
   const [logitsBuffer, fullBuffer] = scratchFor(q.options.length);
-  const logits = scoreText(table, q, text.features, logitsBuffer);
+  const logits = scoreEntries(
+    table,
+    q,
+    text.features,
+    text.entries,
+    logitsBuffer,
+  );
   const full = softmax(logits, q.temperature, undefined, fullBuffer);
   const best = argmax(full);
   const fullConfidence = full[best]!;

@@ -154,13 +154,34 @@ export function bigramBucket(
 }
 
 /**
+ * A `bucketsOf` for `featurize` that remembers the buckets of up to `limit`
+ * distinct words in `cache`.
+ */
+export function cachedBuckets(
+  settings: FeaturizerSettings,
+  cache: Map<string, Int32Array> = new Map(),
+  limit = 200_000,
+): (word: string) => Int32Array {
+  return (word) => {
+    let buckets = cache.get(word);
+    if (buckets === undefined) {
+      buckets = wordBucketsOf(word, settings);
+      if (cache.size < limit) cache.set(word, buckets);
+    }
+    return buckets;
+  };
+}
+
+/**
  * Featurises a text: NFKC and lower case, UAX #29 words, each capped at
  * `max_word_length`; distinct words and distinct bigrams of neighbouring words.
+ * `bucketsOf` gives a word's buckets (it may cache them); it is called once
+ * per distinct word, in order of first appearance.
  */
 export function featurize(
   text: string,
   settings: FeaturizerSettings,
-  wordCache?: Map<string, Int32Array>,
+  bucketsOf: (word: string) => Int32Array = (w) => wordBucketsOf(w, settings),
 ): TextFeatures {
   // Capped in place: `wordsOf` returns a fresh array.
   const capped = wordsOf(text);
@@ -174,14 +195,7 @@ export function featurize(
     if (seen === null ? words.includes(w) : seen.has(w)) continue;
     seen?.add(w);
     words.push(w);
-    let buckets = wordCache?.get(w);
-    if (buckets === undefined) {
-      buckets = wordBucketsOf(w, settings);
-      if (wordCache !== undefined && wordCache.size < 200_000) {
-        wordCache.set(w, buckets);
-      }
-    }
-    wordBuckets.push(buckets);
+    wordBuckets.push(bucketsOf(w));
   }
   const bigrams: number[] = [];
   if (settings.bigrams) {

@@ -5,7 +5,11 @@
  * @module
  */
 
-import type { FeaturizerSettings, TextFeatures } from "./features.ts";
+import {
+  type FeaturizerSettings,
+  type TextFeatures,
+  wordBucketsOf,
+} from "./features.ts";
 
 /** A choice among options, or a yes/no question. */
 export type QuestionKind = "choice" | "yes_no";
@@ -59,8 +63,6 @@ export interface QuestionTable {
   drift: DriftReference;
   /** Option name to index. */
   optionIndex: Map<string, number>;
-  /** Word to its averaged row, filled as words are met. */
-  wordVectors: Map<string, Float32Array>;
 }
 
 /** Settings chosen at training that change how answers are certified. */
@@ -105,30 +107,87 @@ export interface Table {
   rowCount: number;
   questions: QuestionTable[];
   byName: Map<string, QuestionTable>;
-  /** Word to its buckets, filled as words are met. */
-  wordBuckets: Map<string, Int32Array>;
-  /** Word to how many of its buckets no training text had, filled as words are met. */
-  wordUnseen: Map<string, number>;
+  /** What answering has learnt about the words met so far. */
+  words: WordCache;
   /** Free-form facts about the bundle (format and tool versions, report). */
   info: Record<string, unknown>;
 }
 
-const WORD_VECTOR_CACHE_LIMIT = 50_000;
-const WORD_UNSEEN_CACHE_LIMIT = 200_000;
+/** What a table keeps about one word it has met. */
+export interface WordEntry {
+  /** The whole-word bucket first, then the distinct n-gram buckets. */
+  readonly buckets: Int32Array;
+  /** How many of `buckets` no training text had. */
+  readonly unseen: number;
+  /**
+   * Per question, by its position in the table, the word's vector once
+   * computed. Plain arrays: their numbers sit in the JavaScript heap next to
+   * the entry, not in a separate buffer, which saves cache misses on a cold
+   * request.
+   */
+  readonly vectors: (readonly number[] | undefined)[];
+}
+
+/**
+ * A table's memory of the words it has met: buckets, unseen count and every
+ * question's word vector behind one lookup. It holds at most about
+ * `budgetBytes`; past that, words are still answered but no longer kept.
+ */
+export class WordCache {
+  readonly #entries = new Map<string, WordEntry>();
+  readonly #budget: number;
+  #bytes = 0;
+
+  /** A cache that keeps about `budgetBytes` (48 MiB by default). */
+  constructor(budgetBytes = 48 * 1024 * 1024) {
+    this.#budget = budgetBytes;
+  }
+
+  /** Words kept. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Estimated bytes held. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /**
+   * The entry of `word` for `table`, made on first sight from `buckets` (or
+   * from the featurizer when absent) and kept while the budget allows.
+   */
+  entry(table: Table, word: string, buckets?: Int32Array): WordEntry {
+    const found = this.#entries.get(word);
+    if (found !== undefined) return found;
+    const b = buckets ?? wordBucketsOf(word, table.featurizer);
+    let unseen = 0;
+    for (let i = 0; i < b.length; i++) if (table.rowOf[b[i]!]! < 0) unseen++;
+    const entry: WordEntry = { buckets: b, unseen, vectors: [] };
+    if (this.reserve(64 + 2 * word.length + 4 * b.length)) {
+      this.#entries.set(word, entry);
+    }
+    return entry;
+  }
+
+  /** Counts `bytes` more as held, unless that passes the budget (then false). */
+  reserve(bytes: number): boolean {
+    if (this.#bytes + bytes > this.#budget) return false;
+    this.#bytes += bytes;
+    return true;
+  }
+}
 
 /**
  * What one word adds to the scores of a question: the row of its whole form
  * plus its n-gram rows divided by `max(n, ngram_average_min)` (unseen buckets
- * count as zero rows).
+ * count as zero rows). Summed in float32, as the weights are stored.
  */
 export function wordVector(
   table: Table,
   q: QuestionTable,
-  word: string,
   buckets: Int32Array,
-): Float32Array {
-  const cached = q.wordVectors.get(word);
-  if (cached !== undefined) return cached;
+): number[] {
   const k = q.options.length;
   const v = new Float32Array(k);
   const { rowOf } = table;
@@ -152,13 +211,73 @@ export function wordVector(
     const base = r * k;
     for (let j = 0; j < k; j++) v[j]! += w[base + j]!;
   }
-  if (q.wordVectors.size < WORD_VECTOR_CACHE_LIMIT) q.wordVectors.set(word, v);
+  return Array.from(v);
+}
+
+/**
+ * The vector of a word entry for question `q`, kept in the entry when `q`
+ * belongs to the table and the cache has room.
+ */
+export function entryVector(
+  table: Table,
+  q: QuestionTable,
+  slot: number,
+  entry: WordEntry,
+): readonly number[] {
+  const cached = slot < 0 ? undefined : entry.vectors[slot];
+  if (cached !== undefined) return cached;
+  const v = wordVector(table, q, entry.buckets);
+  if (slot >= 0 && table.words.reserve(16 + 8 * v.length)) {
+    entry.vectors[slot] = v;
+  }
   return v;
+}
+
+/** Adds the row of each distinct bigram bucket a training text had to `out`. */
+function addBigramRows(
+  table: Table,
+  q: QuestionTable,
+  bigrams: readonly number[],
+  out: Float64Array,
+): void {
+  const k = q.options.length;
+  const { rowOf } = table;
+  const w = q.weights;
+  for (let i = 0; i < bigrams.length; i++) {
+    const r = rowOf[bigrams[i]!]!;
+    if (r < 0) continue;
+    const base = r * k;
+    for (let j = 0; j < k; j++) out[j]! += w[base + j]!;
+  }
+}
+
+/**
+ * Raw scores of every option for a text whose words have entries in the
+ * table's cache (`entries[i]` for `f.words[i]`): the same numbers as
+ * `scoreText`, with word vectors kept between texts.
+ */
+export function scoreEntries(
+  table: Table,
+  q: QuestionTable,
+  f: TextFeatures,
+  entries: readonly WordEntry[],
+  out: Float64Array = new Float64Array(q.options.length),
+): Float64Array {
+  const k = q.options.length;
+  const slot = table.questions.indexOf(q);
+  for (let j = 0; j < k; j++) out[j] = q.bias[j]!;
+  for (let i = 0; i < entries.length; i++) {
+    const v = entryVector(table, q, slot, entries[i]!);
+    for (let j = 0; j < k; j++) out[j]! += v[j]!;
+  }
+  addBigramRows(table, q, f.bigramBuckets, out);
+  return out;
 }
 
 /**
  * Raw scores (logits before temperature) of every option for a text: bias,
  * plus the averaged row of each distinct word, plus each distinct bigram row.
+ * Word vectors are computed afresh; `scoreEntries` keeps them.
  */
 export function scoreText(
   table: Table,
@@ -169,18 +288,10 @@ export function scoreText(
   const k = q.options.length;
   for (let j = 0; j < k; j++) out[j] = q.bias[j]!;
   for (let i = 0; i < f.words.length; i++) {
-    const v = wordVector(table, q, f.words[i]!, f.wordBuckets[i]!);
+    const v = wordVector(table, q, f.wordBuckets[i]!);
     for (let j = 0; j < k; j++) out[j]! += v[j]!;
   }
-  const { rowOf } = table;
-  const w = q.weights;
-  const bg = f.bigramBuckets;
-  for (let i = 0; i < bg.length; i++) {
-    const r = rowOf[bg[i]!]!;
-    if (r < 0) continue;
-    const base = r * k;
-    for (let j = 0; j < k; j++) out[j]! += w[base + j]!;
-  }
+  addBigramRows(table, q, f.bigramBuckets, out);
   return out;
 }
 
@@ -229,24 +340,29 @@ export function argmax(values: ArrayLike<number>): number {
 export function noveltyOf(table: Table, f: TextFeatures): number {
   let total = 0;
   let unseen = 0;
-  const { rowOf, wordUnseen } = table;
-  for (let i = 0; i < f.words.length; i++) {
-    const buckets = f.wordBuckets[i]!;
+  const { rowOf } = table;
+  for (const buckets of f.wordBuckets) {
     total += buckets.length;
-    // Cached per word: counting touches every n-gram's row index, which no
-    // other step of answering needs once the word's vector is cached.
-    let u = wordUnseen.get(f.words[i]!);
-    if (u === undefined) {
-      u = 0;
-      for (let j = 0; j < buckets.length; j++) if (rowOf[buckets[j]!]! < 0) u++;
-      if (wordUnseen.size < WORD_UNSEEN_CACHE_LIMIT) {
-        wordUnseen.set(f.words[i]!, u);
-      }
+    for (let i = 0; i < buckets.length; i++) {
+      if (rowOf[buckets[i]!]! < 0) unseen++;
     }
-    unseen += u;
   }
+  return noveltyShare(table, f, total, unseen);
+}
+
+/**
+ * The novelty of a text whose words hold `wordBuckets` buckets, `wordUnseen`
+ * of them without a row: its bigrams are counted here.
+ */
+export function noveltyShare(
+  table: Table,
+  f: TextFeatures,
+  wordBuckets: number,
+  wordUnseen: number,
+): number {
   const bg = f.bigramBuckets;
-  total += bg.length;
-  for (let i = 0; i < bg.length; i++) if (rowOf[bg[i]!]! < 0) unseen++;
+  let unseen = wordUnseen;
+  for (let i = 0; i < bg.length; i++) if (table.rowOf[bg[i]!]! < 0) unseen++;
+  const total = wordBuckets + bg.length;
   return total === 0 ? 1 : unseen / total;
 }

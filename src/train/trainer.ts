@@ -13,12 +13,17 @@
 
 import {
   bucketKind,
+  cachedBuckets,
   DEFAULT_FEATURIZER,
   featurize,
   type FeaturizerSettings,
   type TextFeatures,
 } from "../engine/features.ts";
-import { assess, type PreparedText } from "../engine/answer.ts";
+import {
+  assess,
+  type PreparedText,
+  prepareFeatures,
+} from "../engine/answer.ts";
 import { DEFAULT_DRIFT, driftScore, QUIET_GUARD } from "../engine/drift.ts";
 import {
   BIGRAM_ROW,
@@ -34,6 +39,7 @@ import {
   softmax,
   type Table,
   type TableSettings,
+  WordCache,
 } from "../engine/table.ts";
 import { textKey } from "../engine/text.ts";
 import {
@@ -181,9 +187,9 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     test: options.testShare,
   }, options.seed);
   say(`featurising ${texts.length} texts`);
-  const wordBuckets = new Map<string, Int32Array>();
+  const bucketsOf = cachedBuckets(options.featurizer);
   const features: TextFeatures[] = texts.map((t) =>
-    featurize(t, options.featurizer, wordBuckets)
+    featurize(t, options.featurizer, bucketsOf)
   );
 
   // Rows: every bucket a train-split text has, in order of appearance.
@@ -222,8 +228,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     rowCount: buckets.length,
     questions: [],
     byName: new Map(),
-    wordBuckets,
-    wordUnseen: new Map(),
+    words: new WordCache(),
     info: {},
   };
   const reports: QuestionReport[] = [];
@@ -412,7 +417,6 @@ function trainQuestion(
     bigramGain: gains.bigramGain,
     drift: { scores: new Float32Array(0), novelty: new Float32Array(0) },
     optionIndex: new Map(qa.options.map((o, i) => [o, i])),
-    wordVectors: new Map(),
   };
 
   // Calibration: confidences and disagreements, then the threshold.
@@ -465,10 +469,7 @@ function trainQuestion(
   const wrong = new Uint8Array(testIdx.length);
   for (let t = 0; t < testIdx.length; t++) {
     const f = features[testIdx[t]!]!;
-    const prepared: PreparedText = {
-      features: f,
-      novelty: noveltyOf(table, f),
-    };
+    const prepared: PreparedText = prepareFeatures(table, f);
     const a = assess(table, prepared, qa.name, {}, QUIET_GUARD).answer;
     certified[t] = a.certified ? 1 : 0;
     const label = qa.options[qa.labels[testIdx[t]!]!]!;
