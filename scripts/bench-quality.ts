@@ -67,7 +67,13 @@ async function trainMeasured(
   let peakKb = 0;
   const timer = setInterval(async () => {
     try {
-      const status = await Deno.readTextFile(`/proc/${child.pid}/status`);
+      // Through `cat`: Deno grants /proc only with --allow-all.
+      const out = await new Deno.Command("cat", {
+        args: [`/proc/${child.pid}/status`],
+        stdout: "piped",
+        stderr: "null",
+      }).output();
+      const status = new TextDecoder().decode(out.stdout);
       const m = status.match(/VmHWM:\s+(\d+)/);
       if (m) peakKb = Math.max(peakKb, Number(m[1]));
     } catch { /* finished */ }
@@ -113,6 +119,47 @@ console.log(
   } MB; ` +
     `eval of ${figures.n} texts ${evalSeconds.toFixed(2)} s`,
 );
+
+// What the model's ranking allows at all: the largest share of test answers
+// whose empirical disagreement stays within alpha when the threshold is
+// picked on the test answers themselves (no guarantee; a ceiling for
+// any valid procedure using this model's confidence).
+{
+  const qa = test.questions.find((x) => x.name === "category")!;
+  const question = table.byName.get("category")!;
+  const ranked: { confidence: number; wrong: boolean }[] = [];
+  for (let i = 0; i < test.texts.length; i++) {
+    const label = qa.labels[i]!;
+    if (label < 0) continue;
+    const a = assess(
+      table,
+      prepareText(table, test.texts[i]!),
+      question.name,
+      {},
+      QUIET_GUARD,
+    );
+    ranked.push({
+      confidence: a.fullConfidence,
+      wrong: a.answer.choice !== qa.options[label],
+    });
+  }
+  ranked.sort((x, y) => y.confidence - x.confidence);
+  const ceiling = (alpha: number) => {
+    let wrong = 0;
+    let best = 0;
+    ranked.forEach((r, i) => {
+      if (r.wrong) wrong++;
+      if (wrong <= alpha * (i + 1)) best = i + 1;
+    });
+    return best / ranked.length;
+  };
+  console.log(
+    `ceiling of this model's confidence ranking (threshold picked on the test answers themselves): ` +
+      `${pct(ceiling(0.05))} at <= 5% disagreement, ${
+        pct(ceiling(0.04))
+      } at <= 4%`,
+  );
+}
 
 // ---------------------------------------------------------------- radius vs attack
 console.log(

@@ -64,7 +64,7 @@ Deno.test("featurize() puts words, n-grams and bigrams in their own bucket range
   const f = featurize("where is my parcel today", S);
   for (const buckets of f.wordBuckets) {
     assert.equal(bucketKind(buckets[0]!, S), "word");
-    for (const b of buckets.subarray(1)) {
+    for (const b of buckets.slice(1)) {
       assert.equal(bucketKind(b, S), "ngram");
     }
     assert.equal(new Set(buckets).size, buckets.length, "distinct buckets");

@@ -54,7 +54,7 @@ export interface TextFeatures {
    * For each entry of `words`, its buckets: the whole word first, then its
    * distinct character n-grams.
    */
-  wordBuckets: Int32Array[];
+  wordBuckets: (readonly number[])[];
   /** Distinct bigram buckets. */
   bigramBuckets: readonly number[];
   /** True when the text has no word at all. */
@@ -114,7 +114,7 @@ export function bucketKind(
 export function wordBucketsOf(
   word: string,
   settings: FeaturizerSettings,
-): Int32Array {
+): readonly number[] {
   const quarter = (1 << settings.buckets_log2) >>> 2;
   const mask = quarter - 1;
   const found: number[] = [mix(fnv(word, 0, word.length, WORD_SEED)) & mask];
@@ -134,7 +134,8 @@ export function wordBucketsOf(
       }
     }
   }
-  return Int32Array.from(found);
+  // A plain array: small, inside the JavaScript heap, freed with its word.
+  return found;
 }
 
 /** The bucket of the bigram `a b`, in the upper half of the space. */
@@ -159,9 +160,9 @@ export function bigramBucket(
  */
 export function cachedBuckets(
   settings: FeaturizerSettings,
-  cache: Map<string, Int32Array> = new Map(),
+  cache: Map<string, readonly number[]> = new Map(),
   limit = 200_000,
-): (word: string) => Int32Array {
+): (word: string) => readonly number[] {
   return (word) => {
     let buckets = cache.get(word);
     if (buckets === undefined) {
@@ -181,12 +182,13 @@ export function cachedBuckets(
 export function featurize(
   text: string,
   settings: FeaturizerSettings,
-  bucketsOf: (word: string) => Int32Array = (w) => wordBucketsOf(w, settings),
+  bucketsOf: (word: string) => readonly number[] = (w) =>
+    wordBucketsOf(w, settings),
 ): TextFeatures {
   // Capped in place: `wordsOf` returns a fresh array.
   const capped = wordsOf(text);
   const words: string[] = [];
-  const wordBuckets: Int32Array[] = [];
+  const wordBuckets: (readonly number[])[] = [];
   // Short texts check repeats by a scan, cheaper than building a set.
   const seen = capped.length > 32 ? new Set<string>() : null;
   for (let i = 0; i < capped.length; i++) {

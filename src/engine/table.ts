@@ -116,7 +116,7 @@ export interface Table {
 /** What a table keeps about one word it has met. */
 export interface WordEntry {
   /** The whole-word bucket first, then the distinct n-gram buckets. */
-  readonly buckets: Int32Array;
+  readonly buckets: readonly number[];
   /** How many of `buckets` no training text had. */
   readonly unseen: number;
   /**
@@ -138,8 +138,8 @@ export class WordCache {
   readonly #budget: number;
   #bytes = 0;
 
-  /** A cache that keeps about `budgetBytes` (48 MiB by default). */
-  constructor(budgetBytes = 48 * 1024 * 1024) {
+  /** A cache that keeps about `budgetBytes` (32 MiB by default). */
+  constructor(budgetBytes = 32 * 1024 * 1024) {
     this.#budget = budgetBytes;
   }
 
@@ -157,14 +157,19 @@ export class WordCache {
    * The entry of `word` for `table`, made on first sight from `buckets` (or
    * from the featurizer when absent) and kept while the budget allows.
    */
-  entry(table: Table, word: string, buckets?: Int32Array): WordEntry {
+  entry(
+    table: Table,
+    word: string,
+    buckets?: readonly number[],
+  ): WordEntry {
     const found = this.#entries.get(word);
     if (found !== undefined) return found;
     const b = buckets ?? wordBucketsOf(word, table.featurizer);
     let unseen = 0;
     for (let i = 0; i < b.length; i++) if (table.rowOf[b[i]!]! < 0) unseen++;
     const entry: WordEntry = { buckets: b, unseen, vectors: [] };
-    if (this.reserve(64 + 2 * word.length + 4 * b.length)) {
+    // Rough V8 sizes: entry, map slot, string, bucket array.
+    if (this.reserve(96 + 2 * word.length + 8 * b.length)) {
       this.#entries.set(word, entry);
     }
     return entry;
@@ -186,17 +191,20 @@ export class WordCache {
 export function wordVector(
   table: Table,
   q: QuestionTable,
-  buckets: Int32Array,
+  buckets: readonly number[],
 ): number[] {
+  // Every step rounds to float32 (`Math.fround`), exactly as summing into a
+  // Float32Array would, without a buffer outside the heap per word.
   const k = q.options.length;
-  const v = new Float32Array(k);
+  const v: number[] = new Array(k);
+  for (let j = 0; j < k; j++) v[j] = 0;
   const { rowOf } = table;
   const w = q.weights;
   for (let i = 1; i < buckets.length; i++) {
     const r = rowOf[buckets[i]!]!;
     if (r < 0) continue;
     const base = r * k;
-    for (let j = 0; j < k; j++) v[j]! += w[base + j]!;
+    for (let j = 0; j < k; j++) v[j] = Math.fround(v[j]! + w[base + j]!);
   }
   const divisor = Math.max(
     buckets.length - 1,
@@ -204,14 +212,14 @@ export function wordVector(
   );
   if (divisor > 1) {
     const scale = 1 / divisor;
-    for (let j = 0; j < k; j++) v[j]! *= scale;
+    for (let j = 0; j < k; j++) v[j] = Math.fround(v[j]! * scale);
   }
   const r = rowOf[buckets[0]!]!;
   if (r >= 0) {
     const base = r * k;
-    for (let j = 0; j < k; j++) v[j]! += w[base + j]!;
+    for (let j = 0; j < k; j++) v[j] = Math.fround(v[j]! + w[base + j]!);
   }
-  return Array.from(v);
+  return v;
 }
 
 /**
@@ -227,7 +235,7 @@ export function entryVector(
   const cached = slot < 0 ? undefined : entry.vectors[slot];
   if (cached !== undefined) return cached;
   const v = wordVector(table, q, entry.buckets);
-  if (slot >= 0 && table.words.reserve(16 + 8 * v.length)) {
+  if (slot >= 0 && table.words.reserve(48 + 8 * v.length)) {
     entry.vectors[slot] = v;
   }
   return v;
