@@ -3,6 +3,7 @@ import {
   candidateGrid,
   chooseThreshold,
   measure,
+  scanStart,
 } from "../src/train/certify.ts";
 import {
   binomialTail,
@@ -314,4 +315,45 @@ Deno.test("chooseThreshold() keeps its promise over many random calibration sets
     );
     assert.ok(r.rate <= s, `violation rate ${r.rate}`);
   });
+});
+
+Deno.test("scanStart() starts where validation predicts the strongest evidence, so a few early disagreements do not end the scan", () => {
+  // 1,000 answers by falling confidence: 6 disagreements among the top 200
+  // (3%: too many for 200 answers to pass at alpha 0.05), 3 among the next
+  // 600, then 200 poor answers. Validation and calibration look alike.
+  const n = 1000;
+  const confidences = Float64Array.from({ length: n }, (_, i) => 1 - i / n);
+  const wrong = new Uint8Array(n);
+  for (const i of [10, 40, 80, 120, 160, 190, 400, 550, 700]) wrong[i] = 1;
+  for (let i = 800; i < n; i += 5) wrong[i] = wrong[i + 1] = wrong[i + 2] = 1;
+  const correct = wrong.map((w) => 1 - w);
+  const preferred = 200 / n;
+  const start = scanStart(confidences, correct, n, 200, 0.05, 0.05);
+  assert.ok(start > 0.5 && start <= 0.85, `start ${start}`);
+  const from = (s: number) =>
+    chooseThreshold(
+      confidences,
+      wrong,
+      candidateGrid(confidences, s),
+      0.05,
+      0.05,
+    );
+  // From the preferred 200 answers the first test fails and nothing is certified...
+  assert.equal(from(preferred).threshold, null);
+  // ...from the strongest point the scan passes and goes on to lenient thresholds.
+  const chosen = from(start);
+  assert.ok(chosen.threshold !== null);
+  assert.ok(chosen.certified >= 800, `certified ${chosen.certified}`);
+  assert.ok(binomialTail(chosen.disagreements, chosen.certified, 0.05) <= 0.05);
+});
+
+Deno.test("scanStart() falls back to the preferred level when validation predicts no pass", () => {
+  const n = 500;
+  const confidences = Float64Array.from({ length: n }, (_, i) => 1 - i / n);
+  const correct = Uint8Array.from({ length: n }, (_, i) => i % 4 === 0 ? 0 : 1);
+  assert.equal(scanStart(confidences, correct, 400, 200, 0.05, 0.05), 0.5);
+  assert.equal(
+    scanStart(new Float64Array(0), new Uint8Array(0), 100, 200, 0.05, 0.05),
+    1,
+  );
 });

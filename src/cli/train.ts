@@ -34,7 +34,7 @@ Options:
   --delta D                  allowed probability that the target fails (default 0.05)
   --seed N                   seed for splits and training (default 1)
   --calibration-share S      share of traces for calibration (default 0.2)
-  --test-share S             share of traces for the held-out test (default 0.1)
+  --test-share S             share of traces for the held-out test (default 0.05)
   --min-radius R             minimum radius to certify exposed requests (default 2)
   --serve-new-options        serve answers when requests offer options the table never learned
                              (flag new_options_served; never certified)

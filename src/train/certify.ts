@@ -4,8 +4,7 @@
  * Learn-then-Test with fixed-sequence testing: the candidate thresholds are
  * fixed before any calibration label is looked at (from confidences on data
  * carved out of the training split), ordered from strict to lenient, and
- * start where enough calibration answers would be certified for a test to
- * pass. Each candidate `t` is tested on the `n` calibration answers with
+ * start where that data predicts the strongest evidence (`scanStart`). Each candidate `t` is tested on the `n` calibration answers with
  * confidence at least `t` and their `k` disagreements with the exact
  * binomial tail: it passes when `P(Binomial(n, alpha) <= k) <= delta`. The
  * scan stops at the first failure; the last passing candidate is the
@@ -54,6 +53,54 @@ export function candidateGrid(
   }
   if (grid.length === 0 || grid[grid.length - 1]! > 0) grid.push(0);
   return grid;
+}
+
+/**
+ * Where the fixed-sequence scan should start, as a coverage level: the level
+ * at which the validation answers predict the strongest evidence (their
+ * smoothed error rate among the most confident, scaled to the calibration
+ * size, gives the smallest binomial p-value), from about `preferred`
+ * certified calibration answers up; the strictest such level on ties. A
+ * start that is too strict fails for lack of answers, one too lenient for
+ * too many disagreements; at the strongest point a failure is least likely,
+ * and the scan then goes on to more lenient candidates. When no level is
+ * predicted to pass, the preferred one. Uses validation data only.
+ */
+export function scanStart(
+  confidences: Float64Array,
+  correct: Uint8Array,
+  calibrationSize: number,
+  preferred: number,
+  alpha: number,
+  delta: number,
+): number {
+  const fallback = Math.min(1, preferred / calibrationSize);
+  const n = confidences.length;
+  if (n === 0) return fallback;
+  const order = Array.from(confidences, (_, i) => i).sort((a, b) =>
+    confidences[b]! - confidences[a]!
+  );
+  const wrongAt = new Int32Array(n + 1);
+  for (let top = 1; top <= n; top++) {
+    wrongAt[top] = wrongAt[top - 1]! + 1 - correct[order[top - 1]!]!;
+  }
+  // Predicted p-value: the validation error rate (smoothed) scaled to the calibration size.
+  const predicted = (top: number) => {
+    const certified = Math.floor((top / n) * calibrationSize);
+    const wrong = Math.ceil(certified * (wrongAt[top]! + 1) / (top + 1));
+    return binomialTail(wrong, certified, alpha);
+  };
+  let best = fallback;
+  let bestP = delta / 2;
+  const first = Math.max(1, Math.round(fallback * n));
+  for (let top = first; top <= n; top++) {
+    const p = predicted(top);
+    if (p < bestP) {
+      bestP = p;
+      best = top / n;
+    }
+  }
+  return best;
 }
 
 /**

@@ -47,6 +47,7 @@ import {
   chooseThreshold,
   measure,
   type Measurement,
+  scanStart,
 } from "./certify.ts";
 import { logitsOf, type SoftmaxModel, trainSoftmax } from "./softmax_sgd.ts";
 import {
@@ -56,7 +57,7 @@ import {
   toSparse,
 } from "./sparse.ts";
 import { assignSplits, CALIBRATION, TRAIN, unitHash } from "./split.ts";
-import { binomialTail, minimumCertifiable } from "./stats.ts";
+import { minimumCertifiable } from "./stats.ts";
 import { fitTemperature } from "./temperature.ts";
 import type { QuestionAnswers, TraceSet } from "./traces.ts";
 
@@ -98,7 +99,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   delta: 0.05,
   seed: 1,
   calibrationShare: 0.2,
-  testShare: 0.1,
+  testShare: 0.05,
   featurizer: DEFAULT_FEATURIZER,
   settings: {
     min_radius: 2,
@@ -436,10 +437,10 @@ function trainQuestion(
   }
   question.drift.scores = driftScores.sort();
   question.drift.novelty = novelties.sort();
-  // The scan starts where the test has power, judged on validation data only
+  // The scan starts where the evidence should be strongest, judged on validation data only
   // (so the grid is fixed before any calibration label is seen).
   const needed = minimumCertifiable(options.alpha, options.delta);
-  const start = calIdx.length === 0 ? 1 : powerfulStart(
+  const start = calIdx.length === 0 ? 1 : scanStart(
     reference,
     valCorrect,
     calIdx.length,
@@ -502,44 +503,6 @@ function trainQuestion(
     test: measure(certified, wrong),
   };
   return { question, report };
-}
-
-/**
- * Where the fixed-sequence scan should start, as a coverage level: the
- * strictest coverage, from about `preferred` certified calibration answers
- * up, at which the validation answers predict a pass (their error rate
- * among the most confident, scaled to the calibration size). When no level
- * is predicted to pass, the preferred one. Uses validation data only.
- */
-function powerfulStart(
-  confidences: Float64Array,
-  correct: Uint8Array,
-  calibrationSize: number,
-  preferred: number,
-  alpha: number,
-  delta: number,
-): number {
-  const fallback = Math.min(1, preferred / calibrationSize);
-  const n = confidences.length;
-  if (n === 0) return fallback;
-  const order = Array.from(confidences, (_, i) => i).sort((a, b) =>
-    confidences[b]! - confidences[a]!
-  );
-  const minimum = minimumCertifiable(alpha, delta) * 1.5;
-  const wrongAt = new Int32Array(n + 1);
-  for (let top = 1; top <= n; top++) {
-    wrongAt[top] = wrongAt[top - 1]! + 1 - correct[order[top - 1]!]!;
-  }
-  // Predicted to pass: the validation error rate (smoothed) scaled to the calibration size.
-  const passes = (top: number) => {
-    const certified = Math.floor((top / n) * calibrationSize);
-    if (certified < minimum) return false;
-    const predicted = Math.ceil(certified * (wrongAt[top]! + 1) / (top + 1));
-    return binomialTail(predicted, certified, alpha) <= delta / 2;
-  };
-  if (passes(Math.max(1, Math.round(fallback * n)))) return fallback;
-  for (let top = 1; top <= n; top++) if (passes(top)) return top / n;
-  return fallback;
 }
 
 /** Why a question cannot be trained and certified, or null when it can. */
