@@ -4,7 +4,8 @@
  * Learn-then-Test with fixed-sequence testing: the candidate thresholds are
  * fixed before any calibration label is looked at (from confidences on data
  * carved out of the training split), ordered from strict to lenient, and
- * start where that data predicts the strongest evidence (`scanStart`). Each candidate `t` is tested on the `n` calibration answers with
+ * start where that data predicts the strongest evidence (`scanStart`).
+ * Each candidate `t` is tested on the `n` calibration answers with
  * confidence at least `t` and their `k` disagreements with the exact
  * binomial tail: it passes when `P(Binomial(n, alpha) <= k) <= delta`. The
  * scan stops at the first failure; the last passing candidate is the
