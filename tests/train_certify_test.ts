@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import {
   candidateGrid,
   chooseThreshold,
-  measure,
   scanStart,
 } from "../src/train/certify.ts";
+import { measure, Meter } from "../src/train/meter.ts";
 import {
   binomialTail,
   clopperPearson,
@@ -98,6 +98,7 @@ Deno.test("measure() reports coverage and disagreement, null when nothing is cer
   assert.equal(none.disagreement, null);
   assert.equal(none.disagreement_upper, null);
   assert.equal(none.coverage, 0);
+  assert.equal(new Meter().result().coverage, null, "nothing measured");
 });
 
 Deno.test("candidateGrid() starts where enough answers would be certified for a pass", () => {

@@ -9,7 +9,7 @@ import { loadBundle } from "../bundle/files.ts";
 import { assess, prepareText } from "../engine/answer.ts";
 import { type DriftGuard, DriftMonitor, QUIET_GUARD } from "../engine/drift.ts";
 import type { Table } from "../engine/table.ts";
-import { clopperPearson } from "../train/stats.ts";
+import { type Measurement, Meter } from "../train/meter.ts";
 import { parseTraces, type TraceSet } from "../train/traces.ts";
 import { progressPrinter, readTextFile, UsageError } from "./common.ts";
 
@@ -30,15 +30,8 @@ Options:
                   cleared the alarm (request index, 1-based, per question)
   --help          this text`;
 
-/** Per-question figures of an evaluation. */
-export interface EvalFigures {
-  n: number;
-  certified: number;
-  coverage: number | null;
-  disagreements: number;
-  disagreement: number | null;
-  disagreement_upper: number | null;
-  accuracy: number | null;
+/** Per-question figures of an evaluation: the meter's, and unlearned answers. */
+export interface EvalFigures extends Measurement {
   /** Traces whose answer is an option the bundle never learned (counted as disagreements). */
   unlearned_answers: number;
 }
@@ -61,13 +54,8 @@ export function evaluate(
   const monitor = stream ? new DriftMonitor(table.settings.drift) : undefined;
   const guard: DriftGuard = monitor ?? QUIET_GUARD;
   const asked = traces.questions.filter((q) => table.byName.has(q.name));
-  const tallies = asked.map(() => ({
-    n: 0,
-    certified: 0,
-    wrongCertified: 0,
-    right: 0,
-    unlearned: 0,
-  }));
+  const meters = asked.map(() => new Meter());
+  const unlearned = asked.map(() => 0);
   const events: Record<string, StreamEvents> = {};
   const lastStatus = new Map<string, string>();
   for (const q of asked) {
@@ -85,15 +73,8 @@ export function evaluate(
       const a = assess(table, prepared, q.name, {}, guard).answer;
       const expected = q.options[label]!;
       const given = tq.kind === "yes_no" ? String(a.answer) : a.choice;
-      const agrees = given === expected;
-      const tally = tallies[t]!;
-      tally.n++;
-      if (!tq.optionIndex.has(expected)) tally.unlearned++;
-      if (agrees) tally.right++;
-      if (a.certified) {
-        tally.certified++;
-        if (!agrees) tally.wrongCertified++;
-      }
+      meters[t]!.add(a.certified, given !== expected);
+      if (!tq.optionIndex.has(expected)) unlearned[t]!++;
       if (monitor !== undefined) {
         const state = monitor.state(q.name);
         if (state.status !== lastStatus.get(q.name)) {
@@ -108,16 +89,9 @@ export function evaluate(
   }
   const questions: Record<string, EvalFigures> = {};
   asked.forEach((q, t) => {
-    const s = tallies[t]!;
     questions[q.name] = {
-      n: s.n,
-      certified: s.certified,
-      coverage: s.n === 0 ? null : s.certified / s.n,
-      disagreements: s.wrongCertified,
-      disagreement: s.certified === 0 ? null : s.wrongCertified / s.certified,
-      disagreement_upper: clopperPearson(s.wrongCertified, s.certified).upper,
-      accuracy: s.n === 0 ? null : s.right / s.n,
-      unlearned_answers: s.unlearned,
+      ...meters[t]!.result(),
+      unlearned_answers: unlearned[t]!,
     };
   });
   return stream ? { questions, stream: events } : { questions };

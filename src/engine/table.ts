@@ -65,6 +65,12 @@ export interface QuestionTable {
   optionIndex: Map<string, number>;
 }
 
+/** What scoring needs of a question: its options, weights and bias. */
+export type QuestionWeights = Pick<
+  QuestionTable,
+  "options" | "weights" | "bias"
+>;
+
 /** Settings chosen at training that change how answers are certified. */
 export interface TableSettings {
   /** Minimum radius for certification when a request is `exposed`. */
@@ -190,7 +196,7 @@ export class WordCache {
  */
 export function wordVector(
   table: Table,
-  q: QuestionTable,
+  q: QuestionWeights,
   buckets: readonly number[],
 ): number[] {
   // Every step rounds to float32 (`Math.fround`), exactly as summing into a
@@ -244,7 +250,7 @@ export function entryVector(
 /** Adds the row of each distinct bigram bucket a training text had to `out`. */
 function addBigramRows(
   table: Table,
-  q: QuestionTable,
+  q: QuestionWeights,
   bigrams: readonly number[],
   out: Float64Array,
 ): void {
@@ -289,7 +295,7 @@ export function scoreEntries(
  */
 export function scoreText(
   table: Table,
-  q: QuestionTable,
+  q: QuestionWeights,
   f: TextFeatures,
   out: Float64Array = new Float64Array(q.options.length),
 ): Float64Array {

@@ -16,7 +16,7 @@
  * @module
  */
 
-import { binomialTail, clopperPearson, minimumCertifiable } from "./stats.ts";
+import { binomialTail, minimumCertifiable } from "./stats.ts";
 
 /** What the threshold search found. */
 export interface ThresholdChoice {
@@ -160,42 +160,4 @@ export function chooseThreshold(
     chosen.tested = tested;
   }
   return chosen;
-}
-
-/** Certified share and disagreement among certified answers, with a 95% Clopper-Pearson interval. */
-export interface Measurement {
-  n: number;
-  certified: number;
-  coverage: number | null;
-  disagreements: number;
-  disagreement: number | null;
-  disagreement_lower: number | null;
-  disagreement_upper: number | null;
-  accuracy: number | null;
-}
-
-/** Measures held-out answers: who was certified, who disagreed, who was right at all. */
-export function measure(certified: Uint8Array, wrong: Uint8Array): Measurement {
-  const n = certified.length;
-  let c = 0;
-  let k = 0;
-  let right = 0;
-  for (let i = 0; i < n; i++) {
-    if (!wrong[i]) right++;
-    if (certified[i]) {
-      c++;
-      k += wrong[i]!;
-    }
-  }
-  const ci = clopperPearson(k, c);
-  return {
-    n,
-    certified: c,
-    coverage: n === 0 ? null : c / n,
-    disagreements: k,
-    disagreement: c === 0 ? null : k / c,
-    disagreement_lower: ci.lower,
-    disagreement_upper: ci.upper,
-    accuracy: n === 0 ? null : right / n,
-  };
 }

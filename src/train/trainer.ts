@@ -1,12 +1,14 @@
 /**
- * Training a table from traces: split, fit, calibrate, certify, measure.
+ * Training a table from traces: split, featurise, then per question fit,
+ * calibrate and measure.
  *
- * Per question: the traces that answer it are split (disjoint by normalised
- * text) into train, calibration and test. Hyper-parameters and the
- * temperature are chosen on a validation part carved from the train split;
- * the final weights are then fitted on the whole train split. Calibration
- * picks the certified threshold (see `certify.ts`). The test split is used
- * for nothing but the report.
+ * The traces are split once (see `split.ts`) into fit, validation,
+ * calibration and test parts; each question uses the traces that answer it.
+ * The fit step (`fit.ts`) chooses hyper-parameters and the temperature on
+ * validation and fits the weights on fit and validation; the calibrate step
+ * (`calibrate.ts`) picks the certified threshold on calibration; the test
+ * part is answered exactly as serving would and measured (`meter.ts`), for
+ * the report only.
  *
  * @module
  */
@@ -19,11 +21,7 @@ import {
   type FeaturizerSettings,
   type TextFeatures,
 } from "../engine/features.ts";
-import {
-  assess,
-  type PreparedText,
-  prepareFeatures,
-} from "../engine/answer.ts";
+import { assess, prepareFeatures } from "../engine/answer.ts";
 import { DEFAULT_DRIFT, driftScore, QUIET_GUARD } from "../engine/drift.ts";
 import {
   BIGRAM_ROW,
@@ -41,52 +39,38 @@ import {
   type TableSettings,
   WordCache,
 } from "../engine/table.ts";
-import { textKey } from "../engine/text.ts";
+import { calibrateQuestion, type ScoredAnswers } from "./calibrate.ts";
+import { fitQuestion, type FitSettings, type FittedModel } from "./fit.ts";
+import { type Measurement, Meter } from "./meter.ts";
+import { DEFAULT_KIND_SCALES, toSparse } from "./sparse.ts";
 import {
-  candidateGrid,
-  chooseThreshold,
-  measure,
-  type Measurement,
-  scanStart,
-} from "./certify.ts";
-import { logitsOf, type SoftmaxModel, trainSoftmax } from "./softmax_sgd.ts";
-import {
-  DEFAULT_KIND_SCALES,
-  type KindScales,
-  storedWeights,
-  toSparse,
-} from "./sparse.ts";
-import { assignSplits, CALIBRATION, TRAIN, unitHash } from "./split.ts";
+  FIT,
+  PART_NAMES,
+  type ResolvedSplitMode,
+  type Split,
+  type SplitMode,
+  splitTraces,
+  VALIDATION,
+} from "./split.ts";
 import { minimumCertifiable } from "./stats.ts";
-import { fitTemperature } from "./temperature.ts";
 import type { QuestionAnswers, TraceSet } from "./traces.ts";
 
 /** Everything training can be told. */
-export interface TrainOptions {
+export interface TrainOptions extends FitSettings {
   alpha: number;
   delta: number;
-  seed: number;
   /** Share of traces for calibration and for test. */
   calibrationShare: number;
   testShare: number;
+  /** Share of the train split held out to choose hyper-parameters and the temperature. */
+  validationShare: number;
+  /** How traces are split (see `split.ts`). */
+  split: SplitMode;
+  /** Random split: texts at least this similar (TF-IDF cosine) stay together; 1: only equal texts. */
+  similarity: number;
   featurizer: FeaturizerSettings;
   /** Settings stored in the bundle. */
   settings: TableSettings;
-  /** L2 strengths tried; the best on validation data is kept. */
-  l2Grid: number[];
-  /** Most epochs; the best number on validation data is kept. */
-  maxEpochs: number;
-  learningRate: number;
-  /** Probability of dropping a word or bigram at each training step. */
-  wordDropout: number;
-  /** Gradients below this (per option) are not applied. */
-  minGradient: number;
-  /** Final weights are the average of this many fits with different seeds. */
-  ensemble: number;
-  /** Training-time scale of word, n-gram and bigram rows (see `sparse.ts`). */
-  kindScales: KindScales;
-  /** Share of the train split held out to choose hyper-parameters and the temperature. */
-  validationShare: number;
   /** Called with a line of progress now and then. */
   progress?: (line: string) => void;
   /** Called with a warning (a refused question); defaults to `progress`. */
@@ -100,6 +84,9 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   seed: 1,
   calibrationShare: 0.2,
   testShare: 0.05,
+  validationShare: 0.15,
+  split: "auto",
+  similarity: 0.8,
   featurizer: DEFAULT_FEATURIZER,
   settings: {
     min_radius: 2,
@@ -114,15 +101,32 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   minGradient: 0.02,
   ensemble: 3,
   kindScales: DEFAULT_KIND_SCALES,
-  validationShare: 0.15,
 };
+
+/** How the traces were split, for the report. */
+export interface SplitReport {
+  mode: ResolvedSplitMode;
+  /** Why this mode, in words. */
+  reason: string;
+  /** Random mode: the similarity at which texts were kept together; null otherwise. */
+  similarity: number | null;
+  /** Random mode: pairs of distinct texts linked as near-duplicates. */
+  similar_links: number;
+  /** Per part: traces, and units (groups of traces kept together: texts, clusters or groups). */
+  parts: Record<(typeof PART_NAMES)[number], { traces: number; units: number }>;
+}
 
 /** One question's part of the training report. */
 export interface QuestionReport {
   name: string;
   kind: string;
   options: number;
-  answers: { train: number; calibration: number; test: number };
+  answers: {
+    train: number;
+    validation: number;
+    calibration: number;
+    test: number;
+  };
   model: {
     l2: number;
     epochs: number;
@@ -147,7 +151,8 @@ export interface TrainReport {
   alpha: number;
   delta: number;
   seed: number;
-  splits: { calibration: number; test: number };
+  splits: { calibration: number; test: number; validation: number };
+  split: SplitReport;
   traces: number;
   rows: number;
   questions: QuestionReport[];
@@ -162,9 +167,25 @@ export interface TrainResult {
   report: TrainReport;
 }
 
-/** A question that cannot be trained: too few answers. */
+/** Training that cannot go on (no question can be trained). */
 export class TrainingError extends Error {
   override name = "TrainingError";
+}
+
+/** A question's traces, by part. */
+interface QuestionParts {
+  fit: number[];
+  validation: number[];
+  calibration: number[];
+  test: number[];
+}
+
+/** A question fitted and calibrated, waiting to be measured. */
+interface FittedQuestion {
+  qa: QuestionAnswers;
+  parts: QuestionParts;
+  question: QuestionTable;
+  report: Omit<QuestionReport, "test">;
 }
 
 /** Trains every question of `traces`. Deterministic for `options.seed`. */
@@ -183,79 +204,135 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
   });
   if (trainable.length === 0) throw new TrainingError(refusals.join("; "));
   for (const reason of refusals) (options.warn ?? say)(`refused ${reason}`);
-  const split = assignSplits(texts, {
+
+  say(`splitting ${texts.length} traces`);
+  const split = splitTraces(traces, {
+    mode: options.split,
     calibration: options.calibrationShare,
     test: options.testShare,
-  }, options.seed);
+    validation: options.validationShare,
+    seed: options.seed,
+    similarity: options.similarity,
+  });
+  say(`split: ${describeSplit(split)}`);
+
   say(`featurising ${texts.length} texts`);
   const bucketsOf = cachedBuckets(options.featurizer);
   const features: TextFeatures[] = texts.map((t) =>
     featurize(t, options.featurizer, bucketsOf)
   );
-
-  // Rows: every bucket a train-split text has, in order of appearance.
-  const rowOf = new Int32Array(1 << options.featurizer.buckets_log2).fill(-1);
-  const buckets: number[] = [];
-  const addRow = (b: number) => {
-    if (rowOf[b]! < 0) {
-      rowOf[b] = buckets.length;
-      buckets.push(b);
-    }
-  };
-  for (let i = 0; i < texts.length; i++) {
-    if (split[i] !== TRAIN) continue;
-    for (const wb of features[i]!.wordBuckets) for (const b of wb) addRow(b);
-    for (const b of features[i]!.bigramBuckets) addRow(b);
-  }
-  const rowBuckets = Int32Array.from(buckets);
-  const rowKinds = Uint8Array.from(buckets, (b) => {
-    const kind = bucketKind(b, options.featurizer);
-    return kind === "word"
-      ? WORD_ROW
-      : kind === "ngram"
-      ? NGRAM_ROW
-      : BIGRAM_ROW;
-  });
-  const data = toSparse(
+  const { rowOf, rowBuckets, rowKinds } = tableRows(
+    features,
+    split.parts,
+    options.featurizer,
+  );
+  const sparse = toSparse(
     features,
     rowOf,
     options.featurizer.ngram_average_min,
     options.kindScales,
   );
-  const table: Table = {
+  const base: Table = {
     featurizer: options.featurizer,
     settings: options.settings,
     rowOf,
-    rowCount: buckets.length,
+    rowCount: rowBuckets.length,
     questions: [],
     byName: new Map(),
     words: new WordCache(),
     info: {},
   };
-  const reports: QuestionReport[] = [];
+
+  const fitted: FittedQuestion[] = [];
   for (const qa of trainable) {
     say(`training "${qa.name}" (${qa.options.length} options)`);
-    const { question, report } = trainQuestion(
-      qa,
-      table,
-      features,
-      data,
-      split,
+    const parts = questionParts(qa.labels, split.parts);
+    const model = fitQuestion({
+      texts: sparse,
+      labels: qa.labels,
+      fit: parts.fit,
+      validation: parts.validation,
+      options: qa.options.length,
+      rows: rowBuckets.length,
       rowKinds,
-      options,
+    }, options);
+    const scored = scoreAnswers(base, qa, model, features, parts.calibration);
+    const outcome = calibrateQuestion(scored, model.validation, options);
+    const gains = computeGainBounds(
+      model.weights,
+      qa.options.length,
+      rowKinds,
+      options.featurizer.ngram_average_min,
     );
-    table.questions.push(question);
-    table.byName.set(question.name, question);
-    reports.push(report);
+    const question: QuestionTable = {
+      name: qa.name,
+      kind: qa.kind,
+      options: qa.options,
+      weights: model.weights,
+      bias: model.bias,
+      temperature: model.temperature,
+      calibration: outcome.calibration,
+      wordGain: gains.wordGain,
+      bigramGain: gains.bigramGain,
+      drift: outcome.drift,
+      optionIndex: new Map(qa.options.map((o, i) => [o, i])),
+    };
+    fitted.push({
+      qa,
+      parts,
+      question,
+      report: {
+        name: qa.name,
+        kind: qa.kind,
+        options: qa.options.length,
+        answers: {
+          train: parts.fit.length + parts.validation.length,
+          validation: parts.validation.length,
+          calibration: parts.calibration.length,
+          test: parts.test.length,
+        },
+        model: {
+          l2: model.l2,
+          epochs: model.epochs,
+          temperature: model.temperature,
+          validation_accuracy: model.validation.accuracy,
+        },
+        calibration: {
+          status: outcome.calibration.status,
+          threshold: outcome.calibration.threshold,
+          reason: outcome.calibration.reason,
+          candidates_tested: outcome.choice.tested,
+          certified: outcome.choice.certified,
+          disagreements: outcome.choice.disagreements,
+        },
+      },
+    });
   }
+
+  const questions = fitted.map((f) => f.question);
+  const table: Table = {
+    ...base,
+    questions,
+    byName: new Map(questions.map((q) => [q.name, q])),
+    words: new WordCache(),
+  };
+  const reports: QuestionReport[] = fitted.map((f) => ({
+    ...f.report,
+    test: measureAnswers(table, f.qa, features, f.parts.test),
+  }));
   const report: TrainReport = {
     tool: "decision-tables",
     alpha: options.alpha,
     delta: options.delta,
     seed: options.seed,
-    splits: { calibration: options.calibrationShare, test: options.testShare },
+    splits: {
+      calibration: options.calibrationShare,
+      test: options.testShare,
+      validation: options.validationShare,
+    },
+    split: splitReport(split, options.similarity),
     traces: texts.length,
-    rows: buckets.length,
+    rows: rowBuckets.length,
     questions: reports,
     refused: refusals,
   };
@@ -263,246 +340,128 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
   return { table, rowBuckets, report };
 }
 
-function trainQuestion(
+/** Rows of the table: every bucket a train-split text has, in order of appearance. */
+function tableRows(
+  features: readonly TextFeatures[],
+  parts: Uint8Array,
+  featurizer: FeaturizerSettings,
+): { rowOf: Int32Array; rowBuckets: Int32Array; rowKinds: Uint8Array } {
+  const rowOf = new Int32Array(1 << featurizer.buckets_log2).fill(-1);
+  const buckets: number[] = [];
+  const add = (b: number) => {
+    if (rowOf[b]! < 0) {
+      rowOf[b] = buckets.length;
+      buckets.push(b);
+    }
+  };
+  for (let i = 0; i < features.length; i++) {
+    if (parts[i] !== FIT && parts[i] !== VALIDATION) continue;
+    for (const wb of features[i]!.wordBuckets) for (const b of wb) add(b);
+    for (const b of features[i]!.bigramBuckets) add(b);
+  }
+  const kinds = { word: WORD_ROW, ngram: NGRAM_ROW, bigram: BIGRAM_ROW };
+  return {
+    rowOf,
+    rowBuckets: Int32Array.from(buckets),
+    rowKinds: Uint8Array.from(buckets, (b) => kinds[bucketKind(b, featurizer)]),
+  };
+}
+
+/** The traces that answer a question, by part. */
+function questionParts(labels: Int32Array, parts: Uint8Array): QuestionParts {
+  const out: QuestionParts = {
+    fit: [],
+    validation: [],
+    calibration: [],
+    test: [],
+  };
+  const byPart = [out.fit, out.validation, out.calibration, out.test];
+  for (let i = 0; i < labels.length; i++) {
+    if (labels[i]! >= 0) byPart[parts[i]!]!.push(i);
+  }
+  return out;
+}
+
+/**
+ * Scores a fitted question's answers on `indices` as serving would (the
+ * stored weights, summed as the engine sums them): confidence, whether it
+ * disagrees with the trace, novelty and drift score.
+ */
+function scoreAnswers(
+  base: Table,
   qa: QuestionAnswers,
-  table: Table,
-  features: TextFeatures[],
-  data: ReturnType<typeof toSparse>,
-  split: Uint8Array,
-  rowKinds: Uint8Array,
-  options: TrainOptions,
-): { question: QuestionTable; report: QuestionReport } {
-  const k = qa.options.length;
-  const rows = table.rowCount;
-  const trainIdx: number[] = [];
-  const calIdx: number[] = [];
-  const testIdx: number[] = [];
-  for (let i = 0; i < qa.labels.length; i++) {
-    if (qa.labels[i]! < 0) continue;
-    (split[i] === TRAIN
-      ? trainIdx
-      : split[i] === CALIBRATION
-      ? calIdx
-      : testIdx).push(i);
-  }
-  // Validation part of the train split, disjoint by normalised text too.
-  const fitIdx: number[] = [];
-  const valIdx: number[] = [];
-  for (const i of trainIdx) {
-    (unitHash(textKey(textOfFeatures(features[i]!)), options.seed + 7) <
-        options.validationShare
-      ? valIdx
-      : fitIdx)
-      .push(i);
-  }
-  const valLabels = Int32Array.from(valIdx, (i) => qa.labels[i]!);
-  const valLogits = new Float64Array(valIdx.length * k);
-  const scratch = new Float64Array(k);
-  const scoreVal = (m: SoftmaxModel) => {
-    for (let t = 0; t < valIdx.length; t++) {
-      logitsOf(m, k, data, valIdx[t]!, scratch);
-      valLogits.set(scratch, t * k);
-    }
+  model: FittedModel,
+  features: readonly TextFeatures[],
+  indices: readonly number[],
+): ScoredAnswers {
+  const n = indices.length;
+  const scored: ScoredAnswers = {
+    confidences: new Float64Array(n),
+    wrong: new Uint8Array(n),
+    novelty: new Float32Array(n),
+    driftScores: new Float32Array(n),
   };
-
-  // Hyper-parameters: L2 strength and epochs, by validation log-loss of the
-  // ensemble (the average of `ensemble` fits with different seeds; for a
-  // linear model, averaging weights averages logits).
-  const sgd = (l2: number, epochs: number, member: number) => ({
-    epochs,
-    l2,
-    learningRate: options.learningRate,
-    seed: options.seed + 1009 * member,
-    wordDropout: options.wordDropout,
-    minGradient: options.minGradient,
-  });
-  let best: { l2: number; epochs: number; nll: number; logits: Float64Array } =
-    {
-      l2: options.l2Grid[0]!,
-      epochs: options.maxEpochs,
-      nll: Infinity,
-      logits: new Float64Array(0),
-    };
-  if (valIdx.length > 0 && fitIdx.length > 0) {
-    for (const l2 of options.l2Grid) {
-      const byEpoch: Float64Array<ArrayBuffer>[] = [];
-      for (let member = 0; member < options.ensemble; member++) {
-        trainSoftmax(
-          data,
-          qa.labels,
-          fitIdx,
-          k,
-          rows,
-          sgd(l2, options.maxEpochs, member),
-          (epoch, m) => {
-            scoreVal(m);
-            const sum = byEpoch[epoch - 1] ??= new Float64Array(
-              valLogits.length,
-            );
-            for (let t = 0; t < sum.length; t++) {
-              sum[t]! += valLogits[t]! / options.ensemble;
-            }
-          },
-        );
-      }
-      byEpoch.forEach((logits, at) => {
-        const nll = meanNllAtBestTemperature(logits, valLabels, k);
-        if (nll < best.nll) best = { l2, epochs: at + 1, nll, logits };
-      });
-    }
-  }
-  const temperature = best.logits.length > 0
-    ? fitTemperature(best.logits, valLabels, k)
-    : 1;
-  let validationAccuracy: number | null = null;
-  const reference = new Float64Array(valIdx.length);
-  const valCorrect = new Uint8Array(valIdx.length);
-  if (valIdx.length > 0) {
-    let right = 0;
-    for (let t = 0; t < valIdx.length; t++) {
-      const row = best.logits.subarray(t * k, (t + 1) * k);
-      const p = softmax(row, temperature);
-      const a = argmax(p);
-      reference[t] = p[a]!;
-      if (a === valLabels[t]) {
-        right++;
-        valCorrect[t] = 1;
-      }
-    }
-    validationAccuracy = right / valIdx.length;
-  }
-
-  // Final weights on the whole train split, averaged over the ensemble, in
-  // serving units (the kind scales folded in).
-  const weights = new Float32Array(rows * k);
-  const bias = new Float32Array(k);
-  for (let member = 0; member < options.ensemble; member++) {
-    const m = trainSoftmax(
-      data,
-      qa.labels,
-      trainIdx,
-      k,
-      rows,
-      sgd(best.l2, best.epochs, member),
-    );
-    for (let i = 0; i < weights.length; i++) {
-      weights[i]! += m.weights[i]! / options.ensemble;
-    }
-    for (let j = 0; j < k; j++) bias[j]! += m.bias[j]! / options.ensemble;
-  }
-  const model = {
-    weights: storedWeights(weights, k, rowKinds, options.kindScales),
-    bias,
-  };
-  const gains = computeGainBounds(
-    model.weights,
-    k,
-    rowKinds,
-    options.featurizer.ngram_average_min,
-  );
-  const question: QuestionTable = {
-    name: qa.name,
-    kind: qa.kind,
+  const weights = {
     options: qa.options,
     weights: model.weights,
     bias: model.bias,
-    temperature,
-    calibration: {
-      status: "uncalibrated",
-      threshold: null,
-      alpha: options.alpha,
-      delta: options.delta,
-      reason: null,
-    },
-    wordGain: gains.wordGain,
-    bigramGain: gains.bigramGain,
-    drift: { scores: new Float32Array(0), novelty: new Float32Array(0) },
-    optionIndex: new Map(qa.options.map((o, i) => [o, i])),
   };
-
-  // Calibration: confidences and disagreements, then the threshold.
-  const calConf = new Float64Array(calIdx.length);
-  const calWrong = new Uint8Array(calIdx.length);
-  const driftScores = new Float32Array(calIdx.length);
-  const novelties = new Float32Array(calIdx.length);
-  for (let t = 0; t < calIdx.length; t++) {
-    const f = features[calIdx[t]!]!;
-    const logits = scoreText(table, question, f);
-    const p = softmax(logits, temperature);
+  for (let t = 0; t < n; t++) {
+    const f = features[indices[t]!]!;
+    const p = softmax(scoreText(base, weights, f), model.temperature);
     const a = argmax(p);
-    calConf[t] = f.empty ? 0 : p[a]!;
-    calWrong[t] = a === qa.labels[calIdx[t]!] ? 0 : 1;
-    novelties[t] = noveltyOf(table, f);
-    driftScores[t] = driftScore(novelties[t]!, p[a]!);
+    scored.confidences[t] = f.empty ? 0 : p[a]!;
+    scored.wrong[t] = a === qa.labels[indices[t]!] ? 0 : 1;
+    scored.novelty[t] = noveltyOf(base, f);
+    scored.driftScores[t] = driftScore(scored.novelty[t]!, p[a]!);
   }
-  question.drift.scores = driftScores.sort();
-  question.drift.novelty = novelties.sort();
-  // The scan starts where the evidence should be strongest, judged on validation data only
-  // (so the grid is fixed before any calibration label is seen).
-  const needed = minimumCertifiable(options.alpha, options.delta);
-  const start = calIdx.length === 0 ? 1 : scanStart(
-    reference,
-    valCorrect,
-    calIdx.length,
-    Math.max(1.5 * needed, 200),
-    options.alpha,
-    options.delta,
-  );
-  const grid = candidateGrid(reference, start);
-  const choice = chooseThreshold(
-    calConf,
-    calWrong,
-    grid,
-    options.alpha,
-    options.delta,
-  );
-  question.calibration = {
-    status: choice.threshold === null ? "uncalibrated" : "calibrated",
-    threshold: choice.threshold,
-    alpha: options.alpha,
-    delta: options.delta,
-    reason: choice.reason,
-  };
+  return scored;
+}
 
-  // Test: answer exactly as serving would, then measure.
-  table.byName.set(question.name, question);
-  const certified = new Uint8Array(testIdx.length);
-  const wrong = new Uint8Array(testIdx.length);
-  for (let t = 0; t < testIdx.length; t++) {
-    const f = features[testIdx[t]!]!;
-    const prepared: PreparedText = prepareFeatures(table, f);
-    const a = assess(table, prepared, qa.name, {}, QUIET_GUARD).answer;
-    certified[t] = a.certified ? 1 : 0;
-    const label = qa.options[qa.labels[testIdx[t]!]!]!;
+/** Answers `indices` exactly as serving would (single-text drift rule included) and measures them. */
+function measureAnswers(
+  table: Table,
+  qa: QuestionAnswers,
+  features: readonly TextFeatures[],
+  indices: readonly number[],
+): Measurement {
+  const meter = new Meter();
+  for (const i of indices) {
+    const text = prepareFeatures(table, features[i]!);
+    const a = assess(table, text, qa.name, {}, QUIET_GUARD).answer;
     const given = a.choice ?? String(a.answer);
-    wrong[t] = given === label ? 0 : 1;
+    meter.add(a.certified, given !== qa.options[qa.labels[i]!]);
   }
-  const report: QuestionReport = {
-    name: qa.name,
-    kind: qa.kind,
-    options: k,
-    answers: {
-      train: trainIdx.length,
-      calibration: calIdx.length,
-      test: testIdx.length,
-    },
-    model: {
-      l2: best.l2,
-      epochs: best.epochs,
-      temperature,
-      validation_accuracy: validationAccuracy,
-    },
-    calibration: {
-      status: question.calibration.status,
-      threshold: choice.threshold,
-      reason: choice.reason,
-      candidates_tested: choice.tested,
-      certified: choice.certified,
-      disagreements: choice.disagreements,
-    },
-    test: measure(certified, wrong),
+  return meter.result();
+}
+
+function splitReport(split: Split, similarity: number): SplitReport {
+  const parts = Object.fromEntries(
+    PART_NAMES.map((name, p) => [name, {
+      traces: split.traces[p]!,
+      units: split.units[p]!,
+    }]),
+  ) as SplitReport["parts"];
+  return {
+    mode: split.mode,
+    reason: split.reason,
+    similarity: split.mode === "random" ? similarity : null,
+    similar_links: split.similarLinks,
+    parts,
   };
-  return { question, report };
+}
+
+/** The split in one line, for progress. */
+function describeSplit(split: Split): string {
+  const unit = split.mode === "group"
+    ? "groups"
+    : split.mode === "random"
+    ? "clusters"
+    : "texts";
+  const parts = PART_NAMES.map((name, p) =>
+    `${name} ${split.traces[p]} traces (${split.units[p]} ${unit})`
+  ).join(", ");
+  return `${split.mode} (${split.reason}): ${parts}`;
 }
 
 /** Why a question cannot be trained and certified, or null when it can. */
@@ -527,22 +486,4 @@ function refusal(
       `(${needed} calibration answers at alpha ${options.alpha}, delta ${options.delta}, calibration share ${options.calibrationShare})`;
   }
   return null;
-}
-
-function textOfFeatures(f: TextFeatures): string {
-  return f.words.join(" ");
-}
-
-function meanNllAtBestTemperature(
-  logits: Float64Array,
-  labels: Int32Array,
-  k: number,
-): number {
-  const t = fitTemperature(logits, labels, k);
-  let total = 0;
-  for (let i = 0; i < labels.length; i++) {
-    const p = softmax(logits.subarray(i * k, (i + 1) * k), t);
-    total -= Math.log(Math.max(p[labels[i]!]!, 1e-300));
-  }
-  return labels.length === 0 ? 0 : total / labels.length;
 }
