@@ -1,7 +1,28 @@
 import assert from "node:assert/strict";
-import { assignSplits, CALIBRATION, TEST, TRAIN } from "../src/train/split.ts";
+import {
+  CALIBRATION,
+  FIT,
+  resolveMode,
+  type SplitOptions,
+  splitTraces,
+  TEST,
+  VALIDATION,
+} from "../src/train/split.ts";
 import { textKey } from "../src/engine/text.ts";
-import { pick, randInt, rng, syntheticTraces } from "./_fixtures.ts";
+import {
+  FILLER_WORDS,
+  pick,
+  randInt,
+  rng,
+  syntheticTraces,
+} from "./_fixtures.ts";
+
+const SHARES: Omit<SplitOptions, "mode" | "seed"> = {
+  calibration: 0.2,
+  test: 0.1,
+  validation: 0.15,
+  similarity: 0.8,
+};
 
 /** Variants of a text that normalise to the same key: case, white space, NFKC forms. */
 function variants(random: () => number, text: string): string[] {
@@ -19,55 +40,208 @@ function variants(random: () => number, text: string): string[] {
   return out;
 }
 
-Deno.test("assignSplits() never puts texts equal after normalisation in different splits", () => {
+function shuffled<T>(random: () => number, items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = randInt(random, i + 1);
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}
+
+/** Asserts that no two traces with the same `key(i)` sit in different parts. */
+function assertTogether(
+  parts: Uint8Array,
+  n: number,
+  key: (i: number) => string | number,
+  what: string,
+): number {
+  const where = new Map<string | number, number>();
+  let repeats = 0;
+  for (let i = 0; i < n; i++) {
+    const k = key(i);
+    const seen = where.get(k);
+    if (seen === undefined) where.set(k, parts[i]!);
+    else {
+      repeats++;
+      assert.equal(
+        parts[i],
+        seen,
+        `${what} ${JSON.stringify(k)} straddles parts`,
+      );
+    }
+  }
+  return repeats;
+}
+
+Deno.test("splitTraces() never puts texts equal after normalisation in different parts", () => {
   const random = rng(11);
   const base = syntheticTraces({ count: 400, seed: 5 }).map((t) => t.text);
   const texts: string[] = [];
   for (const t of base) {
     texts.push(...variants(random, t).slice(0, 1 + randInt(random, 5)));
   }
-  // Shuffle so duplicates are not neighbours.
-  for (let i = texts.length - 1; i > 0; i--) {
-    const j = randInt(random, i + 1);
-    [texts[i], texts[j]] = [texts[j]!, texts[i]!];
-  }
+  shuffled(random, texts);
   for (const seed of [1, 2, 3]) {
-    const split = assignSplits(texts, { calibration: 0.2, test: 0.1 }, seed);
-    const where = new Map<string, number>();
-    let dup = 0;
-    texts.forEach((t, i) => {
-      const key = textKey(t);
-      const seen = where.get(key);
-      if (seen === undefined) where.set(key, split[i]!);
-      else {
-        dup++;
-        assert.equal(split[i], seen, `${JSON.stringify(t)} straddles splits`);
+    for (const similarity of [1, 0.8]) {
+      const { parts } = splitTraces({ texts }, {
+        ...SHARES,
+        similarity,
+        mode: "random",
+        seed,
+      });
+      const dup = assertTogether(
+        parts,
+        texts.length,
+        (i) => textKey(texts[i]!),
+        "text",
+      );
+      assert.ok(dup > 200, "the data has duplicates to check");
+      for (const p of [FIT, VALIDATION, CALIBRATION, TEST]) {
+        assert.ok(parts.includes(p), `part ${p} is used`);
       }
-    });
-    assert.ok(dup > 200, "the data has duplicates to check");
-    const counts = [TRAIN, CALIBRATION, TEST].map((s) =>
-      split.filter((x) => x === s).length
-    );
-    assert.ok(counts.every((c) => c > 0), `every split is used: ${counts}`);
+    }
   }
 });
 
-Deno.test("assignSplits() is deterministic for a seed and changes with it", () => {
+Deno.test("splitTraces() is deterministic for a seed, changes with it, and ignores trace order", () => {
   const random = rng(3);
   const texts = Array.from(
     { length: 2000 },
     (_, i) => `${pick(random, ["a", "b", "c"])} text number ${i}`,
   );
-  const a = assignSplits(texts, { calibration: 0.2, test: 0.1 }, 42);
-  const b = assignSplits([...texts], { calibration: 0.2, test: 0.1 }, 42);
-  assert.deepEqual(a, b);
-  const c = assignSplits(texts, { calibration: 0.2, test: 0.1 }, 43);
-  assert.notDeepEqual(a, c);
-  // Shares are about right.
-  const share = (s: number) => a.filter((x) => x === s).length / a.length;
-  assert.ok(
-    Math.abs(share(CALIBRATION) - 0.2) < 0.04,
-    `calibration ${share(CALIBRATION)}`,
+  const options = { ...SHARES, similarity: 1, mode: "random" as const };
+  const a = splitTraces({ texts }, { ...options, seed: 42 });
+  const b = splitTraces({ texts: [...texts] }, { ...options, seed: 42 });
+  assert.deepEqual(a.parts, b.parts);
+  const c = splitTraces({ texts }, { ...options, seed: 43 });
+  assert.notDeepEqual(a.parts, c.parts);
+  // Reordering the traces moves nobody.
+  const order = shuffled(random, texts.map((_, i) => i));
+  const d = splitTraces({ texts: order.map((i) => texts[i]!) }, {
+    ...options,
+    seed: 42,
+  });
+  order.forEach((i, at) => assert.equal(d.parts[at], a.parts[i]));
+  // Shares are as asked (units are single texts here).
+  assert.deepEqual(a.traces, [1190, 210, 400, 200]);
+  assert.equal(a.traces[TEST], 200);
+  assert.equal(a.traces[CALIBRATION], 400);
+});
+
+Deno.test("splitTraces() keeps near-duplicate clusters in one part in random mode", () => {
+  // 300 clusters of 4 paraphrases: one base sentence with one word changed.
+  const random = rng(8);
+  const texts: string[] = [];
+  const cluster: number[] = [];
+  for (let c = 0; c < 300; c++) {
+    const words = Array.from(
+      { length: 10 },
+      (_, j) => j < 6 ? `w${c}x${j}` : pick(random, FILLER_WORDS),
+    );
+    for (let v = 0; v < 4; v++) {
+      const copy = [...words];
+      copy[randInt(random, 10)] = pick(random, FILLER_WORDS);
+      texts.push(copy.join(" "));
+      cluster.push(c);
+    }
+  }
+  const options = { ...SHARES, mode: "random" as const, seed: 5 };
+  const clustered = splitTraces({ texts }, { ...options, similarity: 0.6 });
+  assertTogether(clustered.parts, texts.length, (i) => cluster[i]!, "cluster");
+  assert.ok(clustered.similarLinks >= 600, `${clustered.similarLinks} links`);
+  // Without clustering, paraphrases straddle parts.
+  const plain = splitTraces({ texts }, { ...options, similarity: 1 });
+  assert.throws(() =>
+    assertTogether(plain.parts, texts.length, (i) => cluster[i]!, "cluster")
   );
-  assert.ok(Math.abs(share(TEST) - 0.1) < 0.03, `test ${share(TEST)}`);
+  assert.equal(plain.similarLinks, 0);
+});
+
+Deno.test("splitTraces() never lets a group straddle two parts", () => {
+  const random = rng(21);
+  const n = 3000;
+  const texts = Array.from(
+    { length: n },
+    (_, i) => `message ${i} ${pick(random, FILLER_WORDS)}`,
+  );
+  // Groups of very different sizes, one of them large.
+  const groups = Int32Array.from(
+    { length: n },
+    () => random() < 0.1 ? 0 : 1 + randInt(random, 150),
+  );
+  const s = splitTraces({ texts, groups }, {
+    ...SHARES,
+    mode: "auto",
+    seed: 2,
+  });
+  assert.equal(s.mode, "group");
+  assertTogether(s.parts, n, (i) => groups[i]!, "group");
+  assert.equal(s.units.reduce((a, b) => a + b, 0), 151);
+  // Trace shares stay close to what was asked despite whole groups.
+  assert.ok(Math.abs(s.traces[TEST]! / n - 0.1) < 0.05, `${s.traces}`);
+  assert.ok(Math.abs(s.traces[CALIBRATION]! / n - 0.2) < 0.05, `${s.traces}`);
+});
+
+Deno.test("splitTraces() calibrates and tests on the most recent traces in time mode", () => {
+  const random = rng(4);
+  const n = 2000;
+  const texts = Array.from({ length: n }, (_, i) => `note ${i}`);
+  const times = Float64Array.from({ length: n }, () => 1.7e9 + random() * 1e7);
+  const s = splitTraces({ texts, times }, { ...SHARES, mode: "auto", seed: 1 });
+  assert.equal(s.mode, "time");
+  const range = (p: number) => {
+    const ts = [...times].filter((_, i) => s.parts[i] === p);
+    return [Math.min(...ts), Math.max(...ts)];
+  };
+  const [, fitMax] = range(FIT);
+  const [valMin, valMax] = range(VALIDATION);
+  const [calMin, calMax] = range(CALIBRATION);
+  const [testMin] = range(TEST);
+  assert.ok(fitMax! <= valMin!, "validation is newer than fit");
+  assert.ok(valMax! <= calMin!, "calibration is newer than validation");
+  assert.ok(calMax! <= testMin!, "test is the newest");
+  assert.deepEqual(s.traces, [1190, 210, 400, 200]);
+});
+
+Deno.test("splitTraces() keeps the newest occurrence's place for a text repeated over time", () => {
+  const texts = ["old and new", "a", "b", "c", "d", "old and new"];
+  const times = Float64Array.from([1, 2, 3, 4, 5, 100]);
+  const s = splitTraces({ texts, times }, {
+    ...SHARES,
+    test: 0.34,
+    calibration: 0.01,
+    validation: 0,
+    mode: "time",
+    seed: 1,
+  });
+  assert.equal(s.parts[0], TEST);
+  assert.equal(s.parts[5], TEST);
+});
+
+Deno.test("resolveMode() picks time, then group, then random, and refuses a mode the traces cannot follow", () => {
+  const texts = ["a", "b", "c"];
+  const times = Float64Array.from([1, 2, NaN]);
+  const groups = Int32Array.from([0, 0, 1]);
+  assert.equal(resolveMode({ texts, times, groups }, "auto").mode, "group");
+  assert.equal(
+    resolveMode({ texts, times: Float64Array.from([1, 2, 3]), groups }, "auto")
+      .mode,
+    "time",
+  );
+  const r = resolveMode({ texts, times }, "auto");
+  assert.equal(r.mode, "random");
+  assert.match(r.reason, /not every trace/);
+  assert.equal(
+    resolveMode({ texts }, "auto").reason,
+    "no trace has a time or a group",
+  );
+  assert.throws(
+    () => resolveMode({ texts, times }, "time"),
+    (e: Error) =>
+      e instanceof RangeError &&
+      /--split time needs a time on every trace: 1 of 3 traces have none/.test(
+        e.message,
+      ),
+  );
+  assert.throws(() => resolveMode({ texts }, "group"), RangeError);
 });

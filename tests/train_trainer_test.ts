@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { train, type TrainResult } from "../src/train/trainer.ts";
-import { assignSplits, CALIBRATION, TEST } from "../src/train/split.ts";
+import { CALIBRATION, splitTraces, TEST } from "../src/train/split.ts";
 import { parseJsonlTraces } from "../src/train/traces.ts";
 import { assess, prepareText } from "../src/engine/answer.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
@@ -14,11 +14,14 @@ import {
 
 const OPTIONS = smallTrainOptions({ seed: 4 });
 const BASE = syntheticTraces({ count: 1500, seed: 12, noise: 0.005 });
-const SPLIT = assignSplits(
-  BASE.map((t) => t.text),
-  { calibration: OPTIONS.calibrationShare, test: OPTIONS.testShare },
-  OPTIONS.seed,
-);
+const SPLIT = splitTraces({ texts: BASE.map((t) => t.text) }, {
+  mode: OPTIONS.split,
+  calibration: OPTIONS.calibrationShare,
+  test: OPTIONS.testShare,
+  validation: OPTIONS.validationShare,
+  seed: OPTIONS.seed,
+  similarity: OPTIONS.similarity,
+}).parts;
 
 function trainOn(traces: SyntheticTrace[]): TrainResult {
   return train(parseJsonlTraces("t.jsonl", toJsonl(traces)), OPTIONS);
@@ -123,18 +126,20 @@ Deno.test("train() reports test figures measured exactly as serving answers", ()
 });
 
 Deno.test("train() marks a question without enough held-out answers uncalibrated, with the reason", () => {
-  // Just above the 295 answers training accepts: about 60 land in calibration, around the 59 needed.
+  // `urgent` is answered by about 310 of 500 traces, just above the 295
+  // training accepts; with this seed 53 of them land in calibration, fewer
+  // than the 59 needed.
   const r = train(
     parseJsonlTraces(
       "t.jsonl",
-      toJsonl(syntheticTraces({ count: 300, seed: 5, urgentShare: 1 })),
+      toJsonl(syntheticTraces({ count: 500, seed: 2, urgentShare: 0.62 })),
     ),
     smallTrainOptions(),
   );
   for (const q of r.table.questions) {
     const report = r.report.questions.find((x) => x.name === q.name)!;
     console.log(
-      `trainer, 300 traces: ${q.name} has ${report.answers.calibration} calibration answers, ${q.calibration.status}`,
+      `trainer, 500 traces: ${q.name} has ${report.answers.calibration} calibration answers, ${q.calibration.status}`,
     );
     if (report.answers.calibration < 59) {
       assert.equal(q.calibration.status, "uncalibrated", q.name);

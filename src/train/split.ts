@@ -1,23 +1,94 @@
 /**
- * Deterministic splits, disjoint by normalised text.
+ * Splitting traces so that the calibration and test answers stand for the
+ * traffic that comes next, not for a random slice of the same log.
+ *
+ * Every trace goes to one of four parts: **fit** and **validation** (together
+ * the train split; validation chooses epochs and the temperature and fixes
+ * the candidate thresholds), **calibration** (chooses the certified
+ * threshold) and **test** (the report only). The unit of a split is a set of
+ * traces that must stay together:
+ *
+ * - texts equal after normalisation (NFKC, lower case, collapsed white
+ *   space), always;
+ * - in **group** mode, every trace of a group (a user, session or source);
+ * - in **random** mode, near-duplicates and paraphrase clusters: traces
+ *   whose texts have a TF-IDF cosine of at least `similarity` are linked,
+ *   transitively (see `similar.ts`).
+ *
+ * No answer is read: which part a trace lands in depends only on its text,
+ * time and group and the seed, so no answer (of the test part in particular)
+ * can steer the split.
+ *
+ * Units are dealt out by trace count: in **time** mode from the newest (test
+ * gets the most recent traces, calibration the ones before, validation the
+ * newest of the rest: out-of-time, as deployment follows the log); otherwise
+ * in the order of a seeded hash. **auto** picks time when every trace has a
+ * time, else group when every trace has a group, else random.
  *
  * @module
  */
 
 import { textKey } from "../engine/text.ts";
 import { seededRandom } from "../engine/random.ts";
+import { similarPairs, textVectors } from "./similar.ts";
+import { UnionFind } from "./units.ts";
 
 export { seededRandom };
 
-/** Where a trace goes. */
-export const TRAIN = 0;
-export const CALIBRATION = 1;
-export const TEST = 2;
+/** The parts of a split. */
+export const FIT = 0;
+export const VALIDATION = 1;
+export const CALIBRATION = 2;
+export const TEST = 3;
 
-/** Shares of the traces for calibration and test; the rest trains. */
-export interface SplitShares {
+/** Part names, by part number. */
+export const PART_NAMES = ["fit", "validation", "calibration", "test"] as const;
+
+/** How traces are split. */
+export type SplitMode = "auto" | "time" | "group" | "random";
+
+/** The modes a split can end up in (`auto` resolves to one of them). */
+export type ResolvedSplitMode = Exclude<SplitMode, "auto">;
+
+/** What a split needs of the traces (never their answers). */
+export interface SplitSource {
+  texts: readonly string[];
+  /** Per trace, seconds since the epoch, NaN where none; null when none has one. */
+  times?: Float64Array | null;
+  /** Per trace, a group number, -1 where none; null when none has one. */
+  groups?: Int32Array | null;
+}
+
+/** How to split. */
+export interface SplitOptions {
+  mode: SplitMode;
+  /** Shares of all traces for calibration and for test. */
   calibration: number;
   test: number;
+  /** Share of the train split (what calibration and test leave) for validation. */
+  validation: number;
+  seed: number;
+  /**
+   * Random mode: texts with a TF-IDF cosine at least this stay in one split.
+   * 1 keeps only equal texts together.
+   */
+  similarity: number;
+}
+
+/** A split of the traces, and what it is made of. */
+export interface Split {
+  mode: ResolvedSplitMode;
+  /** Why this mode, in words. */
+  reason: string;
+  /** Per trace: `FIT`, `VALIDATION`, `CALIBRATION` or `TEST`. */
+  parts: Uint8Array;
+  /** Per trace, its unit (the traces that must stay together). */
+  unitOf: Int32Array;
+  /** Per part (by part number): traces and units. */
+  traces: number[];
+  units: number[];
+  /** Random mode: pairs of distinct texts linked as near-duplicates. */
+  similarLinks: number;
 }
 
 /** A number in [0, 1) from a string and a seed (FNV-1a then a mixer). */
@@ -34,25 +105,172 @@ export function unitHash(s: string, seed: number): number {
   return (h >>> 0) / 4294967296;
 }
 
-/**
- * Assigns each text to train, calibration or test. Texts equal after
- * normalisation (NFKC, lower case, collapsed white space) always share a split.
- */
-export function assignSplits(
-  texts: readonly string[],
-  shares: SplitShares,
-  seed: number,
-): Uint8Array {
-  const out = new Uint8Array(texts.length);
-  for (let i = 0; i < texts.length; i++) {
-    const u = unitHash(textKey(texts[i]!), seed);
-    out[i] = u < shares.test
-      ? TEST
-      : u < shares.test + shares.calibration
-      ? CALIBRATION
-      : TRAIN;
+/** The mode `auto` resolves to for these traces, and why. */
+export function resolveMode(
+  source: SplitSource,
+  mode: SplitMode,
+): { mode: ResolvedSplitMode; reason: string } {
+  const n = source.texts.length;
+  const timed = countPresent(source.times, (t) => !Number.isNaN(t));
+  const grouped = countPresent(source.groups, (g) => g >= 0);
+  const missing = (what: string, have: number) =>
+    `--split ${mode} needs a ${what} on every trace: ${
+      n - have
+    } of ${n} traces have none`;
+  switch (mode) {
+    case "time":
+      if (timed < n) throw new RangeError(missing("time", timed));
+      return { mode, reason: "asked for (--split time)" };
+    case "group":
+      if (grouped < n) throw new RangeError(missing("group", grouped));
+      return { mode, reason: "asked for (--split group)" };
+    case "random":
+      return { mode, reason: "asked for (--split random)" };
+    case "auto":
+      if (n > 0 && timed === n) {
+        return { mode: "time", reason: "every trace has a time" };
+      }
+      if (n > 0 && grouped === n) {
+        return { mode: "group", reason: "every trace has a group" };
+      }
+      return {
+        mode: "random",
+        reason: timed + grouped === 0
+          ? "no trace has a time or a group"
+          : "not every trace has a time, nor every trace a group",
+      };
   }
-  return out;
+}
+
+function countPresent<T extends Float64Array | Int32Array>(
+  values: T | null | undefined,
+  present: (v: number) => boolean,
+): number {
+  if (values === null || values === undefined) return 0;
+  let n = 0;
+  for (let i = 0; i < values.length; i++) if (present(values[i]!)) n++;
+  return n;
+}
+
+/**
+ * Splits the traces (see the module doc). Deterministic for a seed; in
+ * random and group mode the result does not depend on the order of the
+ * traces. Throws `RangeError` when time or group mode is asked for and some
+ * trace lacks it.
+ */
+export function splitTraces(source: SplitSource, options: SplitOptions): Split {
+  const { mode, reason } = resolveMode(source, options.mode);
+  const n = source.texts.length;
+  const links = new UnionFind(n);
+  // Equal texts always stay together; `first[i]` is the first trace of i's text.
+  const firstOfKey = new Map<string, number>();
+  const keyHash = new Float64Array(n);
+  const representatives: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const key = textKey(source.texts[i]!);
+    const first = firstOfKey.get(key);
+    if (first === undefined) {
+      firstOfKey.set(key, i);
+      keyHash[i] = unitHash(key, options.seed);
+      representatives.push(i);
+    } else {
+      keyHash[i] = keyHash[first]!;
+      links.union(first, i);
+    }
+  }
+  firstOfKey.clear();
+  if (mode === "group") {
+    const firstOfGroup = new Map<number, number>();
+    for (let i = 0; i < n; i++) {
+      const g = source.groups![i]!;
+      const first = firstOfGroup.get(g);
+      if (first === undefined) firstOfGroup.set(g, i);
+      else links.union(first, i);
+    }
+  }
+  let similarLinks = 0;
+  if (mode === "random" && options.similarity < 1) {
+    similarLinks = linkNearDuplicates(
+      source,
+      representatives,
+      options.similarity,
+      links,
+    );
+  }
+  const { unitOf, count } = links.units();
+
+  // Each unit's sort key: its newest time (time mode), and a hash of its
+  // texts that does not depend on trace order.
+  const unitHashes = new Float64Array(count).fill(Infinity);
+  const unitTimes = new Float64Array(count).fill(-Infinity);
+  const unitSizes = new Int32Array(count);
+  for (let i = 0; i < n; i++) {
+    const u = unitOf[i]!;
+    unitSizes[u]!++;
+    if (keyHash[i]! < unitHashes[u]!) unitHashes[u] = keyHash[i]!;
+    if (mode === "time") {
+      unitTimes[u] = Math.max(unitTimes[u]!, source.times![i]!);
+    }
+  }
+  const order = Array.from({ length: count }, (_, u) => u);
+  if (mode === "time") {
+    // Newest first; equal times in hash order.
+    order.sort((a, b) =>
+      unitTimes[b]! - unitTimes[a]! || unitHashes[a]! - unitHashes[b]!
+    );
+  } else {
+    order.sort((a, b) => unitHashes[a]! - unitHashes[b]! || a - b);
+  }
+
+  // Deal units out: test first, then calibration, validation, fit.
+  const test = Math.round(options.test * n);
+  const calibration = Math.round(options.calibration * n);
+  const validation = Math.round(
+    options.validation * (n - test - calibration),
+  );
+  const targets = [test, calibration, validation, Infinity];
+  const partOrder = [TEST, CALIBRATION, VALIDATION, FIT];
+  const unitPart = new Uint8Array(count);
+  const traces = [0, 0, 0, 0];
+  const units = [0, 0, 0, 0];
+  let at = 0;
+  for (const u of order) {
+    while (traces[partOrder[at]!]! >= targets[at]!) at++;
+    const part = partOrder[at]!;
+    unitPart[u] = part;
+    traces[part]! += unitSizes[u]!;
+    units[part]!++;
+  }
+  const parts = new Uint8Array(n);
+  for (let i = 0; i < n; i++) parts[i] = unitPart[unitOf[i]!]!;
+  return { mode, reason, parts, unitOf, traces, units, similarLinks };
+}
+
+/**
+ * Links traces whose texts are near-duplicates (cosine at least
+ * `similarity`); returns the number of links made.
+ */
+function linkNearDuplicates(
+  source: SplitSource,
+  representatives: readonly number[],
+  similarity: number,
+  links: UnionFind,
+): number {
+  const vectors = textVectors(representatives.map((i) => source.texts[i]!));
+  let made = 0;
+  similarPairs(vectors, {
+    threshold: similarity,
+    consider: (j, i) =>
+      links.find(representatives[j]!) !== links.find(representatives[i]!),
+  }, (j, i) => {
+    if (links.union(representatives[j]!, representatives[i]!)) made++;
+  });
+  return made;
+}
+
+/** True for the parts that train the weights (fit and validation). */
+export function isTrain(part: number): boolean {
+  return part === FIT || part === VALIDATION;
 }
 
 /** Fisher-Yates shuffle in place with a seeded generator. */

@@ -1,0 +1,192 @@
+/**
+ * Finding near-duplicate texts: TF-IDF word vectors and an all-pairs cosine
+ * search with prefix filtering (Bayardo, Ma and Srikant, "Scaling up all
+ * pairs similarity search", WWW 2007).
+ *
+ * Each text is a unit-length vector of its distinct words, each weighted by
+ * its inverse document frequency `1 + ln((1 + N) / (1 + df))` (scikit-learn's
+ * smoothed IDF). Two texts are similar when the cosine of their vectors
+ * reaches a threshold `t`. The search never compares all pairs: each text
+ * indexes only its rarest words, leaving out its most common words as long as
+ * their part of the vector has norm below `t`. Then any pair with cosine
+ * `>= t` shares an indexed word (the unindexed part alone adds less than `t`
+ * to the dot product), so probing the index with every word of a text finds
+ * all its similar predecessors. Common words fill few index lists, so the
+ * work stays close to linear in the number of texts.
+ *
+ * One approximation bounds the worst case: an index list longer than
+ * `LIST_SCAN_LIMIT` (a word shared by thousands of texts' rare parts, as in a
+ * log of one template repeated with small changes) is scanned only over its
+ * most recent entries. Callers use the pairs to link texts transitively, so a
+ * text similar to many earlier ones is still linked to their group through
+ * the recent ones.
+ *
+ * @module
+ */
+
+import { wordsOf } from "../engine/text.ts";
+
+/** Texts as sparse unit vectors over a word vocabulary. */
+export interface TextVectors {
+  /** Text `i` has terms `terms[offsets[i] .. offsets[i + 1])`, ascending. */
+  offsets: Int32Array;
+  /**
+   * Term ids, numbered by rarity: a smaller id is a word fewer texts have,
+   * so each text's ascending terms run from its rarest word to its commonest.
+   */
+  terms: Int32Array;
+  /** The matching weights; each text's weights have unit norm. */
+  weights: Float32Array;
+}
+
+/** Most entries of one index list scanned per probe (see the module doc). */
+export const LIST_SCAN_LIMIT = 2000;
+
+/**
+ * TF-IDF vectors of `texts` (distinct words, presence times smoothed IDF,
+ * unit length). A text without words gets an empty vector, similar to
+ * nothing.
+ */
+export function textVectors(texts: readonly string[]): TextVectors {
+  const vocabulary = new Map<string, number>();
+  const df: number[] = [];
+  const offsets = new Int32Array(texts.length + 1);
+  const raw: number[] = [];
+  for (let i = 0; i < texts.length; i++) {
+    const start = raw.length;
+    for (const word of wordsOf(texts[i]!)) {
+      let id = vocabulary.get(word);
+      if (id === undefined) {
+        id = df.length;
+        vocabulary.set(word, id);
+        df.push(0);
+      }
+      // Distinct words only: a short scan is cheaper than a set.
+      if (raw.indexOf(id, start) < 0) {
+        raw.push(id);
+        df[id]!++;
+      }
+    }
+    offsets[i + 1] = raw.length;
+  }
+  // Renumber words by rarity (fewest texts first, ties by first appearance).
+  const byRarity = Array.from(df, (_, id) => id).sort((a, b) =>
+    df[a]! - df[b]! || a - b
+  );
+  const rank = new Int32Array(df.length);
+  byRarity.forEach((id, r) => rank[id] = r);
+  const n = texts.length;
+  const idf = Float64Array.from(
+    byRarity,
+    (id) => 1 + Math.log((1 + n) / (1 + df[id]!)),
+  );
+  const terms = Int32Array.from(raw, (id) => rank[id]!);
+  const weights = new Float32Array(terms.length);
+  for (let i = 0; i < n; i++) {
+    const from = offsets[i]!;
+    const to = offsets[i + 1]!;
+    terms.subarray(from, to).sort();
+    let norm = 0;
+    for (let j = from; j < to; j++) norm += idf[terms[j]!]! ** 2;
+    const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+    for (let j = from; j < to; j++) weights[j] = idf[terms[j]!]! * scale;
+  }
+  return { offsets, terms, weights };
+}
+
+/** Cosine of texts `a` and `b` (their dot product: the vectors have unit length). */
+export function cosine(v: TextVectors, a: number, b: number): number {
+  const { offsets, terms, weights } = v;
+  let i = offsets[a]!;
+  const iEnd = offsets[a + 1]!;
+  let j = offsets[b]!;
+  const jEnd = offsets[b + 1]!;
+  let dot = 0;
+  while (i < iEnd && j < jEnd) {
+    const ti = terms[i]!;
+    const tj = terms[j]!;
+    if (ti === tj) dot += weights[i++]! * weights[j++]!;
+    else if (ti < tj) i++;
+    else j++;
+  }
+  return dot;
+}
+
+/** Which texts take part in a search, and in which role. */
+export interface SearchOptions {
+  /** Cosine threshold `t` in (0, 1]. */
+  threshold: number;
+  /**
+   * Texts that are indexed (may be found); all when absent. In a twin
+   * search these are the train texts.
+   */
+  indexed?: (i: number) => boolean;
+  /** Texts that probe the index (look for earlier similar texts); all when absent. */
+  probing?: (i: number) => boolean;
+  /**
+   * Called for a candidate pair before its cosine is computed; false skips
+   * it (for example when the two are already linked, or answer differently).
+   */
+  consider?: (earlier: number, later: number) => boolean;
+}
+
+/**
+ * Calls `found(earlier, later, cosine)` for pairs of texts (`earlier <
+ * later`) whose cosine reaches `options.threshold`: every such pair where the
+ * earlier text is indexed and the later one probes, except those `consider`
+ * skips and those lost to `LIST_SCAN_LIMIT`.
+ */
+export function similarPairs(
+  v: TextVectors,
+  options: SearchOptions,
+  found: (earlier: number, later: number, cosine: number) => void,
+): void {
+  const t = options.threshold;
+  if (!(t > 0 && t <= 1)) {
+    throw new RangeError(`Similarity threshold must be in (0, 1]: got ${t}`);
+  }
+  const n = v.offsets.length - 1;
+  const lists = new Map<number, number[]>();
+  const { offsets, terms, weights } = v;
+  // Per probe, the candidates already visited (stamped with the probe's id).
+  const stamp = new Int32Array(n).fill(-1);
+  for (let i = 0; i < n; i++) {
+    const from = offsets[i]!;
+    const to = offsets[i + 1]!;
+    if (from === to) continue;
+    if (options.probing?.(i) ?? true) {
+      for (let x = from; x < to; x++) {
+        const list = lists.get(terms[x]!);
+        if (list === undefined) continue;
+        const start = Math.max(0, list.length - LIST_SCAN_LIMIT);
+        for (let y = list.length - 1; y >= start; y--) {
+          const j = list[y]!;
+          if (stamp[j] === i) continue;
+          stamp[j] = i;
+          if (options.consider !== undefined && !options.consider(j, i)) {
+            continue;
+          }
+          const c = cosine(v, j, i);
+          if (c >= t - 1e-6) found(j, i, c);
+        }
+      }
+    }
+    if (options.indexed?.(i) ?? true) {
+      // Index the rare prefix; leave out the common suffix while its norm < t.
+      let suffix = 0;
+      let end = to;
+      while (end > from) {
+        const w = weights[end - 1]!;
+        if (suffix + w * w >= t * t) break;
+        suffix += w * w;
+        end--;
+      }
+      for (let x = from; x < end; x++) {
+        const term = terms[x]!;
+        let list = lists.get(term);
+        if (list === undefined) lists.set(term, list = []);
+        list.push(i);
+      }
+    }
+  }
+}
