@@ -245,3 +245,55 @@ Deno.test("resolveMode() picks time, then group, then random, and refuses a mode
   );
   assert.throws(() => resolveMode({ texts }, "group"), RangeError);
 });
+
+Deno.test("splitTraces() places large units no earlier than small ones", () => {
+  // 100 groups of 20 different texts and 2,000 groups of one: half the
+  // traces are in large groups, so about half of every part should be.
+  const texts: string[] = [];
+  const groups: number[] = [];
+  for (let g = 0; g < 100; g++) {
+    for (let r = 0; r < 20; r++) {
+      texts.push(`message ${r} of group ${g}`);
+      groups.push(g);
+    }
+  }
+  for (let i = 0; i < 2000; i++) {
+    texts.push(`single message number ${i}`);
+    groups.push(100 + i);
+  }
+  for (const seed of [1, 2, 3]) {
+    const s = splitTraces({ texts, groups: Int32Array.from(groups) }, {
+      ...SHARES,
+      mode: "group",
+      seed,
+    });
+    for (const p of [TEST, CALIBRATION, FIT]) {
+      let all = 0;
+      let large = 0;
+      s.parts.forEach((x, i) => {
+        if (x !== p) return;
+        all++;
+        if (groups[i]! < 100) large++;
+      });
+      assert.ok(
+        Math.abs(large / all - 0.5) < 0.25,
+        `seed ${seed}, part ${p}: ${large} of ${all} traces are in large groups`,
+      );
+    }
+  }
+});
+
+Deno.test("splitTraces() clusters around leaders, never chaining texts that are not alike", () => {
+  // A chain: text i holds words i..i+5, so neighbours share 5 of 6 words
+  // (cosine about 0.83) and texts six apart share none.
+  const texts = Array.from(
+    { length: 300 },
+    (_, i) => Array.from({ length: 6 }, (_, j) => `w${i + j}`).join(" "),
+  );
+  const s = splitTraces({ texts }, { ...SHARES, mode: "random", seed: 1 });
+  const sizes = new Map<number, number>();
+  for (const u of s.unitOf) sizes.set(u, (sizes.get(u) ?? 0) + 1);
+  assert.ok(s.similarLinks > 50, `${s.similarLinks} texts joined a leader`);
+  // A leader gathers at most its two neighbours.
+  assert.ok(Math.max(...sizes.values()) <= 3, `${Math.max(...sizes.values())}`);
+});

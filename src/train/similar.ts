@@ -112,20 +112,92 @@ export function cosine(v: TextVectors, a: number, b: number): number {
   return dot;
 }
 
-/** Which texts take part in a search, and in which role. */
+/**
+ * An index of texts for cosine queries at a fixed threshold: texts are added
+ * one by one, and a query finds the added texts at least that similar
+ * (see the module doc for the prefix filter and `LIST_SCAN_LIMIT`).
+ */
+export class SimilarityIndex {
+  readonly #v: TextVectors;
+  readonly #threshold: number;
+  readonly #lists = new Map<number, number[]>();
+  /** Per text, the last query that visited it (so each is checked once per query). */
+  readonly #stamp: Int32Array;
+  #query = 0;
+
+  /** An empty index over the texts of `v`, for cosine `>= threshold` in (0, 1]. */
+  constructor(v: TextVectors, threshold: number) {
+    if (!(threshold > 0 && threshold <= 1)) {
+      throw new RangeError(
+        `Similarity threshold must be in (0, 1]: got ${threshold}`,
+      );
+    }
+    this.#v = v;
+    this.#threshold = threshold;
+    this.#stamp = new Int32Array(v.offsets.length - 1).fill(-1);
+  }
+
+  /** Adds text `i`: its rare words go in the index, its common tail (norm below the threshold) does not. */
+  add(i: number): void {
+    const { offsets, terms, weights } = this.#v;
+    const from = offsets[i]!;
+    const t2 = this.#threshold * this.#threshold;
+    let suffix = 0;
+    let end = offsets[i + 1]!;
+    while (end > from) {
+      const w = weights[end - 1]!;
+      if (suffix + w * w >= t2) break;
+      suffix += w * w;
+      end--;
+    }
+    for (let x = from; x < end; x++) {
+      const term = terms[x]!;
+      let list = this.#lists.get(term);
+      if (list === undefined) this.#lists.set(term, list = []);
+      list.push(i);
+    }
+  }
+
+  /**
+   * Calls `found(j, cosine)` for every added text `j` whose cosine with text
+   * `i` reaches the threshold; `consider(j)` may skip a candidate before its
+   * cosine is computed.
+   */
+  query(
+    i: number,
+    found: (j: number, cosine: number) => void,
+    consider?: (j: number) => boolean,
+  ): void {
+    const { offsets, terms } = this.#v;
+    const stamp = this.#stamp;
+    const q = this.#query++;
+    for (let x = offsets[i]!; x < offsets[i + 1]!; x++) {
+      const list = this.#lists.get(terms[x]!);
+      if (list === undefined) continue;
+      const start = Math.max(0, list.length - LIST_SCAN_LIMIT);
+      for (let y = list.length - 1; y >= start; y--) {
+        const j = list[y]!;
+        if (stamp[j] === q) continue;
+        stamp[j] = q;
+        if (consider !== undefined && !consider(j)) continue;
+        const c = cosine(this.#v, j, i);
+        if (c >= this.#threshold - 1e-6) found(j, c);
+      }
+    }
+  }
+}
+
+/** Which texts take part in `similarPairs`, and in which role. */
 export interface SearchOptions {
   /** Cosine threshold `t` in (0, 1]. */
   threshold: number;
-  /**
-   * Texts that are indexed (may be found); all when absent. In a twin
-   * search these are the train texts.
-   */
+  /** Texts that are indexed (may be found); all when absent. */
   indexed?: (i: number) => boolean;
   /** Texts that probe the index (look for earlier similar texts); all when absent. */
   probing?: (i: number) => boolean;
   /**
    * Called for a candidate pair before its cosine is computed; false skips
-   * it (for example when the two are already linked, or answer differently).
+   * it (for example when the two are already linked).
    */
   consider?: (earlier: number, later: number) => boolean;
 }
@@ -141,52 +213,17 @@ export function similarPairs(
   options: SearchOptions,
   found: (earlier: number, later: number, cosine: number) => void,
 ): void {
-  const t = options.threshold;
-  if (!(t > 0 && t <= 1)) {
-    throw new RangeError(`Similarity threshold must be in (0, 1]: got ${t}`);
-  }
+  const index = new SimilarityIndex(v, options.threshold);
   const n = v.offsets.length - 1;
-  const lists = new Map<number, number[]>();
-  const { offsets, terms, weights } = v;
-  // Per probe, the candidates already visited (stamped with the probe's id).
-  const stamp = new Int32Array(n).fill(-1);
+  const consider = options.consider;
   for (let i = 0; i < n; i++) {
-    const from = offsets[i]!;
-    const to = offsets[i + 1]!;
-    if (from === to) continue;
     if (options.probing?.(i) ?? true) {
-      for (let x = from; x < to; x++) {
-        const list = lists.get(terms[x]!);
-        if (list === undefined) continue;
-        const start = Math.max(0, list.length - LIST_SCAN_LIMIT);
-        for (let y = list.length - 1; y >= start; y--) {
-          const j = list[y]!;
-          if (stamp[j] === i) continue;
-          stamp[j] = i;
-          if (options.consider !== undefined && !options.consider(j, i)) {
-            continue;
-          }
-          const c = cosine(v, j, i);
-          if (c >= t - 1e-6) found(j, i, c);
-        }
-      }
+      index.query(
+        i,
+        (j, c) => found(j, i, c),
+        consider === undefined ? undefined : (j) => consider(j, i),
+      );
     }
-    if (options.indexed?.(i) ?? true) {
-      // Index the rare prefix; leave out the common suffix while its norm < t.
-      let suffix = 0;
-      let end = to;
-      while (end > from) {
-        const w = weights[end - 1]!;
-        if (suffix + w * w >= t * t) break;
-        suffix += w * w;
-        end--;
-      }
-      for (let x = from; x < end; x++) {
-        const term = terms[x]!;
-        let list = lists.get(term);
-        if (list === undefined) lists.set(term, list = []);
-        list.push(i);
-      }
-    }
+    if (options.indexed?.(i) ?? true) index.add(i);
   }
 }

@@ -11,9 +11,9 @@
  * - texts equal after normalisation (NFKC, lower case, collapsed white
  *   space), always;
  * - in **group** mode, every trace of a group (a user, session or source);
- * - in **random** mode, near-duplicates and paraphrase clusters: traces
- *   whose texts have a TF-IDF cosine of at least `similarity` are linked,
- *   transitively (see `similar.ts`).
+ * - in **random** mode, near-duplicates and paraphrase clusters: each text
+ *   joins the most similar cluster leader whose TF-IDF cosine with it is at
+ *   least `similarity` (see `linkNearDuplicates` and `similar.ts`).
  *
  * No answer is read: which part a trace lands in depends only on its text,
  * time and group and the seed, so no answer (of the test part in particular)
@@ -30,7 +30,7 @@
 
 import { textKey } from "../engine/text.ts";
 import { seededRandom } from "../engine/random.ts";
-import { similarPairs, textVectors } from "./similar.ts";
+import { SimilarityIndex, textVectors } from "./similar.ts";
 import { UnionFind } from "./units.ts";
 
 export { seededRandom };
@@ -87,7 +87,7 @@ export interface Split {
   /** Per part (by part number): traces and units. */
   traces: number[];
   units: number[];
-  /** Random mode: pairs of distinct texts linked as near-duplicates. */
+  /** Random mode: distinct texts that joined a near-duplicate cluster. */
   similarLinks: number;
 }
 
@@ -97,6 +97,17 @@ export function unitHash(s: string, seed: number): number {
   for (let i = 0; i < s.length; i++) {
     h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
   }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x7feb352d);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x846ca68b);
+  h ^= h >>> 16;
+  return (h >>> 0) / 4294967296;
+}
+
+/** A number in [0, 1) from one in [0, 1) and a seed, uniform whatever the input's distribution. */
+function rehash(x: number, seed: number): number {
+  let h = (Math.floor(x * 4294967296) ^ Math.imul(seed + 1, 0x85ebca6b)) >>> 0;
   h ^= h >>> 16;
   h = Math.imul(h, 0x7feb352d);
   h ^= h >>> 15;
@@ -193,6 +204,7 @@ export function splitTraces(source: SplitSource, options: SplitOptions): Split {
     similarLinks = linkNearDuplicates(
       source,
       representatives,
+      keyHash,
       options.similarity,
       links,
     );
@@ -211,6 +223,12 @@ export function splitTraces(source: SplitSource, options: SplitOptions): Split {
     if (mode === "time") {
       unitTimes[u] = Math.max(unitTimes[u]!, source.times![i]!);
     }
+  }
+  // The smallest member hash names a unit whatever the trace order, but it
+  // is biased low for large units: hash it again so that every unit's place
+  // is uniform, or large clusters would crowd into the parts dealt first.
+  for (let u = 0; u < count; u++) {
+    unitHashes[u] = rehash(unitHashes[u]!, options.seed);
   }
   const order = Array.from({ length: count }, (_, u) => u);
   if (mode === "time") {
@@ -247,25 +265,43 @@ export function splitTraces(source: SplitSource, options: SplitOptions): Split {
 }
 
 /**
- * Links traces whose texts are near-duplicates (cosine at least
- * `similarity`); returns the number of links made.
+ * Links traces whose texts are near-duplicates, by leader clustering: in a
+ * canonical order (the texts' hashes, so the result does not depend on
+ * trace order), each text joins the most similar earlier leader with cosine
+ * at least `similarity`, or becomes a leader itself. Every member of a
+ * cluster is that similar to its leader; unlike linking every similar pair,
+ * this never chains unrelated texts into one huge cluster through
+ * intermediate ones. Returns the number of texts that joined a leader.
  */
 function linkNearDuplicates(
   source: SplitSource,
   representatives: readonly number[],
+  keyHash: Float64Array,
   similarity: number,
   links: UnionFind,
 ): number {
-  const vectors = textVectors(representatives.map((i) => source.texts[i]!));
-  let made = 0;
-  similarPairs(vectors, {
-    threshold: similarity,
-    consider: (j, i) =>
-      links.find(representatives[j]!) !== links.find(representatives[i]!),
-  }, (j, i) => {
-    if (links.union(representatives[j]!, representatives[i]!)) made++;
-  });
-  return made;
+  const order = [...representatives].sort((a, b) =>
+    keyHash[a]! - keyHash[b]! || a - b
+  );
+  const vectors = textVectors(order.map((i) => source.texts[i]!));
+  const index = new SimilarityIndex(vectors, similarity);
+  let joined = 0;
+  for (let r = 0; r < order.length; r++) {
+    let leader = -1;
+    let best = -1;
+    index.query(r, (j, c) => {
+      if (c > best || (c === best && j < leader)) {
+        best = c;
+        leader = j;
+      }
+    });
+    if (leader < 0) index.add(r);
+    else {
+      links.union(order[leader]!, order[r]!);
+      joined++;
+    }
+  }
+  return joined;
 }
 
 /** True for the parts that train the weights (fit and validation). */

@@ -86,7 +86,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   testShare: 0.05,
   validationShare: 0.15,
   split: "auto",
-  similarity: 0.8,
+  similarity: 0.75,
   featurizer: DEFAULT_FEATURIZER,
   settings: {
     min_radius: 2,
@@ -110,7 +110,7 @@ export interface SplitReport {
   reason: string;
   /** Random mode: the similarity at which texts were kept together; null otherwise. */
   similarity: number | null;
-  /** Random mode: pairs of distinct texts linked as near-duplicates. */
+  /** Random mode: distinct texts that joined a near-duplicate cluster. */
   similar_links: number;
   /** Per part: traces, and units (groups of traces kept together: texts, clusters or groups). */
   parts: Record<(typeof PART_NAMES)[number], { traces: number; units: number }>;
