@@ -40,6 +40,7 @@ import {
 } from "./playground.ts";
 import { ServiceStats } from "./stats.ts";
 import { NO_TOKEN, type TokenSource } from "./token.ts";
+import { INTERFACE_VERSION, TOOL_VERSION } from "../version.ts";
 
 /** What both decision-model shapes parse to. */
 interface ModelRequest {
@@ -245,7 +246,13 @@ export function createApp(deps: AppDeps): Hono {
     c.header("Content-Type", METRICS_CONTENT_TYPE);
     return c.body(renderMetrics(stats, table, monitor));
   });
-  app.get(HEALTH, (c) => c.json({ ok: true, questions: questionNames }));
+  app.get(HEALTH, (c) =>
+    c.json({
+      ok: true,
+      questions: questionNames,
+      version: TOOL_VERSION,
+      interface_version: INTERFACE_VERSION,
+    }));
 
   for (const [path, methods] of Object.entries(ROUTES)) {
     app.all(path, methodNotAllowed(methods));
