@@ -27,6 +27,7 @@ import {
 import { errorResponse, methodNotAllowed, notFound } from "./errors.ts";
 import { round1 } from "./latency.ts";
 import { METRICS_CONTENT_TYPE, renderMetrics } from "./metrics.ts";
+import { OPENAPI_JSON } from "./openapi.ts";
 import {
   assessTyped,
   type ModelQuestion,
@@ -83,6 +84,7 @@ export const ROUTES: Readonly<Record<string, readonly string[]>> = {
   "/v1/stats": ["GET"],
   "/metrics": ["GET"],
   "/v1/health": ["GET"],
+  "/v1/openapi.json": ["GET"],
 };
 
 /** The only path that needs no token. */
@@ -253,6 +255,11 @@ export function createApp(deps: AppDeps): Hono {
       version: TOOL_VERSION,
       interface_version: INTERFACE_VERSION,
     }));
+
+  app.get(
+    "/v1/openapi.json",
+    (c) => c.body(OPENAPI_JSON, 200, { "Content-Type": "application/json" }),
+  );
 
   for (const [path, methods] of Object.entries(ROUTES)) {
     app.all(path, methodNotAllowed(methods));
