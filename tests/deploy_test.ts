@@ -296,13 +296,23 @@ function cacheEnv(): Record<string, string> {
   return out;
 }
 
-/** Starts `argv` (a deno command) in the project folder; checks it serves with the token, then stops it with SIGTERM. */
-async function assertServes(argv: string[], port: number, token: string) {
+/**
+ * Starts `argv` (a deno command) in the project folder with `env` added;
+ * checks it serves with the token from `tokenSource`, then stops it with
+ * SIGTERM.
+ */
+async function assertServes(
+  argv: string[],
+  port: number,
+  token: string,
+  tokenSource: RegExp = /access token: set, from file/,
+  env: Record<string, string> = {},
+) {
   const child = new Deno.Command(argv[0]!, {
     args: argv.slice(1),
     cwd: ROOT_PATH,
     // Nothing of this environment but where Deno keeps its cache.
-    env: { NO_COLOR: "1", ...cacheEnv() },
+    env: { NO_COLOR: "1", ...cacheEnv(), ...env },
     clearEnv: true,
     stdin: "null",
     stdout: "piped",
@@ -345,7 +355,7 @@ async function assertServes(argv: string[], port: number, token: string) {
     const text = new TextDecoder().decode(out.stdout) +
       new TextDecoder().decode(out.stderr);
     assert.equal(out.code, 0, text);
-    assert.match(text, /access token: set, from file/);
+    assert.match(text, tokenSource);
     assert.doesNotMatch(text, /NotCapable|PermissionDenied|Requires .* access/);
   }
 }
@@ -363,6 +373,31 @@ Deno.test("the Dockerfile's command serves locally under exactly its permissions
     "8010": port,
   });
   await assertServes(argv, Number(port), token);
+});
+
+Deno.test("the image with the token in a variable, as the README shows, serves locally too", async () => {
+  const readme = await read("README.md");
+  const shown = readme.match(
+    /`docker run \.\.\. -e SERVICE_PROXY_TOKEN decision-tables (serve [^`]+)`/,
+  )?.[1];
+  assert.ok(shown, "the README shows the command with the token variable");
+  const command = await dockerCommand();
+  const entrypoint = command.slice(0, command.indexOf("main.ts") + 1);
+  const token = `tok-${crypto.randomUUID()}`;
+  const port = String(freePort());
+  const argv = localize([...entrypoint, ...shown.split(/\s+/)], {
+    deno: Deno.execPath(),
+    "/bundle": DEMO_BUNDLE,
+    "0.0.0.0:8010": `0.0.0.0:${port}`,
+  });
+  argv.push("--port", port);
+  await assertServes(
+    argv,
+    Number(port),
+    token,
+    /access token: set, from environment variable SERVICE_PROXY_TOKEN/,
+    { SERVICE_PROXY_TOKEN: token },
+  );
 });
 
 Deno.test("the unit's ExecStart serves locally under exactly its permissions", async () => {
