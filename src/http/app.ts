@@ -99,7 +99,7 @@ function microsSince(start: number): number {
 /**
  * Builds the service. Routes: `POST /v1/decide`, `/v1/decisions`,
  * `/v1/altdecisions`, `/v1/playground`; `GET /`, `/v1/stats`, `/metrics`,
- * `/v1/health`.
+ * `/v1/health`, `/v1/openapi.json`.
  *
  * @example
  * ```ts
