@@ -12,11 +12,12 @@ import { ROUTES } from "../src/http/app.ts";
 import { MAX_BODY_BYTES } from "../src/http/body.ts";
 import {
   ERROR_RESPONSES,
+  FLAGS,
   OPENAPI_JSON,
   openApiDocument,
   type Operation,
 } from "../src/http/openapi.ts";
-import { FLAGS } from "../src/http/openapi_schemas.ts";
+
 import { startServer } from "./_http_helpers.ts";
 import { checkOpenApi31, SchemaValidator } from "./_openapi_validation.ts";
 import { readSpec } from "./_spec.ts";

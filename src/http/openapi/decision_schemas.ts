@@ -1,48 +1,27 @@
 /**
- * JSON Schemas (draft 2020-12, the dialect of OpenAPI 3.1) of every body
- * the service reads or writes, for the OpenAPI document of
- * `src/http/openapi.ts`. Field names are the interface's, exactly.
+ * JSON Schemas of the bodies the decision routes and the playground read and
+ * write, and of the health document and the error body. Field names are the
+ * interface's, exactly.
  *
  * Request schemas say what the routes accept (optional fields may also be
  * null, meaning absent). Response schemas list the fields the service
- * always or sometimes sends; they allow further fields, so that a client
- * generated from them keeps working when a later release adds one.
+ * always or sometimes sends and allow further ones, so that a client
+ * generated from them keeps working when a later release adds a field.
  *
  * @module
  */
 
-/** A JSON Schema object. */
-export type JsonSchema = { [keyword: string]: unknown };
+import {
+  componentRef as ref,
+  confidence,
+  count,
+  FLAGS,
+  type JsonSchema,
+  nonNegative,
+  nullableNumber,
+  probability,
+} from "./schema_parts.ts";
 
-/** A reference to a component schema, by name. */
-function ref(name: string): JsonSchema {
-  return { $ref: `#/components/schemas/${name}` };
-}
-
-/** Every flag an answer can carry, in the interface's order. */
-export const FLAGS = [
-  "low_confidence",
-  "drift",
-  "low_radius",
-  "uncalibrated",
-  "unsupported",
-  "empty_input",
-  "options_changed",
-  "option_removed",
-  "new_options_served",
-  "manual_threshold",
-] as const;
-
-const probability: JsonSchema = { type: "number", minimum: 0, maximum: 1 };
-const confidence: JsonSchema = {
-  type: "number",
-  minimum: 0,
-  maximum: 1,
-  description: "Confidence in the answer, 0 to 1.",
-};
-const nonNegative: JsonSchema = { type: "number", minimum: 0 };
-const count: JsonSchema = { type: "integer", minimum: 0 };
-const nullableNumber: JsonSchema = { type: ["number", "null"] };
 const text = (description: string): JsonSchema => ({
   type: ["string", "object"],
   description,
@@ -67,8 +46,8 @@ const instructions: JsonSchema = {
   description: "Accepted and ignored: the table answers from its traces.",
 };
 
-/** The component schemas, by name. */
-export const SCHEMAS = {
+/** The component schemas of decisions, the playground, health and errors. */
+export const DECISION_SCHEMAS = {
   Error: {
     type: "object",
     description:
@@ -388,184 +367,4 @@ export const SCHEMAS = {
       },
     },
   },
-  LatencySummary: {
-    type: "object",
-    required: ["count", "p50", "p90", "p99", "max"],
-    properties: {
-      count,
-      p50: nullableNumber,
-      p90: nullableNumber,
-      p99: nullableNumber,
-      max: nullableNumber,
-    },
-    description: "Microseconds; null before any request.",
-  },
-  StatsDocument: {
-    type: "object",
-    required: [
-      "started_at",
-      "uptime_s",
-      "bundle",
-      "keep_text",
-      "counts",
-      "share_answered",
-      "per_question",
-      "deferral_reasons",
-      "latency_us",
-      "latency_us_recent",
-      "rate",
-      "savings",
-      "drift",
-      "recent",
-    ],
-    properties: {
-      started_at: { type: "string", format: "date-time" },
-      uptime_s: nonNegative,
-      bundle: {
-        type: "object",
-        required: ["path", "load_ms", "questions"],
-        properties: {
-          path: { type: "string" },
-          load_ms: nullableNumber,
-          questions: {
-            type: "array",
-            items: {
-              type: "object",
-              required: ["name", "kind", "options", "threshold", "alpha"],
-              properties: {
-                name: { type: "string" },
-                kind: { enum: ["choice", "yes_no"] },
-                options: { type: "array", items: { type: "string" } },
-                threshold: nullableNumber,
-                alpha: nullableNumber,
-              },
-            },
-          },
-        },
-      },
-      keep_text: { type: "boolean" },
-      counts: {
-        type: "object",
-        required: [
-          "requests",
-          "answers",
-          "certified",
-          "deferred",
-          "errors",
-          "playground",
-        ],
-        properties: {
-          requests: count,
-          answers: count,
-          certified: count,
-          deferred: count,
-          errors: count,
-          playground: count,
-        },
-      },
-      share_answered: nullableNumber,
-      per_question: {
-        type: "object",
-        additionalProperties: {
-          type: "object",
-          required: ["answers", "certified", "share_answered", "flags"],
-          properties: {
-            answers: count,
-            certified: count,
-            share_answered: nullableNumber,
-            flags: { type: "object", additionalProperties: count },
-          },
-        },
-      },
-      deferral_reasons: { type: "object", additionalProperties: count },
-      latency_us: ref("LatencySummary"),
-      latency_us_recent: ref("LatencySummary"),
-      rate: {
-        type: "object",
-        required: ["requests_per_s"],
-        properties: { requests_per_s: nonNegative },
-      },
-      savings: {
-        type: "object",
-        required: [
-          "llm_latency_ms",
-          "cost_per_call",
-          "calls_saved",
-          "time_saved_s",
-          "money_saved",
-        ],
-        properties: {
-          llm_latency_ms: nullableNumber,
-          cost_per_call: nullableNumber,
-          calls_saved: count,
-          time_saved_s: nullableNumber,
-          money_saved: nullableNumber,
-        },
-      },
-      drift: {
-        type: "object",
-        additionalProperties: {
-          type: "object",
-          required: [
-            "status",
-            "observed",
-            "alarmed_at",
-            "evidence",
-            "alarm_level",
-            "alarms",
-            "clears",
-            "since",
-          ],
-          properties: {
-            status: { enum: ["quiet", "alarmed"] },
-            observed: count,
-            alarmed_at: { type: ["integer", "null"] },
-            evidence: nonNegative,
-            alarm_level: nonNegative,
-            alarms: count,
-            clears: count,
-            since: { type: ["string", "null"] },
-          },
-        },
-      },
-      recent: {
-        type: "array",
-        items: {
-          type: "object",
-          required: [
-            "at",
-            "route",
-            "question",
-            "answer",
-            "confidence",
-            "certified",
-            "flag",
-            "radius",
-          ],
-          properties: {
-            at: { type: "string", format: "date-time" },
-            route: { type: "string" },
-            question: { type: "string" },
-            answer: { type: ["string", "boolean", "null"] },
-            confidence,
-            certified: { type: "boolean" },
-            flag: ref("Flag"),
-            radius: { type: ["integer", "null"], minimum: 0 },
-            text: {
-              type: "string",
-              description: "Only when the server runs with --keep-text.",
-            },
-          },
-        },
-      },
-    },
-  },
 } satisfies Record<string, JsonSchema>;
-
-/** The name of a component schema. */
-export type SchemaName = keyof typeof SCHEMAS;
-
-/** A reference to the component schema `name`. */
-export function schemaRef(name: SchemaName): JsonSchema {
-  return ref(name);
-}
