@@ -11,7 +11,7 @@ import { inspectCommand } from "./src/cli/inspect.ts";
 import { serveCommand } from "./src/cli/serve.ts";
 import { oneLine, UsageError } from "./src/cli/common.ts";
 import { trainCommand } from "./src/cli/train.ts";
-import { TOOL_VERSION } from "./src/version.ts";
+import { INTERFACE_VERSION, TOOL_VERSION } from "./src/version.ts";
 
 const USAGE =
   `decision-tables ${TOOL_VERSION}: learn a language model's small decisions, serve them with a verdict
@@ -44,7 +44,9 @@ export async function main(args: string[]): Promise<number> {
         console.log(USAGE);
         return command === undefined ? 2 : 0;
       case "--version":
-        console.log(TOOL_VERSION);
+        console.log(
+          `decision-tables ${TOOL_VERSION} (HTTP interface ${INTERFACE_VERSION})`,
+        );
         return 0;
       default:
         throw new UsageError(

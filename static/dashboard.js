@@ -28,6 +28,17 @@
     manual_threshold: "Served by a forced threshold; not certified.",
   };
 
+  /**
+   * The absolute URL of a route on this server, without credentials. Opened
+   * as http://user:token@host/, the page's own URL holds the credentials,
+   * relative URLs inherit them, and fetch() refuses any URL that holds
+   * credentials; the origin never does, and the browser still sends the
+   * login it used for the page.
+   */
+  function apiUrl(path) {
+    return new URL(path, location.origin).href;
+  }
+
   const state = {
     history: [], // {t, p50, p99, rate}
     stats: null,
@@ -883,7 +894,7 @@
     const kill = setTimeout(() => ctl.abort(), 8000);
     let next = POLL_MS;
     try {
-      const res = await fetch("/v1/stats", {
+      const res = await fetch(apiUrl("/v1/stats"), {
         credentials: "same-origin",
         cache: "no-store",
         headers: { accept: "application/json" },
@@ -1067,7 +1078,7 @@
     btn.disabled = true;
     btn.textContent = "Asking…";
     try {
-      const res = await fetch("/v1/playground", {
+      const res = await fetch(apiUrl("/v1/playground"), {
         method: "POST",
         credentials: "same-origin",
         headers: {

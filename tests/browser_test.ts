@@ -2,7 +2,8 @@
  * The dashboard in a real browser: headless Chromium (Debian's
  * `/usr/bin/chromium`, driven by playwright-core) loads `GET /` of a running
  * server, sees its figures move as decisions arrive, uses the playground,
- * passes the login prompt with a token, and saves `docs/dashboard.png`.
+ * passes the login prompt with a token, works when opened with the token in
+ * the URL (`http://user:token@host/`), and saves `docs/dashboard.png`.
  *
  * Skipped, with a printed reason, where Chromium is not installed.
  *
@@ -189,6 +190,7 @@ Deno.test({
     }
     let server: TestServer | null = null;
     let secured = null as TestServer | null;
+    const securedToken = `tok-${crypto.randomUUID()}`;
     let browser: Awaited<ReturnType<typeof openBrowser>> | null = null;
     try {
       // The savings flags match the stand-in's fixed figures.
@@ -341,7 +343,7 @@ Deno.test({
       await t.step(
         "with a token, the login prompt asks for it and the page works after",
         async () => {
-          const token = `tok-${crypto.randomUUID()}`;
+          const token = securedToken;
           // This one keeps texts and has no savings flags.
           secured = await startServer({ token, flags: ["--keep-text"] });
           const sbase = secured.base;
@@ -402,6 +404,29 @@ Deno.test({
           });
           const denied = await browser.page.goto(`${sbase}/`);
           assert.equal(denied?.status(), 401);
+          await browser.close();
+          browser = null;
+        },
+      );
+
+      await t.step(
+        "opened as http://user:token@host/, the page reaches the server with that login",
+        async () => {
+          assert.ok(secured, "the token server of the previous step runs");
+          const { host } = new URL(secured.base);
+          // No stored login: the credentials come from the URL alone, and
+          // fetch() refuses URLs that carry credentials.
+          browser = await openBrowser();
+          const res = await browser.page.goto(
+            `http://any:${securedToken}@${host}/`,
+          );
+          assert.equal(res?.status(), 200);
+          await browser.page.waitForSelector('#status[data-state="live"]');
+          assert.ok(await shownCount(browser.page, "#answers-count") >= 1);
+          await browser.page.fill("#pg-text", "where is my parcel?");
+          await browser.page.click("#pg-submit");
+          await browser.page.waitForSelector("#pg-answer");
+          assert.equal(await browser.page.locator(".pg-error").count(), 0);
         },
       );
     } finally {

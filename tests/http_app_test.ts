@@ -10,6 +10,7 @@ import { fileToken, fixedToken } from "../src/http/token.ts";
 import { MAX_BODY_BYTES } from "../src/http/body.ts";
 import { DriftMonitor } from "../src/engine/drift.ts";
 import { smallTable, tempDir } from "./_fixtures.ts";
+import { INTERFACE_VERSION, TOOL_VERSION } from "../src/version.ts";
 
 type Json = Record<string, unknown>;
 
@@ -534,11 +535,13 @@ Deno.test("createApp() answers unknown routes with 404 and wrong methods with 40
   await head.body?.cancel();
 });
 
-Deno.test("/v1/health lists the questions", async () => {
+Deno.test("/v1/health lists the questions and the versions", async () => {
   const res = await app().request("/v1/health");
   assert.deepEqual(await res.json(), {
     ok: true,
     questions: ["topic", "urgent", "coin"],
+    version: TOOL_VERSION,
+    interface_version: INTERFACE_VERSION,
   });
 });
 

@@ -8,6 +8,7 @@
 
 import assert from "node:assert/strict";
 import { tempDir } from "./_fixtures.ts";
+import { INTERFACE_VERSION, TOOL_VERSION } from "../src/version.ts";
 import {
   freePort,
   getText,
@@ -83,6 +84,8 @@ Deno.test("serve answers every route over a real socket", async () => {
     assert.deepEqual(JSON.parse(health.text), {
       ok: true,
       questions: ["topic", "urgent", "coin"],
+      version: TOOL_VERSION,
+      interface_version: INTERFACE_VERSION,
     });
     const page = await getText(s.base, "/");
     assert.equal(page.status, 200);

@@ -28,7 +28,7 @@ export const SERVE_USAGE = `Usage: serve --bundle DIR [options]
 
 Serves a trained bundle over HTTP: POST /v1/decide, /v1/decisions,
 /v1/altdecisions, /v1/playground; GET / (dashboard), /v1/stats, /metrics,
-/v1/health. Ctrl-C stops it.
+/v1/health, /v1/openapi.json (the OpenAPI document). Ctrl-C stops it.
 
 Options:
   --bundle DIR             bundle folder to serve (required)

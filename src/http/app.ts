@@ -27,6 +27,7 @@ import {
 import { errorResponse, methodNotAllowed, notFound } from "./errors.ts";
 import { round1 } from "./latency.ts";
 import { METRICS_CONTENT_TYPE, renderMetrics } from "./metrics.ts";
+import { OPENAPI_JSON } from "./openapi.ts";
 import {
   assessTyped,
   type ModelQuestion,
@@ -40,6 +41,7 @@ import {
 } from "./playground.ts";
 import { ServiceStats } from "./stats.ts";
 import { NO_TOKEN, type TokenSource } from "./token.ts";
+import { INTERFACE_VERSION, TOOL_VERSION } from "../version.ts";
 
 /** What both decision-model shapes parse to. */
 interface ModelRequest {
@@ -82,6 +84,7 @@ export const ROUTES: Readonly<Record<string, readonly string[]>> = {
   "/v1/stats": ["GET"],
   "/metrics": ["GET"],
   "/v1/health": ["GET"],
+  "/v1/openapi.json": ["GET"],
 };
 
 /** The only path that needs no token. */
@@ -96,7 +99,7 @@ function microsSince(start: number): number {
 /**
  * Builds the service. Routes: `POST /v1/decide`, `/v1/decisions`,
  * `/v1/altdecisions`, `/v1/playground`; `GET /`, `/v1/stats`, `/metrics`,
- * `/v1/health`.
+ * `/v1/health`, `/v1/openapi.json`.
  *
  * @example
  * ```ts
@@ -245,7 +248,18 @@ export function createApp(deps: AppDeps): Hono {
     c.header("Content-Type", METRICS_CONTENT_TYPE);
     return c.body(renderMetrics(stats, table, monitor));
   });
-  app.get(HEALTH, (c) => c.json({ ok: true, questions: questionNames }));
+  app.get(HEALTH, (c) =>
+    c.json({
+      ok: true,
+      questions: questionNames,
+      version: TOOL_VERSION,
+      interface_version: INTERFACE_VERSION,
+    }));
+
+  app.get(
+    "/v1/openapi.json",
+    (c) => c.body(OPENAPI_JSON, 200, { "Content-Type": "application/json" }),
+  );
 
   for (const [path, methods] of Object.entries(ROUTES)) {
     app.all(path, methodNotAllowed(methods));

@@ -1,0 +1,33 @@
+/**
+ * Writes the service's OpenAPI document (built by `src/http/openapi.ts`,
+ * served at `GET /v1/openapi.json`) to `docs/openapi.json`, the committed
+ * copy a user generates a client from. Run it after changing a route or a
+ * body; `tests/openapi_test.ts` fails while the committed copy differs.
+ *
+ * Usage: deno task openapi
+ *
+ * @module
+ */
+
+import { OPENAPI_JSON } from "../src/http/openapi.ts";
+
+/** Where the committed document lives. */
+export const OPENAPI_FILE = new URL("../docs/openapi.json", import.meta.url);
+
+if (import.meta.main) {
+  // Written beside the target, then renamed: never a half-written document.
+  const temp = new URL(`openapi.json.${crypto.randomUUID()}.tmp`, OPENAPI_FILE);
+  try {
+    await Deno.writeTextFile(temp, OPENAPI_JSON);
+    await Deno.rename(temp, OPENAPI_FILE);
+  } catch (e) {
+    await Deno.remove(temp).catch(() => {});
+    console.error(
+      `error: cannot write ${OPENAPI_FILE.pathname}: ${
+        (e as Error).message.split("\n")[0]
+      }`,
+    );
+    Deno.exit(2);
+  }
+  console.log(`wrote ${OPENAPI_FILE.pathname}`);
+}

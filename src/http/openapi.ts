@@ -1,0 +1,125 @@
+/**
+ * The service's contract as an OpenAPI 3.1 document: every route, its
+ * request and response bodies, the error bodies, the three ways to send the
+ * access token, and example requests.
+ *
+ * The app serves it at `GET /v1/openapi.json`; `deno task openapi` writes
+ * the same bytes to `docs/openapi.json`, which is committed, and a test
+ * keeps the two equal. The version comes from `src/version.ts`.
+ *
+ * The parts live in `src/http/openapi/`: the body schemas
+ * (`decision_schemas.ts`, `stats_schemas.ts`), the operation builders and
+ * error replies (`operations.ts`) and the routes (`paths.ts`). To document
+ * a new route, add an entry to `PATHS` made with `jsonRoute()` or
+ * `getRoute()`, and its body schemas to `DECISION_SCHEMAS`. `tests/openapi_test.ts`
+ * then checks that the app has the route, sends every example request to a
+ * real server, and validates each reply against the documented schema.
+ *
+ * @example
+ * ```ts
+ * import { OPENAPI_JSON, openApiDocument } from "./src/http/openapi.ts";
+ *
+ * const doc = openApiDocument();
+ * console.log(Object.keys(doc.paths)); // ["/v1/decide", "/v1/decisions", ...]
+ * await Deno.writeTextFile("openapi.json", OPENAPI_JSON);
+ * ```
+ *
+ * @module
+ */
+
+import { INTERFACE_VERSION, TOOL_VERSION } from "../version.ts";
+import { MAX_BODY_BYTES } from "./body.ts";
+import { type Operation, RESPONSES, TAGS } from "./openapi/operations.ts";
+import { PATHS } from "./openapi/paths.ts";
+import type { JsonSchema } from "./openapi/schema_parts.ts";
+import { SCHEMAS } from "./openapi/schemas.ts";
+
+export {
+  ERROR_RESPONSES,
+  type ErrorStatus,
+  type Example,
+  type Operation,
+} from "./openapi/operations.ts";
+export { FLAGS, type JsonSchema } from "./openapi/schema_parts.ts";
+export { type SchemaName, SCHEMAS } from "./openapi/schemas.ts";
+
+/** The OpenAPI document (the fields this document uses). */
+export interface OpenApiDocument {
+  openapi: "3.1.0";
+  info: Record<string, unknown>;
+  servers: { url: string; description: string }[];
+  security: Record<string, string[]>[];
+  tags: { name: string; description: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: {
+    schemas: Record<string, JsonSchema>;
+    responses: Record<string, unknown>;
+    securitySchemes: Record<string, unknown>;
+  };
+}
+
+const DESCRIPTION =
+  `Answers a language model's small decisions on text from a trained table, each answer with a verdict: certified (serve it) or not (ask the model).
+
+- Request bodies are JSON, whatever their Content-Type, at most ${MAX_BODY_BYTES} bytes. Optional request fields may also be null (the same as absent).
+- Every success is 200. Every error body is {"error": "<message>"}: 400 for a body of the wrong shape, 401 without the token, 404 for an unknown route, 405 (with Allow) for a known route asked with another method, 413 for a body over 1 MiB. HEAD works wherever GET does.
+- With a token configured, every route but GET /v1/health needs it, sent in one of three ways: X-Service-Token, Authorization: Bearer, or as the password of a Basic login (any user name). A server started without a token needs none.
+- Replies may gain fields in later releases; clients should ignore fields they do not know.
+
+This program is decision-tables ${TOOL_VERSION}; it implements release ${INTERFACE_VERSION} of the HTTP interface.`;
+
+/** Builds the OpenAPI document of the service. */
+export function openApiDocument(): OpenApiDocument {
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Decision tables",
+      version: TOOL_VERSION,
+      summary:
+        "A language model's small decisions, served from a table with a certified verdict",
+      description: DESCRIPTION,
+      license: { name: "MIT", identifier: "MIT" },
+      "x-interface-version": INTERFACE_VERSION,
+    },
+    servers: [{
+      url: "http://127.0.0.1:8010",
+      description: "serve's default address",
+    }],
+    security: [{ serviceToken: [] }, { bearerToken: [] }, { basicLogin: [] }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({
+      name,
+      description,
+    })),
+    paths: PATHS,
+    components: {
+      schemas: SCHEMAS,
+      responses: RESPONSES,
+      securitySchemes: {
+        serviceToken: {
+          type: "apiKey",
+          in: "header",
+          name: "X-Service-Token",
+          description: "The access token in its own header.",
+        },
+        bearerToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "Authorization: Bearer <token>.",
+        },
+        basicLogin: {
+          type: "http",
+          scheme: "basic",
+          description:
+            "Any user name, the token as the password; the dashboard's login prompt sends this.",
+        },
+      },
+    },
+  };
+}
+
+/**
+ * The document as served and committed (`docs/openapi.json`): JSON with
+ * two-space indentation and a final newline.
+ */
+export const OPENAPI_JSON: string = JSON.stringify(openApiDocument(), null, 2) +
+  "\n";

@@ -1,0 +1,26 @@
+/**
+ * Every component schema of the OpenAPI document, by name.
+ *
+ * @module
+ */
+
+import { DECISION_SCHEMAS } from "./decision_schemas.ts";
+import { componentRef, type JsonSchema } from "./schema_parts.ts";
+import { STATS_SCHEMAS } from "./stats_schemas.ts";
+
+/** The component schemas, by name. */
+export const SCHEMAS = {
+  ...DECISION_SCHEMAS,
+  ...STATS_SCHEMAS,
+} satisfies Record<
+  string,
+  JsonSchema
+>;
+
+/** The name of a component schema. */
+export type SchemaName = keyof typeof SCHEMAS;
+
+/** A reference to the component schema `name`. */
+export function schemaRef(name: SchemaName): JsonSchema {
+  return componentRef(name);
+}

@@ -1,0 +1,184 @@
+/**
+ * The README's first screen works as written: on a machine where `deno` is
+ * not on PATH (only npx, as after the README's set-up), its commands, run in
+ * order in a fresh copy of the project with traces of the user's own, take
+ * them to a served bundle.
+ *
+ * npx itself is replaced by a stand-in that runs this machine's Deno for
+ * `npx --yes deno@VERSION ...` (the version `.ci/run` pins), so the test
+ * needs no network.
+ */
+
+import assert from "node:assert/strict";
+import { tempDir } from "./_fixtures.ts";
+import { freePort } from "./_http_helpers.ts";
+
+const ROOT = new URL("../", import.meta.url);
+const read = (path: string) => Deno.readTextFile(new URL(path, ROOT));
+
+/** The shell commands of the README from "## Set up" to "### Trace formats", in order. */
+async function firstScreenCommands(): Promise<string[]> {
+  const readme = await read("README.md");
+  const start = readme.indexOf("## Set up");
+  const end = readme.indexOf("### Trace formats");
+  assert.ok(start >= 0 && end > start, "the README has its first screen");
+  const blocks = [...readme.slice(start, end).matchAll(/```sh\n([\s\S]*?)```/g)]
+    .map((m) => m[1]!);
+  return blocks.flatMap((b) =>
+    b.replace(/\\\n/g, " ").split("\n").map((l) => l.trim()).filter((l) =>
+      l !== "" && !l.startsWith("#")
+    )
+  );
+}
+
+/** Copies the files a clone has and the commands need. */
+async function cloneProject(to: string): Promise<void> {
+  const copy = async (rel: string) => {
+    const from = new URL(rel, ROOT);
+    const info = await Deno.stat(from);
+    if (info.isDirectory) {
+      await Deno.mkdir(`${to}/${rel}`, { recursive: true });
+      for await (const e of Deno.readDir(from)) await copy(`${rel}/${e.name}`);
+    } else {
+      await Deno.copyFile(from, `${to}/${rel}`);
+    }
+  };
+  await Deno.mkdir(to, { recursive: true });
+  for (const rel of ["deno.json", "deno.lock", "main.ts", "src", "static"]) {
+    await copy(rel);
+  }
+}
+
+/** PATH without any folder that holds a `deno`, with `bin` first. */
+async function pathWithoutDeno(bin: string): Promise<string> {
+  const kept: string[] = [bin];
+  for (const dir of (Deno.env.get("PATH") ?? "/usr/bin:/bin").split(":")) {
+    try {
+      await Deno.stat(`${dir}/deno`);
+    } catch {
+      if (dir !== "") kept.push(dir);
+    }
+  }
+  return kept.join(":");
+}
+
+Deno.test("the README's first screen takes a newcomer from the set-up to a served bundle of their own traces", async () => {
+  const pinned = (await read(".ci/run")).match(/^DENO_VERSION=(\S+)$/m)?.[1];
+  assert.ok(pinned, ".ci/run pins a Deno version");
+  const commands = await firstScreenCommands();
+  // The set-up commands themselves: the demo serves until stopped (tested in
+  // tasks_test.ts) and the tests are this very suite.
+  const setUp = commands.filter((c) => / task (demo|test)$/.test(c));
+  assert.deepEqual(setUp, [
+    `npx --yes deno@${pinned} task demo`,
+    `npx --yes deno@${pinned} task test`,
+  ]);
+  const steps = commands.filter((c) => !setUp.includes(c));
+  const serve = steps.at(-1)!;
+  assert.match(serve, /task serve /, "the first screen ends by serving");
+
+  await using dir = await tempDir();
+  const clone = `${dir.path}/clone`;
+  const bin = `${dir.path}/bin`;
+  await cloneProject(clone);
+  await Deno.mkdir(bin);
+  await Deno.writeTextFile(
+    `${bin}/npx`,
+    `#!/bin/sh
+# Stands in for npx: "npx --yes deno@${pinned} ARGS" runs this machine's Deno.
+if [ "$1" = "--yes" ] && [ "$2" = "deno@${pinned}" ]; then
+  shift 2
+  exec '${Deno.execPath()}' "$@"
+fi
+echo "npx stand-in: unexpected arguments: $*" >&2
+exit 127
+`,
+  );
+  await Deno.chmod(`${bin}/npx`, 0o755);
+  // The user's own traces: the demo's, split into training and fresh ones.
+  const traces = (await read("demo/traces.jsonl")).trim().split("\n");
+  await Deno.writeTextFile(
+    `${clone}/traces.jsonl`,
+    traces.slice(0, 2000).join("\n") + "\n",
+  );
+  await Deno.writeTextFile(
+    `${clone}/fresh-traces.jsonl`,
+    traces.slice(-300).join("\n") + "\n",
+  );
+
+  const path = await pathWithoutDeno(bin);
+  const env = {
+    PATH: path,
+    HOME: Deno.env.get("HOME") ?? dir.path,
+    ...(Deno.env.get("DENO_DIR")
+      ? { DENO_DIR: Deno.env.get("DENO_DIR")! }
+      : {}),
+    NO_COLOR: "1",
+    SERVICE_PROXY_TOKEN: "",
+  };
+  const noDeno = await new Deno.Command("bash", {
+    args: ["-c", "command -v deno"],
+    env,
+    clearEnv: true,
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  assert.notEqual(
+    noDeno.code,
+    0,
+    "deno is not on PATH before the README's steps",
+  );
+
+  // Every step in one shell, as typed; the last (serving) replaces the
+  // shell, on a free port so that it runs beside other servers.
+  const port = freePort();
+  const script = [
+    "set -euo pipefail",
+    `cd '${clone}'`,
+    ...steps.slice(0, -1),
+    `exec ${serve} --port ${port}`,
+  ].join("\n");
+  const child = new Deno.Command("bash", {
+    args: ["-c", script],
+    env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const output = child.output();
+  let exited = false;
+  child.status.then(() => (exited = true));
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    let health: Response | null = null;
+    const deadline = Date.now() + 120_000;
+    while (health === null && !exited && Date.now() < deadline) {
+      try {
+        health = await fetch(`${base}/v1/health`);
+      } catch {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    assert.ok(health, "the served bundle answered");
+    assert.deepEqual((await health.json()).questions, ["topic", "wants_human"]);
+    const decide = await fetch(`${base}/v1/decide`, {
+      method: "POST",
+      body: JSON.stringify({ state: "where is my parcel, it is late" }),
+    });
+    assert.equal(decide.status, 200);
+    assert.equal((await decide.json()).answers.topic.choice, "delivery");
+  } finally {
+    try {
+      child.kill("SIGINT");
+    } catch {
+      // already gone
+    }
+    const out = await output;
+    const text = new TextDecoder().decode(out.stdout) +
+      new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 0, text);
+    assert.match(text, /wrote .*my-bundle/, "train wrote the bundle");
+    assert.match(text, /certified/, "eval reported");
+  }
+});
