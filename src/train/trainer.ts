@@ -41,6 +41,11 @@ import {
 } from "../engine/table.ts";
 import { calibrateQuestion, type ScoredAnswers } from "./calibrate.ts";
 import { fitQuestion, type FitSettings, type FittedModel } from "./fit.ts";
+import {
+  calibrationTwins,
+  leakageCheck,
+  type LeakageReport,
+} from "./leakage.ts";
 import { type Measurement, Meter } from "./meter.ts";
 import { DEFAULT_KIND_SCALES, toSparse } from "./sparse.ts";
 import {
@@ -68,6 +73,8 @@ export interface TrainOptions extends FitSettings {
   split: SplitMode;
   /** Random split: texts at least this similar (TF-IDF cosine) stay together; 1: only equal texts. */
   similarity: number;
+  /** The leakage check counts texts at least this similar (TF-IDF cosine) as near-twins. */
+  twinSimilarity: number;
   featurizer: FeaturizerSettings;
   /** Settings stored in the bundle. */
   settings: TableSettings;
@@ -87,6 +94,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   validationShare: 0.15,
   split: "auto",
   similarity: 0.75,
+  twinSimilarity: 0.75,
   featurizer: DEFAULT_FEATURIZER,
   settings: {
     min_radius: 2,
@@ -143,6 +151,8 @@ export interface QuestionReport {
   };
   /** Held-out test figures, measured as serving answers (drift guard's single-text rule included). */
   test: Measurement;
+  /** Are calibration answers easier because near-twins sit in the train split? */
+  leakage: LeakageReport;
 }
 
 /** The training report (`report.json`). */
@@ -243,6 +253,9 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     info: {},
   };
 
+  say("checking calibration texts for near-twins in the train split");
+  const twins = calibrationTwins(texts, split.parts, options.twinSimilarity);
+
   const fitted: FittedQuestion[] = [];
   for (const qa of trainable) {
     say(`training "${qa.name}" (${qa.options.length} options)`);
@@ -258,6 +271,15 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     }, options);
     const scored = scoreAnswers(base, qa, model, features, parts.calibration);
     const outcome = calibrateQuestion(scored, model.validation, options);
+    const leakage = leakageCheck(
+      parts.calibration,
+      scored.wrong,
+      twins,
+      options.twinSimilarity,
+    );
+    if (leakage.warning !== null) {
+      (options.warn ?? say)(`question "${qa.name}": ${leakage.warning}`);
+    }
     const gains = computeGainBounds(
       model.weights,
       qa.options.length,
@@ -305,6 +327,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
           certified: outcome.choice.certified,
           disagreements: outcome.choice.disagreements,
         },
+        leakage,
       },
     });
   }

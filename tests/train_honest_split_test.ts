@@ -1,0 +1,96 @@
+/**
+ * The promise on the traffic that comes next: trained on a log that comes in
+ * families (see `_families.ts`) and judged on families never seen, a plain
+ * random split breaks the promise, and each split that follows where traces
+ * come from (near-duplicate clusters, groups, time) keeps it.
+ */
+
+import assert from "node:assert/strict";
+import { assess, prepareText } from "../src/engine/answer.ts";
+import { QUIET_GUARD } from "../src/engine/drift.ts";
+import { train, type TrainOptions } from "../src/train/trainer.ts";
+import { type FamilyTrace, familyTraces, familyTraceSet } from "./_families.ts";
+import { smallTrainOptions } from "./_fixtures.ts";
+
+const RUNS = 16;
+const AMBIGUITY = 0.3;
+const FRESH = familyTraces({ families: 3000, seed: 999, ambiguity: AMBIGUITY });
+
+/** Certified share and disagreement of a trained table on fresh families. */
+function judge(
+  options: Partial<TrainOptions>,
+  hints: { time?: boolean; group?: boolean },
+  seed: number,
+): { calibrated: boolean; coverage: number; disagreement: number } {
+  const log: FamilyTrace[] = familyTraces({
+    families: 700,
+    seed: 100 + seed,
+    ambiguity: AMBIGUITY,
+  });
+  const r = train(
+    familyTraceSet(log, hints),
+    smallTrainOptions({ ...options, seed }),
+  );
+  let certified = 0;
+  let wrong = 0;
+  for (const t of FRESH) {
+    const a =
+      assess(r.table, prepareText(r.table, t.text), "topic", {}, QUIET_GUARD)
+        .answer;
+    if (!a.certified) continue;
+    certified++;
+    if (a.choice !== t.topic) wrong++;
+  }
+  return {
+    calibrated: r.table.questions[0]!.calibration.threshold !== null,
+    coverage: certified / FRESH.length,
+    disagreement: certified === 0 ? 0 : wrong / certified,
+  };
+}
+
+function violations(
+  name: string,
+  options: Partial<TrainOptions>,
+  hints: { time?: boolean; group?: boolean } = {},
+): number {
+  let broken = 0;
+  const rates: string[] = [];
+  for (let seed = 1; seed <= RUNS; seed++) {
+    const j = judge(options, hints, seed);
+    if (j.disagreement > 0.05) broken++;
+    rates.push(
+      j.calibrated
+        ? `${(j.disagreement * 100).toFixed(1)}%@${
+          (j.coverage * 100).toFixed(0)
+        }%`
+        : "uncal",
+    );
+  }
+  console.log(
+    `${name}: promise broken in ${broken}/${RUNS} runs (${rates.join(" ")})`,
+  );
+  return broken;
+}
+
+// delta = 0.05: about 1 run in 20 may break the promise; allow 3 sigma.
+const ALLOWED = Math.ceil(RUNS * (0.05 + 3 * Math.sqrt(0.05 * 0.95 / RUNS)));
+
+Deno.test("train() on a family log breaks the promise with a plain random split", () => {
+  const broken = violations("random split, equal texts only", {
+    split: "random",
+    similarity: 1,
+  });
+  assert.ok(broken >= RUNS / 2, `only ${broken} of ${RUNS} runs broke it`);
+});
+
+Deno.test("train() on a family log keeps the promise when near-duplicate clusters stay together", () => {
+  const broken = violations("random split, clusters (default)", {});
+  assert.ok(broken <= ALLOWED, `${broken} of ${RUNS} runs broke it`);
+});
+
+Deno.test("train() on a family log keeps the promise with group and time splits", () => {
+  const byGroup = violations("group split", { split: "auto" }, { group: true });
+  assert.ok(byGroup <= ALLOWED, `group: ${byGroup} of ${RUNS} runs broke it`);
+  const byTime = violations("time split", { split: "auto" }, { time: true });
+  assert.ok(byTime <= ALLOWED, `time: ${byTime} of ${RUNS} runs broke it`);
+});
