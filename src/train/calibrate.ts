@@ -1,20 +1,21 @@
 /**
  * The calibrate step: from a fitted question's answers on the calibration
  * split, the certified threshold (see `certify.ts`) and the references the
- * drift guard compares live texts with.
+ * drift guard compares live texts with; for a question left uncalibrated,
+ * advice in words on what would help.
  *
  * @module
  */
 
 import type { Calibration, DriftReference } from "../engine/table.ts";
 import {
-  candidateGrid,
-  chooseThreshold,
-  scanStart,
+  type CertificationPlan,
+  fallbackTest,
+  planCertification,
   type ThresholdChoice,
 } from "./certify.ts";
 import type { ValidationFigures } from "./fit.ts";
-import { minimumCertifiable } from "./stats.ts";
+import { largestPassing, minimumCertifiable } from "./stats.ts";
 
 /** A question's answers on the calibration split, as serving would score them. */
 export interface ScoredAnswers {
@@ -33,20 +34,30 @@ export interface CalibrationOutcome {
   calibration: Calibration;
   /** The threshold search, for the report. */
   choice: ThresholdChoice;
+  /** How the search was set up (from validation data only). */
+  plan: CertificationPlan;
   /** What the drift guard compares live texts with (sorted copies). */
   drift: DriftReference;
+  /** For an uncalibrated question: what would help, in words; null otherwise. */
+  advice: string | null;
 }
 
 /** Test level and target of the threshold search. */
 export interface CalibrationTargets {
   alpha: number;
   delta: number;
+  /** Share of the traces that went to calibration (to turn answers into traces in advice). */
+  calibrationShare: number;
 }
+
+/** Alphas that advice may suggest, in the order they are tried. */
+const ADVICE_ALPHAS = [0.06, 0.075, 0.1, 0.15, 0.2, 0.3];
 
 /**
  * Chooses a question's threshold from its scored calibration answers. The
- * candidate thresholds and where the scan starts come from the validation
- * figures alone, so they are fixed before any calibration label is read.
+ * plan (candidates, start, levels) comes from the validation figures and the
+ * calibration size alone, so it is fixed before any calibration label is
+ * read.
  */
 export function calibrateQuestion(
   scored: ScoredAnswers,
@@ -55,23 +66,8 @@ export function calibrateQuestion(
 ): CalibrationOutcome {
   const { alpha, delta } = targets;
   const n = scored.confidences.length;
-  const needed = minimumCertifiable(alpha, delta);
-  const start = n === 0 ? 1 : scanStart(
-    validation.confidences,
-    validation.correct,
-    n,
-    Math.max(1.5 * needed, 200),
-    alpha,
-    delta,
-  );
-  const grid = candidateGrid(validation.confidences, start);
-  const choice = chooseThreshold(
-    scored.confidences,
-    scored.wrong,
-    grid,
-    alpha,
-    delta,
-  );
+  const plan = planCertification(validation, n, alpha, delta);
+  const choice = fallbackTest(scored.confidences, scored.wrong, plan, alpha);
   return {
     calibration: {
       status: choice.threshold === null ? "uncalibrated" : "calibrated",
@@ -81,9 +77,95 @@ export function calibrateQuestion(
       reason: choice.reason,
     },
     choice,
+    plan,
     drift: {
       scores: Float32Array.from(scored.driftScores).sort(),
       novelty: Float32Array.from(scored.novelty).sort(),
     },
+    advice: choice.threshold === null
+      ? uncalibratedAdvice(scored, validation, targets)
+      : null,
   };
+}
+
+/**
+ * What would let an uncalibrated question certify, in words: how many more
+ * traces a pass would take at the disagreement rate its most confident
+ * calibration answers show, and the smallest alpha at which this same
+ * calibration split would pass. Read from the calibration labels, so it is
+ * advice only: it never changes the threshold.
+ */
+export function uncalibratedAdvice(
+  scored: ScoredAnswers,
+  validation: ValidationFigures,
+  targets: CalibrationTargets,
+): string {
+  const { alpha, delta, calibrationShare } = targets;
+  const n = scored.confidences.length;
+  const needed = minimumCertifiable(alpha, delta);
+  const parts: string[] = [];
+  const traces = (answers: number) =>
+    Math.ceil(answers / calibrationShare).toLocaleString("en-US");
+  if (n < needed) {
+    parts.push(
+      `it has ${n} calibration answers and a pass needs at least ${needed} (about ${
+        traces(needed - n)
+      } more traces answering it)`,
+    );
+  } else {
+    // The best rate among the most confident answers (at least `needed` of them).
+    const order = Array.from(scored.confidences, (_, i) => i).sort((a, b) =>
+      scored.confidences[b]! - scored.confidences[a]!
+    );
+    let k = 0;
+    let bestRate = Infinity;
+    let bestTop = 0;
+    order.forEach((i, at) => {
+      k += scored.wrong[i]!;
+      const top = at + 1;
+      if (top >= needed && k / top < bestRate) {
+        bestRate = k / top;
+        bestTop = top;
+      }
+    });
+    if (bestRate >= alpha) {
+      parts.push(
+        `even its ${bestTop} most confident calibration answers disagree with the model ${
+          (bestRate * 100).toFixed(1)
+        }% of the time, at least alpha (${alpha}): more traces of the same kind would not help`,
+      );
+    } else {
+      // Calibration answers needed for that rate to pass, growing the top share in proportion.
+      let grow = 1;
+      while (
+        grow < 64 &&
+        largestPassing(Math.floor(bestTop * grow), alpha, delta) <
+          Math.ceil(bestRate * bestTop * grow)
+      ) grow *= 1.25;
+      if (grow < 64) {
+        parts.push(
+          `its most confident calibration answers disagree ${
+            (bestRate * 100).toFixed(1)
+          }% of the time; at that rate a pass needs about ${
+            Math.ceil(grow * 10) / 10
+          } times as many traces (about ${traces(n * (grow - 1))} more)`,
+        );
+      }
+    }
+  }
+  for (const a of ADVICE_ALPHAS) {
+    if (a <= alpha) continue;
+    const plan = planCertification(validation, n, a, delta);
+    const c = fallbackTest(scored.confidences, scored.wrong, plan, a);
+    if (c.threshold !== null) {
+      parts.push(
+        `at --alpha ${a} this calibration split would certify ${c.certified} of its ${n} answers ` +
+          `(alpha is best chosen before seeing this: choosing it after makes the bound less strict)`,
+      );
+      break;
+    }
+  }
+  return parts.length === 0
+    ? "no alpha up to 0.3 would pass on this calibration split"
+    : parts.join("; ");
 }

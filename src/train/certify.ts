@@ -1,34 +1,72 @@
 /**
  * Choosing the certified threshold with a finite-sample guarantee.
  *
- * Learn-then-Test with fixed-sequence testing: the candidate thresholds are
- * fixed before any calibration label is looked at (from confidences on data
- * carved out of the training split), ordered from strict to lenient, and
- * start where that data predicts the strongest evidence (`scanStart`).
- * Each candidate `t` is tested on the `n` calibration answers with
- * confidence at least `t` and their `k` disagreements with the exact
- * binomial tail: it passes when `P(Binomial(n, alpha) <= k) <= delta`. The
- * scan stops at the first failure; the last passing candidate is the
- * threshold. With probability at least `1 - delta` over the calibration
- * data, the disagreement rate among certified answers is then at most
- * `alpha`.
+ * Learn-then-Test with a fixed-sequence test *with fallback* (Wiens 2003):
+ * the candidate thresholds, their order (strict to lenient) and a level for
+ * each are fixed before any calibration label is read, from the validation
+ * answers and the size of the calibration split alone
+ * (`planCertification`). Each candidate `t` is tested on the `n` calibration
+ * answers with confidence at least `t` and their `k` disagreements with the
+ * exact binomial tail: it is rejected (the threshold is safe) when
+ * `P(Binomial(n, alpha) <= k)` is at most its level. A rejected candidate
+ * hands its level on to the next one; one that is not rejected hands nothing
+ * on, and the next is tested at its own level only. So levels add up along a
+ * run of passes, and one failure does not end the scan. The family-wise error
+ * stays at most the sum of the levels, `delta`: with probability at least
+ * `1 - delta` over the calibration data, every rejected candidate certifies
+ * answers that disagree with the reference model at most `alpha` of the
+ * time; the most lenient of them is the threshold.
+ *
+ * The plan puts 90% of delta on the candidate where the validation answers
+ * predict the best chance of passing, and 10% on a hedge three times
+ * stricter or more lenient, so that neither a few early disagreements nor an
+ * optimistic prediction leaves a question uncalibrated.
  *
  * @module
  */
 
-import { binomialTail, minimumCertifiable } from "./stats.ts";
+import {
+  betaBinomialTail,
+  binomialTail,
+  largestPassing,
+  minimumCertifiable,
+} from "./stats.ts";
 
 /** What the threshold search found. */
 export interface ThresholdChoice {
   /** The chosen threshold, or null when no candidate passed. */
   threshold: number | null;
-  /** Candidates tested before the scan stopped. */
+  /** Candidates tested (those with a level above zero). */
   tested: number;
   /** Calibration answers certified at the threshold, and their disagreements. */
   certified: number;
   disagreements: number;
   /** Why nothing passed, in words (null when a threshold passed). */
   reason: string | null;
+}
+
+/** Share of delta on the predicted start; the rest goes to the hedge. */
+export const START_SHARE = 0.9;
+/** The hedge sits this many times stricter or more lenient than the start. */
+export const HEDGE_FACTOR = 3;
+/**
+ * Validation answers count as this share of their number when predicting
+ * where the test passes: they come from a model fitted on less data than the
+ * served one, so their error rates are only a rough guide.
+ */
+export const VALIDATION_WEIGHT = 0.5;
+
+/** The fixed-sequence test, set up before any calibration label is read. */
+export interface CertificationPlan {
+  /** Candidate thresholds, strictest first, ending with 0. */
+  grid: number[];
+  /** The level each candidate is tested at on its own (they sum to delta). */
+  levels: number[];
+  /** Coverage (share of validation answers) of the start and of the hedge. */
+  start: number;
+  hedge: number;
+  /** The predicted chance that the start passes. */
+  startChance: number;
 }
 
 /**
@@ -57,56 +95,169 @@ export function candidateGrid(
 }
 
 /**
- * Where the fixed-sequence scan should start, as a coverage level: the level
- * at which the validation answers predict the strongest evidence (their
- * smoothed error rate among the most confident, scaled to the calibration
- * size, gives the smallest binomial p-value), from about `preferred`
- * certified calibration answers up; the strictest such level on ties. A
- * start that is too strict fails for lack of answers, one too lenient for
- * too many disagreements; at the strongest point a failure is least likely,
- * and the scan then goes on to more lenient candidates. When no level is
- * predicted to pass, the preferred one. Uses validation data only.
+ * Where to start: the coverage level (share of the validation answers, most
+ * confident first) at which the calibration test is most likely to pass.
+ * For the top `m` of `N` validation answers with `e` disagreements, about
+ * `m / N x calibrationSize` calibration answers sit above the same
+ * confidence; their disagreement rate is taken as `Beta(w e + 1/2,
+ * w (m - e) + 1/2)` (Jeffreys, validation counted at weight `w`), so the
+ * chance that their disagreements stay within what the test at `level`
+ * allows is a beta-binomial tail. Null when the calibration split is too
+ * small for any pass. Uses validation data and sizes only.
  */
-export function scanStart(
+export function passStart(
   confidences: Float64Array,
   correct: Uint8Array,
   calibrationSize: number,
-  preferred: number,
   alpha: number,
-  delta: number,
-): number {
-  const fallback = Math.min(1, preferred / calibrationSize);
+  level: number,
+  weight = VALIDATION_WEIGHT,
+): { coverage: number; chance: number } | null {
   const n = confidences.length;
-  if (n === 0) return fallback;
+  if (n === 0 || calibrationSize === 0) return null;
   const order = Array.from(confidences, (_, i) => i).sort((a, b) =>
     confidences[b]! - confidences[a]!
   );
   const wrongAt = new Int32Array(n + 1);
-  for (let top = 1; top <= n; top++) {
-    wrongAt[top] = wrongAt[top - 1]! + 1 - correct[order[top - 1]!]!;
+  for (let m = 1; m <= n; m++) {
+    wrongAt[m] = wrongAt[m - 1]! + 1 - correct[order[m - 1]!]!;
   }
-  // Predicted p-value: the validation error rate (smoothed) scaled to the calibration size.
-  const predicted = (top: number) => {
-    const certified = Math.floor((top / n) * calibrationSize);
-    const wrong = Math.ceil(certified * (wrongAt[top]! + 1) / (top + 1));
-    return binomialTail(wrong, certified, alpha);
-  };
-  let best = fallback;
-  let bestP = delta / 2;
-  const first = Math.max(1, Math.round(fallback * n));
-  for (let top = first; top <= n; top++) {
-    const p = predicted(top);
-    if (p < bestP) {
-      bestP = p;
-      best = top / n;
+  // At most about 400 levels are weighed, evenly spaced, and the last.
+  const step = Math.max(1, Math.floor(n / 400));
+  let best: { coverage: number; chance: number } | null = null;
+  const allowed = new Map<number, number>();
+  for (let m = step; m <= n; m = m === n ? n + 1 : Math.min(n, m + step)) {
+    const wrong = wrongAt[m]!;
+    const certified = Math.floor((m / n) * calibrationSize);
+    let k = allowed.get(certified);
+    if (k === undefined) {
+      k = largestPassing(certified, alpha, level);
+      allowed.set(certified, k);
+    }
+    if (k < 0) continue;
+    const chance = betaBinomialTail(
+      k,
+      certified,
+      weight * wrong + 0.5,
+      weight * (m - wrong) + 0.5,
+    );
+    if (best === null || chance > best.chance + 1e-12) {
+      best = { coverage: m / n, chance };
     }
   }
   return best;
 }
 
 /**
- * Fixed-sequence test over `grid` (strictest first) on calibration
- * confidences and whether each answer disagreed with the reference model.
+ * Sets up the test for a question from its validation answers and the size
+ * of its calibration split (never a calibration label): the candidate grid,
+ * the start (`passStart`) with `START_SHARE` of delta, and a hedge with the
+ * rest, `HEDGE_FACTOR` times more lenient when the start is near the fewest
+ * answers that can pass, else that many times stricter.
+ */
+export function planCertification(
+  validation: { confidences: Float64Array; correct: Uint8Array },
+  calibrationSize: number,
+  alpha: number,
+  delta: number,
+): CertificationPlan {
+  const main = START_SHARE * delta;
+  const side = delta - main;
+  const found = passStart(
+    validation.confidences,
+    validation.correct,
+    calibrationSize,
+    alpha,
+    delta,
+  );
+  const start = found?.coverage ?? 1;
+  let hedge = start;
+  if (found !== null) {
+    const atStart = start * calibrationSize;
+    const count = atStart < 1.6 * minimumCertifiable(alpha, main)
+      ? atStart * HEDGE_FACTOR
+      : Math.max(1.1 * minimumCertifiable(alpha, side), atStart / HEDGE_FACTOR);
+    hedge = Math.min(1, count / calibrationSize);
+  }
+  const grid = candidateGrid(validation.confidences, Math.min(start, hedge));
+  const levels = grid.map(() => 0);
+  const sorted = Float64Array.from(validation.confidences).sort();
+  // The candidate at a coverage level: the first no stricter than the
+  // validation confidence there.
+  const indexOf = (coverage: number) => {
+    const n = sorted.length;
+    if (n === 0) return grid.length - 1;
+    const at = Math.min(n - 1, Math.max(0, Math.floor(n * (1 - coverage))));
+    const i = grid.findIndex((g) => g <= sorted[at]!);
+    return i < 0 ? grid.length - 1 : i;
+  };
+  levels[indexOf(start)]! += main;
+  levels[indexOf(hedge)]! += side;
+  return { grid, levels, start, hedge, startChance: found?.chance ?? 0 };
+}
+
+/**
+ * The fixed-sequence test with fallback over a plan, on calibration
+ * confidences and whether each answer disagreed with the reference model
+ * (see the module doc). The threshold is the most lenient rejected candidate.
+ */
+export function fallbackTest(
+  confidences: Float64Array,
+  wrong: Uint8Array,
+  plan: Pick<CertificationPlan, "grid" | "levels">,
+  alpha: number,
+): ThresholdChoice {
+  const order = Array.from(confidences, (_, i) => i).sort((a, b) =>
+    confidences[b]! - confidences[a]!
+  );
+  let at = 0;
+  let n = 0;
+  let k = 0;
+  let level = 0;
+  let passed = false;
+  let tested = 0;
+  let threshold: number | null = null;
+  let certified = 0;
+  let disagreements = 0;
+  for (let i = 0; i < plan.grid.length; i++) {
+    const t = plan.grid[i]!;
+    while (at < order.length && confidences[order[at]!]! >= t) {
+      n++;
+      k += wrong[order[at]!]!;
+      at++;
+    }
+    level = plan.levels[i]! + (passed ? level : 0);
+    if (level <= 0) {
+      passed = false;
+      continue;
+    }
+    tested++;
+    passed = n > 0 && binomialTail(k, n, alpha) <= level;
+    if (passed) {
+      threshold = t;
+      certified = n;
+      disagreements = k;
+    }
+  }
+  if (threshold !== null) {
+    return { threshold, tested, certified, disagreements, reason: null };
+  }
+  const delta = Number(plan.levels.reduce((a, b) => a + b, 0).toPrecision(12));
+  const needed = minimumCertifiable(alpha, delta);
+  return {
+    threshold: null,
+    tested,
+    certified: 0,
+    disagreements: 0,
+    reason: confidences.length < needed
+      ? `only ${confidences.length} calibration answers; at least ${needed} are needed at alpha ${alpha}, delta ${delta}`
+      : `no candidate threshold passed the binomial test at alpha ${alpha}, delta ${delta}`,
+  };
+}
+
+/**
+ * The plain fixed-sequence test over `grid` (strictest first), all of delta
+ * on the first candidate: the scan stops at the first failure.
  */
 export function chooseThreshold(
   confidences: Float64Array,
@@ -115,49 +266,6 @@ export function chooseThreshold(
   alpha: number,
   delta: number,
 ): ThresholdChoice {
-  const order = Array.from(confidences, (_, i) => i).sort((a, b) =>
-    confidences[b]! - confidences[a]!
-  );
-  let at = 0;
-  let n = 0;
-  let k = 0;
-  let chosen: ThresholdChoice = {
-    threshold: null,
-    tested: 0,
-    certified: 0,
-    disagreements: 0,
-    reason: null,
-  };
-  let tested = 0;
-  for (const t of grid) {
-    while (at < order.length && confidences[order[at]!]! >= t) {
-      n++;
-      k += wrong[order[at]!]!;
-      at++;
-    }
-    tested++;
-    if (binomialTail(k, n, alpha) > delta) break;
-    chosen = {
-      threshold: t,
-      tested,
-      certified: n,
-      disagreements: k,
-      reason: null,
-    };
-  }
-  if (chosen.threshold === null) {
-    const needed = minimumCertifiable(alpha, delta);
-    chosen = {
-      threshold: null,
-      tested,
-      certified: 0,
-      disagreements: 0,
-      reason: confidences.length < needed
-        ? `only ${confidences.length} calibration answers; at least ${needed} are needed at alpha ${alpha}, delta ${delta}`
-        : `no candidate threshold passed the binomial test at alpha ${alpha}, delta ${delta}`,
-    };
-  } else {
-    chosen.tested = tested;
-  }
-  return chosen;
+  const levels = grid.map((_, i) => i === 0 ? delta : 0);
+  return fallbackTest(confidences, wrong, { grid: [...grid], levels }, alpha);
 }

@@ -9,6 +9,8 @@ import jStatModule from "jstat";
 
 interface JStat {
   ibeta(x: number, a: number, b: number): number;
+  betaln(a: number, b: number): number;
+  gammaln(x: number): number;
   beta: { inv(p: number, a: number, b: number): number };
 }
 const { jStat } = jStatModule as unknown as { jStat: JStat };
@@ -34,6 +36,52 @@ export function clopperPearson(
   const lower = k === 0 ? 0 : jStat.beta.inv(tail, k, n - k + 1);
   const upper = k === n ? 1 : jStat.beta.inv(1 - tail, k + 1, n - k);
   return { lower, upper };
+}
+
+/**
+ * The largest number of disagreements among `n` certified answers that
+ * still passes the binomial test at level `level`
+ * (`P(Binomial(n, alpha) <= k) <= level`), or -1 when even none does.
+ */
+export function largestPassing(
+  n: number,
+  alpha: number,
+  level: number,
+): number {
+  if (n <= 0 || binomialTail(0, n, alpha) > level) return -1;
+  // The tail grows with k: find the last k whose tail stays within the level.
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (binomialTail(mid, n, alpha) <= level) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/**
+ * `P(K <= k)` for `K ~ BetaBinomial(n, a, b)`: a binomial count whose rate is
+ * itself drawn from `Beta(a, b)`, as when the rate is only known from a
+ * sample. Summed term by term in log space (`k + 1` terms).
+ */
+export function betaBinomialTail(
+  k: number,
+  n: number,
+  a: number,
+  b: number,
+): number {
+  if (k < 0) return 0;
+  if (k >= n) return 1;
+  const base = jStat.gammaln(n + 1) - jStat.betaln(a, b);
+  let sum = 0;
+  for (let i = 0; i <= k; i++) {
+    sum += Math.exp(
+      base - jStat.gammaln(i + 1) - jStat.gammaln(n - i + 1) +
+        jStat.betaln(i + a, n - i + b),
+    );
+  }
+  return Math.min(1, sum);
 }
 
 /** Fewest certified answers with zero disagreements that can pass at (alpha, delta). */

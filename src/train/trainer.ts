@@ -145,6 +145,12 @@ export interface QuestionReport {
     status: string;
     threshold: number | null;
     reason: string | null;
+    /** What would help an uncalibrated question, in words; null when calibrated. */
+    advice: string | null;
+    /** Where the fixed-sequence test started and hedged (coverage of validation answers), and the predicted chance of a pass. */
+    start: number;
+    hedge: number;
+    start_chance: number;
     candidates_tested: number;
     certified: number;
     disagreements: number;
@@ -271,6 +277,11 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     }, options);
     const scored = scoreAnswers(base, qa, model, features, parts.calibration);
     const outcome = calibrateQuestion(scored, model.validation, options);
+    if (outcome.advice !== null) {
+      (options.warn ?? say)(
+        `question "${qa.name}" is uncalibrated (${outcome.calibration.reason}): ${outcome.advice}`,
+      );
+    }
     const leakage = leakageCheck(
       parts.calibration,
       scored.wrong,
@@ -323,6 +334,10 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
           status: outcome.calibration.status,
           threshold: outcome.calibration.threshold,
           reason: outcome.calibration.reason,
+          advice: outcome.advice,
+          start: outcome.plan.start,
+          hedge: outcome.plan.hedge,
+          start_chance: outcome.plan.startChance,
           candidates_tested: outcome.choice.tested,
           certified: outcome.choice.certified,
           disagreements: outcome.choice.disagreements,
