@@ -13,7 +13,7 @@ import {
   type TrainOptions,
   type TrainResult,
 } from "../src/train/trainer.ts";
-import { parseJsonlTraces, type TraceSet } from "../src/train/traces.ts";
+import { parseJsonlTraces, type TraceSet } from "../src/traces/mod.ts";
 import { TOOL_VERSION } from "../src/version.ts";
 
 /** A seeded generator of numbers in [0, 1) (mulberry32), independent of the code under test. */

@@ -3,7 +3,7 @@ import { loadBundle } from "../src/bundle/files.ts";
 import { assess, prepareText } from "../src/engine/answer.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
 import { clopperPearson } from "../src/train/stats.ts";
-import { parseTraces } from "../src/train/traces.ts";
+import { readTraces } from "../src/traces/mod.ts";
 import {
   type CliRun,
   exists,
@@ -114,7 +114,7 @@ Deno.test("eval --json prints exactly the documented figures, matching a recount
 
   // Recount with the engine, as serving would answer.
   const table = await loadBundle(BUNDLE);
-  const set = parseTraces(file, await Deno.readTextFile(file));
+  const set = await readTraces([file]);
   for (const qa of set.questions) {
     const f = out.questions[qa.name];
     for (const key of EVAL_FIELDS) {
