@@ -206,11 +206,11 @@ Deno.test("parseTraceText() reads TSV by name, keeping quotes inside fields", ()
   const set = parseTraceText("d.TSV", tsv);
   assert.deepEqual(set.texts, ['he said "hi"', "a\ttab"]);
   assert.deepEqual(set.questions[0]!.options, ["greet", "leave"]);
-  // Read as CSV (by its name), the same text is not valid: the name decides.
+  // Read as CSV (by its name), the same text is one column.
   throwsWith(
     () => parseTraceText("d.csv", tsv),
     SyntaxError,
-    /^d\.csv:2: not valid CSV \(Invalid Opening Quote/,
+    /^d\.csv:1: the header has no "text" column \(columns: "text\\tcategory"\)$/,
   );
 });
 

@@ -7,24 +7,32 @@
  * @module
  */
 
+import { CsvError } from "csv-parse/sync";
 import type { TraceSetBuilder } from "./builder.ts";
 import { checkFields, fail } from "./json_trace.ts";
 import { cellTime } from "./provenance.ts";
 import type { TraceParseOptions } from "./types.ts";
 
-/** The csv-parse options for a delimiter: `,` (strict quoting) or a tab (quotes inside fields kept as written). */
-export function csvParseOptions(delimiter: "," | "\t") {
+/**
+ * The csv-parse options for a delimiter, `,` (strict quoting) or a tab
+ * (quotes inside fields kept as written), handing each record to `reader` as
+ * it is parsed (nothing is collected).
+ */
+export function csvParseOptions(delimiter: "," | "\t", reader: CsvTraceReader) {
   return {
     delimiter,
     bom: true,
     skip_empty_lines: true,
     relax_column_count: false,
     relax_quotes: delimiter === "\t",
-    info: true,
-  } as const;
+    on_record: (record: string[], info: CsvRecordInfo) => {
+      reader.add(record, info);
+      return null;
+    },
+  };
 }
 
-/** What csv-parse says about a record with `info: true`. */
+/** What csv-parse says about a record (its `on_record` context). */
 export interface CsvRecordInfo {
   /** The line the record ends on. */
   lines: number;
@@ -51,16 +59,30 @@ export class CsvTraceReader {
   #answers: { name: string; at: number }[] = [];
   #header = false;
 
-  /** Reads `file`'s records into `builder`; throws `RangeError` for column names that cannot be (see `checkFields`). */
+  readonly #every: (() => void) | undefined;
+  #sinceEvery = 0;
+
+  /**
+   * Reads `file`'s records into `builder`, calling `every` after each 1,024
+   * records; throws `RangeError` for column names that cannot be (see
+   * `checkFields`).
+   */
   constructor(
     file: string,
     builder: TraceSetBuilder,
     options: TraceParseOptions,
+    every?: () => void,
   ) {
     checkFields(options);
     this.#file = file;
     this.#builder = builder;
     this.#options = options;
+    this.#every = every;
+  }
+
+  /** The line the last record ended on. */
+  get line(): number {
+    return this.#lastLine;
   }
 
   /** The line the last record started on. */
@@ -93,6 +115,10 @@ export class CsvTraceReader {
     for (const { name, at } of this.#answers) {
       const cell = record[at]!.trim();
       if (cell !== "") this.#builder.answer(row, name, cell);
+    }
+    if (this.#every !== undefined && ++this.#sinceEvery === 1024) {
+      this.#sinceEvery = 0;
+      this.#every();
     }
   }
 
@@ -167,8 +193,9 @@ export class CsvTraceReader {
   }
 }
 
-/** The one-line error of a record csv-parse refused, with the line it names. */
-export function csvError(file: string, e: unknown): SyntaxError {
+/** The one-line error of a record csv-parse refused, with the line it names; other errors (ours) as they are. */
+export function csvError(file: string, e: unknown): unknown {
+  if (!(e instanceof CsvError)) return e;
   const err = e as Error & { lines?: number };
   return new SyntaxError(
     `${file}:${err.lines ?? 0}: not valid CSV (${err.message})`,

@@ -7,12 +7,7 @@
 
 import { parse as parseCsv } from "csv-parse/sync";
 import { TraceSetBuilder } from "./builder.ts";
-import {
-  csvError,
-  csvParseOptions,
-  type CsvRecordInfo,
-  CsvTraceReader,
-} from "./csv.ts";
+import { csvError, csvParseOptions, CsvTraceReader } from "./csv.ts";
 import {
   formatByName,
   sniffFormat,
@@ -78,16 +73,11 @@ function parseAs(
   const text = content.startsWith("\ufeff") ? content.slice(1) : content;
   if (format === "csv" || format === "tsv") {
     const reader = new CsvTraceReader(name, builder, options);
-    let records: { record: string[]; info: CsvRecordInfo }[];
     try {
-      records = parseCsv(
-        text,
-        csvParseOptions(format === "csv" ? "," : "\t"),
-      ) as unknown as typeof records;
+      parseCsv(text, csvParseOptions(format === "csv" ? "," : "\t", reader));
     } catch (e) {
       throw csvError(name, e);
     }
-    for (const { record, info } of records) reader.add(record, info);
     reader.end();
   } else {
     const reader = format === "json"

@@ -10,12 +10,7 @@
 import { Buffer } from "node:buffer";
 import { CsvError, parse as csvStream } from "csv-parse/stream";
 import { TraceSetBuilder } from "./builder.ts";
-import {
-  csvError,
-  csvParseOptions,
-  type CsvRecordInfo,
-  CsvTraceReader,
-} from "./csv.ts";
+import { csvError, csvParseOptions, CsvTraceReader } from "./csv.ts";
 import {
   formatByName,
   gzipByName,
@@ -31,9 +26,6 @@ import { JsonLinesReader } from "./jsonl.ts";
 import { MemoryGuard } from "./memory.ts";
 import { checkAnswerColumns } from "./parse.ts";
 import type { TraceReadOptions, TraceSet } from "./types.ts";
-
-/** Records between two progress reports and memory checks while reading CSV. */
-const RECORDS_PER_CHECK = 1024;
 
 /** A source opened for reading. */
 interface Source {
@@ -287,7 +279,7 @@ async function readSource(source: Source, reading: Reading): Promise<number> {
     format = sniffFormat(new TextDecoder().decode(sniffed.head), named);
   }
   const streamError = (e: unknown): Error => {
-    if (e instanceof CsvError) return csvError(source.name, e);
+    if (e instanceof CsvError) return csvError(source.name, e) as Error;
     if (gzipped && e instanceof TypeError) {
       return new SyntaxError(
         `${source.name}: not valid gzip data (${e.message})`,
@@ -344,8 +336,14 @@ async function readCsv(
   reading: Reading,
   streamError: (e: unknown) => Error,
 ): Promise<number> {
-  const csv = new CsvTraceReader(source.name, reading.builder, reading.options);
-  const records = stream
+  const csv = new CsvTraceReader(
+    source.name,
+    reading.builder,
+    reading.options,
+    () => report(reading, source.name, csv.line),
+  );
+  // Records go to `csv` as they are parsed; the parser's output stays empty.
+  const parsed = stream
     .pipeThrough(
       new TransformStream<Uint8Array, Buffer>({
         transform(chunk, c) {
@@ -355,29 +353,15 @@ async function readCsv(
         },
       }),
     )
-    .pipeThrough(csvStream(csvParseOptions(format === "csv" ? "," : "\t")))
+    .pipeThrough(csvStream(csvParseOptions(format === "csv" ? "," : "\t", csv)))
     .getReader();
-  let line = 0;
-  let sinceCheck = 0;
   for (;;) {
-    let r: ReadableStreamReadResult<unknown>;
     try {
-      r = await records.read();
+      if ((await parsed.read()).done) break;
     } catch (e) {
       throw streamError(e);
     }
-    if (r.done) break;
-    const { record, info } = r.value as {
-      record: string[];
-      info: CsvRecordInfo;
-    };
-    csv.add(record, info);
-    line = info.lines;
-    if (++sinceCheck === RECORDS_PER_CHECK) {
-      sinceCheck = 0;
-      report(reading, source.name, line);
-    }
   }
   csv.end();
-  return line;
+  return csv.line;
 }
