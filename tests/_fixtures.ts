@@ -254,7 +254,7 @@ export interface CliRun {
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const ROOT = new URL("..", import.meta.url).pathname;
 
-/** Runs `deno run -A main.ts ARGS` in a subprocess. */
+/** Runs `deno run -A main.ts ARGS` in a subprocess, typed in `cwd` (its `INIT_CWD`, as under `deno task`). */
 export async function runCli(
   args: string[],
   cwd: string = ROOT,
@@ -264,7 +264,7 @@ export async function runCli(
     cwd,
     stdout: "piped",
     stderr: "piped",
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", INIT_CWD: cwd },
   }).output();
   const dec = new TextDecoder();
   return {
