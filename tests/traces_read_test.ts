@@ -373,6 +373,18 @@ Deno.test("readTraces() stops, naming source and line, before the traces outgrow
   );
   const line = Number(/line (\d+)/.exec(e.message)![1]);
   assert.ok(line > 1000 && line < 20000, `stopped at line ${line}`);
+  // CSV records are watched too.
+  const csv = "text,q\n" +
+    Array.from(
+      { length: 20000 },
+      (_, i) => `distinct text ${i} ${"x".repeat(100)},a`,
+    )
+      .join("\n");
+  await rejectsWith(
+    readTraces(["-"], { stdin: streamOf(csv, 65536), heap: () => tiny }),
+    RangeError,
+    /^stdin: stopped at line \d+: the \d+ distinct texts read so far take about 2 MB/,
+  );
   // A heap nearly full stops reading whatever the traces hold.
   const full = { used: 95 * MB, limit: 196 * MB };
   await rejectsWith(

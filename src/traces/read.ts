@@ -293,13 +293,9 @@ async function readSource(source: Source, reading: Reading): Promise<number> {
       }`,
     );
   };
-  try {
-    return format === "csv" || format === "tsv"
-      ? await readCsv(source, stream, format, reading, streamError)
-      : await readText(source, stream, format, reading, streamError);
-  } finally {
-    await stream.cancel().catch(() => {});
-  }
+  return format === "csv" || format === "tsv"
+    ? await readCsv(source, stream, format, reading, streamError)
+    : await readText(source, stream, format, reading, streamError);
 }
 
 async function readText(
@@ -314,16 +310,21 @@ async function readText(
     ? new JsonArrayReader(source.name, reading.builder, fields)
     : new JsonLinesReader(source.name, reading.builder, fields);
   const chunks = stream.pipeThrough(new TextDecoderStream()).getReader();
-  for (;;) {
-    let r: ReadableStreamReadResult<string>;
-    try {
-      r = await chunks.read();
-    } catch (e) {
-      throw streamError(e);
+  try {
+    for (;;) {
+      let r: ReadableStreamReadResult<string>;
+      try {
+        r = await chunks.read();
+      } catch (e) {
+        throw streamError(e);
+      }
+      if (r.done) break;
+      reader.push(r.value);
+      report(reading, source.name, reader.lines);
     }
-    if (r.done) break;
-    reader.push(r.value);
-    report(reading, source.name, reader.lines);
+  } finally {
+    // After a bad line: stop the source (a no-op once it has ended).
+    await chunks.cancel().catch(() => {});
   }
   reader.end();
   return reader.lines;
@@ -355,12 +356,13 @@ async function readCsv(
     )
     .pipeThrough(csvStream(csvParseOptions(format === "csv" ? "," : "\t", csv)))
     .getReader();
-  for (;;) {
-    try {
+  try {
+    for (;;) {
       if ((await parsed.read()).done) break;
-    } catch (e) {
-      throw streamError(e);
     }
+  } catch (e) {
+    await parsed.cancel().catch(() => {});
+    throw streamError(e);
   }
   csv.end();
   return csv.line;
