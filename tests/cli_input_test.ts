@@ -14,15 +14,22 @@ interface RunOptions {
   flags?: string[];
 }
 
-/** Runs `deno ARGS` (the whole command line after `deno`) in a subprocess. */
+/**
+ * Runs `deno ARGS` (the whole command line after `deno`) in a subprocess,
+ * without the INIT_CWD this test process may have from an outer `deno task`
+ * (`deno task` keeps one that is set).
+ */
 async function deno(args: string[], o: RunOptions = {}): Promise<CliRun> {
+  const inherited = Deno.env.toObject();
+  delete inherited.INIT_CWD;
   const child = new Deno.Command(Deno.execPath(), {
     args,
     cwd: o.cwd ?? ROOT,
     stdin: o.stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
-    env: { NO_COLOR: "1", ...o.env },
+    clearEnv: true,
+    env: { ...inherited, NO_COLOR: "1", ...o.env },
   }).spawn();
   if (o.stdin !== undefined) {
     const w = child.stdin.getWriter();
