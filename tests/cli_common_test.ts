@@ -6,6 +6,7 @@ import {
   UsageError,
   userPath,
 } from "../src/cli/common.ts";
+import { parseServeFlags } from "../src/cli/serve.ts";
 import { readTraceFlags } from "../src/cli/trace_input.ts";
 import { tempDir, throwsWith } from "./_fixtures.ts";
 
@@ -74,6 +75,20 @@ Deno.test("userPath() resolves a relative path from INIT_CWD, keeping -, absolut
     assert.equal(userPath(undefined), undefined);
     Deno.env.delete("INIT_CWD");
     assert.equal(userPath("logs/a.jsonl"), "logs/a.jsonl");
+  } finally {
+    if (before === undefined) Deno.env.delete("INIT_CWD");
+    else Deno.env.set("INIT_CWD", before);
+  }
+});
+
+Deno.test("serve takes --bundle and --token-file from INIT_CWD too", () => {
+  const before = Deno.env.get("INIT_CWD");
+  try {
+    Deno.env.set("INIT_CWD", "/home/someone");
+    const s = parseServeFlags(["--bundle", "b", "--token-file", "secret/t"])!;
+    assert.equal(s.bundle, "/home/someone/b");
+    assert.equal(s.tokenFile, "/home/someone/secret/t");
+    assert.equal(parseServeFlags(["--bundle", "b"])!.tokenFile, undefined);
   } finally {
     if (before === undefined) Deno.env.delete("INIT_CWD");
     else Deno.env.set("INIT_CWD", before);

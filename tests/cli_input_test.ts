@@ -107,6 +107,20 @@ Deno.test("eval reads every --traces given, in order, as one set", async () => {
   const whole = `${work}/whole.jsonl`;
   await Deno.writeTextFile(whole, toJsonl(EVAL));
   assert.deepEqual(both.json, (await evalJson(["--traces", whole])).json);
+  // In text form too, quietly.
+  const text = await cli([
+    "eval",
+    "--bundle",
+    BUNDLE,
+    "--traces",
+    a,
+    "--traces",
+    b,
+    "--quiet",
+  ]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.equal(text.stderr, "");
+  assert.match(text.stdout, /^topic: 300 answers/m);
 });
 
 Deno.test("eval reads standard input with --traces -", async () => {
