@@ -20,7 +20,7 @@ import {
 import { DriftMonitor, QUIET_GUARD } from "../src/engine/drift.ts";
 import { argmax, scoreEntries, type Table } from "../src/engine/table.ts";
 import { evaluate } from "../src/cli/eval.ts";
-import { parseTraces } from "../src/train/traces.ts";
+import { readTraces } from "../src/traces/mod.ts";
 import { seededRandom, shuffle } from "../src/train/split.ts";
 
 const DATA = new URL("../../shared/data/", import.meta.url).pathname;
@@ -96,10 +96,7 @@ console.log(
 const b77 = `${work}/banking77`;
 const b77Train = await trainMeasured(`${DATA}banking77/train.csv`, b77);
 const table = await loadBundle(b77);
-const test = parseTraces(
-  "test.csv",
-  await Deno.readTextFile(`${DATA}banking77/test.csv`),
-);
+const test = await readTraces([`${DATA}banking77/test.csv`]);
 let t0 = performance.now();
 const figures = evaluate(table, test, false).questions["category"]!;
 const evalSeconds = (performance.now() - t0) / 1000;
@@ -195,10 +192,7 @@ const q = table.questions[0]!;
 const vocabulary = [
   ...new Set(
     test.texts.concat(
-      parseTraces(
-        "train.csv",
-        await Deno.readTextFile(`${DATA}banking77/train.csv`),
-      ).texts,
+      (await readTraces([`${DATA}banking77/train.csv`])).texts,
     ).join(" ").toLowerCase().split(/[^a-z']+/),
   ),
 ]
@@ -411,10 +405,7 @@ const nluTrain = await trainMeasured(
 const nlu = await loadBundle(`${work}/nlupp`);
 const nluFigures = evaluate(
   nlu,
-  parseTraces(
-    "eval.jsonl",
-    await Deno.readTextFile(`${work}/nlupp-eval.jsonl`),
-  ),
+  await readTraces([`${work}/nlupp-eval.jsonl`]),
   false,
 ).questions;
 const shares = Object.entries(nluFigures).map(([name, f]) => ({ name, ...f }))

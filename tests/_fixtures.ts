@@ -13,7 +13,7 @@ import {
   type TrainOptions,
   type TrainResult,
 } from "../src/train/trainer.ts";
-import { parseJsonlTraces, type TraceSet } from "../src/train/traces.ts";
+import { parseJsonlTraces, type TraceSet } from "../src/traces/mod.ts";
 import { TOOL_VERSION } from "../src/version.ts";
 
 /** A seeded generator of numbers in [0, 1) (mulberry32), independent of the code under test. */
@@ -254,7 +254,7 @@ export interface CliRun {
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const ROOT = new URL("..", import.meta.url).pathname;
 
-/** Runs `deno run -A main.ts ARGS` in a subprocess. */
+/** Runs `deno run -A main.ts ARGS` in a subprocess, typed in `cwd` (its `INIT_CWD`, as under `deno task`). */
 export async function runCli(
   args: string[],
   cwd: string = ROOT,
@@ -264,7 +264,7 @@ export async function runCli(
     cwd,
     stdout: "piped",
     stderr: "piped",
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", INIT_CWD: cwd },
   }).output();
   const dec = new TextDecoder();
   return {

@@ -3,7 +3,7 @@ import { loadBundle } from "../src/bundle/files.ts";
 import { assess, prepareText } from "../src/engine/answer.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
 import { clopperPearson } from "../src/train/stats.ts";
-import { parseTraces } from "../src/train/traces.ts";
+import { readTraces } from "../src/traces/mod.ts";
 import {
   type CliRun,
   exists,
@@ -114,7 +114,7 @@ Deno.test("eval --json prints exactly the documented figures, matching a recount
 
   // Recount with the engine, as serving would answer.
   const table = await loadBundle(BUNDLE);
-  const set = parseTraces(file, await Deno.readTextFile(file));
+  const set = await readTraces([file]);
   for (const qa of set.questions) {
     const f = out.questions[qa.name];
     for (const key of EVAL_FIELDS) {
@@ -317,7 +317,12 @@ Deno.test("the command line reports usage errors in one line with exit code 2", 
   // Commands run in an empty folder, where a default "bundle" folder would show.
   const scratch = await Deno.makeTempDir({ dir: work });
   const cases: [string, string[], RegExp][] = [
-    ["an unknown flag", ["train", "--traces", TRAIN_FILE, "--bogus"], /bogus/],
+    ["an unknown flag", [
+      "train",
+      "--traces",
+      TRAIN_FILE,
+      "--bogus",
+    ], /^error: unknown flag --bogus \(see train --help\)$/],
     ["a missing --traces", ["train", "--out", `${work}/x`], /--traces/],
     ["an --alpha out of range", [
       "train",
@@ -326,6 +331,36 @@ Deno.test("the command line reports usage errors in one line with exit code 2", 
       "--alpha",
       "1.5",
     ], /--alpha must be in \(0, 1\): got "1\.5"/],
+    ["a negative --alpha", [
+      "train",
+      "--traces",
+      TRAIN_FILE,
+      "--alpha",
+      "-0.1",
+    ], /^error: --alpha must be in \(0, 1\): got "-0\.1"$/],
+    ["a flag without its value", [
+      "train",
+      "--traces",
+    ], /^error: --traces needs a value \(see train --help\)$/],
+    [
+      "a value that looks like a flag",
+      [
+        "eval",
+        "--bundle",
+        BUNDLE,
+        "--traces",
+        "-x.jsonl",
+      ],
+      /^error: --traces needs a value; to give one that starts with "-", write --traces=-VALUE$/,
+    ],
+    [
+      "an argument without a flag",
+      [
+        "inspect",
+        BUNDLE,
+      ],
+      /^error: unexpected argument ".*bundle": every value follows its flag \(see inspect --help\)$/,
+    ],
     ["an --alpha that is not a number", [
       "train",
       "--traces",
@@ -452,4 +487,25 @@ Deno.test("train on a bad trace file exits 2 with file:line: reason and writes n
       assert.deepEqual(left, [fileName], "nothing written");
     });
   }
+});
+
+Deno.test("train --help documents the trace flags and the drift alarm at evidence 2/D", async () => {
+  const run = await runCli(["train", "--help"]);
+  assert.equal(run.code, 0);
+  assert.match(
+    run.stdout,
+    /--drift-delta D +online drift alarm at evidence 2\/D/,
+  );
+  assert.doesNotMatch(run.stdout, /1\/D/);
+  for (
+    const flag of [
+      "--traces FILE",
+      "--text-column NAME",
+      "--answer-columns A,B",
+    ]
+  ) {
+    assert.ok(run.stdout.includes(flag), flag);
+  }
+  const ev = await runCli(["eval", "--help"]);
+  assert.ok(ev.stdout.includes("--answer-columns A,B"));
 });

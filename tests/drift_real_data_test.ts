@@ -11,7 +11,7 @@ import {
   prepareText,
 } from "../src/engine/answer.ts";
 import { DriftMonitor, QUIET_GUARD } from "../src/engine/drift.ts";
-import { parseTraces } from "../src/train/traces.ts";
+import { readTraces } from "../src/traces/mod.ts";
 import { seededRandom, shuffle } from "../src/train/split.ts";
 import { DEFAULT_TRAIN_OPTIONS, train } from "../src/train/trainer.ts";
 
@@ -33,17 +33,11 @@ Deno.test({
   ignore: !present,
   fn: async (t) => {
     const table = train(
-      parseTraces(
-        "train.csv",
-        await Deno.readTextFile(`${DATA}banking77/train.csv`),
-      ),
+      await readTraces([`${DATA}banking77/train.csv`]),
       DEFAULT_TRAIN_OPTIONS,
     ).table;
     const q = table.questions[0]!;
-    const test = parseTraces(
-      "test.csv",
-      await Deno.readTextFile(`${DATA}banking77/test.csv`),
-    );
+    const test = await readTraces([`${DATA}banking77/test.csv`]);
     const hotels: string[] = [];
     for (let f = 0; f < 20; f++) {
       for (

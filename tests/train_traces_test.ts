@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import {
   parseCsvTraces,
   parseJsonlTraces,
-  parseTraces,
-} from "../src/train/traces.ts";
+  parseTraceText,
+  readTraces,
+} from "../src/traces/mod.ts";
 import { stateText } from "../src/engine/text.ts";
 import { train, TrainingError } from "../src/train/trainer.ts";
 import {
@@ -104,15 +105,15 @@ Deno.test("parseCsvTraces() reads a text column and one column per question", ()
   const urgent = set.questions.find((q) => q.name === "urgent")!;
   assert.equal(urgent.kind, "yes_no");
   assert.deepEqual([...urgent.labels], [1, 0, -1]);
-  // parseTraces() picks CSV by the file name.
-  assert.deepEqual(parseTraces("D.CSV", csv).texts, set.texts);
+  // parseTraceText() picks CSV by the file name.
+  assert.deepEqual(parseTraceText("D.CSV", csv).texts, set.texts);
 });
 
 Deno.test("parseCsvTraces() refuses a header without a text column, naming file and line", () => {
   throwsWith(
     () => parseCsvTraces("d.csv", "message,category\nhi,a\nho,b\n"),
     SyntaxError,
-    /^d\.csv:1: the header has no "text" column$/,
+    /^d\.csv:1: the header has no "text" column \(columns: "message", "category"\)$/,
   );
   throwsWith(
     () => parseCsvTraces("d.csv", "text\nhi\n"),
@@ -204,13 +205,10 @@ if (!hasBanking) {
 
 Deno.test({
   name:
-    "parseTraces() reads banking77/train.csv as one choice question named category",
+    "readTraces() reads banking77/train.csv as one choice question named category",
   ignore: !hasBanking,
   async fn() {
-    const set = parseTraces(
-      BANKING_TRAIN,
-      await Deno.readTextFile(BANKING_TRAIN),
-    );
+    const set = await readTraces([BANKING_TRAIN]);
     assert.equal(set.questions.length, 1);
     const q = set.questions[0]!;
     assert.equal(q.name, "category");
@@ -221,14 +219,14 @@ Deno.test({
   },
 });
 
-Deno.test("parseTraces() accepts a byte-order mark and Windows line endings", () => {
+Deno.test("parseTraceText() accepts a byte-order mark and Windows line endings", () => {
   const jsonl =
     '\ufeff{"text": "a b", "answers": {"q": "x"}}\r\n{"text": "c", "answers": {"q": "y"}}\r\n';
-  const j = parseTraces("t.jsonl", jsonl);
+  const j = parseTraceText("t.jsonl", jsonl);
   assert.deepEqual(j.texts, ["a b", "c"]);
   assert.deepEqual(j.questions[0]!.options, ["x", "y"]);
   const csv = "\ufefftext,q\r\na b,x\r\nc,y\r\n";
-  const c = parseTraces("t.csv", csv);
+  const c = parseTraceText("t.csv", csv);
   assert.deepEqual(c.texts, ["a b", "c"]);
   assert.deepEqual(c.questions[0]!.options, ["x", "y"]);
 });

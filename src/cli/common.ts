@@ -1,12 +1,101 @@
 /**
- * What the commands share: usage errors, number flags, one-line failures.
+ * What the commands share: usage errors, flag parsing, number flags, paths
+ * as the user typed them, one-line failures.
  *
  * @module
  */
 
+import { isAbsolute, resolve } from "node:path";
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+export {
+  ProgressMeter,
+  type ProgressOptions,
+  ProgressPrinter,
+  progressPrinter,
+} from "./progress.ts";
+
 /** A mistake in how a command was called; printed as one line, exit code 2. */
 export class UsageError extends Error {
   override name = "UsageError";
+}
+
+/** The flags a command accepts, as `node:util` `parseArgs` takes them. */
+export type FlagOptions = NonNullable<ParseArgsConfig["options"]>;
+
+const NEGATIVE_NUMBER = /^-(?:\d|\.\d)/;
+
+/**
+ * Parses a command's flags strictly (no positional arguments). A negative
+ * number may follow its flag (`--alpha -0.1`: the flag's own check then
+ * judges it). Every mistake becomes a one-line `UsageError` that says what to
+ * do, naming `command --help`.
+ *
+ * @example
+ * ```ts
+ * const { values } = parseFlags("eval", ["--bundle", "b", "--json"], {
+ *   bundle: { type: "string" },
+ *   json: { type: "boolean", default: false },
+ * });
+ * ```
+ */
+export function parseFlags<T extends FlagOptions>(
+  command: string,
+  args: readonly string[],
+  options: T,
+) {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    const option = arg.startsWith("--") ? options[arg.slice(2)] : undefined;
+    if (
+      option?.type === "string" && next !== undefined &&
+      NEGATIVE_NUMBER.test(next)
+    ) {
+      joined.push(`${arg}=${next}`);
+      i++;
+    } else {
+      joined.push(arg);
+    }
+  }
+  try {
+    return parseArgs({
+      args: joined,
+      options,
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (e) {
+    throw new UsageError(flagMistake(command, e));
+  }
+}
+
+/** What `parseArgs` refused, in one line with its remedy. */
+function flagMistake(command: string, e: unknown): string {
+  const message = e instanceof Error ? e.message : String(e);
+  const help = `(see ${command} --help)`;
+  const flag = /'(-[^' ]+)/.exec(message)?.[1] ?? "";
+  const code = (e as { code?: string }).code;
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    return `unknown flag ${flag} ${help}`;
+  }
+  if (code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") {
+    const arg = /argument '([^']*)'/.exec(message)?.[1] ?? "";
+    return `unexpected argument "${arg}": every value follows its flag ${help}`;
+  }
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+    if (message.includes("argument is ambiguous")) {
+      return `${flag} needs a value; to give one that starts with "-", write ${flag}=-VALUE`;
+    }
+    if (message.includes("argument missing")) {
+      return `${flag} needs a value ${help}`;
+    }
+    if (message.includes("does not take an argument")) {
+      return `${flag} takes no value ${help}`;
+    }
+  }
+  return `${oneLine(message)} ${help}`;
 }
 
 /** Parses a number flag; throws `UsageError` naming the flag when it is not a number in range. */
@@ -25,36 +114,39 @@ export function numberFlag(
   return n;
 }
 
-/** The first line of an error's message, for one-line failure reports. */
+/** An error's message as one line (line breaks become spaces), for one-line failure reports. */
 export function oneLine(e: unknown): string {
   const message = e instanceof Error ? e.message : String(e);
-  return message.split("\n")[0]!;
+  return message.trim().replace(/\s*\n\s*/g, " ");
 }
 
-/** Reads a file as text; an operating-system failure becomes a one-line error. */
-export async function readTextFile(
-  path: string,
-  what: string,
-): Promise<string> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) {
-      throw new UsageError(`Cannot read ${what} ${path}: no such file`);
-    }
-    if (e instanceof Deno.errors.IsADirectory) {
-      throw new UsageError(`Cannot read ${what} ${path}: it is a folder`);
-    }
-    throw new UsageError(`Cannot read ${what} ${path}: ${oneLine(e)}`);
+/**
+ * The folder the user typed the command in: `INIT_CWD` when set and readable
+ * (`deno task` sets it and runs from the project's folder; reading it needs
+ * `--allow-env=INIT_CWD`), else undefined (the working folder is the user's).
+ */
+export function userFolder(): string | undefined {
+  const query = { name: "env", variable: "INIT_CWD" } as const;
+  if (Deno.permissions.querySync(query).state !== "granted") return undefined;
+  const folder = Deno.env.get("INIT_CWD");
+  return folder === undefined || folder === "" ? undefined : folder;
+}
+
+/**
+ * A path flag's value as the user meant it: a relative path is resolved from
+ * `userFolder()` when there is one; `-` (standard input), absolute paths and
+ * undefined (a flag not given) are kept.
+ *
+ * @example
+ * ```ts
+ * // under `deno task train --traces logs/a.jsonl`, typed in /home/me
+ * userPath("logs/a.jsonl"); // "/home/me/logs/a.jsonl"
+ * ```
+ */
+export function userPath<P extends string | undefined>(path: P): P {
+  if (path === undefined || path === "-" || path === "" || isAbsolute(path)) {
+    return path;
   }
-}
-
-/** Writes progress to stderr with the seconds since `start`. */
-export function progressPrinter(quiet: boolean): (line: string) => void {
-  const start = performance.now();
-  return (line) => {
-    if (quiet) return;
-    const s = ((performance.now() - start) / 1000).toFixed(1);
-    console.error(`[${s.padStart(5)}s] ${line}`);
-  };
+  const folder = userFolder();
+  return (folder === undefined ? path : resolve(folder, path)) as P;
 }

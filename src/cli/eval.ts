@@ -4,31 +4,39 @@
  * @module
  */
 
-import { parseArgs } from "node:util";
 import { loadBundle } from "../bundle/files.ts";
 import { assess, prepareText } from "../engine/answer.ts";
 import { type DriftGuard, DriftMonitor, QUIET_GUARD } from "../engine/drift.ts";
 import type { Table } from "../engine/table.ts";
 import { type Measurement, Meter } from "../train/meter.ts";
-import { parseTraces, type TraceSet } from "../train/traces.ts";
-import { progressPrinter, readTextFile, UsageError } from "./common.ts";
+import type { TraceSet } from "../traces/mod.ts";
+import { parseFlags, ProgressPrinter, UsageError, userPath } from "./common.ts";
+import {
+  readTraceFlags,
+  TRACE_FLAGS,
+  TRACE_FLAGS_USAGE,
+} from "./trace_input.ts";
 
 /** Usage text of `eval`. */
 export const EVAL_USAGE =
-  `Usage: eval --bundle DIR --traces FILE [--json] [--stream]
+  `Usage: eval --bundle DIR --traces FILE [--traces FILE ...] [--json] [--stream]
 
 Answers every trace with the bundle, as serving would, and reports per question:
 answers, certified share, disagreement among certified answers (with the upper
 end of the two-sided 95% Clopper-Pearson interval) and accuracy over all answers.
+Traces are read as train reads them. When the traces answer none of the
+bundle's questions, eval fails (exit code 2).
 
 Options:
-  --bundle DIR    bundle folder (required)
-  --traces FILE   traces (JSON Lines, or CSV when FILE ends in .csv) (required)
-  --json          print the figures as JSON
-  --stream        also replay the traces in order through the online drift guard,
-                  certify as a live server would, and report when it raised and
-                  cleared the alarm (request index, 1-based, per question)
-  --help          this text`;
+  --bundle DIR               bundle folder (required)
+${TRACE_FLAGS_USAGE}
+  --json                     print the figures as JSON
+  --stream                   also replay the traces in order through the online drift
+                             guard, certify as a live server would, and report when it
+                             raised and cleared the alarm (request index, 1-based, per
+                             question)
+  --quiet                    no progress on stderr (--json implies it)
+  --help                     this text`;
 
 /** Per-question figures of an evaluation: the meter's, and unlearned answers. */
 export interface EvalFigures extends Measurement {
@@ -99,17 +107,13 @@ export function evaluate(
 
 /** Runs `eval`; returns the exit code. */
 export async function evalCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      bundle: { type: "string" },
-      traces: { type: "string" },
-      json: { type: "boolean", default: false },
-      stream: { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
-    },
-    strict: true,
-    allowPositionals: false,
+  const { values } = parseFlags("eval", args, {
+    ...TRACE_FLAGS,
+    bundle: { type: "string" },
+    json: { type: "boolean", default: false },
+    stream: { type: "boolean", default: false },
+    quiet: { type: "boolean", default: false },
+    help: { type: "boolean", default: false },
   });
   if (values.help) {
     console.log(EVAL_USAGE);
@@ -121,24 +125,29 @@ export async function evalCommand(args: string[]): Promise<number> {
   if (values.traces === undefined) {
     throw new UsageError("eval needs --traces FILE (see eval --help)");
   }
-  const say = progressPrinter(values.json);
-  const table = await loadBundle(values.bundle);
-  const traces = parseTraces(
-    values.traces,
-    await readTextFile(values.traces, "traces"),
-  );
-  for (const q of traces.questions) {
-    if (!table.byName.has(q.name)) {
-      console.error(
-        `note: the bundle has no question "${q.name}"; its answers are skipped`,
-      );
-    }
+  const printer = new ProgressPrinter({ quiet: values.quiet || values.json });
+  const table = await loadBundle(userPath(values.bundle));
+  const traces = await readTraceFlags("eval", values, printer);
+  const skipped = traces.questions.filter((q) => !table.byName.has(q.name));
+  if (skipped.length === traces.questions.length) {
+    throw new RangeError(
+      `nothing to evaluate: the traces answer none of the bundle's questions (bundle: ${
+        table.questions.map((q) => q.name).join(", ")
+      }; traces: ${traces.questions.map((q) => q.name).join(", ")})`,
+    );
+  }
+  for (const q of skipped) {
+    printer.note(
+      `the bundle has no question "${q.name}"; its answers are skipped`,
+    );
   }
   const started = performance.now();
   const result = evaluate(table, traces, values.stream);
   const seconds = (performance.now() - started) / 1000;
   if (seconds > 1) {
-    say(`evaluated ${traces.texts.length} traces in ${seconds.toFixed(2)}s`);
+    printer.line(
+      `evaluated ${traces.texts.length} traces in ${seconds.toFixed(2)}s`,
+    );
   }
   if (values.json) {
     console.log(JSON.stringify(result, null, 2));

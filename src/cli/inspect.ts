@@ -4,10 +4,9 @@
  * @module
  */
 
-import { parseArgs } from "node:util";
 import { loadBundle } from "../bundle/files.ts";
 import type { Table } from "../engine/table.ts";
-import { UsageError } from "./common.ts";
+import { parseFlags, UsageError, userPath } from "./common.ts";
 
 /** Usage text of `inspect`. */
 export const INSPECT_USAGE = `Usage: inspect --bundle DIR [--json]
@@ -70,15 +69,10 @@ interface InspectedQuestion {
 
 /** Runs `inspect`; returns the exit code. */
 export async function inspectCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      bundle: { type: "string" },
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
-    },
-    strict: true,
-    allowPositionals: false,
+  const { values } = parseFlags("inspect", args, {
+    bundle: { type: "string" },
+    json: { type: "boolean", default: false },
+    help: { type: "boolean", default: false },
   });
   if (values.help) {
     console.log(INSPECT_USAGE);
@@ -87,7 +81,8 @@ export async function inspectCommand(args: string[]): Promise<number> {
   if (values.bundle === undefined) {
     throw new UsageError("inspect needs --bundle DIR (see inspect --help)");
   }
-  const table = await loadBundle(values.bundle);
+  const bundle = userPath(values.bundle);
+  const table = await loadBundle(bundle);
   const d = describe(table);
   if (values.json) {
     console.log(JSON.stringify(d, null, 2));
@@ -96,7 +91,7 @@ export async function inspectCommand(args: string[]): Promise<number> {
   const pct = (x: unknown) =>
     typeof x === "number" ? `${(x * 100).toFixed(1)}%` : "n/a";
   console.log(
-    `bundle ${values.bundle}: format ${d.format} v${d.format_version}, tool ${d.tool_version}, ${table.rowCount} rows`,
+    `bundle ${bundle}: format ${d.format} v${d.format_version}, tool ${d.tool_version}, ${table.rowCount} rows`,
   );
   const f = table.featurizer;
   console.log(

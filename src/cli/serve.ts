@@ -21,7 +21,7 @@ import {
   type TokenSource,
 } from "../http/token.ts";
 import { TOOL_VERSION } from "../version.ts";
-import { numberFlag, oneLine, UsageError } from "./common.ts";
+import { numberFlag, oneLine, UsageError, userPath } from "./common.ts";
 
 /** Usage text of `serve`. */
 export const SERVE_USAGE = `Usage: serve --bundle DIR [options]
@@ -152,7 +152,7 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
     flag("drift-min-novelty", (n) => n >= 0 && n <= 1, "in [0, 1]"),
   );
   return {
-    bundle: values.bundle,
+    bundle: userPath(values.bundle),
     host: values.host.trim().replace(/^\[(.*)\]$/, "$1"),
     port: numberFlag(
       "port",
@@ -162,7 +162,7 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
       "an integer from 0 to 65535",
     ),
     tokenEnv: values["token-env"],
-    tokenFile: values["token-file"],
+    tokenFile: userPath(values["token-file"]),
     costPerCall: optional("cost-per-call", values["cost-per-call"]),
     llmLatencyMs: optional("llm-latency-ms", values["llm-latency-ms"]),
     keepText: values["keep-text"],

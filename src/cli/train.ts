@@ -4,10 +4,8 @@
  * @module
  */
 
-import { parseArgs } from "node:util";
 import { encodeBundle } from "../bundle/codec.ts";
 import { writeBundleAtomically } from "../bundle/files.ts";
-import { parseTraces } from "../train/traces.ts";
 import {
   DEFAULT_TRAIN_OPTIONS,
   train,
@@ -16,19 +14,27 @@ import {
 import { TOOL_VERSION } from "../version.ts";
 import {
   numberFlag,
-  progressPrinter,
-  readTextFile,
+  parseFlags,
+  ProgressPrinter,
   UsageError,
+  userPath,
 } from "./common.ts";
+import {
+  readTraceFlags,
+  TRACE_FLAGS,
+  TRACE_FLAGS_USAGE,
+} from "./trace_input.ts";
 
 /** Usage text of `train`. */
-export const TRAIN_USAGE = `Usage: train --traces FILE [--out DIR] [options]
+export const TRAIN_USAGE =
+  `Usage: train --traces FILE [--traces FILE ...] [--out DIR] [options]
 
-Trains a decision table from traces (JSON Lines, or CSV when FILE ends in .csv)
-and writes a bundle folder (written atomically: complete or not at all).
+Trains a decision table from traces and writes a bundle folder (written
+atomically: complete or not at all). Relative paths are taken from the folder
+the command was typed in (INIT_CWD under deno task).
 
 Options:
-  --traces FILE              traces to learn from (required)
+${TRACE_FLAGS_USAGE}
   --out DIR                  bundle folder to write (default: bundle)
   --alpha A                  target disagreement rate among certified answers (default 0.05)
   --delta D                  allowed probability that the target fails (default 0.05)
@@ -40,7 +46,7 @@ Options:
                              (flag new_options_served; never certified)
   --force-threshold Q=T      serve question Q's answers with confidence >= T even when not
                              certified (flag manual_threshold); repeatable
-  --drift-delta D            online drift alarm level 1/D (default 0.01)
+  --drift-delta D            online drift alarm at evidence 2/D (default 0.01)
   --drift-window N           normal requests needed to clear a drift alarm (default 100)
   --drift-single-p P         single texts whose unseen-feature share has a p-value <= P against
                              the calibration texts are not certified (default 0.01)
@@ -54,30 +60,25 @@ Options:
 
 /** Runs `train`; returns the exit code. */
 export async function trainCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      traces: { type: "string" },
-      out: { type: "string", default: "bundle" },
-      alpha: { type: "string" },
-      delta: { type: "string" },
-      seed: { type: "string" },
-      "calibration-share": { type: "string" },
-      "test-share": { type: "string" },
-      "min-radius": { type: "string" },
-      "serve-new-options": { type: "boolean", default: false },
-      "force-threshold": { type: "string", multiple: true },
-      "drift-delta": { type: "string" },
-      "drift-window": { type: "string" },
-      "drift-single-p": { type: "string" },
-      "drift-max-novelty": { type: "string" },
-      "drift-min-novelty": { type: "string" },
-      "max-epochs": { type: "string" },
-      quiet: { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
-    },
-    strict: true,
-    allowPositionals: false,
+  const { values } = parseFlags("train", args, {
+    ...TRACE_FLAGS,
+    out: { type: "string", default: "bundle" },
+    alpha: { type: "string" },
+    delta: { type: "string" },
+    seed: { type: "string" },
+    "calibration-share": { type: "string" },
+    "test-share": { type: "string" },
+    "min-radius": { type: "string" },
+    "serve-new-options": { type: "boolean", default: false },
+    "force-threshold": { type: "string", multiple: true },
+    "drift-delta": { type: "string" },
+    "drift-window": { type: "string" },
+    "drift-single-p": { type: "string" },
+    "drift-max-novelty": { type: "string" },
+    "drift-min-novelty": { type: "string" },
+    "max-epochs": { type: "string" },
+    quiet: { type: "boolean", default: false },
+    help: { type: "boolean", default: false },
   });
   if (values.help) {
     console.log(TRAIN_USAGE);
@@ -86,6 +87,11 @@ export async function trainCommand(args: string[]): Promise<number> {
   if (values.traces === undefined) {
     throw new UsageError("train needs --traces FILE (see train --help)");
   }
+  if (values.out.trim() === "") {
+    throw new UsageError(`--out needs a folder name: got "${values.out}"`);
+  }
+  const out = userPath(values.out);
+  const printer = new ProgressPrinter({ quiet: values.quiet });
   const unit = (n: number) => n > 0 && n < 1;
   const d = DEFAULT_TRAIN_OPTIONS;
   const forced: Record<string, number> = {};
@@ -179,16 +185,15 @@ export async function trainCommand(args: string[]): Promise<number> {
         ),
       },
     },
-    progress: progressPrinter(values.quiet),
-    warn: (line) => console.error(`warning: ${line}`),
+    progress: printer.line,
+    warn: printer.warn,
   };
   if (options.calibrationShare + options.testShare > 0.9 - 1e-9) {
     throw new UsageError(
       "--calibration-share plus --test-share must leave at least 10% of traces to train on",
     );
   }
-  const content = await readTextFile(values.traces, "traces");
-  const traces = parseTraces(values.traces, content);
+  const traces = await readTraceFlags("train", values, printer);
   for (const q of Object.keys(forced)) {
     if (!traces.questions.some((t) => t.name === q)) {
       throw new UsageError(
@@ -208,7 +213,7 @@ export async function trainCommand(args: string[]): Promise<number> {
     questions: result.table.questions,
     report: result.report,
   });
-  await writeBundleAtomically(values.out, files);
+  await writeBundleAtomically(out, files);
   for (const q of result.report.questions) {
     const t = q.test;
     const pct = (x: number | null) =>
@@ -225,7 +230,7 @@ export async function trainCommand(args: string[]): Promise<number> {
     );
   }
   console.log(
-    `wrote ${values.out} (${result.report.rows} rows, trained in ${seconds}s)`,
+    `wrote ${out} (${result.report.rows} rows, trained in ${seconds}s)`,
   );
   return 0;
 }

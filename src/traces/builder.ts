@@ -1,0 +1,265 @@
+/**
+ * The set being built: traces added one at a time from one or more files,
+ * equal texts interned, answers kept as written until each file ends, when
+ * they are typed (see `answers.ts`) and checked against earlier files.
+ *
+ * @module
+ */
+
+import type { QuestionKind } from "../engine/table.ts";
+import { describeAnswers, typeAnswers, type TypedAnswers } from "./answers.ts";
+import type { QuestionAnswers, TraceSet } from "./types.ts";
+
+/** A question across all files. */
+interface Question {
+  name: string;
+  kind: QuestionKind | undefined;
+  /** How its answers read in the first file that answered it, for error messages. */
+  firstTyped: TypedAnswers | undefined;
+  firstFile: string;
+  options: string[];
+  optionIndex: Map<string, number>;
+  /** Per row; within the current file, an index into that file's distinct answers. */
+  labels: Int32Array;
+}
+
+/** A question's distinct answers in the current file, in order of first appearance. */
+interface FileAnswers {
+  question: Question;
+  ids: Map<string, number>;
+  distinct: string[];
+}
+
+/**
+ * Bytes a distinct text costs beyond its characters: V8's string header, its
+ * entry in the interning table and the table's spare room. `deno task
+ * bench:traces` measures about 30 on the heap (190,000 distinct texts of about
+ * 65 characters held 19 MB); 64 keeps the estimate on the safe side.
+ */
+const TEXT_OVERHEAD = 64;
+
+/** Bytes per trace in the texts array, with its spare room. */
+const ROW_BYTES = 8;
+
+const TWO_BYTE = /[\u0100-\uffff]/;
+
+/** Bytes V8 needs for `text`: one per character when all are Latin-1, else two. */
+function textBytes(text: string): number {
+  return TEXT_OVERHEAD + text.length * (TWO_BYTE.test(text) ? 2 : 1);
+}
+
+/** A typed array of at least `size` elements holding `old`'s, the rest `fill`. */
+function grown<T extends Int32Array | Float64Array>(
+  old: T,
+  size: number,
+  fill: number,
+): T {
+  if (old.length >= size) return old;
+  const next = new (old.constructor as new (n: number) => T)(
+    Math.max(size, old.length * 2, 1024),
+  );
+  next.set(old);
+  next.fill(fill, old.length);
+  return next;
+}
+
+/**
+ * Builds a `TraceSet`. Call `beginFile`, then `addTrace` and `answer` per
+ * trace, then `endFile`; after the last file, `finish`.
+ *
+ * @example
+ * ```ts
+ * const b = new TraceSetBuilder();
+ * b.beginFile("a.jsonl");
+ * const row = b.addTrace("where is my card", NaN, undefined);
+ * b.answer(row, "intent", "card_arrival");
+ * b.endFile();
+ * const set = b.finish();
+ * ```
+ */
+export class TraceSetBuilder {
+  readonly #texts: string[] = [];
+  readonly #interned = new Map<string, string>();
+  #times: Float64Array | null = null;
+  #groups: Int32Array | null = null;
+  readonly #groupIds = new Map<string, number>();
+  readonly #groupNames: string[] = [];
+  readonly #questions = new Map<string, Question>();
+  readonly #files: string[] = [];
+  #file: string | undefined;
+  #fileStart = 0;
+  #fileAnswers = new Map<string, FileAnswers>();
+  #textBytes = 0;
+
+  /** Traces added so far. */
+  get rows(): number {
+    return this.#texts.length;
+  }
+
+  /** Distinct texts among them. */
+  get distinctTexts(): number {
+    return this.#interned.size;
+  }
+
+  /**
+   * About how many bytes of memory the traces added so far hold: distinct
+   * texts with their share of the interning table, a slot per trace, and the
+   * label, time and group arrays.
+   */
+  get heldBytes(): number {
+    let bytes = this.#textBytes + ROW_BYTES * this.#texts.length;
+    for (const q of this.#questions.values()) bytes += q.labels.byteLength;
+    bytes += this.#times?.byteLength ?? 0;
+    bytes += this.#groups?.byteLength ?? 0;
+    return bytes;
+  }
+
+  /** Starts a file; `name` is used in error messages. */
+  beginFile(name: string): void {
+    if (this.#file !== undefined) {
+      throw new Error(`beginFile(${name}) while ${this.#file} is open`);
+    }
+    this.#file = name;
+    this.#files.push(name);
+    this.#fileStart = this.#texts.length;
+    this.#fileAnswers = new Map();
+  }
+
+  /** Adds a trace: its text, its time (NaN for none) and group (undefined for none); returns its row. */
+  addTrace(text: string, time: number, group: string | undefined): number {
+    const row = this.#texts.length;
+    let shared = this.#interned.get(text);
+    if (shared === undefined) {
+      this.#interned.set(text, shared = text);
+      this.#textBytes += textBytes(text);
+    }
+    this.#texts.push(shared);
+    if (!Number.isNaN(time)) {
+      this.#times = grown(this.#times ?? new Float64Array(0), row + 1, NaN);
+      this.#times[row] = time;
+    }
+    if (group !== undefined) {
+      let id = this.#groupIds.get(group);
+      if (id === undefined) {
+        id = this.#groupNames.length;
+        this.#groupIds.set(group, id);
+        this.#groupNames.push(group);
+      }
+      this.#groups = grown(this.#groups ?? new Int32Array(0), row + 1, -1);
+      this.#groups[row] = id;
+    }
+    return row;
+  }
+
+  /** Records the answer of trace `row` to `question`, as written (JSON booleans as `"true"` / `"false"`). */
+  answer(row: number, question: string, written: string): void {
+    let fa = this.#fileAnswers.get(question);
+    if (fa === undefined) {
+      let q = this.#questions.get(question);
+      if (q === undefined) {
+        q = {
+          name: question,
+          kind: undefined,
+          firstTyped: undefined,
+          firstFile: this.#file ?? "",
+          options: [],
+          optionIndex: new Map(),
+          labels: new Int32Array(0),
+        };
+        this.#questions.set(question, q);
+      }
+      fa = { question: q, ids: new Map(), distinct: [] };
+      this.#fileAnswers.set(question, fa);
+    }
+    let id = fa.ids.get(written);
+    if (id === undefined) {
+      id = fa.distinct.length;
+      fa.ids.set(written, id);
+      fa.distinct.push(written);
+    }
+    const q = fa.question;
+    q.labels = grown(q.labels, row + 1, -1);
+    q.labels[row] = id;
+  }
+
+  /** Ends the current file: types its answers; a question typed differently than in an earlier file is an error. */
+  endFile(): void {
+    const file = this.#file ?? "";
+    const end = this.#texts.length;
+    for (const fa of this.#fileAnswers.values()) {
+      const q = fa.question;
+      const typed = typeAnswers(fa.distinct);
+      if (q.kind !== undefined && q.kind !== typed.kind) {
+        throw new TypeError(
+          `${file}: question "${q.name}" is ${
+            describeAnswers(typed)
+          } here but ${
+            describeAnswers(q.firstTyped!)
+          } in ${q.firstFile}; its answers must be of one kind in every file`,
+        );
+      }
+      if (q.kind === undefined) {
+        q.kind = typed.kind;
+        q.firstTyped = typed;
+        q.firstFile = file;
+      }
+      // Options in order of first appearance; yes/no's always true, false.
+      const optionAt = typed.options.map((option) => {
+        let at = q.optionIndex.get(option);
+        if (at === undefined) {
+          at = q.options.length;
+          q.options.push(option);
+          q.optionIndex.set(option, at);
+        }
+        return at;
+      });
+      const toGlobal = typed.index.map((i) => optionAt[i]!);
+      const labels = q.labels;
+      const stop = Math.min(end, labels.length);
+      for (let row = this.#fileStart; row < stop; row++) {
+        const id = labels[row]!;
+        if (id >= 0) labels[row] = toGlobal[id]!;
+      }
+    }
+    this.#file = undefined;
+  }
+
+  /** The traces of every file; a set in which no trace answers any question is an error. */
+  finish(): TraceSet {
+    if (this.#file !== undefined) this.endFile();
+    const n = this.#texts.length;
+    const questions: QuestionAnswers[] = [];
+    for (const q of this.#questions.values()) {
+      if (q.kind === undefined) continue;
+      questions.push({
+        name: q.name,
+        kind: q.kind,
+        options: q.options,
+        labels: exactly(q.labels, n, -1),
+      });
+    }
+    if (questions.length === 0) {
+      throw new RangeError(
+        `${this.#files.join(", ")}: no trace answers any question`,
+      );
+    }
+    return {
+      texts: this.#texts,
+      questions,
+      times: this.#times === null ? null : exactly(this.#times, n, NaN),
+      groups: this.#groups === null ? null : exactly(this.#groups, n, -1),
+      groupNames: this.#groupNames,
+    };
+  }
+}
+
+/** `a` cut or padded with `fill` to exactly `n` elements. */
+function exactly<T extends Int32Array | Float64Array>(
+  a: T,
+  n: number,
+  fill: number,
+): T {
+  if (a.length === n) return a;
+  if (a.length > n) return a.slice(0, n) as T;
+  return grown(a, n, fill).slice(0, n) as T;
+}

@@ -1,0 +1,129 @@
+/**
+ * One trace as a JSON object, the unit of JSON Lines and of JSON array files:
+ * `{"text": string | object, "answers": {question: option | true | false},
+ * "time"?: ISO 8601 | seconds, "group"?: string | integer}`.
+ *
+ * @module
+ */
+
+import { stateText } from "../engine/text.ts";
+import type { TraceSetBuilder } from "./builder.ts";
+import { jsonGroup, jsonTime } from "./provenance.ts";
+import type { TraceFields } from "./types.ts";
+
+/** Which fields of a JSON trace hold the text and the answers. */
+export interface JsonFields {
+  text: string;
+  /** Undefined: every key of `answers`. */
+  answers: readonly string[] | undefined;
+}
+
+/** Names that cannot be answer columns: the text's, `time` and `group`. */
+export function checkFields(fields: TraceFields): void {
+  const text = fields.textColumn ?? "text";
+  if (text === "") throw new RangeError("the text column's name is empty");
+  const seen = new Set<string>();
+  for (const name of fields.answerColumns ?? []) {
+    if (name === "") throw new RangeError("an answer column's name is empty");
+    if (name === text || name === "time" || name === "group") {
+      throw new RangeError(
+        `"${name}" is the ${
+          name === text ? "text" : name
+        } column, not an answer column`,
+      );
+    }
+    if (seen.has(name)) {
+      throw new RangeError(`answer column "${name}" is named twice`);
+    }
+    seen.add(name);
+  }
+}
+
+/** The fields `TraceFields` name, with defaults; throws `RangeError` for names that cannot be (see `checkFields`). */
+export function jsonFields(fields: TraceFields): JsonFields {
+  checkFields(fields);
+  return {
+    text: fields.textColumn ?? "text",
+    answers: fields.answerColumns,
+  };
+}
+
+/** Throws the one-line error of a bad trace: `where: reason`. */
+export function fail(where: string, reason: string): never {
+  throw new SyntaxError(`${where}: ${reason}`);
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
+/**
+ * Adds the trace `value` (parsed JSON) to `builder`; `where` (`file:line`, or
+ * `file:line: element N`) prefixes every error.
+ */
+export function addJsonTrace(
+  value: unknown,
+  fields: JsonFields,
+  builder: TraceSetBuilder,
+  where: string,
+): void {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    fail(
+      where,
+      `a trace must be a JSON object with "${fields.text}" and "answers" (got ${
+        kindOf(value)
+      })`,
+    );
+  }
+  const trace = value as Record<string, unknown>;
+  const text = trace[fields.text];
+  if (
+    typeof text !== "string" && (typeof text !== "object" || text === null)
+  ) {
+    fail(where, `"${fields.text}" must be a string or an object`);
+  }
+  const answers = trace.answers;
+  let source: Record<string, unknown>;
+  if (answers === undefined && fields.answers !== undefined) {
+    source = trace;
+  } else if (
+    typeof answers !== "object" || answers === null || Array.isArray(answers)
+  ) {
+    const hint = answers === undefined
+      ? ` (this trace has ${
+        Object.keys(trace).map((k) => JSON.stringify(k)).join(", ")
+      }; name top-level answer fields with --answer-columns)`
+      : "";
+    fail(
+      where,
+      `"answers" must be an object of question to option, true or false${hint}`,
+    );
+  } else {
+    source = answers as Record<string, unknown>;
+  }
+  const time = jsonTime(trace.time);
+  if ("reason" in time) fail(where, time.reason);
+  const group = jsonGroup(trace.group);
+  if ("reason" in group) fail(where, group.reason);
+
+  const row = builder.addTrace(stateText(text), time.seconds, group.name);
+  const add = (question: string, a: unknown) => {
+    if (a === null || a === undefined) return;
+    if (typeof a === "boolean") {
+      builder.answer(row, question, a ? "true" : "false");
+    } else if (typeof a !== "string") {
+      fail(where, `answer to "${question}" must be a string, true or false`);
+    } else if (a === "") {
+      fail(where, `answer to "${question}" is an empty string`);
+    } else {
+      builder.answer(row, question, a);
+    }
+  };
+  if (fields.answers === undefined) {
+    for (const question in source) add(question, source[question]);
+  } else {
+    for (const question of fields.answers) add(question, source[question]);
+  }
+}

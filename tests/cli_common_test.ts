@@ -1,0 +1,219 @@
+import assert from "node:assert/strict";
+import {
+  oneLine,
+  parseFlags,
+  ProgressPrinter,
+  UsageError,
+  userPath,
+} from "../src/cli/common.ts";
+import { parseServeFlags } from "../src/cli/serve.ts";
+import { readTraceFlags } from "../src/cli/trace_input.ts";
+import { tempDir, throwsWith } from "./_fixtures.ts";
+
+const FLAGS = {
+  alpha: { type: "string" },
+  traces: { type: "string", multiple: true },
+  quiet: { type: "boolean", default: false },
+} as const;
+
+Deno.test("parseFlags() takes a negative number after its flag, for the flag's own check to judge", () => {
+  const { values } = parseFlags("train", ["--alpha", "-0.1", "--quiet"], FLAGS);
+  assert.equal(values.alpha, "-0.1");
+  assert.equal(values.quiet, true);
+  assert.equal(
+    parseFlags("train", ["--alpha", "-.5"], FLAGS).values.alpha,
+    "-.5",
+  );
+  assert.equal(
+    parseFlags("train", ["--alpha", "-3e2"], FLAGS).values.alpha,
+    "-3e2",
+  );
+  // "-" alone is a value (standard input), and a flag is still a flag.
+  assert.deepEqual(
+    parseFlags("train", ["--traces", "-", "--traces", "b"], FLAGS).values
+      .traces,
+    ["-", "b"],
+  );
+});
+
+Deno.test("parseFlags() reports every flag mistake in one line, with what to do", () => {
+  const cases: [string[], RegExp][] = [
+    [
+      ["--alpha", "-x"],
+      /^--alpha needs a value; to give one that starts with "-", write --alpha=-VALUE$/,
+    ],
+    [["--alpha"], /^--alpha needs a value \(see train --help\)$/],
+    [["--quiet=yes"], /^--quiet takes no value \(see train --help\)$/],
+    [["--bogus"], /^unknown flag --bogus \(see train --help\)$/],
+    [["-q"], /^unknown flag -q \(see train --help\)$/],
+    [
+      ["traces.jsonl"],
+      /^unexpected argument "traces\.jsonl": every value follows its flag \(see train --help\)$/,
+    ],
+  ];
+  for (const [args, pattern] of cases) {
+    throwsWith(() => parseFlags("train", args, FLAGS), UsageError, pattern);
+  }
+});
+
+Deno.test("oneLine() keeps every line of a message, joined", () => {
+  assert.equal(
+    oneLine(new Error("first\n  second\nthird\n")),
+    "first second third",
+  );
+  assert.equal(oneLine("plain"), "plain");
+});
+
+Deno.test("userPath() resolves a relative path from INIT_CWD, keeping -, absolute paths and undefined", () => {
+  const before = Deno.env.get("INIT_CWD");
+  try {
+    Deno.env.set("INIT_CWD", "/home/someone/work");
+    assert.equal(userPath("logs/a.jsonl"), "/home/someone/work/logs/a.jsonl");
+    assert.equal(userPath("../b.csv"), "/home/someone/b.csv");
+    assert.equal(userPath("/abs/c.csv"), "/abs/c.csv");
+    assert.equal(userPath("-"), "-");
+    assert.equal(userPath(undefined), undefined);
+    Deno.env.delete("INIT_CWD");
+    assert.equal(userPath("logs/a.jsonl"), "logs/a.jsonl");
+  } finally {
+    if (before === undefined) Deno.env.delete("INIT_CWD");
+    else Deno.env.set("INIT_CWD", before);
+  }
+});
+
+Deno.test("serve takes --bundle and --token-file from INIT_CWD too", () => {
+  const before = Deno.env.get("INIT_CWD");
+  try {
+    Deno.env.set("INIT_CWD", "/home/someone");
+    const s = parseServeFlags(["--bundle", "b", "--token-file", "secret/t"])!;
+    assert.equal(s.bundle, "/home/someone/b");
+    assert.equal(s.tokenFile, "/home/someone/secret/t");
+    assert.equal(parseServeFlags(["--bundle", "b"])!.tokenFile, undefined);
+  } finally {
+    if (before === undefined) Deno.env.delete("INIT_CWD");
+    else Deno.env.set("INIT_CWD", before);
+  }
+});
+
+/** A printer writing to a string, on a clock the test moves. */
+function fakePrinter(quiet: boolean, terminal: boolean) {
+  let now = 0;
+  let out = "";
+  const printer = new ProgressPrinter({
+    quiet,
+    terminal,
+    now: () => now,
+    write: (text) => (out += text),
+  });
+  return {
+    printer,
+    at(ms: number) {
+      now = ms;
+    },
+    out: () => out,
+  };
+}
+
+Deno.test("ProgressMeter says nothing for a second, then lines, rate, bytes of the total and time left", () => {
+  const p = fakePrinter(false, false);
+  const meter = p.printer.meter("reading");
+  p.at(900);
+  meter.update(90_000, 9 * 1024 * 1024, 90 * 1024 * 1024);
+  assert.equal(p.out(), "", "silent in its first second");
+  p.at(2000);
+  meter.update(200_000, 20 * 1024 * 1024, 80 * 1024 * 1024);
+  assert.equal(
+    p.out(),
+    "[  2.0s] reading: 200,000 lines, 100,000 lines/s, 20.0 of 80.0 MB, about 6 s left\n",
+  );
+  // Not on a terminal: the next line comes ten seconds later.
+  p.at(5000);
+  meter.update(500_000, 50 * 1024 * 1024, 80 * 1024 * 1024);
+  assert.equal(p.out().split("\n").length, 2);
+  p.at(12_000);
+  meter.update(1_200_000, 60 * 1024 * 1024, null);
+  assert.match(
+    p.out(),
+    /\[ 12\.0s\] reading: 1,200,000 lines, 100,000 lines\/s, 60\.0 MB\n$/,
+  );
+  p.at(200_000);
+  meter.update(1_300_000, 40 * 1024 * 1024, 80 * 1024 * 1024);
+  assert.match(p.out(), /40\.0 of 80\.0 MB, about 3 min left\n$/);
+  meter.done("read 1,300,000 lines");
+  assert.match(
+    p.out(),
+    /\[200\.0s\] read 1,300,000 lines in 200\.0 s \(6,500 lines\/s\)\n$/,
+  );
+});
+
+Deno.test("ProgressMeter rewrites one line in place on a terminal, closed by the next line", () => {
+  const p = fakePrinter(false, true);
+  const meter = p.printer.meter("reading");
+  p.at(1000);
+  meter.update(10, 0, null);
+  p.at(1500);
+  meter.update(15, 0, null);
+  p.at(2000);
+  meter.update(20, 0, null);
+  assert.equal(
+    p.out(),
+    "\r\x1b[K[  1.0s] reading: 10 lines, 10 lines/s" +
+      "\r\x1b[K[  2.0s] reading: 20 lines, 10 lines/s",
+  );
+  p.printer.line("featurising 20 texts");
+  assert.ok(
+    p.out().endsWith(
+      "10 lines/s\r\x1b[K[  2.0s] featurising 20 texts\n",
+    ),
+    JSON.stringify(p.out()),
+  );
+});
+
+Deno.test("ProgressPrinter under --quiet prints no progress, but warnings and notes", () => {
+  const p = fakePrinter(true, false);
+  const meter = p.printer.meter("reading");
+  p.at(5000);
+  meter.update(10, 0, null);
+  meter.done("read 10 lines");
+  p.printer.line("featurising");
+  assert.equal(p.out(), "");
+  p.printer.warn("refused question");
+  p.printer.note("column 1 has no name");
+  assert.equal(
+    p.out(),
+    "warning: refused question\nnote: column 1 has no name\n",
+  );
+  // A meter that took less than a second leaves no summary.
+  const q = fakePrinter(false, false);
+  q.printer.meter("reading").done("read 3 lines");
+  assert.equal(q.out(), "");
+});
+
+Deno.test("readTraceFlags() shows a reading meter on a long read, and notes", async () => {
+  await using dir = await tempDir();
+  const file = `${dir.path}/t.csv`;
+  await Deno.writeTextFile(
+    file,
+    ",text,q\n" +
+      Array.from({ length: 5000 }, (_, i) => `${i},text ${i % 100},${i % 2}`)
+        .join("\n"),
+  );
+  let now = 0;
+  let out = "";
+  const printer = new ProgressPrinter({
+    now: () => (now += 700),
+    write: (text) => (out += text),
+    terminal: false,
+  });
+  const set = await readTraceFlags("train", { traces: [file] }, printer);
+  assert.equal(set.texts.length, 5000);
+  assert.match(out, /^note: .*t\.csv: column 1 has no name: ignored/m);
+  assert.match(
+    out,
+    /\] reading: [\d,]+ lines, [\d,]+ lines\/s, [\d.]+ of [\d.]+ MB/,
+  );
+  assert.match(
+    out,
+    /\] read 5,001 lines, 5,000 traces, 100 distinct texts in [\d.]+ s/,
+  );
+});
