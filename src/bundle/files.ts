@@ -71,6 +71,51 @@ export async function loadBundle(dir: string): Promise<Table> {
 }
 
 /**
+ * Checks, before any work, that a bundle can be written to `dir`: its
+ * parent is a folder, and `dir` is absent, empty or a bundle. Throws
+ * `BundleError` (one line, naming the path) otherwise.
+ */
+export async function checkBundleDestination(dir: string): Promise<void> {
+  const clean = dir.replace(/\/+$/, "") || dir;
+  const slash = clean.lastIndexOf("/");
+  const parent = slash < 0 ? "." : slash === 0 ? "/" : clean.slice(0, slash);
+  let parentStat: Deno.FileInfo;
+  try {
+    parentStat = await Deno.stat(parent);
+  } catch (e) {
+    throw new BundleError(
+      `Cannot write bundle ${clean}: ${
+        e instanceof Deno.errors.NotFound
+          ? `no folder ${parent}`
+          : `${parent}: ${(e as Error).message.split("\n")[0]}`
+      }`,
+    );
+  }
+  if (!parentStat.isDirectory) {
+    throw new BundleError(
+      `Cannot write bundle ${clean}: ${parent} is not a folder`,
+    );
+  }
+  try {
+    const stat = await Deno.stat(clean);
+    if (!stat.isDirectory) {
+      throw new BundleError(
+        `Cannot write bundle ${clean}: a file of that name exists`,
+      );
+    }
+    const entries = [];
+    for await (const e of Deno.readDir(clean)) entries.push(e.name);
+    if (entries.length > 0 && !entries.includes(MANIFEST_FILE)) {
+      throw new BundleError(
+        `Cannot write bundle ${clean}: the folder exists and is not a bundle`,
+      );
+    }
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+}
+
+/**
  * Writes a bundle's files to `dir` atomically. An existing bundle at `dir`
  * is replaced; an existing folder that is not a bundle is left alone and
  * the write refused.

@@ -5,7 +5,10 @@
  */
 
 import { encodeBundle } from "../bundle/codec.ts";
-import { writeBundleAtomically } from "../bundle/files.ts";
+import {
+  checkBundleDestination,
+  writeBundleAtomically,
+} from "../bundle/files.ts";
 import {
   DEFAULT_TRAIN_OPTIONS,
   train,
@@ -193,6 +196,8 @@ export async function trainCommand(args: string[]): Promise<number> {
       "--calibration-share plus --test-share must leave at least 10% of traces to train on",
     );
   }
+  // Fail now, not after training, when the bundle could not be written.
+  await checkBundleDestination(out);
   const traces = await readTraceFlags("train", values, printer);
   for (const q of Object.keys(forced)) {
     if (!traces.questions.some((t) => t.name === q)) {
