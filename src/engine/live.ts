@@ -1,0 +1,487 @@
+/**
+ * The live certificate: keeps a question's promise true on live traffic
+ * from audits of a random sample of its certified answers, and moves its
+ * threshold by that evidence.
+ *
+ * The service picks each certified answer for audit with probability `R`;
+ * the caller's proxy asks its model about the picked ones (and, as it must
+ * anyway, about every uncertified one) and reports what the model said.
+ * Seen over the decisions whose confidence reaches a candidate threshold
+ * `t`, each decision gives one observation of an inverse-probability-
+ * weighted disagreement `D = S wrong / pi`: a certified answer is observed
+ * (`S = 1`) with probability `pi = R`, an uncertified one always (`pi = 1`).
+ * `E[D] = risk(t)`, the disagreement rate among answers above `t`, whatever
+ * the threshold in force was when each decision was made.
+ *
+ * For each candidate and each hypothesised rate `m` two tests by betting run
+ * side by side (Waudby-Smith and Ramdas, "Estimating means of bounded random
+ * variables by betting"): one bets that the rate is below `m`
+ * (capital `prod(1 + lambda (m - D))`), one that it is above
+ * (`prod(1 + lambda (D - m))`). Each is a mixture of bets with fixed
+ * fractions, the same for every observation (a bet that depended on the
+ * decision, its confidence or whether it was audited, would lean on what
+ * predicts its outcome, and the capital would no longer be a
+ * supermartingale), sized so that `1 + lambda x` stays positive even for
+ * the largest observation, an audited disagreement `1/R`.
+ * Under its null hypothesis each capital is a nonnegative supermartingale,
+ * so by Ville's inequality it ever reaches `1/e` with probability at most
+ * `e`: the tests are valid at every moment, however long the stream and
+ * whenever one looks. With fixed fractions a capital depends only on how
+ * many observations of each kind (agreed, disagreed on audit, disagreed on
+ * feedback) a candidate has seen, so the certificate keeps three counts per
+ * candidate and works the capitals out when asked.
+ *
+ * Policy, per question, with `K` candidates and level `delta`: a candidate
+ * is *certified* live when its below-alpha capital reaches `K / delta`, and
+ * *refuted* when its above-alpha capital reaches `2 / delta` for the
+ * bundle's own threshold and `2 (K - 1) / delta` for the others (Bonferroni
+ * over candidates, so any rule for picking among them keeps both errors
+ * within `delta`).
+ * The bundle's own threshold is in force at the start. A refuted candidate,
+ * and every more lenient one, is never served again; the service then moves
+ * to the most lenient remaining candidate whose live estimate is clearly
+ * below alpha (moving stricter needs no certificate), or to the strictest
+ * one, and withdraws the question when even that is refuted. A candidate
+ * more lenient than the one in force is served once certified live, and
+ * only while feedback on uncertified answers has been complete (the evidence
+ * for it rests on them).
+ *
+ * Pure: it counts decisions and reports, it reads no clock.
+ *
+ * @module
+ */
+
+/** Settings of a live certificate. */
+export interface LiveSettings {
+  /** Target disagreement rate among certified answers. */
+  alpha: number;
+  /** Probability that the live tests ever err (certify a bad threshold, or refute a good one). */
+  delta: number;
+  /** Probability that a certified answer is picked for audit, in (0, 1]. */
+  auditRate: number;
+}
+
+/** Why the threshold in force is what it is. */
+export type LiveReason =
+  | "bundle" /** the bundle's threshold; live audits have not refuted it */
+  | "live_lower" /** more lenient than the bundle's, certified by live audits */
+  | "live_stricter" /** stricter than the bundle's, after live audits refuted a more lenient one */
+  | "withdrawn" /** live audits refuted every candidate */
+  | "uncalibrated"; /** the bundle has no threshold for the question */
+
+/** The threshold in force and why (cheap to ask after every batch of feedback). */
+export interface LiveDecision {
+  /** The threshold in force; null when withdrawn or uncalibrated. */
+  threshold: number | null;
+  reason: LiveReason;
+}
+
+/** What the live evidence says about one candidate threshold. */
+export interface CandidateState {
+  threshold: number;
+  /** Decisions seen at or above this threshold (certified or with feedback). */
+  decisions: number;
+  /** Labelled decisions (audits and feedback) at or above it. */
+  labelled: number;
+  /** Weighted disagreement rate estimate; null before any decision. */
+  estimate: number | null;
+  /** Anytime-valid interval of the rate (confidence 1 - delta, per candidate); null bounds when unknown. */
+  lower: number | null;
+  upper: number | null;
+  certified: boolean;
+  refuted: boolean;
+}
+
+/** The live certificate of a question, as reported. */
+export interface LiveState {
+  /** The threshold in force; null when certification is withdrawn. */
+  threshold: number | null;
+  reason: LiveReason;
+  /** The bundle's own threshold (null when uncalibrated). */
+  bundleThreshold: number | null;
+  /** Audits answered, and how many disagreed. */
+  audited: number;
+  auditDisagreements: number;
+  /** Feedback on uncertified answers, and uncertified decisions (its coverage). */
+  feedback: number;
+  uncertifiedDecisions: number;
+  /** The candidate in force (or the bundle's when withdrawn). */
+  inForce: CandidateState | null;
+  /** Every candidate, strictest first. */
+  candidates: CandidateState[];
+}
+
+/** Bet fractions of the below-alpha (certify) mixture, as shares of the largest safe bet. */
+const CERTIFY_FRACTIONS = [0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.9];
+/**
+ * Bet fractions of the above-alpha (refute) mixture, as shares of the
+ * largest safe bet `1 / m`. Audited disagreements weigh `1/R`, so the good
+ * bets are small: about `(r - m) m R / r` for a true rate `r`.
+ */
+const REFUTE_FRACTIONS = [
+  0.0001,
+  0.0002,
+  0.0005,
+  0.001,
+  0.002,
+  0.005,
+  0.01,
+  0.03,
+];
+/** Hypothesised rates for the reported interval (alpha is added). */
+const RATE_GRID = [
+  0.0025,
+  0.005,
+  0.01,
+  0.015,
+  0.02,
+  0.025,
+  0.03,
+  0.035,
+  0.04,
+  0.045,
+  0.055,
+  0.06,
+  0.07,
+  0.08,
+  0.09,
+  0.1,
+  0.125,
+  0.15,
+  0.2,
+  0.25,
+  0.3,
+  0.4,
+  0.5,
+];
+/** Feedback must have reached this share of uncertified decisions for lower thresholds to be certified. */
+export const FEEDBACK_COVERAGE = 0.95;
+/** After a refutation, a candidate qualifies when its estimate is at most this share of alpha... */
+export const MOVE_MARGIN = 0.8;
+/** ...over at least this many labelled answers. */
+export const MOVE_MIN_LABELLED = 30;
+/** At most this many candidates (the bundle's threshold among them). */
+export const LIVE_CANDIDATES = 16;
+
+/**
+ * The live grid: up to `LIVE_CANDIDATES` thresholds from the bundle's
+ * candidate grid (strictest first), evenly spread, always holding the
+ * bundle's threshold.
+ */
+export function liveGrid(
+  grid: readonly number[],
+  threshold: number | null,
+  size = LIVE_CANDIDATES,
+): number[] {
+  const sorted = [...new Set(grid)].sort((a, b) => b - a);
+  const picked = new Set<number>();
+  if (threshold !== null) picked.add(threshold);
+  const room = size - picked.size;
+  for (let i = 0; i < room && sorted.length > 0; i++) {
+    const at = Math.round((i * (sorted.length - 1)) / Math.max(1, room - 1));
+    picked.add(sorted[at]!);
+  }
+  return [...picked].sort((a, b) => b - a);
+}
+
+/**
+ * Observation kinds: no disagreement (`D = 0`: a certified answer not
+ * audited, an audit or feedback that agreed), a disagreement on audit
+ * (`D = 1/R`), a disagreement on feedback (`D = 1`).
+ */
+const AGREED = 0;
+const DISAGREED_AUDIT = 1;
+const DISAGREED_FEEDBACK = 2;
+const KINDS = 3;
+
+/** A candidate's observations by kind (see the constants above). */
+type Counts = [number, number, number];
+
+/** The live certificate of one question (see the module doc). */
+export class LiveCertificate {
+  readonly #settings: LiveSettings;
+  readonly #bundleThreshold: number | null;
+  /** Candidate thresholds, strictest first. */
+  readonly #thresholds: number[];
+  /** Hypothesised rates; `#alphaAt` is alpha's position. */
+  readonly #rates: number[];
+  readonly #alphaAt: number;
+  /**
+   * Observations by kind and by the strictest candidate they reach
+   * (`kind * K + candidate`); a candidate's counts are the sums over the
+   * candidates up to and including it.
+   */
+  readonly #bins: Float64Array;
+  /** Labelled answers (audits and feedback) by the strictest candidate they reach. */
+  readonly #labelledBins: Float64Array;
+  #audited = 0;
+  #auditDisagreements = 0;
+  #feedback = 0;
+  #uncertified = 0;
+  /**
+   * Index of the strictest candidate refuted so far: it and every more
+   * lenient one are out (a refutation stands: Ville's inequality bounds the
+   * first crossing). The number of candidates while none is refuted.
+   */
+  #floor: number;
+  /** Index of the candidate in force; -1 when withdrawn or uncalibrated. */
+  #inForce: number;
+  /** Index of the bundle's threshold; -1 when uncalibrated. */
+  readonly #bundle: number;
+
+  /**
+   * A certificate over `grid` (the bundle's candidates; the live grid is
+   * taken from it) for a question whose bundle threshold is `threshold`.
+   */
+  constructor(
+    grid: readonly number[],
+    threshold: number | null,
+    settings: LiveSettings,
+  ) {
+    if (!(settings.alpha > 0 && settings.alpha < 1)) {
+      throw new RangeError(
+        `Live alpha must be in (0, 1): got ${settings.alpha}`,
+      );
+    }
+    if (!(settings.delta > 0 && settings.delta < 1)) {
+      throw new RangeError(
+        `Live delta must be in (0, 1): got ${settings.delta}`,
+      );
+    }
+    if (!(settings.auditRate > 0 && settings.auditRate <= 1)) {
+      throw new RangeError(
+        `Audit rate must be in (0, 1]: got ${settings.auditRate}`,
+      );
+    }
+    this.#settings = settings;
+    this.#bundleThreshold = threshold;
+    this.#rates = [...new Set([...RATE_GRID, settings.alpha])].sort((a, b) =>
+      a - b
+    );
+    this.#alphaAt = this.#rates.indexOf(settings.alpha);
+    this.#thresholds = liveGrid(grid, threshold);
+    const k = this.#thresholds.length;
+    this.#bins = new Float64Array(KINDS * k);
+    this.#labelledBins = new Float64Array(k);
+    this.#floor = k;
+    this.#bundle = threshold === null
+      ? -1
+      : this.#thresholds.indexOf(threshold);
+    this.#inForce = this.#bundle;
+  }
+
+  /** The candidate thresholds, strictest first. */
+  get thresholds(): number[] {
+    return [...this.#thresholds];
+  }
+
+  /** The strictest candidate a confidence reaches (-1 for none): the candidates it counts for start there. */
+  #first(confidence: number): number {
+    const t = this.#thresholds;
+    let lo = 0;
+    let hi = t.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (t[mid]! > confidence) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < t.length ? lo : -1;
+  }
+
+  #add(kind: number, confidence: number, labelled: boolean): void {
+    const first = this.#first(confidence);
+    if (first < 0) return;
+    this.#bins[kind * this.#thresholds.length + first]!++;
+    if (labelled) this.#labelledBins[first]!++;
+  }
+
+  /**
+   * Records one answer that passed every rule but the threshold, when it
+   * was given: its confidence, whether it was certified, and whether it was
+   * picked for audit. A certified answer not picked counts at once (seen as
+   * "no disagreement observed"); a picked one when its audit comes back
+   * (`recordAudit`); an uncertified one when feedback on it comes
+   * (`recordFeedback`).
+   */
+  recordDecision(
+    confidence: number,
+    certified: boolean,
+    audited: boolean,
+  ): void {
+    if (!certified) this.#uncertified++;
+    else if (!audited) this.#add(AGREED, confidence, false);
+  }
+
+  /** What an audit found: the confidence the audited answer had, and whether the model disagreed. */
+  recordAudit(confidence: number, wrong: boolean): void {
+    this.#audited++;
+    if (wrong) this.#auditDisagreements++;
+    this.#add(wrong ? DISAGREED_AUDIT : AGREED, confidence, true);
+  }
+
+  /** Feedback on an answer that was not certified: its confidence, and whether the model disagreed. */
+  recordFeedback(confidence: number, wrong: boolean): void {
+    this.#feedback++;
+    this.#add(wrong ? DISAGREED_FEEDBACK : AGREED, confidence, true);
+  }
+
+  /** Candidate `j`'s observations by kind. */
+  #counts(j: number): Counts {
+    const k = this.#thresholds.length;
+    const out: Counts = [0, 0, 0];
+    for (let kind = 0; kind < KINDS; kind++) {
+      let sum = 0;
+      for (let i = 0; i <= j; i++) sum += this.#bins[kind * k + i]!;
+      out[kind] = sum;
+    }
+    return out;
+  }
+
+  #labelled(j: number): number {
+    let sum = 0;
+    for (let i = 0; i <= j; i++) sum += this.#labelledBins[i]!;
+    return sum;
+  }
+
+  /** Log capital of the below-`m` (certify) mixture over counts `n`. */
+  #certify(n: Counts, m: number): number {
+    const r = this.#settings.auditRate;
+    // A bet lambda on m - D, D at most 1/R: lambda <= f / (1/R - m).
+    return mixture(CERTIFY_FRACTIONS, (f) => {
+      const lambda = f / (1 / r - m);
+      return n[AGREED] * Math.log1p(lambda * m) +
+        n[DISAGREED_AUDIT] * Math.log1p(lambda * (m - 1 / r)) +
+        n[DISAGREED_FEEDBACK] * Math.log1p(lambda * (m - 1));
+    });
+  }
+
+  /** Log capital of the above-`m` (refute) mixture over counts `n`. */
+  #refute(n: Counts, m: number): number {
+    const r = this.#settings.auditRate;
+    // A bet lambda on D - m >= -m: lambda <= f / m.
+    return mixture(REFUTE_FRACTIONS, (f) => {
+      const lambda = f / m;
+      return n[AGREED] * Math.log1p(-lambda * m) +
+        n[DISAGREED_AUDIT] * Math.log1p(lambda * (1 / r - m)) +
+        n[DISAGREED_FEEDBACK] * Math.log1p(lambda * (1 - m));
+    });
+  }
+
+  /**
+   * Applies the policy to the evidence so far (see the module doc) and
+   * returns the threshold in force. Call it after each batch of audits and
+   * feedback; the threshold moves only here.
+   */
+  decide(): LiveDecision {
+    if (this.#bundle < 0) return { threshold: null, reason: "uncalibrated" };
+    const k = this.#thresholds.length;
+    const { alpha, delta } = this.#settings;
+    const certifyBar = Math.log(k / delta);
+    const refuteBar = (j: number) =>
+      Math.log(
+        j === this.#bundle ? 2 / delta : (2 * Math.max(1, k - 1)) / delta,
+      );
+    for (let j = 0; j < this.#floor; j++) {
+      if (this.#refute(this.#counts(j), alpha) >= refuteBar(j)) {
+        this.#floor = j;
+        break;
+      }
+    }
+    if (this.#inForce >= this.#floor) this.#inForce = this.#moveStricter();
+    if (this.#inForce >= 0) {
+      const complete = this.#uncertified === 0 ||
+        this.#feedback >= FEEDBACK_COVERAGE * this.#uncertified;
+      for (let j = this.#floor - 1; complete && j > this.#inForce; j--) {
+        if (this.#certify(this.#counts(j), alpha) >= certifyBar) {
+          this.#inForce = j;
+          break;
+        }
+      }
+    }
+    const f = this.#inForce;
+    return {
+      threshold: f < 0 ? null : this.#thresholds[f]!,
+      reason: f < 0
+        ? "withdrawn"
+        : f === this.#bundle
+        ? "bundle"
+        : f > this.#bundle
+        ? "live_lower"
+        : "live_stricter",
+    };
+  }
+
+  /** The weighted disagreement estimate over counts `n`; null before any decision. */
+  #estimate(n: Counts): number | null {
+    const decisions = n[0] + n[1] + n[2];
+    if (decisions === 0) return null;
+    return (n[DISAGREED_AUDIT] / this.#settings.auditRate +
+      n[DISAGREED_FEEDBACK]) / decisions;
+  }
+
+  /** After a refutation: the most lenient remaining candidate clearly below alpha, else the strictest; -1 when none remains. */
+  #moveStricter(): number {
+    for (let j = this.#floor - 1; j >= 0; j--) {
+      const estimate = this.#estimate(this.#counts(j));
+      if (
+        this.#labelled(j) >= MOVE_MIN_LABELLED && estimate !== null &&
+        estimate <= MOVE_MARGIN * this.#settings.alpha
+      ) return j;
+    }
+    return this.#floor > 0 ? 0 : -1;
+  }
+
+  #candidateState(j: number): CandidateState {
+    const n = this.#counts(j);
+    const interval = Math.log(2 / this.#settings.delta);
+    // The interval: rates neither test rules out, each at delta / 2.
+    let lower: number | null = null;
+    let upper: number | null = null;
+    for (const m of this.#rates) {
+      if (this.#refute(n, m) >= interval) lower = m;
+      if (upper === null && this.#certify(n, m) >= interval) upper = m;
+    }
+    return {
+      threshold: this.#thresholds[j]!,
+      decisions: n[0] + n[1] + n[2],
+      labelled: this.#labelled(j),
+      estimate: this.#estimate(n),
+      lower,
+      upper,
+      certified: this.#certify(n, this.#settings.alpha) >=
+        Math.log(this.#thresholds.length / this.#settings.delta),
+      refuted: j >= this.#floor,
+    };
+  }
+
+  /** The threshold in force (after `decide`), why, and what the evidence says about every candidate. */
+  state(): LiveState {
+    const decision = this.decide();
+    const states = this.#thresholds.map((_, j) => this.#candidateState(j));
+    const at = this.#inForce >= 0 ? this.#inForce : this.#bundle;
+    return {
+      threshold: decision.threshold,
+      reason: decision.reason,
+      bundleThreshold: this.#bundleThreshold,
+      audited: this.#audited,
+      auditDisagreements: this.#auditDisagreements,
+      feedback: this.#feedback,
+      uncertifiedDecisions: this.#uncertified,
+      inForce: at >= 0 ? states[at]! : null,
+      candidates: states,
+    };
+  }
+}
+
+/** Log of the mean of `exp(logCapital(f))` over the fractions `f`. */
+function mixture(
+  fractions: readonly number[],
+  logCapital: (f: number) => number,
+): number {
+  const logs = fractions.map(logCapital);
+  const max = Math.max(...logs);
+  if (max === -Infinity) return -Infinity;
+  let sum = 0;
+  for (const l of logs) sum += Math.exp(l - max);
+  return max + Math.log(sum / logs.length);
+}

@@ -1,0 +1,253 @@
+import assert from "node:assert/strict";
+import { LiveCertificate, liveGrid } from "../src/engine/live.ts";
+import { rng } from "./_fixtures.ts";
+
+const ALPHA = 0.05;
+const DELTA = 0.05;
+
+/**
+ * A stream world: confidence uniform on [0.5, 1], the model disagrees with
+ * the table with probability `a ((1 - c) / 0.5)^k` at confidence `c`, so
+ * the disagreement among answers at or above `t` is `a/(k+1) u^k` with
+ * `u = (1 - t) / 0.5` the share certified.
+ */
+function world(a: number, k = 1.5) {
+  const share = (t: number) => Math.min(1, Math.max(0, (1 - t) / 0.5));
+  return {
+    error: (c: number) => a * Math.pow((1 - c) / 0.5, k),
+    risk: (t: number) => (a / (k + 1)) * Math.pow(share(t), k),
+    share,
+  };
+}
+
+/** Candidates at certified shares 5%, 10%, ..., 100%. */
+const GRID = Array.from({ length: 20 }, (_, i) => 1 - 0.5 * (i + 1) / 20);
+
+interface StreamResult {
+  /** The true disagreement rate at the threshold in force, per check. */
+  served: number[];
+  /** Whether the threshold in force ever had true disagreement above alpha. */
+  everAbove: boolean;
+  /** ... counting only moments when the threshold was chosen by live evidence. */
+  liveAbove: boolean;
+  reasons: Set<string>;
+  final: ReturnType<LiveCertificate["state"]>;
+  /** Served rate averaged over the second half of the stream. */
+  secondHalf: number;
+  certifiedShare: number;
+}
+
+/**
+ * Serves `n` decisions: certified when the confidence reaches the threshold
+ * in force, picked for audit with probability `rate`; the proxy answers every
+ * audit and reports every uncertified answer. The threshold is read again
+ * after every 50 decisions.
+ */
+function stream(
+  w: ReturnType<typeof world>,
+  bundle: number,
+  n: number,
+  rate: number,
+  seed: number,
+): StreamResult {
+  const random = rng(seed);
+  const live = new LiveCertificate(GRID, bundle, {
+    alpha: ALPHA,
+    delta: DELTA,
+    auditRate: rate,
+  });
+  let state = live.decide();
+  const served: number[] = [];
+  const reasons = new Set<string>();
+  let everAbove = false;
+  let liveAbove = false;
+  let certified = 0;
+  for (let i = 0; i < n; i++) {
+    const c = 0.5 + 0.5 * random();
+    const wrong = random() < w.error(c);
+    const ok = state.threshold !== null && c >= state.threshold;
+    if (ok) certified++;
+    const audited = ok && random() < rate;
+    live.recordDecision(c, ok, audited);
+    if (audited) live.recordAudit(c, wrong);
+    if (!ok) live.recordFeedback(c, wrong);
+    if (i % 50 === 49) {
+      state = live.decide();
+      reasons.add(state.reason);
+      const risk = state.threshold === null ? 0 : w.risk(state.threshold);
+      served.push(risk);
+      if (risk > ALPHA) {
+        everAbove = true;
+        if (state.reason !== "bundle") liveAbove = true;
+      }
+    }
+  }
+  const half = served.slice(served.length / 2);
+  return {
+    secondHalf: half.reduce((a, b) => a + b, 0) / half.length,
+    served,
+    everAbove,
+    liveAbove,
+    reasons,
+    final: live.state(),
+    certifiedShare: certified / n,
+  };
+}
+
+Deno.test("liveGrid() spreads candidates over the bundle's grid and keeps its threshold", () => {
+  const grid = Array.from({ length: 200 }, (_, i) => 1 - i / 200);
+  const g = liveGrid(grid, 0.6731);
+  assert.ok(g.length <= 16);
+  assert.ok(g.includes(0.6731));
+  assert.deepEqual(g, [...g].sort((a, b) => b - a));
+  assert.equal(g[0], 1);
+  assert.equal(g[g.length - 1], grid[199]);
+  assert.deepEqual(liveGrid([0.9, 0.5, 0.5, 0], 0.5), [0.9, 0.5, 0]);
+});
+
+Deno.test("LiveCertificate refuses settings out of range", () => {
+  assert.throws(
+    () =>
+      new LiveCertificate(GRID, 0.7, {
+        alpha: 0,
+        delta: 0.05,
+        auditRate: 0.02,
+      }),
+    RangeError,
+  );
+  assert.throws(
+    () =>
+      new LiveCertificate(GRID, 0.7, {
+        alpha: 0.05,
+        delta: 1,
+        auditRate: 0.02,
+      }),
+    RangeError,
+  );
+  assert.throws(
+    () =>
+      new LiveCertificate(GRID, 0.7, {
+        alpha: 0.05,
+        delta: 0.05,
+        auditRate: 0,
+      }),
+    /Audit rate must be in \(0, 1\]/,
+  );
+});
+
+Deno.test("LiveCertificate keeps the bundle's threshold until evidence moves it, and counts what it saw", () => {
+  const live = new LiveCertificate(GRID, 0.75, {
+    alpha: ALPHA,
+    delta: DELTA,
+    auditRate: 0.5,
+  });
+  let s = live.state();
+  assert.equal(s.threshold, 0.75);
+  assert.equal(s.reason, "bundle");
+  live.recordDecision(0.9, true, true);
+  live.recordAudit(0.9, true);
+  live.recordDecision(0.6, false, false);
+  live.recordFeedback(0.6, false);
+  s = live.state();
+  assert.equal(s.audited, 1);
+  assert.equal(s.auditDisagreements, 1);
+  assert.equal(s.feedback, 1);
+  assert.equal(s.uncertifiedDecisions, 1);
+  assert.equal(s.threshold, 0.75, "one disagreement proves nothing");
+  const at = s.candidates.find((c) => c.threshold === 0.75)!;
+  // Weighted: the disagreement observed with probability 0.5 stands for 2.
+  assert.equal(at.decisions, 1);
+  assert.equal(at.estimate, 2);
+  const uncalibrated = new LiveCertificate(GRID, null, {
+    alpha: ALPHA,
+    delta: DELTA,
+    auditRate: 0.5,
+  });
+  assert.equal(uncalibrated.state().reason, "uncalibrated");
+  assert.equal(uncalibrated.state().threshold, null);
+});
+
+Deno.test("LiveCertificate never loosens to a threshold above alpha, in all but about delta of streams", () => {
+  // The bundle's threshold certifies half the answers at 4.2%; every more
+  // lenient candidate is above 5% (share 0.6: 5.6%).
+  const w = world(0.3);
+  const runs = 100;
+  let broken = 0;
+  let loosened = 0;
+  for (let run = 0; run < runs; run++) {
+    const r = stream(w, 0.75, 20_000, 0.05, 1000 + run);
+    if (r.liveAbove) broken++;
+    if (r.reasons.has("live_lower")) loosened++;
+  }
+  const allowed = DELTA + 3 * Math.sqrt((DELTA * (1 - DELTA)) / runs);
+  console.log(
+    `live certificate, no safe lower threshold: served one above alpha in ${broken}/${runs} streams ` +
+      `(allowed ${
+        (allowed * 100).toFixed(1)
+      }%); loosened at all in ${loosened}`,
+  );
+  assert.ok(broken / runs <= allowed, `${broken} of ${runs}`);
+});
+
+Deno.test("LiveCertificate loosens when live traffic is easier than calibration said, and keeps the promise", () => {
+  // The bundle certifies 40% of answers at 2.5%; thresholds certifying up
+  // to 63% are within alpha. Loosening rests on feedback about uncertified
+  // answers and on audits, so it takes many audits: here one answer in five.
+  const w = world(0.25);
+  const runs = 40;
+  let broken = 0;
+  let loosened = 0;
+  for (let run = 0; run < runs; run++) {
+    const r = stream(w, 0.8, 20_000, 0.2, 5000 + run);
+    if (r.everAbove) broken++;
+    if (r.final.reason === "live_lower") loosened++;
+  }
+  console.log(
+    `live certificate, safe lower thresholds: loosened in ${loosened}/${runs} streams, above alpha in ${broken}`,
+  );
+  assert.ok(loosened >= runs * 0.8, `loosened in ${loosened}`);
+  assert.ok(broken / runs <= DELTA + 3 * Math.sqrt(DELTA * (1 - DELTA) / runs));
+});
+
+Deno.test("LiveCertificate drops a bundle threshold that live traffic breaks, and settles within alpha", () => {
+  // The bundle's threshold certifies 85% of answers at 7.5% (1.5 x alpha);
+  // thresholds certifying up to 74% are within alpha.
+  const w = world(0.49, 3);
+  const runs = 40;
+  let refuted = 0;
+  const secondHalf: number[] = [];
+  const shares: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const r = stream(w, 0.575, 40_000, 0.05, 9000 + run);
+    if (r.reasons.has("live_stricter") || r.reasons.has("withdrawn")) refuted++;
+    secondHalf.push(r.secondHalf);
+    shares.push(r.certifiedShare);
+  }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  console.log(
+    `live certificate, bundle at 1.5 alpha: refuted in ${refuted}/${runs} streams; ` +
+      `second-half served rate mean ${(mean(secondHalf) * 100).toFixed(2)}% ` +
+      `(worst ${
+        (Math.max(...secondHalf) * 100).toFixed(2)
+      }%), certified share ${(mean(shares) * 100).toFixed(1)}%`,
+  );
+  assert.ok(refuted >= runs * 0.9, `refuted in ${refuted}`);
+  assert.ok(mean(secondHalf) <= ALPHA, `second half ${mean(secondHalf)}`);
+  assert.ok(mean(shares) >= 0.6, `certified share ${mean(shares)}`);
+});
+
+Deno.test("LiveCertificate leaves a sound bundle threshold in force in all but about delta of streams", () => {
+  const w = world(0.3);
+  const runs = 80;
+  let moved = 0;
+  for (let run = 0; run < runs; run++) {
+    const r = stream(w, 0.8, 20_000, 0.02, 20_000 + run);
+    if (r.reasons.has("withdrawn") || r.reasons.has("live_after_refuted")) {
+      moved++;
+    }
+  }
+  console.log(
+    `live certificate, sound bundle: refuted in ${moved}/${runs} streams`,
+  );
+  assert.ok(moved / runs <= DELTA + 3 * Math.sqrt(DELTA * (1 - DELTA) / runs));
+});
