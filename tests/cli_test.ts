@@ -288,6 +288,100 @@ Deno.test("inspect prints questions, options and thresholds", async () => {
     ) => [q.name, q.options, q.calibration.threshold]),
     table.questions.map((q) => [q.name, q.options, q.calibration.threshold]),
   );
+  // The split, the leakage check and, for the uncalibrated coin, advice.
+  assert.match(
+    run.stdout,
+    /^split: random, texts with TF-IDF cosine >= 0\.75 kept together/m,
+  );
+  assert.match(
+    run.stdout,
+    /leakage check: [\d.]+% of calibration answers have a near-twin/,
+  );
+  assert.match(
+    run.stdout,
+    /what would help: even its \d+ most confident calibration answers/,
+  );
+  assert.equal(d.split.mode, "random");
+  assert.equal(d.questions[0].leakage.similarity, 0.75);
+});
+
+Deno.test("train --split follows where traces come from, and refuses a mode they cannot follow", async () => {
+  // Every trace has a group: auto splits by group, and --split random overrides.
+  const traces = syntheticTraces({ count: 900, seed: 4, noise: 0.01 }).map((
+    t,
+    i,
+  ) => ({
+    ...t,
+    group: `user-${i % 40}`,
+  }));
+  const file = `${work}/grouped.jsonl`;
+  await Deno.writeTextFile(file, toJsonl(traces));
+  const out = `${work}/grouped-bundle`;
+  let run = await runCli(["train", "--traces", file, "--out", out, "--quiet"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(
+    run.stdout,
+    /^split: group, no group in two parts \(every trace has a group\): .*calibration \d+ traces in \d+ groups/m,
+  );
+  run = await runCli([
+    "train",
+    "--traces",
+    file,
+    "--out",
+    out,
+    "--quiet",
+    "--split",
+    "random",
+    "--similarity",
+    "1",
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(
+    run.stdout,
+    /^split: random, equal texts kept together \(asked for/m,
+  );
+  assert.match(
+    failedInOneLine(
+      await runCli([
+        "train",
+        "--traces",
+        file,
+        "--out",
+        out,
+        "--split",
+        "time",
+      ]),
+    ),
+    /--split time needs a time on every trace: 900 of 900 traces have none/,
+  );
+  assert.match(
+    failedInOneLine(
+      await runCli([
+        "train",
+        "--traces",
+        file,
+        "--out",
+        out,
+        "--split",
+        "weekly",
+      ]),
+    ),
+    /--split must be one of auto, time, group, random: got "weekly"/,
+  );
+  assert.match(
+    failedInOneLine(
+      await runCli([
+        "train",
+        "--traces",
+        file,
+        "--out",
+        out,
+        "--similarity",
+        "0",
+      ]),
+    ),
+    /--similarity must be in \(0, 1\]: got "0"/,
+  );
 });
 
 Deno.test("train stores --serve-new-options, --force-threshold and --min-radius in the bundle", async () => {

@@ -6,7 +6,10 @@
 
 import { loadBundle } from "../bundle/files.ts";
 import type { Table } from "../engine/table.ts";
+import type { LeakageReport } from "../train/leakage.ts";
+import type { SplitReport } from "../train/trainer.ts";
 import { parseFlags, UsageError, userPath } from "./common.ts";
+import { leakageInWords, splitInWords } from "./report_words.ts";
 
 /** Usage text of `inspect`. */
 export const INSPECT_USAGE = `Usage: inspect --bundle DIR [--json]
@@ -23,7 +26,14 @@ Options:
 /** A plain summary of a loaded table. */
 export function describe(table: Table): Record<string, unknown> {
   const report = (table.info.report ?? {}) as {
-    questions?: { name: string; test?: unknown; model?: unknown }[];
+    split?: SplitReport;
+    questions?: {
+      name: string;
+      test?: unknown;
+      model?: unknown;
+      leakage?: LeakageReport;
+      calibration?: { advice?: string | null };
+    }[];
   };
   return {
     format: table.info.format,
@@ -37,6 +47,7 @@ export function describe(table: Table): Record<string, unknown> {
       note:
         "online guard starts quiet at every server start; see /v1/stats for its live state",
     },
+    split: report.split ?? null,
     questions: table.questions.map((q) => {
       const r = report.questions?.find((x) => x.name === q.name);
       return {
@@ -48,12 +59,16 @@ export function describe(table: Table): Record<string, unknown> {
         calibration_texts: q.drift.scores.length,
         model: r?.model ?? null,
         test: r?.test ?? null,
+        leakage: r?.leakage ?? null,
+        advice: r?.calibration?.advice ?? null,
       };
     }),
   };
 }
 
 interface InspectedQuestion {
+  leakage: LeakageReport | null;
+  advice: string | null;
   name: string;
   kind: string;
   options: string[];
@@ -116,6 +131,9 @@ export async function inspectCommand(args: string[]): Promise<number> {
       2 / s.drift.delta
     } (delta ${s.drift.delta}), cleared after ${s.drift.rearm_window} normal requests; quiet at start`,
   );
+  if (d.split !== null) {
+    console.log(`split: ${splitInWords(d.split as SplitReport)}`);
+  }
   for (const q of d.questions as InspectedQuestion[]) {
     const t = q.test ?? {};
     console.log(
@@ -130,6 +148,8 @@ export async function inspectCommand(args: string[]): Promise<number> {
     if (q.calibration.reason) {
       console.log(`  uncalibrated because ${q.calibration.reason}`);
     }
+    if (q.advice) console.log(`  what would help: ${q.advice}`);
+    if (q.leakage) console.log(`  leakage check: ${leakageInWords(q.leakage)}`);
   }
   return 0;
 }

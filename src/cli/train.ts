@@ -14,7 +14,9 @@ import {
   train,
   type TrainOptions,
 } from "../train/trainer.ts";
+import { resolveMode, SPLIT_MODES, type SplitMode } from "../train/split.ts";
 import { TOOL_VERSION } from "../version.ts";
+import { leakageInWords, splitInWords } from "./report_words.ts";
 import {
   numberFlag,
   parseFlags,
@@ -44,6 +46,11 @@ ${TRACE_FLAGS_USAGE}
   --seed N                   seed for splits and training (default 1)
   --calibration-share S      share of traces for calibration (default 0.2)
   --test-share S             share of traces for the held-out test (default 0.05)
+  --split MODE               how traces are split: auto, time, group or random (default auto:
+                             time when every trace has a time, else group when every trace
+                             has a group, else random with near-duplicates kept together)
+  --similarity S             random split: texts with TF-IDF cosine >= S stay in one split
+                             (default 0.75; 1 keeps only equal texts together)
   --min-radius R             minimum radius to certify exposed requests (default 2)
   --serve-new-options        serve answers when requests offer options the table never learned
                              (flag new_options_served; never certified)
@@ -71,6 +78,8 @@ export async function trainCommand(args: string[]): Promise<number> {
     seed: { type: "string" },
     "calibration-share": { type: "string" },
     "test-share": { type: "string" },
+    split: { type: "string", default: "auto" },
+    similarity: { type: "string" },
     "min-radius": { type: "string" },
     "serve-new-options": { type: "boolean", default: false },
     "force-threshold": { type: "string", multiple: true },
@@ -191,6 +200,19 @@ export async function trainCommand(args: string[]): Promise<number> {
     progress: printer.line,
     warn: printer.warn,
   };
+  if (!SPLIT_MODES.includes(values.split as SplitMode)) {
+    throw new UsageError(
+      `--split must be one of ${SPLIT_MODES.join(", ")}: got "${values.split}"`,
+    );
+  }
+  options.split = values.split as SplitMode;
+  options.similarity = numberFlag(
+    "similarity",
+    values.similarity,
+    d.similarity,
+    (n) => n > 0 && n <= 1,
+    "in (0, 1]",
+  );
   if (options.calibrationShare + options.testShare > 0.9 - 1e-9) {
     throw new UsageError(
       "--calibration-share plus --test-share must leave at least 10% of traces to train on",
@@ -206,6 +228,12 @@ export async function trainCommand(args: string[]): Promise<number> {
       );
     }
   }
+  try {
+    resolveMode(traces, options.split);
+  } catch (e) {
+    // A split mode the traces cannot follow is a usage mistake, found before any work.
+    throw new UsageError((e as Error).message);
+  }
   const started = performance.now();
   const result = train(traces, options);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -219,6 +247,7 @@ export async function trainCommand(args: string[]): Promise<number> {
     report: result.report,
   });
   await writeBundleAtomically(out, files);
+  console.log(`split: ${splitInWords(result.report.split)}`);
   for (const q of result.report.questions) {
     const t = q.test;
     const pct = (x: number | null) =>
@@ -233,6 +262,7 @@ export async function trainCommand(args: string[]): Promise<number> {
           pct(t.accuracy)
         }`,
     );
+    console.log(`  leakage check: ${leakageInWords(q.leakage, false)}`);
   }
   console.log(
     `wrote ${out} (${result.report.rows} rows, trained in ${seconds}s)`,

@@ -47,6 +47,14 @@ export const PART_NAMES = ["fit", "validation", "calibration", "test"] as const;
 /** How traces are split. */
 export type SplitMode = "auto" | "time" | "group" | "random";
 
+/** Every split mode, for command lines. */
+export const SPLIT_MODES: readonly SplitMode[] = [
+  "auto",
+  "time",
+  "group",
+  "random",
+];
+
 /** The modes a split can end up in (`auto` resolves to one of them). */
 export type ResolvedSplitMode = Exclude<SplitMode, "auto">;
 
