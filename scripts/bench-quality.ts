@@ -10,6 +10,7 @@
  */
 
 import { parseArgs } from "node:util";
+import { honestBenchmark } from "./bench_honest.ts";
 import { main } from "../main.ts";
 import { loadBundle } from "../src/bundle/files.ts";
 import {
@@ -428,5 +429,6 @@ console.log(
       nluTrain.peakMb.toFixed(0)
     } MB`,
 );
+await honestBenchmark({ data: DATA, work, quick: values.quick });
 await Deno.remove(work, { recursive: true });
 void main;

@@ -291,7 +291,7 @@ Deno.test("inspect prints questions, options and thresholds", async () => {
   // The split, the leakage check and, for the uncalibrated coin, advice.
   assert.match(
     run.stdout,
-    /^split: random, texts with TF-IDF cosine >= 0\.75 kept together/m,
+    /^split: random, texts with TF-IDF cosine >= 0\.8 kept together/m,
   );
   assert.match(
     run.stdout,
@@ -302,7 +302,7 @@ Deno.test("inspect prints questions, options and thresholds", async () => {
     /what would help: even its \d+ most confident calibration answers/,
   );
   assert.equal(d.split.mode, "random");
-  assert.equal(d.questions[0].leakage.similarity, 0.75);
+  assert.equal(d.questions[0].leakage.similarity, 0.8);
 });
 
 Deno.test("train --split follows where traces come from, and refuses a mode they cannot follow", async () => {

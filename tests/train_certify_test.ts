@@ -495,3 +495,33 @@ Deno.test("the planned fallback test keeps its promise at every calibration size
     });
   }
 });
+
+Deno.test("fallbackTest() counts answers of one unit by their effective number", () => {
+  // 400 answers, 8 disagreements: passes as 400 independent answers.
+  const n = 400;
+  const confidences = Float64Array.from(
+    { length: n },
+    (_, i) => 1 - i / (2 * n),
+  );
+  const wrong = Uint8Array.from({ length: n }, (_, i) => i % 50 === 7 ? 1 : 0);
+  const plan = { grid: [0], levels: [0.05] };
+  const alone = Int32Array.from({ length: n }, (_, i) => i);
+  assert.ok(fallbackTest(confidences, wrong, plan, 0.05).threshold !== null);
+  assert.deepEqual(
+    fallbackTest(confidences, wrong, plan, 0.05, alone),
+    fallbackTest(confidences, wrong, plan, 0.05),
+    "every answer its own unit: the plain test",
+  );
+  // The same answers as 40 units of 10 (effective size 40): no longer enough.
+  const tens = Int32Array.from({ length: n }, (_, i) => Math.floor(i / 10));
+  assert.equal(
+    fallbackTest(confidences, wrong, plan, 0.05, tens).threshold,
+    null,
+  );
+  // Copies of a correct answer in one unit add no evidence.
+  const few = Float64Array.from({ length: 60 }, () => 0.9);
+  const none = new Uint8Array(60);
+  const oneUnit = new Int32Array(60);
+  assert.ok(fallbackTest(few, none, plan, 0.05).threshold !== null);
+  assert.equal(fallbackTest(few, none, plan, 0.05, oneUnit).threshold, null);
+});

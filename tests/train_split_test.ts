@@ -73,7 +73,7 @@ function assertTogether(
   return repeats;
 }
 
-Deno.test("splitTraces() never puts texts equal after normalisation in different parts", () => {
+Deno.test("splitTraces() never puts texts equal after normalisation in different parts in random mode", () => {
   const random = rng(11);
   const base = syntheticTraces({ count: 400, seed: 5 }).map((t) => t.text);
   const texts: string[] = [];
@@ -203,19 +203,34 @@ Deno.test("splitTraces() calibrates and tests on the most recent traces in time 
   assert.deepEqual(s.traces, [1190, 210, 400, 200]);
 });
 
-Deno.test("splitTraces() keeps the newest occurrence's place for a text repeated over time", () => {
-  const texts = ["old and new", "a", "b", "c", "d", "old and new"];
-  const times = Float64Array.from([1, 2, 3, 4, 5, 100]);
-  const s = splitTraces({ texts, times }, {
+Deno.test("splitTraces() lets a text recur across parts in time and group mode, as new traffic would", () => {
+  // "thanks" in every group and at every time: linking equal texts would chain
+  // all groups into one, or pull every "thanks" into the newest part.
+  const n = 1200;
+  const texts = Array.from(
+    { length: n },
+    (_, i) => i % 3 === 0 ? "thanks" : `message ${i}`,
+  );
+  const groups = Int32Array.from({ length: n }, (_, i) => i % 60);
+  const times = Float64Array.from({ length: n }, (_, i) => i);
+  const byGroup = splitTraces({ texts, groups }, {
     ...SHARES,
-    test: 0.34,
-    calibration: 0.01,
-    validation: 0,
+    mode: "group",
+    seed: 1,
+  });
+  assert.equal(byGroup.units.reduce((a, b) => a + b, 0), 60);
+  assert.ok(byGroup.traces[CALIBRATION]! > 0 && byGroup.traces[FIT]! > 0);
+  assertTogether(byGroup.parts, n, (i) => groups[i]!, "group");
+  const byTime = splitTraces({ texts, times }, {
+    ...SHARES,
     mode: "time",
     seed: 1,
   });
-  assert.equal(s.parts[0], TEST);
-  assert.equal(s.parts[5], TEST);
+  assert.deepEqual(byTime.traces, [714, 126, 240, 120]);
+  const thanksIn = new Set(
+    [...byTime.parts].filter((_, i) => texts[i] === "thanks"),
+  );
+  assert.equal(thanksIn.size, 4, "thanks sits in every part");
 });
 
 Deno.test("resolveMode() picks time, then group, then random, and refuses a mode the traces cannot follow", () => {

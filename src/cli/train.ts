@@ -50,7 +50,7 @@ ${TRACE_FLAGS_USAGE}
                              time when every trace has a time, else group when every trace
                              has a group, else random with near-duplicates kept together)
   --similarity S             random split: texts with TF-IDF cosine >= S stay in one split
-                             (default 0.75; 1 keeps only equal texts together)
+                             (default 0.8; 1 keeps only equal texts together)
   --min-radius R             minimum radius to certify exposed requests (default 2)
   --serve-new-options        serve answers when requests offer options the table never learned
                              (flag new_options_served; never certified)

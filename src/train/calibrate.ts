@@ -27,6 +27,8 @@ export interface ScoredAnswers {
   novelty: Float32Array;
   /** Each text's drift score (see `driftScore`). */
   driftScores: Float32Array;
+  /** Each answer's unit in the split (answers of one unit are not independent); absent: all independent. */
+  units?: Int32Array;
 }
 
 /** What calibration decided, and how. */
@@ -67,7 +69,13 @@ export function calibrateQuestion(
   const { alpha, delta } = targets;
   const n = scored.confidences.length;
   const plan = planCertification(validation, n, alpha, delta);
-  const choice = fallbackTest(scored.confidences, scored.wrong, plan, alpha);
+  const choice = fallbackTest(
+    scored.confidences,
+    scored.wrong,
+    plan,
+    alpha,
+    scored.units,
+  );
   return {
     calibration: {
       status: choice.threshold === null ? "uncalibrated" : "calibrated",

@@ -17,6 +17,14 @@
  * answers that disagree with the reference model at most `alpha` of the
  * time; the most lenient of them is the threshold.
  *
+ * Answers that share a unit of the split (a group, or a cluster of
+ * near-duplicates) are not independent: near-identical texts get the same
+ * answer, right or wrong. Given the units, the test counts the certified
+ * answers by Kish's effective sample size `n^2 / sum(n_u^2)` (as if the
+ * answers within a unit were perfectly correlated: the cautious choice) and
+ * their disagreements in proportion; with every answer its own unit it is
+ * the plain binomial test.
+ *
  * The plan puts 90% of delta on the candidate where the validation answers
  * predict the best chance of passing, and 10% on a hedge three times
  * stricter or more lenient, so that neither a few early disagreements nor an
@@ -198,14 +206,16 @@ export function planCertification(
 
 /**
  * The fixed-sequence test with fallback over a plan, on calibration
- * confidences and whether each answer disagreed with the reference model
- * (see the module doc). The threshold is the most lenient rejected candidate.
+ * confidences and whether each answer disagreed with the reference model,
+ * with each answer's unit when given (see the module doc). The threshold is
+ * the most lenient rejected candidate.
  */
 export function fallbackTest(
   confidences: Float64Array,
   wrong: Uint8Array,
   plan: Pick<CertificationPlan, "grid" | "levels">,
   alpha: number,
+  units?: Int32Array,
 ): ThresholdChoice {
   const order = Array.from(confidences, (_, i) => i).sort((a, b) =>
     confidences[b]! - confidences[a]!
@@ -213,6 +223,9 @@ export function fallbackTest(
   let at = 0;
   let n = 0;
   let k = 0;
+  // Answers per unit among those certified, and the sum of their squares.
+  const perUnit = new Map<number, number>();
+  let squares = 0;
   let level = 0;
   let passed = false;
   let tested = 0;
@@ -224,6 +237,12 @@ export function fallbackTest(
     while (at < order.length && confidences[order[at]!]! >= t) {
       n++;
       k += wrong[order[at]!]!;
+      if (units !== undefined) {
+        const u = units[order[at]!]!;
+        const before = perUnit.get(u) ?? 0;
+        perUnit.set(u, before + 1);
+        squares += 2 * before + 1;
+      }
       at++;
     }
     level = plan.levels[i]! + (passed ? level : 0);
@@ -232,7 +251,11 @@ export function fallbackTest(
       continue;
     }
     tested++;
-    passed = n > 0 && binomialTail(k, n, alpha) <= level;
+    // Answers of one unit count as one effective sample together (Kish's
+    // effective size with full correlation inside a unit): n^2 / sum n_u^2.
+    const effective = units === undefined || n === 0 ? n : (n * n) / squares;
+    passed = n > 0 &&
+      binomialTail((k * effective) / n, effective, alpha) <= level;
     if (passed) {
       threshold = t;
       certified = n;

@@ -8,12 +8,17 @@
  * threshold) and **test** (the report only). The unit of a split is a set of
  * traces that must stay together:
  *
- * - texts equal after normalisation (NFKC, lower case, collapsed white
- *   space), always;
  * - in **group** mode, every trace of a group (a user, session or source);
- * - in **random** mode, near-duplicates and paraphrase clusters: each text
- *   joins the most similar cluster leader whose TF-IDF cosine with it is at
- *   least `similarity` (see `linkNearDuplicates` and `similar.ts`).
+ * - in **time** mode, the trace alone;
+ * - in **random** mode, texts equal after normalisation (NFKC, lower case,
+ *   collapsed white space), and near-duplicates and paraphrase clusters:
+ *   each text joins the most similar cluster leader whose TF-IDF cosine with
+ *   it is at least `similarity` (see `linkNearDuplicates` and `similar.ts`).
+ *
+ * In time and group mode a text may recur in several parts (every user says
+ * "thanks"), as it will in the traffic that comes next; linking equal texts
+ * there would chain most groups into one, or pull every occurrence of a
+ * common text into the newest part. The leakage check reports near-twins.
  *
  * No answer is read: which part a trace lands in depends only on its text,
  * time and group and the seed, so no answer (of the test part in particular)
@@ -181,7 +186,7 @@ export function splitTraces(source: SplitSource, options: SplitOptions): Split {
   const { mode, reason } = resolveMode(source, options.mode);
   const n = source.texts.length;
   const links = new UnionFind(n);
-  // Equal texts always stay together; `first[i]` is the first trace of i's text.
+  // Each trace's hash, from its text; in random mode equal texts are linked.
   const firstOfKey = new Map<string, number>();
   const keyHash = new Float64Array(n);
   const representatives: number[] = [];
@@ -193,8 +198,11 @@ export function splitTraces(source: SplitSource, options: SplitOptions): Split {
       keyHash[i] = unitHash(key, options.seed);
       representatives.push(i);
     } else {
-      keyHash[i] = keyHash[first]!;
-      links.union(first, i);
+      // A repeat in time or group mode hashes apart from its first occurrence.
+      keyHash[i] = mode === "random"
+        ? keyHash[first]!
+        : unitHash(`${key}\u0000${i}`, options.seed);
+      if (mode === "random") links.union(first, i);
     }
   }
   firstOfKey.clear();

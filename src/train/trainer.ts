@@ -93,8 +93,8 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   testShare: 0.05,
   validationShare: 0.15,
   split: "auto",
-  similarity: 0.75,
-  twinSimilarity: 0.75,
+  similarity: 0.8,
+  twinSimilarity: 0.8,
   featurizer: DEFAULT_FEATURIZER,
   settings: {
     min_radius: 2,
@@ -276,6 +276,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
       rowKinds,
     }, options);
     const scored = scoreAnswers(base, qa, model, features, parts.calibration);
+    scored.units = Int32Array.from(parts.calibration, (i) => split.unitOf[i]!);
     const outcome = calibrateQuestion(scored, model.validation, options);
     if (outcome.advice !== null) {
       (options.warn ?? say)(

@@ -1,0 +1,141 @@
+/**
+ * Small trace sets: what a new user starts with. Trains on random subsets of
+ * 300, 800, 3,000 and 10,000 traces (seeds 1-10) of BANKING77 (a 77-option
+ * choice, judged on `test.csv`) and of NLU++ banking's `card` question (a
+ * yes/no question, folds 0-15 sampled, judged on folds 16-19; NLU++ banking
+ * holds about 1,650 texts in those folds, so its largest size is all of
+ * them), and prints per size how many seeds left the question uncalibrated,
+ * and the certified share and disagreement on the held-out texts.
+ *
+ * Usage: deno task bench:small [--seeds N]
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { evaluate } from "../src/cli/eval.ts";
+import { readTraces } from "../src/traces/mod.ts";
+import type { TraceSet } from "../src/traces/types.ts";
+import { percent as pct } from "../src/train/meter.ts";
+import { seededRandom, shuffle } from "../src/train/split.ts";
+import { DEFAULT_TRAIN_OPTIONS, train } from "../src/train/trainer.ts";
+
+const DATA = new URL("../../shared/data/", import.meta.url).pathname;
+const { values } = parseArgs({
+  args: Deno.args,
+  options: { seeds: { type: "string", default: "10" } },
+});
+const seeds = Number(values.seeds);
+try {
+  await Deno.stat(`${DATA}banking77/train.csv`);
+} catch {
+  console.log(
+    `skipped: no data at ${DATA} (the benchmark reads ../shared/data)`,
+  );
+  Deno.exit(0);
+}
+
+/** The traces at `indices`. */
+function subset(t: TraceSet, indices: readonly number[]): TraceSet {
+  return {
+    texts: indices.map((i) => t.texts[i]!),
+    questions: t.questions.map((q) => ({
+      ...q,
+      labels: Int32Array.from(indices, (i) => q.labels[i]!),
+    })),
+    times: null,
+    groups: null,
+    groupNames: [],
+  };
+}
+
+/** NLU++ banking folds as one yes/no question. */
+async function nlu(folds: number[], intent: string): Promise<TraceSet> {
+  const texts: string[] = [];
+  const labels: number[] = [];
+  for (const f of folds) {
+    for (
+      const r of JSON.parse(
+        await Deno.readTextFile(`${DATA}nlupp/banking/fold${f}.json`),
+      )
+    ) {
+      texts.push(r.text);
+      labels.push((r.intents ?? []).includes(intent) ? 0 : 1);
+    }
+  }
+  return {
+    texts,
+    questions: [{
+      name: intent,
+      kind: "yes_no",
+      options: ["true", "false"],
+      labels: Int32Array.from(labels),
+    }],
+    times: null,
+    groups: null,
+    groupNames: [],
+  };
+}
+
+const sets = [
+  {
+    name: "BANKING77 (77 options)",
+    train: await readTraces([`${DATA}banking77/train.csv`]),
+    test: await readTraces([`${DATA}banking77/test.csv`]),
+  },
+  {
+    name: "NLU++ banking 'card' (yes/no)",
+    train: await nlu([...Array(16).keys()], "card"),
+    test: await nlu([16, 17, 18, 19], "card"),
+  },
+];
+
+console.log(
+  `== Small trace sets: seeds 1-${seeds} per size, alpha 0.05, delta 0.05`,
+);
+for (const set of sets) {
+  console.log(set.name);
+  for (const size of [300, 800, 3000, 10000]) {
+    const n = Math.min(size, set.train.texts.length);
+    const coverages: number[] = [];
+    const rates: number[] = [];
+    let uncalibrated = 0;
+    let refused = 0;
+    for (let seed = 1; seed <= seeds; seed++) {
+      const order = shuffle(
+        set.train.texts.map((_, i) => i),
+        seededRandom(seed * 7919 + n),
+      );
+      let r;
+      try {
+        r = train(subset(set.train, order.slice(0, n)), {
+          ...DEFAULT_TRAIN_OPTIONS,
+          seed,
+        });
+      } catch {
+        refused++;
+        continue;
+      }
+      const q = r.report.questions[0]!;
+      if (q.calibration.status === "uncalibrated") uncalibrated++;
+      const f = Object.values(evaluate(r.table, set.test, false).questions)[0]!;
+      coverages.push(f.coverage ?? 0);
+      if (f.disagreement !== null) rates.push(f.disagreement);
+    }
+    const mean = (xs: number[]) =>
+      xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length;
+    console.log(
+      `  ${String(n).padStart(6)} traces: ` +
+        (refused === seeds
+          ? `refused in every seed (too few answers per option)`
+          : `uncalibrated in ${uncalibrated}/${
+            seeds - refused
+          } seeds; certified ${pct(mean(coverages))} on average (range ${
+            pct(Math.min(...coverages))
+          }-${pct(Math.max(...coverages))}), disagreement ${
+            pct(mean(rates))
+          } (worst ${rates.length === 0 ? "n/a" : pct(Math.max(...rates))})`),
+    );
+    if (n < size) break;
+  }
+}

@@ -1,0 +1,349 @@
+/**
+ * The quality benchmark's part on honest calibration (run by
+ * `bench-quality.ts`): certified share and disagreement with each split
+ * mode, the leakage check, and out-of-scope texts, on the public data in
+ * `../shared/data`.
+ *
+ * - BANKING77 (`train.csv` -> `test.csv`): random split with equal texts
+ *   only, and with near-duplicate clusters (the default).
+ * - NLU++ banking (folds 0-15 -> 16-19, 48 yes/no questions): the same two,
+ *   plus the folds as groups and the fold order as time.
+ * - Paraphrase families built from BANKING77: each train text with 0-3
+ *   variants (a word replaced, dropped or added), `test.csv` as the fresh
+ *   traffic; the case a random split gets wrong.
+ * - Out of scope: a table trained without BANKING77's top-up options, judged
+ *   on the top-up test texts; and NLU++ banking texts whose intents
+ *   BANKING77 has no option for, judged by the full BANKING77 table.
+ *
+ * @module
+ */
+
+import { assess, prepareText } from "../src/engine/answer.ts";
+import { QUIET_GUARD } from "../src/engine/drift.ts";
+import type { Table } from "../src/engine/table.ts";
+import { evaluate } from "../src/cli/eval.ts";
+import { readTraces } from "../src/traces/mod.ts";
+import type { TraceSet } from "../src/traces/types.ts";
+import { percent as pct } from "../src/train/meter.ts";
+import { seededRandom } from "../src/train/split.ts";
+import {
+  DEFAULT_TRAIN_OPTIONS,
+  train,
+  type TrainOptions,
+  type TrainResult,
+} from "../src/train/trainer.ts";
+
+/** Where the data is and how much to run. */
+export interface HonestBenchOptions {
+  data: string;
+  work: string;
+  quick: boolean;
+}
+
+/** Trains quietly with `extra` options. */
+function trainWith(
+  traces: TraceSet,
+  extra: Partial<TrainOptions>,
+): TrainResult {
+  return train(traces, { ...DEFAULT_TRAIN_OPTIONS, ...extra });
+}
+
+/** The mean leakage optimism and the questions warned about, over a report. */
+function leakageSummary(r: TrainResult): string {
+  const qs = r.report.questions;
+  const warned = qs.filter((q) => q.leakage.warning !== null).length;
+  const twins = qs.reduce((n, q) => n + q.leakage.with_twin.answers, 0);
+  const all = qs.reduce(
+    (n, q) => n + q.leakage.with_twin.answers + q.leakage.without_twin.answers,
+    0,
+  );
+  const gaps = qs.map((q) => q.leakage.gap).filter((g) =>
+    g !== null
+  ) as number[];
+  const meanGap = gaps.length === 0
+    ? null
+    : gaps.reduce((a, b) => a + b, 0) / gaps.length;
+  return `leakage check: ${
+    pct(twins / Math.max(1, all))
+  } of calibration answers have a near-twin, ` +
+    `accuracy gap ${
+      meanGap === null ? "n/a" : `${(meanGap * 100).toFixed(1)} points`
+    }` +
+    (qs.length > 1
+      ? ` (mean over questions), warning on ${warned}/${qs.length}`
+      : warned > 0
+      ? ", WARNING"
+      : "");
+}
+
+/** Runs every part; prints as it goes. */
+export async function honestBenchmark(o: HonestBenchOptions): Promise<void> {
+  const bankTrain = await readTraces([`${o.data}banking77/train.csv`]);
+  const bankTest = await readTraces([`${o.data}banking77/test.csv`]);
+
+  console.log("\n== Splits that follow where traces come from");
+  console.log("BANKING77 (train.csv -> test.csv), seed 1:");
+  let bankDefault: TrainResult | undefined;
+  for (
+    const [label, extra] of [
+      ["random, equal texts only", { split: "random", similarity: 1 }],
+      ["random, clusters (default)", {}],
+    ] as const
+  ) {
+    const r = trainWith(bankTrain, extra);
+    if (label.endsWith("(default)")) bankDefault = r;
+    const f = evaluate(r.table, bankTest, false).questions.category!;
+    console.log(
+      `  ${label.padEnd(28)} certified ${pct(f.coverage)} at ${
+        pct(f.disagreement)
+      } disagreement (95% CI up to ${pct(f.disagreement_upper)}); ${
+        leakageSummary(r)
+      }`,
+    );
+  }
+
+  console.log("NLU++ banking (folds 0-15 -> 16-19), 48 yes/no questions:");
+  const nlu = await nluTraces(o.data);
+  for (
+    const [label, set, extra] of [
+      ["random, equal texts only", nlu.train, {
+        split: "random",
+        similarity: 1,
+      }],
+      ["random, clusters (default)", nlu.train, {}],
+      ["group (a fold is a group)", nlu.grouped, { split: "group" }],
+      ["time (folds in order)", nlu.timed, { split: "time" }],
+    ] as const
+  ) {
+    const r = trainWith(set, extra);
+    const figures = Object.values(evaluate(r.table, nlu.test, false).questions);
+    const coverages = figures.map((f) => f.coverage ?? 0).sort((a, b) => a - b);
+    const cert = figures.reduce((n, f) => n + f.certified, 0);
+    const wrong = figures.reduce((n, f) => n + f.disagreements, 0);
+    console.log(
+      `  ${label.padEnd(28)} median question certifies ${
+        pct(coverages[coverages.length >> 1])
+      }, pooled disagreement ${pct(wrong / Math.max(1, cert))}; ${
+        leakageSummary(r)
+      }`,
+    );
+  }
+
+  if (!o.quick) {
+    console.log(
+      "Paraphrase families from BANKING77 (each train text with 0-3 edited variants; test.csv is fresh traffic):",
+    );
+    const families = paraphraseFamilies(bankTrain);
+    for (
+      const [label, extra] of [
+        ["random, equal texts only", { split: "random", similarity: 1 }],
+        ["random, clusters (default)", {}],
+      ] as const
+    ) {
+      const r = trainWith(families, extra);
+      const q = r.report.questions[0]!;
+      const f = evaluate(r.table, bankTest, false).questions.category!;
+      console.log(
+        `  ${label.padEnd(28)} own test split says ${
+          pct(q.test.disagreement)
+        }; ` +
+          `fresh traffic: certified ${pct(f.coverage)} at ${
+            pct(f.disagreement)
+          } disagreement; ${leakageSummary(r)}`,
+      );
+    }
+  }
+
+  console.log("\n== Out of scope: requests for none of the options");
+  const cats: string[] = JSON.parse(
+    await Deno.readTextFile(`${o.data}banking77/categories.json`),
+  );
+  const topUp = new Set(cats.filter((c) => /top_?up|topping/.test(c)));
+  const without = withoutOptions(bankTrain, "category", topUp);
+  const r = trainWith(without, {});
+  const bq = bankTest.questions.find((q) => q.name === "category")!;
+  const inScope: string[] = [];
+  const outScope: string[] = [];
+  bankTest.texts.forEach((t, i) =>
+    (topUp.has(bq.options[bq.labels[i]!]!) ? outScope : inScope).push(t)
+  );
+  console.log(
+    `BANKING77 trained without its ${topUp.size} top-up options: their ${outScope.length} test texts certified ` +
+      `${
+        pct(certifiedShare(r.table, outScope))
+      }; the ${inScope.length} in-scope test texts ${
+        pct(certifiedShare(r.table, inScope))
+      }`,
+  );
+  const generic = await nluOutOfScope(o.data);
+  console.log(
+    `BANKING77 table, ${generic.length} NLU++ banking texts whose intents it has no option for ` +
+      `(greetings, yes/no, loans, mortgages, appointments...): certified ${
+        pct(certifiedShare(bankDefault!.table, generic))
+      }`,
+  );
+}
+
+/** Share of `texts` the table certifies for its first question. */
+function certifiedShare(table: Table, texts: readonly string[]): number {
+  const q = table.questions[0]!.name;
+  let n = 0;
+  for (const t of texts) {
+    if (
+      assess(table, prepareText(table, t), q, {}, QUIET_GUARD).answer.certified
+    ) n++;
+  }
+  return texts.length === 0 ? 0 : n / texts.length;
+}
+
+/** NLU++ banking as 48 yes/no questions; folds as groups and as times. */
+async function nluTraces(data: string) {
+  const ontology = JSON.parse(
+    await Deno.readTextFile(`${data}nlupp/ontology.json`),
+  ).intents as Record<string, { domain: string[] }>;
+  const intents = Object.entries(ontology).filter(([, v]) =>
+    v.domain.includes("banking") || v.domain.includes("general")
+  ).map(([k]) => k);
+  const rows: { text: string; intents: string[]; fold: number }[] = [];
+  for (let f = 0; f < 20; f++) {
+    for (
+      const r of JSON.parse(
+        await Deno.readTextFile(`${data}nlupp/banking/fold${f}.json`),
+      )
+    ) rows.push({ text: r.text, intents: r.intents ?? [], fold: f });
+  }
+  const set = (folds: (f: number) => boolean, hint?: "group" | "time") => {
+    const chosen = rows.filter((r) => folds(r.fold));
+    return {
+      texts: chosen.map((r) => r.text),
+      questions: intents.map((name) => ({
+        name,
+        kind: "yes_no" as const,
+        options: ["true", "false"],
+        labels: Int32Array.from(
+          chosen,
+          (r) => r.intents.includes(name) ? 0 : 1,
+        ),
+      })),
+      times: hint === "time"
+        ? Float64Array.from(chosen, (r) => 1.7e9 + r.fold * 86_400)
+        : null,
+      groups: hint === "group" ? Int32Array.from(chosen, (r) => r.fold) : null,
+      groupNames: hint === "group" ? [...Array(20).keys()].map(String) : [],
+    } satisfies TraceSet;
+  };
+  return {
+    train: set((f) => f < 16),
+    grouped: set((f) => f < 16, "group"),
+    timed: set((f) => f < 16, "time"),
+    test: set((f) => f >= 16),
+  };
+}
+
+/** NLU++ banking texts whose every intent is one BANKING77 has no option for. */
+async function nluOutOfScope(data: string): Promise<string[]> {
+  const none = new Set([
+    "affirm",
+    "deny",
+    "dont_know",
+    "acknowledge",
+    "greet",
+    "end_call",
+    "handoff",
+    "thank",
+    "repeat",
+    "appointment",
+    "loan",
+    "mortgage",
+    "overdraft",
+    "savings",
+    "business",
+    "cheque",
+  ]);
+  const out: string[] = [];
+  for (let f = 0; f < 20; f++) {
+    for (
+      const r of JSON.parse(
+        await Deno.readTextFile(`${data}nlupp/banking/fold${f}.json`),
+      )
+    ) {
+      const it: string[] = r.intents ?? [];
+      if (it.length > 0 && it.every((i) => none.has(i))) out.push(r.text);
+    }
+  }
+  return out;
+}
+
+/** The traces without those answering `question` with one of `options` (which leave the question). */
+function withoutOptions(
+  t: TraceSet,
+  question: string,
+  options: Set<string>,
+): TraceSet {
+  const q = t.questions.find((x) => x.name === question)!;
+  const keep = t.texts.map((_, i) => i).filter((i) =>
+    !options.has(q.options[q.labels[i]!]!)
+  );
+  const kept = q.options.filter((o) => !options.has(o));
+  return {
+    texts: keep.map((i) => t.texts[i]!),
+    questions: [{
+      ...q,
+      options: kept,
+      labels: Int32Array.from(
+        keep,
+        (i) => kept.indexOf(q.options[q.labels[i]!]!),
+      ),
+    }],
+    times: null,
+    groups: null,
+    groupNames: [],
+  };
+}
+
+/** BANKING77 train texts, each with 0-3 variants: a word replaced, dropped or added. */
+function paraphraseFamilies(t: TraceSet): TraceSet {
+  const random = seededRandom(77);
+  const q = t.questions[0]!;
+  const vocabulary = [...new Set(t.texts.join(" ").toLowerCase().split(/\s+/))];
+  const fillers = [
+    "please",
+    "hi",
+    "hello",
+    "thanks",
+    "so",
+    "just",
+    "really",
+    "now",
+  ];
+  const texts: string[] = [];
+  const labels: number[] = [];
+  t.texts.forEach((text, i) => {
+    const family = 1 + Math.floor(random() * 4);
+    for (let v = 0; v < family; v++) {
+      const words = text.split(/\s+/);
+      const edits = v === 0 ? 0 : 1 + Math.floor(random() * 2);
+      for (let e = 0; e < edits; e++) {
+        const at = Math.floor(random() * words.length);
+        const r = random();
+        if (r < 0.4) {
+          words[at] = vocabulary[Math.floor(random() * vocabulary.length)]!;
+        } else if (r < 0.7 && words.length > 3) words.splice(at, 1);
+        else {words.splice(
+            at,
+            0,
+            fillers[Math.floor(random() * fillers.length)]!,
+          );}
+      }
+      texts.push(words.join(" "));
+      labels.push(q.labels[i]!);
+    }
+  });
+  return {
+    texts,
+    questions: [{ ...q, labels: Int32Array.from(labels) }],
+    times: null,
+    groups: null,
+    groupNames: [],
+  };
+}
