@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import {
+  calibrationInScope,
+  energyOf,
+  looksInScope,
+  scopePValue,
+} from "../src/engine/scope.ts";
+import { rng } from "./_fixtures.ts";
+
+Deno.test("energyOf() is t log sum exp(logit / t), stable for large logits", () => {
+  const logits = [1.5, -0.5, 3];
+  for (const t of [0.5, 1, 2]) {
+    const want = t *
+      Math.log(logits.reduce((s, l) => s + Math.exp(l / t), 0));
+    assert.ok(Math.abs(energyOf(logits, t) - want) < 1e-12);
+  }
+  assert.ok(Number.isFinite(energyOf([1000, 999], 1)));
+  assert.ok(Math.abs(energyOf([1000, 1000], 1) - (1000 + Math.log(2))) < 1e-9);
+  // More evidence for any option means more energy.
+  assert.ok(energyOf([4, 0, 0], 1) > energyOf([1, 0, 0], 1));
+});
+
+Deno.test("scopePValue() ranks a text's energy among the calibration texts'", () => {
+  const sorted = Float32Array.from([1, 2, 3, 4]);
+  assert.equal(scopePValue(sorted, 0), 1 / 5);
+  assert.equal(scopePValue(sorted, 2), 3 / 5);
+  assert.equal(scopePValue(sorted, 9), 1);
+  assert.equal(looksInScope(0.2, sorted, 0), false);
+  assert.equal(looksInScope(0.2, sorted, 1), true);
+  assert.equal(looksInScope(0, sorted, -100), true, "0 turns the rule off");
+  assert.equal(looksInScope(0.2, new Float32Array(0), -100), true);
+});
+
+Deno.test("the out-of-scope rule costs at most scope_p of texts like the calibration ones", () => {
+  const random = rng(5);
+  const p = 0.02;
+  let rejected = 0;
+  let total = 0;
+  for (let run = 0; run < 200; run++) {
+    const draw = () => Math.log(-Math.log(random() + 1e-12)) * 2;
+    const calibration = Float32Array.from({ length: 300 }, draw).sort();
+    for (let i = 0; i < 100; i++) {
+      total++;
+      if (!looksInScope(p, calibration, draw())) rejected++;
+    }
+  }
+  console.log(
+    `scope rule at p=${p}: rejected ${
+      (100 * rejected / total).toFixed(2)
+    }% of in-scope texts`,
+  );
+  assert.ok(rejected / total <= p + 3 * Math.sqrt(p * (1 - p) / total));
+});
+
+Deno.test("calibrationInScope() judges each calibration text against the others", () => {
+  const energies = Float32Array.from([5, 1, 4, 3, 2, 6, 7, 8, 9, 10]);
+  // Leave one out: the lowest has p = 1/10, the next 2/10.
+  assert.deepEqual([...calibrationInScope(energies, 0.1)], [
+    1,
+    0,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+    1,
+  ]);
+  assert.deepEqual([...calibrationInScope(energies, 0.2)], [
+    1,
+    0,
+    1,
+    1,
+    0,
+    1,
+    1,
+    1,
+    1,
+    1,
+  ]);
+  assert.deepEqual([...calibrationInScope(energies, 0)], Array(10).fill(1));
+});
