@@ -10,10 +10,12 @@
  *    options): every offered option is one the table learned.
  * 4. `option_removed`: the answer over all learned options is among the
  *    offered ones.
- * 5. `uncalibrated`: the question has a calibrated threshold.
- * 6. `drift`: the drift guard is quiet, and the text alone does not look
- *    foreign.
- * 7. `low_confidence`: the full-option confidence reaches the threshold.
+ * 5. `uncalibrated`: the question has a threshold in force.
+ * 6. `drift`: serving has not withdrawn the question's certification
+ *    (`live_audit`), the online drift alarm is quiet (`alarm`), and the text
+ *    alone does not look foreign (`novelty`); the verdict names the rule.
+ * 7. `low_confidence`: the full-option confidence reaches the threshold in
+ *    force.
  * 8. `low_radius`: when `exposed`, the radius reaches the bundle minimum.
  *
  * A forced threshold (`force_thresholds`) turns a failure of rule 5 or 7
@@ -31,7 +33,7 @@ import {
   scoreEntries,
   softmax,
   type Table,
-  type WordEntry,
+  wordEntry,
 } from "./table.ts";
 import { radiusOf } from "./radius.ts";
 import {
@@ -40,35 +42,15 @@ import {
   QUIET_GUARD,
   singleTextLooksFamiliar,
 } from "./drift.ts";
-
-/** Why an answer is not certified. */
-export type Flag =
-  | "low_confidence"
-  | "drift"
-  | "low_radius"
-  | "uncalibrated"
-  | "unsupported"
-  | "empty_input"
-  | "options_changed"
-  | "option_removed"
-  | "new_options_served"
-  | "manual_threshold";
-
-/** One answer, field for field as the service returns it. */
-export interface Answer {
-  /** Best option (choice questions). */
-  choice?: string;
-  /** Yes or no (yes/no questions). */
-  answer?: boolean;
-  confidence: number;
-  certified: boolean;
-  flag: Flag | null;
-  radius: number | null;
-  /** Option to probability (choice questions; only the offered ones when narrowed). */
-  probabilities?: Record<string, number>;
-  /** Probability of yes (yes/no questions). */
-  probability?: number;
-}
+import type { QuestionState } from "./state.ts";
+import type {
+  Answer,
+  Assessment,
+  DriftRule,
+  Flag,
+  RankedOption,
+} from "./verdict.ts";
+import type { WordEntry } from "./word_cache.ts";
 
 /** A text featurised once, to answer any number of questions. */
 export interface PreparedText {
@@ -79,11 +61,20 @@ export interface PreparedText {
   novelty: number;
 }
 
-/** Featurises a text for `table`, looking each distinct word up once. */
+/**
+ * Featurises a text for `table`, looking each distinct word up once in the
+ * table's word cache.
+ *
+ * @example
+ * ```ts ignore
+ * const text = prepareText(table, "my card has not arrived");
+ * const verdict = assess(table, text, "intent", {}, QUIET_GUARD);
+ * ```
+ */
 export function prepareText(table: Table, text: string): PreparedText {
   const entries: WordEntry[] = [];
   const features = featurize(text, table.featurizer, (word) => {
-    const entry = table.words.entry(table, word);
+    const entry = wordEntry(table, word);
     entries.push(entry);
     return entry.buckets;
   });
@@ -96,7 +87,7 @@ export function prepareFeatures(
   features: TextFeatures,
 ): PreparedText {
   const entries = features.words.map((w, i) =>
-    table.words.entry(table, w, features.wordBuckets[i])
+    wordEntry(table, w, features.wordBuckets[i])
   );
   return withNovelty(table, features, entries);
 }
@@ -130,49 +121,88 @@ export interface AskOptions {
   exposed?: boolean | undefined;
 }
 
-/** An answer together with what led to it. */
-export interface Assessment {
-  /** The question as asked. */
-  question: string;
-  answer: Answer;
-  /** Certified threshold of the question, null when uncalibrated or unknown. */
-  threshold: number | null;
-  /** The question's target disagreement rate, null when unknown. */
-  alpha: number | null;
-  /** Confidence of the full-option answer (what the threshold is compared with). */
-  fullConfidence: number;
-  /** Up to three options with the highest probabilities, best first. */
-  top: { option: string; probability: number }[];
-  /** The drift score of the text, null when not scored. */
-  driftScore: number | null;
-  /** Share of the text's buckets no training text had. */
-  novelty: number;
+/**
+ * A known question name that `name` most likely meant: one equal to it but
+ * for case, white space, `-` and `_`, or else one within an edit or two of
+ * it ignoring case (one for names of up to 5 characters). Null when `name`
+ * is a question of the table or nothing is that close.
+ *
+ * @example
+ * ```ts ignore
+ * suggestQuestion(table, "Intent"); // "intent"
+ * ```
+ */
+export function suggestQuestion(table: Table, name: string): string | null {
+  if (table.byName.has(name)) return null;
+  const loose = (s: string) => s.toLowerCase().replace(/[\s_-]+/g, "");
+  const wanted = loose(name);
+  for (const q of table.questions) if (loose(q.name) === wanted) return q.name;
+  const lower = name.toLowerCase();
+  const reach = lower.length <= 5 ? 1 : 2;
+  let best: string | null = null;
+  let bestDistance = reach + 1;
+  for (const q of table.questions) {
+    const d = editDistance(lower, q.name.toLowerCase(), reach);
+    if (d < bestDistance) {
+      best = q.name;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/** Levenshtein distance of `a` and `b`, or `limit + 1` once it passes `limit`. */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let smallest = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
+      const v = Math.min(
+        previous[j]! + 1,
+        row[j - 1]! + 1,
+        previous[j - 1]! + cost,
+      );
+      row.push(v);
+      if (v < smallest) smallest = v;
+    }
+    if (smallest > limit) return limit + 1;
+    previous = row;
+  }
+  return previous[b.length]!;
 }
 
 /**
  * The assessment of a question the table cannot answer (unknown, or asked
  * in a form it does not support): `unsupported`, or `empty_input` for an
- * empty text, since rule 1 comes first.
+ * empty text, since rule 1 comes first. A name the table does not know
+ * carries a `suggestion` when a known one is close.
  */
 export function unsupportedAssessment(
+  table: Table,
   name: string,
   text: PreparedText,
 ): Assessment {
-  const empty = text.features.empty;
+  const q = table.byName.get(name);
   return {
     question: name,
+    slot: q === undefined ? -1 : table.questions.indexOf(q),
     answer: {
+      kind: "none",
       confidence: 0,
       certified: false,
-      flag: empty ? "empty_input" : "unsupported",
+      flag: text.features.empty ? "empty_input" : "unsupported",
+      driftRule: null,
       radius: null,
     },
     threshold: null,
     alpha: null,
     fullConfidence: 0,
-    top: [],
     driftScore: null,
     novelty: text.novelty,
+    suggestion: q === undefined ? suggestQuestion(table, name) : null,
   };
 }
 
@@ -180,6 +210,12 @@ export function unsupportedAssessment(
  * Answers question `name` for a prepared text. Never throws for a question
  * or option the table does not know: those come back uncertified with their
  * flag. The `guard` sees the text's drift score (unless the text is empty).
+ *
+ * @example
+ * ```ts ignore
+ * const v = assess(table, prepareText(table, "card not here"), "intent", {}, QUIET_GUARD);
+ * v.answer.certified; // true: serve v.answer.choice
+ * ```
  */
 export function assess(
   table: Table,
@@ -189,117 +225,175 @@ export function assess(
   guard: DriftGuard,
 ): Assessment {
   const q = table.byName.get(name);
-  if (q === undefined) return unsupportedAssessment(name, text);
+  if (q === undefined) return unsupportedAssessment(table, name, text);
+  const qs = table.state.question(q);
   // Scratch buffers: nothing below keeps them past this call.
-  const [logitsBuffer, fullBuffer] = scratchFor(q.options.length);
-  const logits = scoreEntries(
-    table,
-    q,
-    text.features,
-    text.entries,
-    logitsBuffer,
-  );
-  const full = softmax(logits, q.temperature, undefined, fullBuffer);
+  const logits = scoreEntries(table, q, text.features, text.entries, qs.logits);
+  const full = softmax(logits, q.temperature, undefined, qs.probabilities);
   const best = argmax(full);
   const fullConfidence = full[best]!;
 
-  // Which options are offered, and are they all known?
-  let offered: number[] | undefined;
-  let unknownOffered = false;
+  // Which options are offered: the learned ones (in table order) and the
+  // names the table never learned (in the order given).
+  let known: number[] | null = null;
+  let unlearned: string[] | null = null;
   if (
     q.kind === "choice" && ask.options !== undefined && ask.options.length > 0
   ) {
-    const seen = new Set<number>();
+    known = [];
     for (const o of ask.options) {
       const i = q.optionIndex.get(o);
-      if (i === undefined) unknownOffered = true;
-      else seen.add(i);
+      if (i === undefined) {
+        unlearned ??= [];
+        if (!unlearned.includes(o)) unlearned.push(o);
+      } else if (!known.includes(i)) known.push(i);
     }
-    offered = [...seen].sort((a, b) => a - b);
+    known.sort((a, b) => a - b);
   }
 
   let answer: Answer;
-  let top: { option: string; probability: number }[];
   let served: number;
-  if (offered === undefined) {
+  if (q.kind === "yes_no") {
     served = best;
-    answer = shapeAnswer(q, best, full, undefined);
-    top = topOptions(q, full, undefined);
-  } else if (offered.length === 0) {
-    // Every offered option is new to the table: nothing to rank them by.
-    const names = [...new Set(ask.options)];
-    const p = 1 / names.length;
-    served = -1;
     answer = {
-      choice: names[0]!,
-      confidence: p,
+      kind: "yes_no",
+      answer: best === 0,
+      confidence: fullConfidence,
       certified: false,
       flag: null,
+      driftRule: null,
       radius: null,
-      probabilities: Object.fromEntries(names.map((n) => [n, p])),
+      probability: full[0]!,
     };
-    top = names.slice(0, 3).map((option) => ({ option, probability: p }));
+  } else if (known === null) {
+    served = best;
+    answer = choiceAnswer(
+      q,
+      best,
+      best,
+      fullConfidence,
+      q.options,
+      null,
+      copy(full),
+    );
+  } else if (known.length === 0) {
+    // Every offered option is new to the table: nothing to rank them by.
+    const names = unlearned!;
+    const p = 1 / names.length;
+    served = -1;
+    answer = choiceAnswer(
+      q,
+      -1,
+      0,
+      p,
+      names,
+      names.map(() => -1),
+      names.map(() => p),
+    );
   } else {
-    const narrowed = softmax(logits, q.temperature, offered);
-    served = offered[argmax(narrowed)]!;
-    answer = shapeAnswer(q, served, narrowed, offered);
-    top = topOptions(q, narrowed, offered);
+    const narrowed = softmax(logits, q.temperature, known, qs.narrowed);
+    const at = argmax(narrowed, known.length);
+    served = known[at]!;
+    const probabilities = copy(narrowed, known.length);
+    const names = known.map((i) => q.options[i]!);
+    const indices = known.slice();
+    if (unlearned !== null) {
+      for (const o of unlearned) {
+        names.push(o);
+        indices.push(-1);
+        probabilities.push(0);
+      }
+    }
+    answer = choiceAnswer(
+      q,
+      served,
+      at,
+      narrowed[at]!,
+      names,
+      indices,
+      probabilities,
+    );
   }
 
   const score = text.features.empty
     ? null
     : driftScore(text.novelty, fullConfidence);
-  const quiet = score === null ? true : guard.observe(q, score) &&
-    singleTextLooksFamiliar(
-      table.settings.drift,
-      q.drift.novelty,
-      text.novelty,
-    );
+  let driftRule: DriftRule | null = null;
+  if (score !== null) {
+    // The guard sees every scored text, whatever else holds.
+    const alarmQuiet = guard.observe(q, score);
+    if (qs.withdrawn) driftRule = "live_audit";
+    else if (!alarmQuiet) driftRule = "alarm";
+    else if (
+      !singleTextLooksFamiliar(
+        table.settings.drift,
+        q.drift.novelty,
+        text.novelty,
+      )
+    ) driftRule = "novelty";
+  }
 
   answer.radius = served < 0
     ? null
-    : radiusOf(table, q, text.features, logits, served, offered);
-  answer.flag = firstFailure(table, q, text, {
-    unknownOffered,
+    : radiusOf(table, q, text.features, logits, served, known ?? undefined);
+  answer.flag = firstFailure(table, q, qs, text, {
+    unknownOffered: unlearned !== null,
     removed: served !== best,
-    quiet,
+    drift: driftRule !== null,
     fullConfidence,
     radius: answer.radius,
     exposed: ask.exposed === true,
   });
   answer.certified = answer.flag === null;
+  answer.driftRule = answer.flag === "drift" ? driftRule : null;
   return {
     question: name,
-    answer: orderFields(answer),
-    threshold: q.calibration.threshold,
+    slot: table.questions.indexOf(q),
+    answer,
+    threshold: qs.threshold,
     alpha: q.calibration.alpha,
     fullConfidence,
-    top,
     driftScore: score,
     novelty: text.novelty,
+    suggestion: null,
   };
 }
 
-const scratch = new Map<number, [Float64Array, Float64Array]>();
+function choiceAnswer(
+  q: QuestionTable,
+  index: number,
+  chosen: number,
+  confidence: number,
+  options: readonly string[],
+  optionIndices: readonly number[] | null,
+  probabilities: number[],
+): Answer {
+  return {
+    kind: "choice",
+    choice: index < 0 ? options[0]! : q.options[index]!,
+    confidence,
+    certified: false,
+    flag: null,
+    driftRule: null,
+    radius: null,
+    options,
+    optionIndices,
+    chosen,
+    probabilities,
+  };
+}
 
-/**
- * Two reusable arrays of `k` entries for one question's logits and
- * probabilities. Allocating them per request costs more than the arithmetic
- * (their size puts them outside the JavaScript heap).
- */
-function scratchFor(k: number): [Float64Array, Float64Array] {
-  let pair = scratch.get(k);
-  if (pair === undefined) {
-    pair = [new Float64Array(k), new Float64Array(k)];
-    scratch.set(k, pair);
-  }
-  return pair;
+/** The first `n` values of `p` (all by default) as a plain array the answer owns. */
+function copy(p: Float64Array, n = p.length): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push(p[i]!);
+  return out;
 }
 
 interface RuleInputs {
   unknownOffered: boolean;
   removed: boolean;
-  quiet: boolean;
+  drift: boolean;
   fullConfidence: number;
   radius: number | null;
   exposed: boolean;
@@ -308,6 +402,7 @@ interface RuleInputs {
 function firstFailure(
   table: Table,
   q: QuestionTable,
+  qs: QuestionState,
   text: PreparedText,
   r: RuleInputs,
 ): Flag | null {
@@ -320,9 +415,9 @@ function firstFailure(
   if (r.removed) return "option_removed";
   const forced = table.settings.force_thresholds[q.name];
   const manual = forced !== undefined && r.fullConfidence >= forced;
-  const { threshold } = q.calibration;
+  const { threshold } = qs;
   if (threshold === null) return manual ? "manual_threshold" : "uncalibrated";
-  if (!r.quiet) return "drift";
+  if (r.drift) return "drift";
   if (r.fullConfidence < threshold) {
     return manual ? "manual_threshold" : "low_confidence";
   }
@@ -332,114 +427,51 @@ function firstFailure(
   return null;
 }
 
-function shapeAnswer(
-  q: QuestionTable,
-  index: number,
-  p: Float64Array,
-  offered: number[] | undefined,
-): Answer {
-  const at = (i: number) => offered === undefined ? i : offered.indexOf(i);
-  const confidence = p[at(index)]!;
-  if (q.kind === "yes_no") {
-    return {
-      answer: index === 0,
-      confidence,
-      certified: false,
-      flag: null,
-      radius: null,
-      probability: p[at(0)] ?? 0,
-    };
-  }
-  let probabilities: Record<string, number>;
-  if (offered === undefined) {
-    probabilities = probabilitiesMaker(q)(p);
-  } else {
-    probabilities = {};
-    for (let t = 0; t < offered.length; t++) {
-      // defineProperty: an option named "__proto__" stays an own property.
-      Object.defineProperty(probabilities, q.options[offered[t]!]!, {
-        value: p[t]!,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
-  }
-  return {
-    choice: q.options[index]!,
-    confidence,
-    certified: false,
-    flag: null,
-    radius: null,
-    probabilities,
-  };
-}
-
-const makers = new WeakMap<
-  QuestionTable,
-  (p: Float64Array) => Record<string, number>
->();
-
 /**
- * A function that builds the option-to-probability object of a question in
- * one object literal. Objects with many keys built one key at a time fall
- * into slow dictionary mode; a literal keeps the hot path fast. The option
- * names enter the source as JSON string literals, so any name is safe.
+ * Up to `n` options of an answer with the highest probabilities, best first
+ * (for yes/no, `true` and `false`); empty for an answer of kind `none`.
  */
-function probabilitiesMaker(
-  q: QuestionTable,
-): (p: Float64Array) => Record<string, number> {
-  let make = makers.get(q);
-  if (make === undefined) {
-    // Plain keys keep the literal fast; "__proto__" alone needs a computed
-    // key, which defines an own property instead of setting the prototype.
-    const key = (o: string) =>
-      o === "__proto__" ? '["__proto__"]' : JSON.stringify(o);
-    const body = q.options.map((o, i) => `${key(o)}: p[${i}]`).join(", ");
-    make = new Function("p", `return { ${body} };`) as (
-      p: Float64Array,
-    ) => Record<string, number>;
-    makers.set(q, make);
+export function topOptions(answer: Answer, n = 3): RankedOption[] {
+  if (answer.kind === "yes_no") {
+    const yes = answer.probability!;
+    const ranked = [
+      { option: "true", probability: yes },
+      { option: "false", probability: 1 - yes },
+    ];
+    if (yes < 0.5) ranked.reverse();
+    return ranked.slice(0, n);
   }
-  return make;
-}
-
-function topOptions(
-  q: QuestionTable,
-  p: Float64Array,
-  offered: number[] | undefined,
-): { option: string; probability: number }[] {
-  // A linear pass keeps the three best: no sort of every option per request.
-  const best = [-1, -1, -1];
-  for (let t = 0; t < p.length; t++) {
-    if (best[0]! < 0 || p[t]! > p[best[0]!]!) {
-      [best[0], best[1], best[2]] = [t, best[0]!, best[1]!];
-    } else if (best[1]! < 0 || p[t]! > p[best[1]!]!) {
-      [best[1], best[2]] = [t, best[1]!];
-    } else if (best[2]! < 0 || p[t]! > p[best[2]!]!) best[2] = t;
-  }
-  return best.filter((t) => t >= 0).map((t) => ({
-    option: q.options[offered === undefined ? t : offered[t]!]!,
-    probability: p[t]!,
+  if (answer.kind === "none") return [];
+  const p = answer.probabilities!;
+  const order = p.map((_, i) => i).sort((a, b) => p[b]! - p[a]! || a - b);
+  return order.slice(0, n).map((i) => ({
+    option: answer.options![i]!,
+    probability: p[i]!,
   }));
 }
 
-/** The same answer with its fields in the order the interface lists them. */
-function orderFields(a: Answer): Answer {
-  const head = a.choice !== undefined
-    ? { choice: a.choice }
-    : { answer: a.answer ?? false };
-  const tail = a.probabilities !== undefined
-    ? { probabilities: a.probabilities }
-    : { probability: a.probability ?? 0 };
-  return {
-    ...head,
-    confidence: a.confidence,
-    certified: a.certified,
-    flag: a.flag,
-    radius: a.radius,
-    ...tail,
-  };
+/**
+ * A choice answer's probabilities by option name (in reply order); empty
+ * for other answers. Any name, `__proto__` included, is an own key.
+ *
+ * @example
+ * ```ts ignore
+ * probabilitiesOf(verdict.answer); // { card_arrival: 0.93, lost_or_stolen_card: 0.04, ... }
+ * ```
+ */
+export function probabilitiesOf(answer: Answer): Record<string, number> {
+  const out: Record<string, number> = {};
+  const names = answer.options ?? [];
+  const p = answer.probabilities ?? [];
+  for (let i = 0; i < names.length; i++) {
+    Object.defineProperty(out, names[i]!, {
+      value: p[i]!,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
 }
 
 /** Shorthand: the answer alone. */
@@ -463,7 +495,7 @@ const WARM_UP_TEXTS = [
 /**
  * Runs every question on a few made-up texts so the hot paths are compiled
  * before the first real request. Touches no drift guard state; fills only the
- * word caches with a handful of common words.
+ * word cache with a handful of common words.
  */
 export function warmUp(table: Table, rounds = 50): void {
   for (let r = 0; r < rounds; r++) {
@@ -473,3 +505,5 @@ export function warmUp(table: Table, rounds = 50): void {
     }
   }
 }
+
+export type { Answer, Assessment, DriftRule, Flag, RankedOption };

@@ -10,6 +10,8 @@ import {
   type TextFeatures,
   wordBucketsOf,
 } from "./features.ts";
+import type { TableState } from "./state.ts";
+import type { WordEntry } from "./word_cache.ts";
 
 /** A choice among options, or a yes/no question. */
 export type QuestionKind = "choice" | "yes_no";
@@ -92,7 +94,10 @@ export interface DriftSettings {
    * unseen buckets, so that in a repetitive domain one new word is no alarm.
    */
   min_novelty: number;
-  /** The online alarm is raised when the test martingale reaches 1/delta. */
+  /**
+   * The online alarm is raised when the test martingale reaches 2/delta
+   * (half of delta covers the calibration draw, half Ville's inequality).
+   */
   delta: number;
   /** Requests of normal traffic needed to clear an alarm. */
   rearm_window: number;
@@ -107,104 +112,39 @@ export interface Table {
   rowCount: number;
   questions: QuestionTable[];
   byName: Map<string, QuestionTable>;
-  /** What answering has learnt about the words met so far. */
-  words: WordCache;
+  /**
+   * What answering keeps between texts: the word cache, scratch buffers,
+   * row minima, and per question the threshold in force.
+   */
+  state: TableState;
   /** Free-form facts about the bundle (format and tool versions, report). */
   info: Record<string, unknown>;
-}
-
-/** What a table keeps about one word it has met. */
-export interface WordEntry {
-  /** The whole-word bucket first, then the distinct n-gram buckets. */
-  readonly buckets: readonly number[];
-  /** How many of `buckets` no training text had. */
-  readonly unseen: number;
-  /**
-   * Per question, by its position in the table, the word's vector once
-   * computed. Plain arrays: their numbers sit in the JavaScript heap next to
-   * the entry, not in a separate buffer, which saves cache misses on a cold
-   * request.
-   */
-  readonly vectors: (readonly number[] | undefined)[];
-}
-
-/**
- * A table's memory of the words it has met: buckets, unseen count and every
- * question's word vector behind one lookup. It holds at most about
- * `budgetBytes`; past that, words are still answered but no longer kept.
- */
-export class WordCache {
-  readonly #entries = new Map<string, WordEntry>();
-  readonly #budget: number;
-  #bytes = 0;
-
-  /** A cache that keeps about `budgetBytes` (32 MiB by default). */
-  constructor(budgetBytes = 32 * 1024 * 1024) {
-    this.#budget = budgetBytes;
-  }
-
-  /** Words kept. */
-  get size(): number {
-    return this.#entries.size;
-  }
-
-  /** Estimated bytes held. */
-  get bytes(): number {
-    return this.#bytes;
-  }
-
-  /**
-   * The entry of `word` for `table`, made on first sight from `buckets` (or
-   * from the featurizer when absent) and kept while the budget allows.
-   */
-  entry(
-    table: Table,
-    word: string,
-    buckets?: readonly number[],
-  ): WordEntry {
-    const found = this.#entries.get(word);
-    if (found !== undefined) return found;
-    const b = buckets ?? wordBucketsOf(word, table.featurizer);
-    let unseen = 0;
-    for (let i = 0; i < b.length; i++) if (table.rowOf[b[i]!]! < 0) unseen++;
-    const entry: WordEntry = { buckets: b, unseen, vectors: [] };
-    // Rough V8 sizes: entry, map slot, string, bucket array.
-    if (this.reserve(96 + 2 * word.length + 8 * b.length)) {
-      this.#entries.set(word, entry);
-    }
-    return entry;
-  }
-
-  /** Counts `bytes` more as held, unless that passes the budget (then false). */
-  reserve(bytes: number): boolean {
-    if (this.#bytes + bytes > this.#budget) return false;
-    this.#bytes += bytes;
-    return true;
-  }
 }
 
 /**
  * What one word adds to the scores of a question: the row of its whole form
  * plus its n-gram rows divided by `max(n, ngram_average_min)` (unseen buckets
- * count as zero rows). Summed in float32, as the weights are stored.
+ * count as zero rows), written to `dest[at, at + K)`. Summed in float32, as
+ * the weights are stored.
  */
-export function wordVector(
+export function writeWordVector(
   table: Table,
   q: QuestionTable,
   buckets: readonly number[],
-): number[] {
-  // Every step rounds to float32 (`Math.fround`), exactly as summing into a
-  // Float32Array would, without a buffer outside the heap per word.
+  dest: Float32Array,
+  at: number,
+): void {
+  // Every step rounds to float32 (the destination stores float32), so a kept
+  // vector and a fresh one are the same numbers.
   const k = q.options.length;
-  const v: number[] = new Array(k);
-  for (let j = 0; j < k; j++) v[j] = 0;
+  dest.fill(0, at, at + k);
   const { rowOf } = table;
   const w = q.weights;
   for (let i = 1; i < buckets.length; i++) {
     const r = rowOf[buckets[i]!]!;
     if (r < 0) continue;
     const base = r * k;
-    for (let j = 0; j < k; j++) v[j] = Math.fround(v[j]! + w[base + j]!);
+    for (let j = 0; j < k; j++) dest[at + j]! += w[base + j]!;
   }
   const divisor = Math.max(
     buckets.length - 1,
@@ -212,33 +152,42 @@ export function wordVector(
   );
   if (divisor > 1) {
     const scale = 1 / divisor;
-    for (let j = 0; j < k; j++) v[j] = Math.fround(v[j]! * scale);
+    for (let j = 0; j < k; j++) dest[at + j]! *= scale;
   }
   const r = rowOf[buckets[0]!]!;
   if (r >= 0) {
     const base = r * k;
-    for (let j = 0; j < k; j++) v[j] = Math.fround(v[j]! + w[base + j]!);
+    for (let j = 0; j < k; j++) dest[at + j]! += w[base + j]!;
   }
-  return v;
+}
+
+/** The vector `writeWordVector` computes, as a fresh array. */
+export function wordVector(
+  table: Table,
+  q: QuestionTable,
+  buckets: readonly number[],
+): number[] {
+  const v = new Float32Array(q.options.length);
+  writeWordVector(table, q, buckets, v, 0);
+  return Array.from(v);
 }
 
 /**
- * The vector of a word entry for question `q`, kept in the entry when `q`
- * belongs to the table and the cache has room.
+ * The entry of `word` in the table's word cache, made on first sight from
+ * `buckets` (or from the featurizer when absent).
  */
-export function entryVector(
+export function wordEntry(
   table: Table,
-  q: QuestionTable,
-  slot: number,
-  entry: WordEntry,
-): readonly number[] {
-  const cached = slot < 0 ? undefined : entry.vectors[slot];
-  if (cached !== undefined) return cached;
-  const v = wordVector(table, q, entry.buckets);
-  if (slot >= 0 && table.words.reserve(48 + 8 * v.length)) {
-    entry.vectors[slot] = v;
-  }
-  return v;
+  word: string,
+  buckets?: readonly number[],
+): WordEntry {
+  const cache = table.state.words;
+  const found = cache.get(word);
+  if (found !== undefined) return found;
+  const b = buckets ?? wordBucketsOf(word, table.featurizer);
+  let unseen = 0;
+  for (let i = 0; i < b.length; i++) if (table.rowOf[b[i]!]! < 0) unseen++;
+  return cache.add(word, b, unseen);
 }
 
 /** Adds the row of each distinct bigram bucket a training text had to `out`. */
@@ -262,7 +211,7 @@ function addBigramRows(
 /**
  * Raw scores of every option for a text whose words have entries in the
  * table's cache (`entries[i]` for `f.words[i]`): the same numbers as
- * `scoreText`, with word vectors kept between texts.
+ * `scoreText`, with word vectors kept between texts while the cache has room.
  */
 export function scoreEntries(
   table: Table,
@@ -272,11 +221,26 @@ export function scoreEntries(
   out: Float64Array = new Float64Array(q.options.length),
 ): Float64Array {
   const k = q.options.length;
-  const slot = table.questions.indexOf(q);
+  const { words } = table.state;
+  const { vectorSlot: slot, wordVector: spare } = table.state.question(q);
   for (let j = 0; j < k; j++) out[j] = q.bias[j]!;
   for (let i = 0; i < entries.length; i++) {
-    const v = entryVector(table, q, slot, entries[i]!);
-    for (let j = 0; j < k; j++) out[j]! += v[j]!;
+    const entry = entries[i]!;
+    let at = entry.vectorAt[slot] ?? -1;
+    if (at < 0 && entry.kept) {
+      at = words.reserveVector(k);
+      if (at >= 0) {
+        writeWordVector(table, q, entry.buckets, words.arena, at);
+        entry.vectorAt[slot] = at;
+      }
+    }
+    if (at >= 0) {
+      const arena = words.arena;
+      for (let j = 0; j < k; j++) out[j]! += arena[at + j]!;
+    } else {
+      writeWordVector(table, q, entry.buckets, spare, 0);
+      for (let j = 0; j < k; j++) out[j]! += spare[j]!;
+    }
   }
   addBigramRows(table, q, f.bigramBuckets, out);
   return out;
@@ -332,10 +296,13 @@ export function softmax(
   return p;
 }
 
-/** Index of the largest value (the first one on ties). */
-export function argmax(values: ArrayLike<number>): number {
+/** Index of the largest of the first `n` values (all by default; the first one on ties). */
+export function argmax(
+  values: ArrayLike<number>,
+  n: number = values.length,
+): number {
   let best = 0;
-  for (let i = 1; i < values.length; i++) {
+  for (let i = 1; i < n; i++) {
     if (values[i]! > values[best]!) best = i;
   }
   return best;

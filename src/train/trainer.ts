@@ -39,8 +39,8 @@ import {
   softmax,
   type Table,
   type TableSettings,
-  WordCache,
 } from "../engine/table.ts";
+import { TableState } from "../engine/state.ts";
 import { textKey } from "../engine/text.ts";
 import {
   candidateGrid,
@@ -229,7 +229,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     rowCount: buckets.length,
     questions: [],
     byName: new Map(),
-    words: new WordCache(),
+    state: new TableState(),
     info: {},
   };
   const reports: QuestionReport[] = [];

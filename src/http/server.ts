@@ -1,0 +1,691 @@
+/**
+ * The HTTP/1.1 server the service runs on: `Deno.listen` and a small
+ * connection loop, so that every limit a public service needs is ours to
+ * set (`Deno.serve` has no header, body or idle timeout and no connection
+ * cap), and so that a reply goes out as one write.
+ *
+ * Per connection: TCP_NODELAY is set once; requests are read one at a time
+ * (pipelined requests wait their turn); each reply is written whole before
+ * the next request is read. Limits (see `ServerLimits`):
+ *
+ * - a request head must arrive within `headerTimeoutMs` of its first byte
+ *   (else 408 and the connection is closed), and be at most
+ *   `maxHeaderBytes` long with at most 100 fields (else 431);
+ * - a body must arrive within `bodyTimeoutMs` of the end of its head (else
+ *   408); one larger than `maxBodyBytes` gets 413 as soon as that is known
+ *   (from `Content-Length` before any body byte is read, or while chunks
+ *   arrive), and the connection is closed;
+ * - a kept-alive connection idle for `idleTimeoutMs` is closed;
+ * - a reply the client does not read within `bodyTimeoutMs` closes the
+ *   connection;
+ * - beyond `maxConnections` open connections, a new one gets 503 and is
+ *   closed at once;
+ * - `shutdown()` stops accepting, closes idle connections, lets requests
+ *   in flight finish (answered with `connection: close`), and closes what
+ *   is left after `drainMs`.
+ *
+ * Deadlines are checked by one timer for all connections, not one timer
+ * per request.
+ *
+ * @module
+ */
+
+import {
+  chunksDone,
+  chunkState,
+  decodeChunks,
+  findHeadEnd,
+  hasHighBytes,
+  type HeaderField,
+  latin1,
+  parseHead,
+  RequestError,
+  type RequestHead,
+  responseHead,
+} from "./http1.ts";
+import { JsonWriter } from "./json_writer.ts";
+
+/** The limits of the server, all in milliseconds or bytes. */
+export interface ServerLimits {
+  /** Longest wait for a whole request head, from its first byte. */
+  headerTimeoutMs: number;
+  /** Longest wait for a whole body from the end of its head; also for a reply to be taken. */
+  bodyTimeoutMs: number;
+  /** Longest a kept-alive connection may sit idle between requests. */
+  idleTimeoutMs: number;
+  /** Most open connections; more get 503. */
+  maxConnections: number;
+  /** Longest request head (request line and header fields). */
+  maxHeaderBytes: number;
+  /** Largest request body. */
+  maxBodyBytes: number;
+  /** Longest `shutdown()` waits for requests in flight. */
+  drainMs: number;
+}
+
+/** The limits the service runs with unless told otherwise. */
+export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
+  headerTimeoutMs: 10_000,
+  bodyTimeoutMs: 10_000,
+  idleTimeoutMs: 30_000,
+  maxConnections: 512,
+  maxHeaderBytes: 16_384,
+  maxBodyBytes: 1_048_576,
+  drainMs: 5_000,
+};
+
+/** A request as the handler sees it. */
+export interface IncomingRequest {
+  readonly head: RequestHead;
+  /** The whole body (a view, valid until the handler's reply is written). */
+  readonly body: Uint8Array;
+  /** A header field by its lower-case name (the first one); null when absent. */
+  header(name: string): string | null;
+}
+
+/** What the handler answers. */
+export interface Reply {
+  status: number;
+  /** Header fields, `content-type` included; never `content-length`, `date` or `connection`. */
+  headers: readonly HeaderField[];
+  /**
+   * The body; null when the handler wrote it into the connection's writer
+   * (from `BODY_START` on).
+   */
+  body: Uint8Array | null;
+}
+
+/**
+ * Answers one request. It may write its body into `w` (reset to
+ * `BODY_START`) and reply with `body: null`, so the reply head is put in
+ * front of it and both leave in one write.
+ */
+export type Handler = (
+  request: IncomingRequest,
+  w: JsonWriter,
+) => Reply | Promise<Reply>;
+
+/** Where a handler's body starts in the writer: room for the reply head before it. */
+export const BODY_START = 512;
+
+/** Options of `startServer`. */
+export interface ServerOptions {
+  hostname: string;
+  port: number;
+  limits?: Partial<ServerLimits> | undefined;
+  /** Told of replies the server itself gives (408, 413, 431, 503, malformed requests): the path (null when unknown) and status. */
+  onRefusal?: ((path: string | null, status: number) => void) | undefined;
+  /** Where unexpected errors are reported; stderr by default. */
+  log?: ((message: string) => void) | undefined;
+}
+
+/** A running server. */
+export interface HttpServer {
+  /** The address it listens on. */
+  readonly addr: Deno.NetAddr;
+  /** The limits in force. */
+  readonly limits: Readonly<ServerLimits>;
+  /** Open connections now. */
+  readonly connections: number;
+  /** Settles once the server has stopped and every connection is closed. */
+  readonly finished: Promise<void>;
+  /** Stops the server gracefully (see the module doc); settles when it has stopped. */
+  shutdown(): Promise<void>;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const CONTINUE = encoder.encode("HTTP/1.1 100 Continue\r\n\r\n");
+const JSON_FIELDS: readonly HeaderField[] = [[
+  "content-type",
+  "application/json",
+]];
+/** Buffers past this size are given back after the request that grew them. */
+const KEEP_BYTES = 65_536;
+
+/** Connection phases; only the waiting ones have a deadline. */
+const IDLE = 0;
+const HEAD = 1;
+const BODY = 2;
+const BUSY = 3;
+const WRITE = 4;
+
+/**
+ * Listens on `hostname:port` and answers every request with `handler`.
+ * Throws (as `Deno.listen` does) when the address cannot be bound.
+ */
+export function startServer(
+  options: ServerOptions,
+  handler: Handler,
+): HttpServer {
+  const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  checkLimits(limits);
+  const listener = Deno.listen({
+    hostname: options.hostname,
+    port: options.port,
+  });
+  return new Server(listener, limits, handler, options);
+}
+
+function checkLimits(l: ServerLimits): void {
+  for (const [name, value] of Object.entries(l)) {
+    if (!(Number.isInteger(value) && value > 0)) {
+      throw new RangeError(
+        `Server limit ${name} must be a positive integer: got ${value}`,
+      );
+    }
+  }
+}
+
+class Server implements HttpServer {
+  readonly addr: Deno.NetAddr;
+  readonly limits: Readonly<ServerLimits>;
+  readonly finished: Promise<void>;
+  readonly #listener: Deno.Listener<Deno.TcpConn, Deno.NetAddr>;
+  readonly #handler: Handler;
+  readonly #onRefusal: (path: string | null, status: number) => void;
+  readonly #log: (message: string) => void;
+  readonly #open = new Set<Connection>();
+  readonly #sweep: ReturnType<typeof setInterval>;
+  /** Coarse clock (ms), moved by the sweep: deadlines need no clock call per request. */
+  clock = performance.now();
+  /** The `date` header, kept current by the sweep. */
+  date = new Date().toUTCString();
+  draining = false;
+  #drained: () => void = () => {};
+  #accepting: Promise<void>;
+
+  constructor(
+    listener: Deno.Listener<Deno.TcpConn, Deno.NetAddr>,
+    limits: ServerLimits,
+    handler: Handler,
+    options: ServerOptions,
+  ) {
+    this.#listener = listener;
+    this.addr = listener.addr;
+    this.limits = limits;
+    this.#handler = handler;
+    this.#onRefusal = options.onRefusal ?? (() => {});
+    this.#log = options.log ?? ((m) => console.error(m));
+    const shortest = Math.min(
+      limits.headerTimeoutMs,
+      limits.bodyTimeoutMs,
+      limits.idleTimeoutMs,
+    );
+    const tick = Math.max(10, Math.min(1000, Math.floor(shortest / 4)));
+    this.#sweep = setInterval(() => this.#check(), tick);
+    this.#accepting = this.#accept();
+    this.finished = new Promise<void>((resolve) => {
+      this.#drained = resolve;
+    });
+  }
+
+  get connections(): number {
+    return this.#open.size;
+  }
+
+  get handler(): Handler {
+    return this.#handler;
+  }
+
+  refused(path: string | null, status: number): void {
+    this.#onRefusal(path, status);
+  }
+
+  log(message: string): void {
+    this.#log(message);
+  }
+
+  async #accept(): Promise<void> {
+    for (;;) {
+      let conn: Deno.TcpConn;
+      try {
+        conn = await this.#listener.accept();
+      } catch (e) {
+        if (this.draining || e instanceof Deno.errors.BadResource) return;
+        // Out of file descriptors and the like: wait a little, keep serving.
+        this.#log(`Cannot accept a connection: ${(e as Error).message}`);
+        await new Promise((r) => setTimeout(r, 50));
+        continue;
+      }
+      if (this.draining) {
+        close(conn);
+        continue;
+      }
+      if (this.#open.size >= this.limits.maxConnections) {
+        this.#refuseConnection(conn);
+        continue;
+      }
+      const c = new Connection(this, conn);
+      this.#open.add(c);
+      c.run().finally(() => {
+        this.#open.delete(c);
+        if (this.draining && this.#open.size === 0) this.#stop();
+      });
+    }
+  }
+
+  /** Answers a connection past the cap with 503 and closes it. */
+  #refuseConnection(conn: Deno.TcpConn): void {
+    this.refused(null, 503);
+    const body = encoder.encode(JSON.stringify({
+      error:
+        `Too many connections: the server holds at most ${this.limits.maxConnections} at once; try again shortly`,
+    }));
+    const head = responseHead(
+      503,
+      [...JSON_FIELDS, ["retry-after", "1"]],
+      body.length,
+      this.date,
+      true,
+      1,
+    );
+    const bytes = new Uint8Array(head.length + body.length);
+    encoder.encodeInto(head, bytes);
+    bytes.set(body, head.length);
+    // The refusal fits in any socket buffer; never wait long for it.
+    const timer = setTimeout(() => close(conn), 1000);
+    conn.write(bytes).catch(() => {}).finally(() => {
+      clearTimeout(timer);
+      close(conn);
+    });
+  }
+
+  /** Moves the clock and the date, and ends connections past their deadline. */
+  #check(): void {
+    this.clock = performance.now();
+    this.date = new Date().toUTCString();
+    for (const c of this.#open) c.checkDeadline(this.clock);
+  }
+
+  shutdown(): Promise<void> {
+    if (!this.draining) {
+      this.draining = true;
+      try {
+        this.#listener.close();
+      } catch {
+        // already closed
+      }
+      for (const c of this.#open) c.drain();
+      if (this.#open.size === 0) this.#stop();
+      const force = setTimeout(() => {
+        for (const c of this.#open) c.close();
+        this.#stop();
+      }, this.limits.drainMs);
+      this.finished.finally(() => clearTimeout(force));
+    }
+    return this.finished;
+  }
+
+  #stopped = false;
+  #stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    clearInterval(this.#sweep);
+    this.#accepting.finally(() => this.#drained());
+  }
+}
+
+function close(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch {
+    // already closed
+  }
+}
+
+/** One client connection and its request loop. */
+class Connection implements IncomingRequest {
+  readonly #server: Server;
+  readonly #conn: Deno.TcpConn;
+  #buf = new Uint8Array(8192);
+  /** Unread bytes are `#buf[#start, #end)`. */
+  #start = 0;
+  #end = 0;
+  #w = new JsonWriter(8192);
+  #phase = IDLE;
+  #deadline = Infinity;
+  #closed = false;
+  #draining = false;
+  head!: RequestHead;
+  body: Uint8Array = new Uint8Array(0);
+
+  constructor(server: Server, conn: Deno.TcpConn) {
+    this.#server = server;
+    this.#conn = conn;
+  }
+
+  header(name: string): string | null {
+    const h = this.head.headers;
+    for (let i = 0; i < h.length; i++) if (h[i]![0] === name) return h[i]![1];
+    return null;
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    close(this.#conn);
+  }
+
+  /** Closes the connection now if it waits for a next request; else after the current reply. */
+  drain(): void {
+    this.#draining = true;
+    if (this.#phase === IDLE && this.#start === this.#end) this.close();
+  }
+
+  #wait(phase: number, timeoutMs: number): void {
+    this.#phase = phase;
+    this.#deadline = this.#server.clock + timeoutMs;
+  }
+
+  checkDeadline(now: number): void {
+    if (this.#closed || now < this.#deadline) return;
+    const phase = this.#phase;
+    if (phase === HEAD || phase === BODY) {
+      const limits = this.#server.limits;
+      const what = phase === HEAD
+        ? `The request head did not arrive within ${limits.headerTimeoutMs} ms`
+        : `The request body did not arrive within ${limits.bodyTimeoutMs} ms`;
+      this.#server.refused(phase === BODY ? this.head.path : null, 408);
+      this.#deadline = Infinity;
+      // Answer, then close (the read in progress then ends).
+      const bytes = errorBytes(408, what, this.#server.date);
+      const timer = setTimeout(() => this.close(), 1000);
+      this.#conn.write(bytes).catch(() => {}).finally(() => {
+        clearTimeout(timer);
+        this.close();
+      });
+    } else if (phase === IDLE || phase === WRITE) this.close();
+  }
+
+  async run(): Promise<void> {
+    try {
+      this.#conn.setNoDelay(true);
+      while (!this.#closed) {
+        if (!(await this.#serveOne())) break;
+      }
+    } catch (e) {
+      if (!this.#closed && !isDisconnect(e)) {
+        this.#server.log(`Connection error: ${(e as Error).stack ?? e}`);
+      }
+    } finally {
+      this.close();
+    }
+  }
+
+  /**
+   * Reads more bytes into the buffer, with room for at least `room` of
+   * them (moving unread bytes to the front, or growing the buffer); false
+   * at the end of the stream.
+   */
+  async #read(room: number): Promise<boolean> {
+    if (this.#end + room > this.#buf.length) {
+      const unread = this.#end - this.#start;
+      if (unread + room <= this.#buf.length) {
+        this.#buf.copyWithin(0, this.#start, this.#end);
+      } else {
+        const next = new Uint8Array(
+          Math.max(2 * this.#buf.length, unread + room),
+        );
+        next.set(this.#buf.subarray(this.#start, this.#end));
+        this.#buf = next;
+      }
+      this.#start = 0;
+      this.#end = unread;
+    }
+    let n: number | null;
+    try {
+      n = await this.#conn.read(this.#buf.subarray(this.#end));
+    } catch (e) {
+      if (this.#closed || isDisconnect(e)) return false;
+      throw e;
+    }
+    if (n === null) return false;
+    this.#end += n;
+    return true;
+  }
+
+  /** Serves one request; false when the connection is to be closed. */
+  async #serveOne(): Promise<boolean> {
+    const server = this.#server;
+    const limits = server.limits;
+    // 1. The head.
+    if (this.#start === this.#end) {
+      if (this.#draining) return false;
+      this.#wait(IDLE, limits.idleTimeoutMs);
+    } else this.#wait(HEAD, limits.headerTimeoutMs);
+    let headEnd = findHeadEnd(this.#buf, this.#start, this.#end);
+    while (headEnd < 0) {
+      if (this.#end - this.#start > limits.maxHeaderBytes) {
+        return await this.#refuse(
+          null,
+          431,
+          `The request head is longer than ${limits.maxHeaderBytes} bytes`,
+        );
+      }
+      const scanned = this.#end - this.#start;
+      if (!(await this.#read(4096))) return false;
+      if (this.#phase === IDLE) this.#wait(HEAD, limits.headerTimeoutMs);
+      // Only the new bytes (and the two before them) can complete the head.
+      headEnd = findHeadEnd(
+        this.#buf,
+        this.#start + Math.max(0, scanned - 2),
+        this.#end,
+      );
+    }
+    if (headEnd - this.#start > limits.maxHeaderBytes) {
+      return await this.#refuse(
+        null,
+        431,
+        `The request head is longer than ${limits.maxHeaderBytes} bytes`,
+      );
+    }
+    const text = hasHighBytes(this.#buf, this.#start, headEnd)
+      ? latin1(this.#buf, this.#start, headEnd)
+      : decoder.decode(this.#buf.subarray(this.#start, headEnd));
+    this.#start = headEnd;
+    let head: RequestHead;
+    try {
+      head = parseHead(text);
+    } catch (e) {
+      if (e instanceof RequestError) {
+        return await this.#refuse(null, e.status, e.message);
+      }
+      throw e;
+    }
+    this.head = head;
+
+    // 2. The body.
+    this.#wait(BODY, limits.bodyTimeoutMs);
+    if (head.contentLength > limits.maxBodyBytes) {
+      return await this.#refuse(
+        head.path,
+        413,
+        `The request body is larger than ${limits.maxBodyBytes} bytes`,
+      );
+    }
+    const wantsBody = head.contentLength > 0 || head.chunked;
+    if (head.expectContinue && wantsBody && this.#start === this.#end) {
+      await this.#write(CONTINUE);
+    }
+    if (head.chunked) {
+      const ok = await this.#readChunked(head);
+      if (ok !== true) return ok;
+    } else if (head.contentLength > 0) {
+      const n = head.contentLength;
+      while (this.#end - this.#start < n) {
+        if (!(await this.#read(n - (this.#end - this.#start)))) return false;
+      }
+      this.body = this.#buf.subarray(this.#start, this.#start + n);
+      this.#start += n;
+    } else this.body = new Uint8Array(0);
+
+    // 3. The reply.
+    this.#phase = BUSY;
+    this.#deadline = Infinity;
+    const w = this.#w;
+    w.reset(BODY_START);
+    let reply: Reply;
+    try {
+      const r = server.handler(this, w);
+      reply = r instanceof Promise ? await r : r;
+    } catch (e) {
+      server.log(
+        `Internal error on ${head.method} ${head.path}: ${
+          (e as Error)?.stack ?? e
+        }`,
+      );
+      w.reset(BODY_START);
+      w.ascii('{"error":"Internal server error"}');
+      reply = { status: 500, headers: JSON_FIELDS, body: null };
+    }
+    const keep = head.keepAlive && !this.#draining && !server.draining;
+    await this.#send(reply, !keep, head.method === "HEAD", head.minor);
+    this.#tidy();
+    return keep;
+  }
+
+  /** Reads a chunked body into `body`; true, or the result of a refusal. */
+  async #readChunked(head: RequestHead): Promise<true | false> {
+    const limits = this.#server.limits;
+    const state = chunkState();
+    let data = new Uint8Array(4096);
+    let size = 0;
+    const append = (piece: Uint8Array) => {
+      if (size + piece.length > data.length) {
+        const grown = new Uint8Array(
+          Math.max(2 * data.length, size + piece.length),
+        );
+        grown.set(data.subarray(0, size));
+        data = grown;
+      }
+      data.set(piece, size);
+      size += piece.length;
+    };
+    for (;;) {
+      try {
+        this.#start = decodeChunks(
+          this.#buf,
+          this.#start,
+          this.#end,
+          state,
+          limits.maxBodyBytes,
+          limits.maxHeaderBytes,
+          append,
+        );
+      } catch (e) {
+        if (e instanceof RequestError) {
+          return await this.#refuse(head.path, e.status, e.message);
+        }
+        throw e;
+      }
+      if (chunksDone(state)) break;
+      if (!(await this.#read(4096))) return false;
+    }
+    this.body = data.subarray(0, size);
+    return true;
+  }
+
+  /** Answers a request the server refuses with a JSON error, and closes: returns false. */
+  async #refuse(
+    path: string | null,
+    status: number,
+    message: string,
+  ): Promise<false> {
+    this.#server.refused(path, status);
+    this.#phase = WRITE;
+    this.#deadline = this.#server.clock + this.#server.limits.bodyTimeoutMs;
+    try {
+      await this.#write(errorBytes(status, message, this.#server.date));
+    } catch {
+      // the client went away
+    }
+    return false;
+  }
+
+  /** Writes a reply: its head in front of its body, in one write. */
+  async #send(
+    reply: Reply,
+    close: boolean,
+    headOnly: boolean,
+    minor: 0 | 1,
+  ): Promise<void> {
+    const w = this.#w;
+    const bodyLength = reply.body === null
+      ? w.length - BODY_START
+      : reply.body.length;
+    const head = responseHead(
+      reply.status,
+      reply.headers,
+      bodyLength,
+      this.#server.date,
+      close,
+      minor,
+    );
+    let bytes: Uint8Array;
+    if (reply.body === null && head.length <= BODY_START) {
+      // Put the head just before the body already in the writer.
+      const from = BODY_START - head.length;
+      const buf = w.buffer;
+      for (let i = 0; i < head.length; i++) buf[from + i] = head.charCodeAt(i);
+      bytes = headOnly
+        ? buf.subarray(from, BODY_START)
+        : buf.subarray(from, w.length);
+    } else {
+      const body = reply.body ?? w.buffer.slice(BODY_START, w.length);
+      w.reset(0);
+      w.ascii(head);
+      if (!headOnly) w.raw(body);
+      bytes = w.view();
+    }
+    this.#phase = WRITE;
+    this.#deadline = this.#server.clock + this.#server.limits.bodyTimeoutMs;
+    await this.#write(bytes);
+    if (close) this.close();
+  }
+
+  async #write(bytes: Uint8Array): Promise<void> {
+    let at = 0;
+    while (at < bytes.length) {
+      at += await this.#conn.write(bytes.subarray(at));
+    }
+  }
+
+  /** Gives back buffers a large request or reply grew, keeping unread bytes. */
+  #tidy(): void {
+    this.body = new Uint8Array(0);
+    if (this.#w.buffer.length > KEEP_BYTES) this.#w = new JsonWriter(8192);
+    if (this.#start === this.#end) {
+      this.#start = this.#end = 0;
+      if (this.#buf.length > KEEP_BYTES) this.#buf = new Uint8Array(8192);
+    } else if (this.#buf.length > KEEP_BYTES) {
+      const unread = this.#buf.slice(this.#start, this.#end);
+      this.#buf = new Uint8Array(Math.max(8192, unread.length));
+      this.#buf.set(unread);
+      this.#start = 0;
+      this.#end = unread.length;
+    }
+  }
+}
+
+/** A JSON error reply with `connection: close`, as bytes. */
+function errorBytes(status: number, message: string, date: string): Uint8Array {
+  const body = encoder.encode(JSON.stringify({ error: message }));
+  const head = encoder.encode(
+    responseHead(status, JSON_FIELDS, body.length, date, true, 1),
+  );
+  const bytes = new Uint8Array(head.length + body.length);
+  bytes.set(head);
+  bytes.set(body, head.length);
+  return bytes;
+}
+
+/** True for the errors a client that goes away causes. */
+function isDisconnect(e: unknown): boolean {
+  return e instanceof Deno.errors.ConnectionReset ||
+    e instanceof Deno.errors.BrokenPipe ||
+    e instanceof Deno.errors.BadResource ||
+    e instanceof Deno.errors.Interrupted ||
+    e instanceof Deno.errors.ConnectionAborted ||
+    e instanceof Deno.errors.NotConnected;
+}
