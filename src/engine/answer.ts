@@ -383,10 +383,14 @@ function choiceAnswer(
   };
 }
 
-/** The first `n` values of `p` (all by default) as a plain array the answer owns. */
+/**
+ * The first `n` values of `p` (all by default) as a plain array the answer
+ * owns: made at its full length at once (growing it by `push`, or a typed
+ * array of this size, costs several times more).
+ */
 function copy(p: Float64Array, n = p.length): number[] {
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) out.push(p[i]!);
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) out[i] = p[i]!;
   return out;
 }
 

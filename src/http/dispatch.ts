@@ -13,13 +13,14 @@
 import type { Hono } from "hono";
 import type { Refusal } from "./auth.ts";
 import type { HeaderField } from "./http1.ts";
-import type { Handler, IncomingRequest, Reply } from "./server.ts";
+import {
+  type Handler,
+  type IncomingRequest,
+  JSON_FIELDS,
+  type Reply,
+} from "./server.ts";
 import { isDecisionRoute, type Service } from "./service.ts";
 
-const JSON_FIELDS: readonly HeaderField[] = [[
-  "content-type",
-  "application/json",
-]];
 /** Header fields the server writes itself, or that describe the connection, not the message. */
 const HOP_BY_HOP = new Set([
   "connection",

@@ -136,10 +136,33 @@ export interface HttpServer {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const CONTINUE = encoder.encode("HTTP/1.1 100 Continue\r\n\r\n");
-const JSON_FIELDS: readonly HeaderField[] = [[
+/**
+ * The header fields of a JSON reply. A reply that uses this very array
+ * gets its head from bytes encoded once per status.
+ */
+export const JSON_FIELDS: readonly HeaderField[] = [[
   "content-type",
   "application/json",
 ]];
+/** Per status, the start of a JSON reply head, up to the content-length value. */
+const JSON_HEAD_START = new Map<number, Uint8Array>();
+const DATE_FIELD = encoder.encode("\r\ndate: ");
+const CLOSE_FIELD = encoder.encode("\r\nconnection: close");
+const KEEP_FIELD = encoder.encode("\r\nconnection: keep-alive");
+const HEAD_END = encoder.encode("\r\n\r\n");
+
+/** The start of a JSON reply head with `status`, up to the content-length value. */
+function jsonHeadStart(status: number): Uint8Array {
+  let start = JSON_HEAD_START.get(status);
+  if (start === undefined) {
+    const head = responseHead(status, JSON_FIELDS, 0, "", false, 1);
+    start = encoder.encode(
+      head.slice(0, head.indexOf("content-length: ") + 16),
+    );
+    JSON_HEAD_START.set(status, start);
+  }
+  return start;
+}
 /** Buffers past this size are given back after the request that grew them. */
 const KEEP_BYTES = 65_536;
 
@@ -191,6 +214,8 @@ class Server implements HttpServer {
   clock = performance.now();
   /** The `date` header, kept current by the sweep. */
   date = new Date().toUTCString();
+  /** The same, as bytes. */
+  dateBytes = encoder.encode(this.date);
   draining = false;
   #drained: () => void = () => {};
   #accepting: Promise<void>;
@@ -294,7 +319,11 @@ class Server implements HttpServer {
   /** Moves the clock and the date, and ends connections past their deadline. */
   #check(): void {
     this.clock = performance.now();
-    this.date = new Date().toUTCString();
+    const date = new Date().toUTCString();
+    if (date !== this.date) {
+      this.date = date;
+      this.dateBytes = encoder.encode(date);
+    }
     for (const c of this.#open) c.checkDeadline(this.clock);
   }
 
@@ -614,24 +643,21 @@ class Connection implements IncomingRequest {
     const bodyLength = reply.body === null
       ? w.length - BODY_START
       : reply.body.length;
-    const head = responseHead(
-      reply.status,
-      reply.headers,
-      bodyLength,
-      this.#server.date,
-      close,
-      minor,
-    );
     let bytes: Uint8Array;
-    if (reply.body === null && head.length <= BODY_START) {
-      // Put the head just before the body already in the writer.
-      const from = BODY_START - head.length;
+    if (reply.body === null && reply.headers === JSON_FIELDS) {
+      // The usual reply: its head from bytes encoded once, just before the body.
+      const from = this.#jsonHead(reply.status, bodyLength, close, minor);
       const buf = w.buffer;
-      for (let i = 0; i < head.length; i++) buf[from + i] = head.charCodeAt(i);
-      bytes = headOnly
-        ? buf.subarray(from, BODY_START)
-        : buf.subarray(from, w.length);
+      bytes = buf.subarray(from, headOnly ? BODY_START : w.length);
     } else {
+      const head = responseHead(
+        reply.status,
+        reply.headers,
+        bodyLength,
+        this.#server.date,
+        close,
+        minor,
+      );
       const body = reply.body ?? w.buffer.slice(BODY_START, w.length);
       w.reset(0);
       w.ascii(head);
@@ -642,6 +668,44 @@ class Connection implements IncomingRequest {
     this.#deadline = this.#server.clock + this.#server.limits.bodyTimeoutMs;
     await this.#write(bytes);
     if (close) this.close();
+  }
+
+  /**
+   * Writes the head of a JSON reply with `status` and a body of `length`
+   * bytes so that it ends at `BODY_START`; returns where it starts.
+   */
+  #jsonHead(
+    status: number,
+    length: number,
+    close: boolean,
+    minor: 0 | 1,
+  ): number {
+    const start = jsonHeadStart(status);
+    const date = this.#server.dateBytes;
+    const connection = close ? CLOSE_FIELD : minor === 0 ? KEEP_FIELD : null;
+    let digits = 1;
+    for (let n = length; n >= 10; n = (n / 10) | 0) digits++;
+    const size = start.length + digits + DATE_FIELD.length + date.length +
+      (connection === null ? 0 : connection.length) + HEAD_END.length;
+    const buf = this.#w.buffer;
+    const from = BODY_START - size;
+    let at = from;
+    buf.set(start, at);
+    at += start.length;
+    for (let i = digits - 1, n = length; i >= 0; i--, n = (n / 10) | 0) {
+      buf[at + i] = 48 + (n % 10);
+    }
+    at += digits;
+    buf.set(DATE_FIELD, at);
+    at += DATE_FIELD.length;
+    buf.set(date, at);
+    at += date.length;
+    if (connection !== null) {
+      buf.set(connection, at);
+      at += connection.length;
+    }
+    buf.set(HEAD_END, at);
+    return from;
   }
 
   async #write(bytes: Uint8Array): Promise<void> {
