@@ -25,6 +25,8 @@ export interface QuestionState {
   readonly narrowed: Float64Array;
   /** Scratch for the vector of a word the cache has no room for. */
   readonly wordVector: Float32Array;
+  /** Scratch for where a text's word vectors are (grown for long texts). */
+  offsets: Int32Array;
   /**
    * The threshold certification is judged against: the calibrated one
    * until serving moves it; null when the question has none.
@@ -69,6 +71,7 @@ export class TableState {
       probabilities: new Float64Array(k),
       narrowed: new Float64Array(k),
       wordVector: new Float32Array(k),
+      offsets: new Int32Array(64),
       threshold: q.calibration.threshold,
       withdrawn: false,
     };

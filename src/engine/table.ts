@@ -222,7 +222,13 @@ export function scoreEntries(
 ): Float64Array {
   const k = q.options.length;
   const { words } = table.state;
-  const { vectorSlot: slot, wordVector: spare } = table.state.question(q);
+  const qs = table.state.question(q);
+  const slot = qs.vectorSlot;
+  // Where each word's vector is: in the arena, or made afresh in `spare`.
+  const offsets = qs.offsets.length >= entries.length
+    ? qs.offsets
+    : (qs.offsets = new Int32Array(2 * entries.length));
+  let n = 0;
   for (let j = 0; j < k; j++) out[j] = q.bias[j]!;
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i]!;
@@ -234,16 +240,50 @@ export function scoreEntries(
         entry.vectorAt[slot] = at;
       }
     }
-    if (at >= 0) {
-      const arena = words.arena;
-      for (let j = 0; j < k; j++) out[j]! += arena[at + j]!;
-    } else {
-      writeWordVector(table, q, entry.buckets, spare, 0);
-      for (let j = 0; j < k; j++) out[j]! += spare[j]!;
+    if (at >= 0) offsets[n++] = at;
+    else {
+      // No room to keep it: add what is gathered so far, then this one.
+      addArenaRows(words.arena, offsets, n, k, out);
+      n = 0;
+      writeWordVector(table, q, entry.buckets, qs.wordVector, 0);
+      for (let j = 0; j < k; j++) out[j]! += qs.wordVector[j]!;
     }
   }
-  addBigramRows(table, q, f.bigramBuckets, out);
+  addArenaRows(words.arena, offsets, n, k, out);
+  // The bigram rows, gathered the same way.
+  const bg = f.bigramBuckets;
+  const rows = offsets.length >= bg.length
+    ? offsets
+    : (qs.offsets = new Int32Array(2 * bg.length));
+  let m = 0;
+  for (let i = 0; i < bg.length; i++) {
+    const r = table.rowOf[bg[i]!]!;
+    if (r >= 0) rows[m++] = r * k;
+  }
+  addArenaRows(q.weights, rows, m, k, out);
   return out;
+}
+
+/**
+ * Adds the `n` vectors of `k` floats at `offsets` in `arena` (the word
+ * cache's arena, or a question's weights) to `out`, one
+ * option at a time: each option's sum takes the vectors in the same order
+ * as adding them one by one would, so the result is the same to the bit,
+ * with one pass over `out` instead of `n`.
+ */
+function addArenaRows(
+  arena: Float32Array,
+  offsets: Int32Array,
+  n: number,
+  k: number,
+  out: Float64Array,
+): void {
+  if (n === 0) return;
+  for (let j = 0; j < k; j++) {
+    let sum = out[j]!;
+    for (let i = 0; i < n; i++) sum += arena[offsets[i]! + j]!;
+    out[j] = sum;
+  }
 }
 
 /**
