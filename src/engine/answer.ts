@@ -241,12 +241,18 @@ export function assess(
     q.kind === "choice" && ask.options !== undefined && ask.options.length > 0
   ) {
     known = [];
+    // Repeats are dropped: by a scan for a few options, by a set for many.
+    const seen = ask.options.length > 32 ? new Set<string>() : null;
     for (const o of ask.options) {
+      if (seen !== null) {
+        if (seen.has(o)) continue;
+        seen.add(o);
+      }
       const i = q.optionIndex.get(o);
       if (i === undefined) {
         unlearned ??= [];
-        if (!unlearned.includes(o)) unlearned.push(o);
-      } else if (!known.includes(i)) known.push(i);
+        if (seen !== null || !unlearned.includes(o)) unlearned.push(o);
+      } else if (seen !== null || !known.includes(i)) known.push(i);
     }
     known.sort((a, b) => a - b);
   }

@@ -7,8 +7,13 @@
  */
 
 import type { Assessment } from "../engine/verdict.ts";
-import { stateText } from "../engine/text.ts";
-import type { Ask, DecisionRequest } from "./decision_request.ts";
+import {
+  type Ask,
+  type DecisionRequest,
+  MAX_OPTIONS,
+  MAX_QUESTIONS,
+} from "./decision_request.ts";
+import { textOf } from "./decide.ts";
 import { BodyShape, describe, isObject } from "./fields.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import {
@@ -36,9 +41,11 @@ export function parseAltDecisions(body: unknown): DecisionRequest {
       `"state" must be a string or a JSON object, got ${describe(o.state)}`,
     );
   }
-  const text = stateText(o.state);
+  const text = textOf(o.state, shape);
   if (o.questions === undefined) throw shape.fail('"questions" is missing');
-  const entries = Object.entries(shape.objectField(o.questions, "questions"));
+  const questions = shape.objectField(o.questions, "questions");
+  shape.atMost(Object.keys(questions).length, MAX_QUESTIONS, "questions");
+  const entries = Object.entries(questions);
   const asks = entries.map(([name, entry]): Ask => {
     const at = `questions.${name}`;
     const q = shape.objectField(entry, at);
@@ -48,10 +55,11 @@ export function parseAltDecisions(body: unknown): DecisionRequest {
     let options: string[] | undefined;
     if (q.criteria !== undefined && q.criteria !== null) {
       if (Array.isArray(q.criteria)) {
-        options = shape.strings(q.criteria, `${at}.criteria`);
+        options = shape.strings(q.criteria, `${at}.criteria`, MAX_OPTIONS);
       } else {
         const criteria = shape.objectField(q.criteria, `${at}.criteria`);
         options = Object.keys(criteria);
+        shape.atMost(options.length, MAX_OPTIONS, `${at}.criteria`);
         for (const option of options) {
           shape.string(criteria[option], `${at}.criteria.${option}`);
         }

@@ -7,7 +7,12 @@
 
 import type { Assessment } from "../engine/verdict.ts";
 import { stateText } from "../engine/text.ts";
-import type { Ask, DecisionRequest } from "./decision_request.ts";
+import {
+  type Ask,
+  type DecisionRequest,
+  MAX_OPTIONS,
+  MAX_QUESTIONS,
+} from "./decision_request.ts";
 import { BodyShape, describe, isObject } from "./fields.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import {
@@ -18,6 +23,17 @@ import {
   writeQuestionKey,
 } from "./reply_parts.ts";
 import type { ServedTable } from "./served.ts";
+
+/** The text of a checked `state`; a 400 when an object cannot be serialised. */
+export function textOf(state: string | object, shape: BodyShape): string {
+  try {
+    return stateText(state);
+  } catch (e) {
+    throw shape.fail(
+      `"state" cannot be serialised to JSON (${(e as Error).message})`,
+    );
+  }
+}
 
 /** The body `/v1/decide` needs, for error messages. */
 export const DECIDE_BODY = new BodyShape(
@@ -38,6 +54,7 @@ export function parseDecide(body: unknown): DecisionRequest {
   let asks: Ask[] | null = null;
   if (o.questions !== undefined && o.questions !== null) {
     const questions = shape.objectField(o.questions, "questions");
+    shape.atMost(Object.keys(questions).length, MAX_QUESTIONS, "questions");
     asks = [];
     for (const [name, entry] of Object.entries(questions)) {
       if (entry === null) {
@@ -47,12 +64,16 @@ export function parseDecide(body: unknown): DecisionRequest {
       const e = shape.objectField(entry, `questions.${name}`);
       const criteria = e.criteria === undefined || e.criteria === null
         ? undefined
-        : shape.strings(e.criteria, `questions.${name}.criteria`);
+        : shape.strings(
+          e.criteria,
+          `questions.${name}.criteria`,
+          MAX_OPTIONS,
+        );
       asks.push({ name, options: criteria });
     }
   }
   const exposed = shape.optionalBoolean(o.exposed, "exposed") ?? false;
-  return { text: stateText(state), asks, exposed, model: null };
+  return { text: textOf(state, shape), asks, exposed, model: null };
 }
 
 /**

@@ -23,6 +23,11 @@ import {
 import type { DriftGuard } from "../engine/drift.ts";
 import type { QuestionKind, Table } from "../engine/table.ts";
 
+/** Most questions one request may ask (more gets 400): keeps every reply bounded. */
+export const MAX_QUESTIONS = 1000;
+/** Most options one question of a request may offer (more gets 400). */
+export const MAX_OPTIONS = 10_000;
+
 /** One question as a request asks it. */
 export interface Ask {
   name: string;

@@ -6,7 +6,12 @@
  */
 
 import type { Assessment } from "../engine/verdict.ts";
-import type { Ask, DecisionRequest } from "./decision_request.ts";
+import {
+  type Ask,
+  type DecisionRequest,
+  MAX_OPTIONS,
+  MAX_QUESTIONS,
+} from "./decision_request.ts";
 import { BodyShape, describe, isObject } from "./fields.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import {
@@ -31,7 +36,9 @@ export function parseDecisions(body: unknown): DecisionRequest {
   if (o.input === undefined) throw shape.fail('"input" is missing');
   const text = shape.string(o.input, "input");
   if (o.questions === undefined) throw shape.fail('"questions" is missing');
-  const asks = shape.array(o.questions, "questions").map(
+  const list = shape.array(o.questions, "questions");
+  shape.atMost(list.length, MAX_QUESTIONS, "questions");
+  const asks = list.map(
     (item, i): Ask => {
       const at = `questions[${i}]`;
       const q = shape.objectField(item, at);
@@ -42,7 +49,9 @@ export function parseDecisions(body: unknown): DecisionRequest {
       shape.optionalString(q.instructions, `${at}.instructions`);
       let options: string[] | undefined;
       if (q.choices !== undefined && q.choices !== null) {
-        options = shape.array(q.choices, `${at}.choices`).map((c, j) => {
+        const choices = shape.array(q.choices, `${at}.choices`);
+        shape.atMost(choices.length, MAX_OPTIONS, `${at}.choices`);
+        options = choices.map((c, j) => {
           const field = `${at}.choices[${j}]`;
           if (typeof c === "string") return c;
           if (!isObject(c)) {

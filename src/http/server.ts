@@ -163,6 +163,9 @@ function jsonHeadStart(status: number): Uint8Array {
   }
   return start;
 }
+/** How long, and for how many bytes, a refused request's remains are read and dropped. */
+const LINGER_MS = 2000;
+const LINGER_BYTES = 4 * 1_048_576;
 /** Buffers past this size are given back after the request that grew them. */
 const KEEP_BYTES = 65_536;
 
@@ -626,10 +629,36 @@ class Connection implements IncomingRequest {
     this.#deadline = this.#server.clock + this.#server.limits.bodyTimeoutMs;
     try {
       await this.#write(errorBytes(status, message, this.#server.date));
+      await this.#linger();
     } catch {
       // the client went away
     }
     return false;
+  }
+
+  /**
+   * After refusing a request whose bytes may still be arriving: stops
+   * sending, then reads and drops what comes for a little while, so that
+   * closing does not reset the connection and destroy the refusal before
+   * the client has read it.
+   */
+  async #linger(): Promise<void> {
+    await this.#conn.closeWrite();
+    const scratch = new Uint8Array(16384);
+    let dropped = 0;
+    const timer = setTimeout(() => this.close(), LINGER_MS);
+    try {
+      for (;;) {
+        const n = await this.#conn.read(scratch);
+        if (n === null) break;
+        dropped += n;
+        if (dropped > LINGER_BYTES) break;
+      }
+    } catch {
+      // closed by the timer, or by the client
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Writes a reply: its head in front of its body, in one write. */

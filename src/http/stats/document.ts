@@ -62,6 +62,12 @@ export interface StatsDocument {
   };
   drift: Record<string, DriftState & { since: string | null }>;
   recent: RecentDecision[];
+  /** What the served table keeps between requests, bounded in bytes. */
+  memory: {
+    word_cache_words: number;
+    word_cache_bytes: number;
+    word_cache_budget_bytes: number;
+  };
 }
 
 /** `part / whole`, or null when `whole` is 0 (an undefined share is not 0). */

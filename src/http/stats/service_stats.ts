@@ -286,6 +286,11 @@ export class ServiceStats {
       },
       drift,
       recent: this.#recent.list(),
+      memory: {
+        word_cache_words: table.state.words.size,
+        word_cache_bytes: table.state.words.bytes,
+        word_cache_budget_bytes: table.state.words.budgetBytes,
+      },
     };
   }
 }
