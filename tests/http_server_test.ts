@@ -555,6 +555,27 @@ Deno.test("serve fails in one line with exit code 2 on startup errors", async (t
       /--drift-delta must be in \(0, 1\)/,
     );
   });
+  await t.step("a limit that is not a positive integer", async () => {
+    for (
+      const flag of [
+        "--header-timeout-ms",
+        "--body-timeout-ms",
+        "--idle-timeout-ms",
+        "--max-connections",
+        "--max-header-bytes",
+        "--drain-ms",
+      ]
+    ) {
+      oneLineExit2(
+        await runServe(["--bundle", bundle, flag, "0"]),
+        new RegExp(`${flag} must be a positive integer: got "0"`),
+      );
+    }
+    oneLineExit2(
+      await runServe(["--bundle", bundle, "--word-cache-mb=-1"]),
+      /--word-cache-mb must be a number of MiB from 0 to 65536/,
+    );
+  });
   await t.step("a negative cost", async () => {
     oneLineExit2(
       await runServe(["--bundle", bundle, "--cost-per-call=-1"]),
@@ -594,6 +615,13 @@ Deno.test("serve fails in one line with exit code 2 on startup errors", async (t
         "--cost-per-call",
         "--llm-latency-ms",
         "--keep-text",
+        "--word-cache-mb",
+        "--header-timeout-ms",
+        "--body-timeout-ms",
+        "--idle-timeout-ms",
+        "--max-connections",
+        "--max-header-bytes",
+        "--drain-ms",
       ]
     ) {
       assert.ok(end.stdout.includes(flag), flag);

@@ -32,7 +32,7 @@ export interface RequestHead {
 /** A request the server refuses before it reaches a route; `status` says how. */
 export class RequestError extends Error {
   override name = "RequestError";
-  /** The status to answer with (400, 408, 413, 417, 431, 501, 505). */
+  /** The status to answer with (400, 408, 413, 417 or 431). */
   readonly status: number;
 
   /** An error answered with `status` and `message`. */
@@ -55,9 +55,7 @@ export const STATUS_TEXT: Readonly<Record<number, string>> = {
   417: "Expectation Failed",
   431: "Request Header Fields Too Large",
   500: "Internal Server Error",
-  501: "Not Implemented",
   503: "Service Unavailable",
-  505: "HTTP Version Not Supported",
 };
 
 /**
@@ -155,12 +153,12 @@ function bad(message: string): RequestError {
 
 /**
  * Parses a request head (the text up to and including its empty line).
- * Throws `RequestError` for anything malformed: a bad request line (400),
- * a version other than HTTP/1.0 and 1.1 (505), a bad header line or
- * obsolete line folding (400), more than `maxFields` fields (431), a
- * `Content-Length` that is not one non-negative integer (400), both a
- * length and chunked framing (400), a transfer coding other than chunked
- * (501), and an `Expect` other than `100-continue` (417).
+ * Throws `RequestError` for anything malformed: a bad request line, a
+ * version other than HTTP/1.0 and 1.1, a bad header line or obsolete line
+ * folding, a `Content-Length` that is not one non-negative integer, both a
+ * length and chunked framing, a transfer coding other than chunked (all
+ * 400: a malformed request is never answered with a 5xx), more than
+ * `maxFields` fields (431), and an `Expect` other than `100-continue` (417).
  */
 export function parseHead(text: string, maxFields = 100): RequestHead {
   let pos = 0;
@@ -198,7 +196,7 @@ export function parseHead(text: string, maxFields = 100): RequestHead {
   else if (version === "HTTP/1.0") minor = 0;
   else if (/^HTTP\/\d\.\d$/.test(version)) {
     throw new RequestError(
-      505,
+      400,
       `Only HTTP/1.1 and HTTP/1.0 are served, not ${version}`,
     );
   } else {
@@ -314,7 +312,7 @@ export function parseHead(text: string, maxFields = 100): RequestHead {
     }
     if (transferEncoding.trim().toLowerCase() !== "chunked" || minor === 0) {
       throw new RequestError(
-        501,
+        400,
         `Transfer-Encoding ${
           JSON.stringify(transferEncoding.slice(0, 40))
         } is not served (only chunked, on HTTP/1.1)`,
