@@ -65,10 +65,10 @@ export function parseAltDecisions(body: unknown): DecisionRequest {
         }
       }
     }
-    return { name, type, options };
+    return { name, options, type };
   });
   const exposed = shape.optionalBoolean(o.exposed, "exposed") ?? false;
-  return { model, text, asks, exposed };
+  return { text, asks, exposed, model };
 }
 
 /**

@@ -58,7 +58,7 @@ export function parseDecide(body: unknown): DecisionRequest {
     asks = [];
     for (const [name, entry] of Object.entries(questions)) {
       if (entry === null) {
-        asks.push({ name });
+        asks.push({ name, options: undefined, type: undefined });
         continue;
       }
       const e = shape.objectField(entry, `questions.${name}`);
@@ -69,7 +69,7 @@ export function parseDecide(body: unknown): DecisionRequest {
           `questions.${name}.criteria`,
           MAX_OPTIONS,
         );
-      asks.push({ name, options: criteria });
+      asks.push({ name, options: criteria, type: undefined });
     }
   }
   const exposed = shape.optionalBoolean(o.exposed, "exposed") ?? false;

@@ -28,7 +28,11 @@ export const MAX_QUESTIONS = 1000;
 /** Most options one question of a request may offer (more gets 400). */
 export const MAX_OPTIONS = 10_000;
 
-/** One question as a request asks it. */
+/**
+ * One question as a request asks it. Every parser makes asks (and
+ * requests) with the same fields in the same order, so the code that reads
+ * them sees one object shape whatever the route.
+ */
 export interface Ask {
   name: string;
   /** Offered options (choice); absent or empty: all the table learned. */

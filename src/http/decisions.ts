@@ -64,11 +64,11 @@ export function parseDecisions(body: unknown): DecisionRequest {
           return shape.string(c.value, `${field}.value`);
         });
       }
-      return { name, type, options };
+      return { name, options, type };
     },
   );
   const exposed = shape.optionalBoolean(o.exposed, "exposed") ?? false;
-  return { model, text, asks, exposed };
+  return { text, asks, exposed, model };
 }
 
 /**
