@@ -257,68 +257,44 @@ export function assess(
     known.sort((a, b) => a - b);
   }
 
-  let answer: Answer;
-  let served: number;
-  if (q.kind === "yes_no") {
-    served = best;
-    answer = {
-      kind: "yes_no",
-      answer: best === 0,
-      confidence: fullConfidence,
-      certified: false,
-      flag: null,
-      driftRule: null,
-      radius: null,
-      probability: full[0]!,
-    };
-  } else if (known === null) {
-    served = best;
-    answer = choiceAnswer(
-      q,
-      best,
-      best,
-      fullConfidence,
-      q.options,
-      null,
-      copy(full),
-    );
-  } else if (known.length === 0) {
-    // Every offered option is new to the table: nothing to rank them by.
-    const names = unlearned!;
-    const p = 1 / names.length;
-    served = -1;
-    answer = choiceAnswer(
-      q,
-      -1,
-      0,
-      p,
-      names,
-      names.map(() => -1),
-      names.map(() => p),
-    );
-  } else {
-    const narrowed = softmax(logits, q.temperature, known, qs.narrowed);
-    const at = argmax(narrowed, known.length);
-    served = known[at]!;
-    const probabilities = copy(narrowed, known.length);
-    const names = known.map((i) => q.options[i]!);
-    const indices = known.slice();
-    if (unlearned !== null) {
-      for (const o of unlearned) {
-        names.push(o);
-        indices.push(-1);
-        probabilities.push(0);
+  // What is answered: the served option (-1 when no learned option is
+  // offered), its position among the options answered over, their names,
+  // indices and probabilities.
+  let served = best;
+  let chosen = best;
+  let confidence = fullConfidence;
+  let names: readonly string[] = q.options;
+  let indices: readonly number[] | null = null;
+  let probabilities: number[] | null = null;
+  if (q.kind === "choice") {
+    if (known === null) probabilities = copy(full);
+    else if (known.length === 0) {
+      // Every offered option is new to the table: nothing to rank them by.
+      names = unlearned!;
+      const p = 1 / names.length;
+      served = -1;
+      chosen = 0;
+      confidence = p;
+      indices = names.map(() => -1);
+      probabilities = names.map(() => p);
+    } else {
+      const narrowed = softmax(logits, q.temperature, known, qs.narrowed);
+      chosen = argmax(narrowed, known.length);
+      served = known[chosen]!;
+      confidence = narrowed[chosen]!;
+      probabilities = copy(narrowed, known.length);
+      const offered = known.map((i) => q.options[i]!);
+      const offeredIndices = known.slice();
+      if (unlearned !== null) {
+        for (const o of unlearned) {
+          offered.push(o);
+          offeredIndices.push(-1);
+          probabilities.push(0);
+        }
       }
+      names = offered;
+      indices = offeredIndices;
     }
-    answer = choiceAnswer(
-      q,
-      served,
-      at,
-      narrowed[at]!,
-      names,
-      indices,
-      probabilities,
-    );
   }
 
   const score = text.features.empty
@@ -339,19 +315,43 @@ export function assess(
     ) driftRule = "novelty";
   }
 
-  answer.radius = served < 0
+  const radius = served < 0
     ? null
     : radiusOf(table, q, text.features, logits, served, known ?? undefined);
-  answer.flag = firstFailure(table, q, qs, text, {
+  const flag = firstFailure(table, q, qs, text, {
     unknownOffered: unlearned !== null,
     removed: served !== best,
     drift: driftRule !== null,
     fullConfidence,
-    radius: answer.radius,
+    radius,
     exposed: ask.exposed === true,
   });
-  answer.certified = answer.flag === null;
-  answer.driftRule = answer.flag === "drift" ? driftRule : null;
+  // Made whole at once: objects of one kind share one shape, whose fields
+  // never change representation, which keeps the reply writers optimised.
+  const answer: Answer = q.kind === "yes_no"
+    ? {
+      kind: "yes_no",
+      answer: best === 0,
+      confidence,
+      certified: flag === null,
+      flag,
+      driftRule: flag === "drift" ? driftRule : null,
+      radius,
+      probability: full[0]!,
+    }
+    : {
+      kind: "choice",
+      choice: served < 0 ? names[0]! : q.options[served]!,
+      confidence,
+      certified: flag === null,
+      flag,
+      driftRule: flag === "drift" ? driftRule : null,
+      radius,
+      options: names,
+      optionIndices: indices,
+      chosen,
+      probabilities: probabilities!,
+    };
   return {
     question: name,
     slot: table.questions.indexOf(q),
@@ -362,30 +362,6 @@ export function assess(
     driftScore: score,
     novelty: text.novelty,
     suggestion: null,
-  };
-}
-
-function choiceAnswer(
-  q: QuestionTable,
-  index: number,
-  chosen: number,
-  confidence: number,
-  options: readonly string[],
-  optionIndices: readonly number[] | null,
-  probabilities: number[],
-): Answer {
-  return {
-    kind: "choice",
-    choice: index < 0 ? options[0]! : q.options[index]!,
-    confidence,
-    certified: false,
-    flag: null,
-    driftRule: null,
-    radius: null,
-    options,
-    optionIndices,
-    chosen,
-    probabilities,
   };
 }
 
