@@ -609,7 +609,10 @@ Deno.test("prepareText() scores and novelty are the same from a cold and a warm 
     // Cached word vectors give exactly the uncached scores.
     const fresh = [...scoreText(table, topic, f)];
     const kept = prepareText(warm, t);
-    assert.ok(kept.entries.every((e) => (e.vectorAt[0] ?? -1) >= 0));
+    const slot = warm.state.question(topic).vectorSlot;
+    assert.ok(
+      kept.entries.every((id) => warm.state.words.vectorAt(id, slot) >= 0),
+    );
     assert.deepEqual(
       [...scoreEntries(warm, topic, kept.features, kept.entries)],
       fresh,

@@ -164,3 +164,29 @@ Deno.test("TableState keeps the word cache per table: another table's state star
   assert.ok(a.state.words.size > 0);
   assert.equal(b.state.words.size, 0);
 });
+
+Deno.test("prepareText() finds the same words, buckets and bigrams as featurize(), whether the word cache keeps them or not", async () => {
+  const { featurize } = await import("../src/engine/features.ts");
+  const texts = [
+    CLEAR,
+    "",
+    "REFUND please refund please",
+    "Ünïcödé wörds, 中文 and emoji 🙂 mixed",
+    Array.from({ length: 60 }, (_, i) => `w${i % 25} parcel`).join(" "),
+    "a".repeat(50) + " " + "b".repeat(30),
+  ];
+  for (const budget of [16 * 1024 * 1024, 0]) {
+    const t = { ...trained, state: new TableState({ wordCacheBytes: budget }) };
+    for (const round of [1, 2]) {
+      for (const text of texts) {
+        const want = featurize(text, t.featurizer);
+        const got = prepareText(t, text);
+        assert.deepEqual(got.features, want, `${budget} ${round} ${text}`);
+        assert.equal(got.empty, want.empty);
+        assert.deepEqual(got.bigramBuckets, want.bigramBuckets);
+      }
+    }
+    assert.equal(t.state.words.size > 0, budget > 0);
+    assert.ok(t.state.words.bytes <= budget);
+  }
+});

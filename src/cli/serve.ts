@@ -13,6 +13,7 @@ import { loadBundle } from "../bundle/files.ts";
 import { warmUp } from "../engine/answer.ts";
 import { DriftMonitor } from "../engine/drift.ts";
 import { TableState } from "../engine/state.ts";
+import { DEFAULT_WORD_CACHE_BYTES } from "../engine/word_cache.ts";
 import type { DriftSettings, Table } from "../engine/table.ts";
 import { appFor } from "../http/app.ts";
 import { dispatcher } from "../http/dispatch.ts";
@@ -62,7 +63,9 @@ Options:
   --drift-max-novelty S    override the bundle's single-text unseen-feature share cut, S in [0, 1]
   --drift-min-novelty S    override the unseen-feature share below which the single-p rule
                            does not apply, S in [0, 1]
-  --word-cache-mb N        most memory the word cache keeps, in MiB (default 32)
+  --word-cache-mb N        most memory the word cache keeps, in MiB (default ${
+  DEFAULT_WORD_CACHE_BYTES / 1048576
+})
 
 Limits (a request body is at most 1 MiB, fixed; larger gets 413):
   --header-timeout-ms N    a request head must arrive within N ms of its first byte,
@@ -222,7 +225,7 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
   const wordCacheMb = numberFlag(
     "word-cache-mb",
     values["word-cache-mb"],
-    32,
+    DEFAULT_WORD_CACHE_BYTES / 1048576,
     (n) => n >= 0 && n <= 65536,
     "a number of MiB from 0 to 65536",
   );

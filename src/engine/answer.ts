@@ -25,16 +25,24 @@
  * @module
  */
 
-import { featurize, type TextFeatures } from "./features.ts";
+import {
+  bigramBucket,
+  capWord,
+  type FeaturizerSettings,
+  type TextFeatures,
+  wordBucketsOf,
+} from "./features.ts";
 import {
   argmax,
   noveltyShare,
   type QuestionTable,
-  scoreEntries,
+  scoreWords,
   softmax,
   type Table,
-  wordEntry,
+  unseenBuckets,
+  type WordRef,
 } from "./table.ts";
+import { wordsOf } from "./text.ts";
 import { radiusOf } from "./radius.ts";
 import {
   type DriftGuard,
@@ -50,20 +58,70 @@ import type {
   Flag,
   RankedOption,
 } from "./verdict.ts";
-import type { WordEntry } from "./word_cache.ts";
+import { hashWord, type WordCache } from "./word_cache.ts";
 
-/** A text featurised once, to answer any number of questions. */
+/**
+ * A text featurised once for a table, to answer any number of questions:
+ * its distinct words as references into the table's word cache, the
+ * buckets of the words the cache does not keep, its bigrams and novelty.
+ */
 export interface PreparedText {
-  features: TextFeatures;
-  /** The table's entry of each word, `entries[i]` for `features.words[i]`. */
-  entries: readonly WordEntry[];
+  /** Distinct words, capped, in order of first appearance. */
+  readonly words: readonly string[];
+  /** Per word, its id in the table's word cache, or -1 when not kept. */
+  readonly entries: readonly WordRef[];
+  /** Per word the cache does not keep, its buckets (null for kept words). */
+  readonly looseBuckets: readonly (readonly number[] | null)[];
+  /** Distinct bigram buckets. */
+  readonly bigramBuckets: readonly number[];
+  /** True when the text has no word at all. */
+  readonly empty: boolean;
   /** Share of the text's buckets no training text had. */
-  novelty: number;
+  readonly novelty: number;
+  /** The text's features, as `featurize` gives them (made on first use: answering does not need them). */
+  readonly features: TextFeatures;
+}
+
+class Prepared implements PreparedText {
+  #features: TextFeatures | null;
+  readonly #cache: WordCache;
+
+  constructor(
+    cache: WordCache,
+    readonly words: readonly string[],
+    readonly entries: readonly WordRef[],
+    readonly looseBuckets: readonly (readonly number[] | null)[],
+    readonly bigramBuckets: readonly number[],
+    readonly novelty: number,
+    features: TextFeatures | null,
+  ) {
+    this.#cache = cache;
+    this.#features = features;
+  }
+
+  get empty(): boolean {
+    return this.words.length === 0;
+  }
+
+  get features(): TextFeatures {
+    if (this.#features === null) {
+      this.#features = {
+        words: [...this.words],
+        wordBuckets: this.entries.map((id, i) =>
+          id >= 0 ? this.#cache.buckets(id) : this.looseBuckets[i]!
+        ),
+        bigramBuckets: this.bigramBuckets,
+        empty: this.empty,
+      };
+    }
+    return this.#features;
+  }
 }
 
 /**
- * Featurises a text for `table`, looking each distinct word up once in the
- * table's word cache.
+ * Featurises a text for `table` (as `featurize` does: the same words,
+ * buckets and bigrams), looking each distinct word up once in the table's
+ * word cache and keeping new ones while it has room.
  *
  * @example
  * ```ts ignore
@@ -72,13 +130,68 @@ export interface PreparedText {
  * ```
  */
 export function prepareText(table: Table, text: string): PreparedText {
-  const entries: WordEntry[] = [];
-  const features = featurize(text, table.featurizer, (word) => {
-    const entry = wordEntry(table, word);
-    entries.push(entry);
-    return entry.buckets;
-  });
-  return withNovelty(table, features, entries);
+  const settings = table.featurizer;
+  const cache = table.state.words;
+  const capped = wordsOf(text);
+  const words: string[] = [];
+  const entries: WordRef[] = [];
+  const loose: (readonly number[] | null)[] = [];
+  let total = 0;
+  let unseen = 0;
+  // Short texts check repeats by a scan, cheaper than building a set.
+  const seen = capped.length > 32 ? new Set<string>() : null;
+  for (let i = 0; i < capped.length; i++) {
+    const w = capWord(capped[i]!, settings.max_word_length);
+    capped[i] = w;
+    if (seen === null ? words.includes(w) : seen.has(w)) continue;
+    seen?.add(w);
+    words.push(w);
+    const hash = hashWord(w);
+    let id = cache.find(w, hash);
+    if (id < 0) {
+      const buckets = wordBucketsOf(w, settings);
+      const u = unseenBuckets(table, buckets);
+      id = cache.add(w, hash, buckets, u);
+      if (id < 0) {
+        entries.push(-1);
+        loose.push(buckets);
+        total += buckets.length;
+        unseen += u;
+        continue;
+      }
+    }
+    entries.push(id);
+    loose.push(null);
+    total += cache.bucketsEnd(id) - cache.bucketsStart(id);
+    unseen += cache.unseen(id);
+  }
+  const bigrams = bigramsOf(capped, settings);
+  return new Prepared(
+    cache,
+    words,
+    entries,
+    loose,
+    bigrams,
+    noveltyShare(table, { bigramBuckets: bigrams }, total, unseen),
+    null,
+  );
+}
+
+/** The distinct bigram buckets of a text's capped words, as `featurize` finds them. */
+function bigramsOf(
+  capped: readonly string[],
+  settings: FeaturizerSettings,
+): number[] {
+  const bigrams: number[] = [];
+  if (!settings.bigrams) return bigrams;
+  const seen = capped.length > 32 ? new Set<number>() : null;
+  for (let i = 1; i < capped.length; i++) {
+    const b = bigramBucket(capped[i - 1]!, capped[i]!, settings);
+    if (seen === null ? bigrams.includes(b) : seen.has(b)) continue;
+    seen?.add(b);
+    bigrams.push(b);
+  }
+  return bigrams;
 }
 
 /** Prepares a text featurised earlier (as training does) for `table`. */
@@ -86,28 +199,31 @@ export function prepareFeatures(
   table: Table,
   features: TextFeatures,
 ): PreparedText {
-  const entries = features.words.map((w, i) =>
-    wordEntry(table, w, features.wordBuckets[i])
-  );
-  return withNovelty(table, features, entries);
-}
-
-function withNovelty(
-  table: Table,
-  features: TextFeatures,
-  entries: readonly WordEntry[],
-): PreparedText {
+  const cache = table.state.words;
+  const entries: WordRef[] = [];
+  const loose: (readonly number[] | null)[] = [];
   let total = 0;
   let unseen = 0;
-  for (let i = 0; i < entries.length; i++) {
-    total += entries[i]!.buckets.length;
-    unseen += entries[i]!.unseen;
-  }
-  return {
-    features,
+  features.words.forEach((w, i) => {
+    const buckets = features.wordBuckets[i]!;
+    const hash = hashWord(w);
+    let id = cache.find(w, hash);
+    const u = id >= 0 ? cache.unseen(id) : unseenBuckets(table, buckets);
+    if (id < 0) id = cache.add(w, hash, buckets, u);
+    entries.push(id);
+    loose.push(id < 0 ? buckets : null);
+    total += buckets.length;
+    unseen += u;
+  });
+  return new Prepared(
+    cache,
+    features.words,
     entries,
-    novelty: noveltyShare(table, features, total, unseen),
-  };
+    loose,
+    features.bigramBuckets,
+    noveltyShare(table, features, total, unseen),
+    features,
+  );
 }
 
 /** How one question is asked. */
@@ -193,7 +309,7 @@ export function unsupportedAssessment(
       kind: "none",
       confidence: 0,
       certified: false,
-      flag: text.features.empty ? "empty_input" : "unsupported",
+      flag: text.empty ? "empty_input" : "unsupported",
       driftRule: null,
       radius: null,
     },
@@ -228,7 +344,14 @@ export function assess(
   if (q === undefined) return unsupportedAssessment(table, name, text);
   const qs = table.state.question(q);
   // Scratch buffers: nothing below keeps them past this call.
-  const logits = scoreEntries(table, q, text.features, text.entries, qs.logits);
+  const logits = scoreWords(
+    table,
+    q,
+    text.entries,
+    text.looseBuckets,
+    text.bigramBuckets,
+    qs.logits,
+  );
   const full = softmax(logits, q.temperature, undefined, qs.probabilities);
   const best = argmax(full);
   const fullConfidence = full[best]!;
@@ -297,9 +420,7 @@ export function assess(
     }
   }
 
-  const score = text.features.empty
-    ? null
-    : driftScore(text.novelty, fullConfidence);
+  const score = text.empty ? null : driftScore(text.novelty, fullConfidence);
   let driftRule: DriftRule | null = null;
   if (score !== null) {
     // The guard sees every scored text, whatever else holds.
@@ -317,7 +438,7 @@ export function assess(
 
   const radius = served < 0
     ? null
-    : radiusOf(table, q, text.features, logits, served, known ?? undefined);
+    : radiusOf(table, q, text, logits, served, known ?? undefined);
   const flag = firstFailure(table, q, qs, text, {
     unknownOffered: unlearned !== null,
     removed: served !== best,
@@ -392,7 +513,7 @@ function firstFailure(
   text: PreparedText,
   r: RuleInputs,
 ): Flag | null {
-  if (text.features.empty) return "empty_input";
+  if (text.empty) return "empty_input";
   if (r.unknownOffered) {
     return table.settings.serve_new_options
       ? "new_options_served"

@@ -123,7 +123,7 @@ function roundUp(x: number): number {
 export function radiusOf(
   table: Table,
   q: QuestionTable,
-  f: TextFeatures,
+  f: Pick<TextFeatures, "bigramBuckets">,
   logits: Float64Array,
   a: number,
   rivals?: readonly number[],

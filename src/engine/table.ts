@@ -5,13 +5,8 @@
  * @module
  */
 
-import {
-  type FeaturizerSettings,
-  type TextFeatures,
-  wordBucketsOf,
-} from "./features.ts";
+import type { FeaturizerSettings, TextFeatures } from "./features.ts";
 import type { TableState } from "./state.ts";
-import type { WordEntry } from "./word_cache.ts";
 
 /** A choice among options, or a yes/no question. */
 export type QuestionKind = "choice" | "yes_no";
@@ -124,15 +119,18 @@ export interface Table {
 /**
  * What one word adds to the scores of a question: the row of its whole form
  * plus its n-gram rows divided by `max(n, ngram_average_min)` (unseen buckets
- * count as zero rows), written to `dest[at, at + K)`. Summed in float32, as
- * the weights are stored.
+ * count as zero rows), written to `dest[at, at + K)`. The word's buckets are
+ * `buckets[from, to)`, the whole form first. Summed in float32, as the
+ * weights are stored.
  */
 export function writeWordVector(
   table: Table,
   q: QuestionTable,
-  buckets: readonly number[],
+  buckets: ArrayLike<number>,
   dest: Float32Array,
   at: number,
+  from = 0,
+  to: number = buckets.length,
 ): void {
   // Every step rounds to float32 (the destination stores float32), so a kept
   // vector and a fresh one are the same numbers.
@@ -140,21 +138,21 @@ export function writeWordVector(
   dest.fill(0, at, at + k);
   const { rowOf } = table;
   const w = q.weights;
-  for (let i = 1; i < buckets.length; i++) {
+  for (let i = from + 1; i < to; i++) {
     const r = rowOf[buckets[i]!]!;
     if (r < 0) continue;
     const base = r * k;
     for (let j = 0; j < k; j++) dest[at + j]! += w[base + j]!;
   }
   const divisor = Math.max(
-    buckets.length - 1,
+    to - from - 1,
     table.featurizer.ngram_average_min,
   );
   if (divisor > 1) {
     const scale = 1 / divisor;
     for (let j = 0; j < k; j++) dest[at + j]! *= scale;
   }
-  const r = rowOf[buckets[0]!]!;
+  const r = rowOf[buckets[from]!]!;
   if (r >= 0) {
     const base = r * k;
     for (let j = 0; j < k; j++) dest[at + j]! += w[base + j]!;
@@ -173,21 +171,21 @@ export function wordVector(
 }
 
 /**
- * The entry of `word` in the table's word cache, made on first sight from
- * `buckets` (or from the featurizer when absent).
+ * A word of a prepared text: its id in the table's word cache, or -1 when
+ * the cache has no room for it (its buckets then travel with the text).
  */
-export function wordEntry(
+export type WordRef = number;
+
+/** How many of `buckets` no training text had. */
+export function unseenBuckets(
   table: Table,
-  word: string,
-  buckets?: readonly number[],
-): WordEntry {
-  const cache = table.state.words;
-  const found = cache.get(word);
-  if (found !== undefined) return found;
-  const b = buckets ?? wordBucketsOf(word, table.featurizer);
+  buckets: readonly number[],
+): number {
   let unseen = 0;
-  for (let i = 0; i < b.length; i++) if (table.rowOf[b[i]!]! < 0) unseen++;
-  return cache.add(word, b, unseen);
+  for (let i = 0; i < buckets.length; i++) {
+    if (table.rowOf[buckets[i]!]! < 0) unseen++;
+  }
+  return unseen;
 }
 
 /** Adds the row of each distinct bigram bucket a training text had to `out`. */
@@ -209,16 +207,33 @@ function addBigramRows(
 }
 
 /**
- * Raw scores of every option for a text whose words have entries in the
- * table's cache (`entries[i]` for `f.words[i]`): the same numbers as
- * `scoreText`, with word vectors kept between texts while the cache has room.
+ * Raw scores of every option for a text whose words have references in the
+ * table's word cache (`entries[i]` for `f.words[i]`, -1 for a word it does
+ * not keep): the same numbers as `scoreText`, with word vectors kept
+ * between texts while the cache has room.
  */
 export function scoreEntries(
   table: Table,
   q: QuestionTable,
   f: TextFeatures,
-  entries: readonly WordEntry[],
+  entries: readonly WordRef[],
   out: Float64Array = new Float64Array(q.options.length),
+): Float64Array {
+  return scoreWords(table, q, entries, f.wordBuckets, f.bigramBuckets, out);
+}
+
+/**
+ * `scoreEntries` for a text given by its word references, the buckets of
+ * the words the cache does not keep (`loose[i]` for `entries[i] === -1`;
+ * others may be null) and its bigram buckets.
+ */
+export function scoreWords(
+  table: Table,
+  q: QuestionTable,
+  entries: readonly WordRef[],
+  loose: readonly (readonly number[] | null)[],
+  bigrams: readonly number[],
+  out: Float64Array,
 ): Float64Array {
   const k = q.options.length;
   const { words } = table.state;
@@ -231,13 +246,20 @@ export function scoreEntries(
   let n = 0;
   for (let j = 0; j < k; j++) out[j] = q.bias[j]!;
   for (let i = 0; i < entries.length; i++) {
-    const entry = entries[i]!;
-    let at = entry.vectorAt[slot] ?? -1;
-    if (at < 0 && entry.kept) {
-      at = words.reserveVector(k);
+    const id = entries[i]!;
+    let at = id < 0 ? -1 : words.vectorAt(id, slot);
+    if (id >= 0 && at < 0) {
+      at = words.reserveVector(id, slot, k);
       if (at >= 0) {
-        writeWordVector(table, q, entry.buckets, words.arena, at);
-        entry.vectorAt[slot] = at;
+        writeWordVector(
+          table,
+          q,
+          words.bucketStore,
+          words.arena,
+          at,
+          words.bucketsStart(id),
+          words.bucketsEnd(id),
+        );
       }
     }
     if (at >= 0) offsets[n++] = at;
@@ -245,19 +267,28 @@ export function scoreEntries(
       // No room to keep it: add what is gathered so far, then this one.
       addArenaRows(words.arena, offsets, n, k, out);
       n = 0;
-      writeWordVector(table, q, entry.buckets, qs.wordVector, 0);
+      if (id >= 0) {
+        writeWordVector(
+          table,
+          q,
+          words.bucketStore,
+          qs.wordVector,
+          0,
+          words.bucketsStart(id),
+          words.bucketsEnd(id),
+        );
+      } else writeWordVector(table, q, loose[i]!, qs.wordVector, 0);
       for (let j = 0; j < k; j++) out[j]! += qs.wordVector[j]!;
     }
   }
   addArenaRows(words.arena, offsets, n, k, out);
   // The bigram rows, gathered the same way.
-  const bg = f.bigramBuckets;
-  const rows = offsets.length >= bg.length
+  const rows = offsets.length >= bigrams.length
     ? offsets
-    : (qs.offsets = new Int32Array(2 * bg.length));
+    : (qs.offsets = new Int32Array(2 * bigrams.length));
   let m = 0;
-  for (let i = 0; i < bg.length; i++) {
-    const r = table.rowOf[bg[i]!]!;
+  for (let i = 0; i < bigrams.length; i++) {
+    const r = table.rowOf[bigrams[i]!]!;
     if (r >= 0) rows[m++] = r * k;
   }
   addArenaRows(q.weights, rows, m, k, out);
@@ -371,7 +402,7 @@ export function noveltyOf(table: Table, f: TextFeatures): number {
  */
 export function noveltyShare(
   table: Table,
-  f: TextFeatures,
+  f: Pick<TextFeatures, "bigramBuckets">,
   wordBuckets: number,
   wordUnseen: number,
 ): number {
