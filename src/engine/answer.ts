@@ -124,9 +124,13 @@ class Prepared implements PreparedText {
  * word cache and keeping new ones while it has room.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { assess, prepareText, QUIET_GUARD, type Table } from "./mod.ts";
+ * declare const table: Table;
  * const text = prepareText(table, "my card has not arrived");
- * const verdict = assess(table, text, "intent", {}, QUIET_GUARD);
+ * for (const q of table.questions) {
+ *   console.log(q.name, assess(table, text, q.name, {}, QUIET_GUARD).answer);
+ * }
  * ```
  */
 export function prepareText(table: Table, text: string): PreparedText {
@@ -194,7 +198,17 @@ function bigramsOf(
   return bigrams;
 }
 
-/** Prepares a text featurised earlier (as training does) for `table`. */
+/**
+ * Prepares a text featurised earlier (as training does) for `table`.
+ *
+ * @example
+ * ```ts
+ * import { featurize } from "./features.ts";
+ * import { prepareFeatures, type Table } from "./mod.ts";
+ * declare const table: Table;
+ * const prepared = prepareFeatures(table, featurize("my card", table.featurizer));
+ * ```
+ */
 export function prepareFeatures(
   table: Table,
   features: TextFeatures,
@@ -244,7 +258,9 @@ export interface AskOptions {
  * is a question of the table or nothing is that close.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { suggestQuestion, type Table } from "./mod.ts";
+ * declare const table: Table; // with a question named "intent"
  * suggestQuestion(table, "Intent"); // "intent"
  * ```
  */
@@ -295,6 +311,14 @@ function editDistance(a: string, b: string, limit: number): number {
  * in a form it does not support): `unsupported`, or `empty_input` for an
  * empty text, since rule 1 comes first. A name the table does not know
  * carries a `suggestion` when a known one is close.
+ *
+ * @example
+ * ```ts
+ * import { prepareText, type Table, unsupportedAssessment } from "./mod.ts";
+ * declare const table: Table;
+ * // A question asked as a type its table question cannot answer.
+ * unsupportedAssessment(table, "intent", prepareText(table, "hi")).answer.flag; // "unsupported"
+ * ```
  */
 export function unsupportedAssessment(
   table: Table,
@@ -328,9 +352,15 @@ export function unsupportedAssessment(
  * flag. The `guard` sees the text's drift score (unless the text is empty).
  *
  * @example
- * ```ts ignore
- * const v = assess(table, prepareText(table, "card not here"), "intent", {}, QUIET_GUARD);
- * v.answer.certified; // true: serve v.answer.choice
+ * ```ts
+ * import { assess, DriftMonitor, prepareText, type Table } from "./mod.ts";
+ * declare const table: Table;
+ * const guard = new DriftMonitor(table.settings.drift);
+ * const v = assess(table, prepareText(table, "card not here"), "intent", {
+ *   options: ["card_arrival", "card_linking"],
+ * }, guard);
+ * if (v.answer.certified) console.log("serve", v.answer.choice);
+ * else console.log("ask the model:", v.answer.flag, v.answer.driftRule);
  * ```
  */
 export function assess(
@@ -537,6 +567,14 @@ function firstFailure(
 /**
  * Up to `n` options of an answer with the highest probabilities, best first
  * (for yes/no, `true` and `false`); empty for an answer of kind `none`.
+ *
+ * @example
+ * ```ts
+ * import { assess, prepareText, QUIET_GUARD, type Table, topOptions } from "./mod.ts";
+ * declare const table: Table;
+ * const v = assess(table, prepareText(table, "card not here"), "intent", {}, QUIET_GUARD);
+ * topOptions(v.answer); // [{ option: "card_arrival", probability: 0.93 }, ...]
+ * ```
  */
 export function topOptions(answer: Answer, n = 3): RankedOption[] {
   if (answer.kind === "yes_no") {
@@ -562,8 +600,11 @@ export function topOptions(answer: Answer, n = 3): RankedOption[] {
  * for other answers. Any name, `__proto__` included, is an own key.
  *
  * @example
- * ```ts ignore
- * probabilitiesOf(verdict.answer); // { card_arrival: 0.93, lost_or_stolen_card: 0.04, ... }
+ * ```ts
+ * import { assess, prepareText, probabilitiesOf, QUIET_GUARD, type Table } from "./mod.ts";
+ * declare const table: Table;
+ * const v = assess(table, prepareText(table, "card not here"), "intent", {}, QUIET_GUARD);
+ * probabilitiesOf(v.answer); // { card_arrival: 0.93, lost_or_stolen_card: 0.04, ... }
  * ```
  */
 export function probabilitiesOf(answer: Answer): Record<string, number> {
@@ -581,7 +622,16 @@ export function probabilitiesOf(answer: Answer): Record<string, number> {
   return out;
 }
 
-/** Shorthand: the answer alone. */
+/**
+ * Shorthand: the answer alone.
+ *
+ * @example
+ * ```ts
+ * import { answerQuestion, prepareText, QUIET_GUARD, type Table } from "./mod.ts";
+ * declare const table: Table;
+ * answerQuestion(table, prepareText(table, "refund please"), "intent", {}, QUIET_GUARD).certified;
+ * ```
+ */
 export function answerQuestion(
   table: Table,
   text: PreparedText,
@@ -603,6 +653,13 @@ const WARM_UP_TEXTS = [
  * Runs every question on a few made-up texts so the hot paths are compiled
  * before the first real request. Touches no drift guard state; fills only the
  * word cache with a handful of common words.
+ *
+ * @example
+ * ```ts
+ * import { type Table, warmUp } from "./mod.ts";
+ * declare const table: Table;
+ * warmUp(table); // before serving
+ * ```
  */
 export function warmUp(table: Table, rounds = 50): void {
   for (let r = 0; r < rounds; r++) {

@@ -15,6 +15,14 @@ function pct(x: number): string {
 /**
  * The online drift guard's state in words, for one question: quiet or
  * alarmed, since which request, and the evidence against the alarm level.
+ *
+ * @example
+ * ```ts
+ * import { DriftMonitor, driftInWords, type Table } from "./mod.ts";
+ * declare const table: Table;
+ * const guard = new DriftMonitor(table.settings.drift);
+ * driftInWords(guard.state("intent")); // "Drift guard: quiet (evidence 1.0 of 200, after 0 requests)."
+ * ```
  */
 export function driftInWords(state: DriftState): string {
   const evidence = `evidence ${formatEvidence(state.evidence)} of ${
@@ -35,7 +43,7 @@ function formatEvidence(x: number): string {
  *
  * @example
  * ```ts
- * import { unsupportedInWords } from "./reason.ts";
+ * import { unsupportedInWords } from "./mod.ts";
  * unsupportedInWords("Topic", "topic", ["topic", "urgent"]);
  * // 'The table has no question named "Topic"; did you mean "topic"? Its questions are: topic, urgent.'
  * ```
@@ -63,7 +71,18 @@ export interface ReasonContext {
 
 /**
  * One sentence saying why an answer is or is not certified; with the
- * question's drift guard state, a second sentence on the guard.
+ * question's drift guard state, a second sentence on the guard; for a
+ * question the table does not know, given the table's question names, the
+ * names (and a close one).
+ *
+ * @example
+ * ```ts
+ * import { assess, DriftMonitor, prepareText, reasonInWords, type Table } from "./mod.ts";
+ * declare const table: Table;
+ * const guard = new DriftMonitor(table.settings.drift);
+ * const v = assess(table, prepareText(table, "card not here"), "intent", {}, guard);
+ * reasonInWords(v, { drift: guard.state("intent"), questions: table.questions.map((q) => q.name) });
+ * ```
  */
 export function reasonInWords(
   a: Assessment,

@@ -45,6 +45,15 @@ export interface TableStateOptions {
 /**
  * The serving state of one table. Per-question state is made on first use
  * (the trainer adds questions one by one), or all at once by `prepare`.
+ *
+ * @example
+ * ```ts
+ * import { type Table, TableState } from "./mod.ts";
+ * declare const loaded: Table;
+ * // The same weights with a word cache of 4 MiB of its own.
+ * const table: Table = { ...loaded, state: new TableState({ wordCacheBytes: 4 << 20 }) };
+ * table.state.prepare(table);
+ * ```
  */
 export class TableState {
   /** The words met so far. */
@@ -119,7 +128,9 @@ function questionOf(table: Table, name: string): QuestionTable {
  * Throws `RangeError` for a name the table does not know.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { type Table, thresholdInForce } from "./mod.ts";
+ * declare const table: Table;
  * thresholdInForce(table, "intent"); // 0.73, as calibrated
  * ```
  */
@@ -135,8 +146,10 @@ export function thresholdInForce(table: Table, name: string): number | null {
  * outside [0, 1].
  *
  * @example
- * ```ts ignore
- * setThresholdInForce(table, "intent", 0.8);
+ * ```ts
+ * import { setThresholdInForce, type Table } from "./mod.ts";
+ * declare const table: Table;
+ * setThresholdInForce(table, "intent", 0.8); // stricter from the next answer on
  * ```
  */
 export function setThresholdInForce(
@@ -162,15 +175,28 @@ export function setThresholdInForce(
  * an unknown name.
  *
  * @example
- * ```ts ignore
- * withdrawCertification(table, "intent");
+ * ```ts
+ * import { reinstateCertification, type Table, withdrawCertification } from "./mod.ts";
+ * declare const table: Table;
+ * withdrawCertification(table, "intent"); // answers: flag drift, driftRule live_audit
+ * reinstateCertification(table, "intent");
  * ```
  */
 export function withdrawCertification(table: Table, name: string): void {
   table.state.question(questionOf(table, name)).withdrawn = true;
 }
 
-/** Ends a withdrawal made by `withdrawCertification`. Throws `RangeError` for an unknown name. */
+/**
+ * Ends a withdrawal made by `withdrawCertification`. Throws `RangeError`
+ * for an unknown name.
+ *
+ * @example
+ * ```ts
+ * import { reinstateCertification, type Table } from "./mod.ts";
+ * declare const table: Table;
+ * reinstateCertification(table, "intent");
+ * ```
+ */
 export function reinstateCertification(table: Table, name: string): void {
   table.state.question(questionOf(table, name)).withdrawn = false;
 }

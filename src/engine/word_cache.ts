@@ -20,6 +20,12 @@ export const DEFAULT_WORD_CACHE_BYTES = 16 * 1024 * 1024;
 /**
  * The hash the cache indexes a word by: FNV-1a over its UTF-16 code units,
  * then mixed.
+ *
+ * @example
+ * ```ts
+ * import { hashWord } from "./word_cache.ts";
+ * hashWord("parcel") === hashWord("parcel"); // true
+ * ```
  */
 export function hashWord(word: string): number {
   let h = 0x811c9dc5;
@@ -32,7 +38,17 @@ export function hashWord(word: string): number {
   return h | 0;
 }
 
-/** The words a table has met, by id (0, 1, ...), in typed arrays. */
+/**
+ * The words a table has met, by id (0, 1, ...), in typed arrays.
+ *
+ * @example
+ * ```ts
+ * import { hashWord, WordCache } from "./word_cache.ts";
+ * const cache = new WordCache(1 << 20);
+ * const id = cache.add("parcel", hashWord("parcel"), [12, 345, 678], 1);
+ * cache.find("parcel", hashWord("parcel")) === id; // true
+ * ```
+ */
 export class WordCache {
   readonly #budget: number;
   #count = 0;

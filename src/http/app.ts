@@ -32,7 +32,10 @@ const JSON_TYPE = "application/json";
  * `/v1/health`.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { createApp } from "./app.ts";
+ * import type { Table } from "../engine/mod.ts";
+ * declare const table: Table;
  * const app = createApp({ table, bundlePath: "demo/bundle" });
  * const res = await app.request("/v1/decide", {
  *   method: "POST",

@@ -5,13 +5,17 @@
  * the access token comes from.
  *
  * @example
- * ```ts ignore
- * import { appFor, dispatcher, fixedToken, Service, startServer } from "./src/http/mod.ts";
- * import { loadBundle } from "./src/bundle/files.ts";
+ * ```ts
+ * import { appFor, dispatcher, fixedToken, Service, startServer } from "./mod.ts";
+ * import { loadBundle } from "../bundle/files.ts";
  *
  * const table = await loadBundle("demo/bundle");
  * const service = new Service({ table, bundlePath: "demo/bundle", token: fixedToken("s3cret", "example") });
- * const server = startServer({ hostname: "127.0.0.1", port: 8010 }, dispatcher(service, appFor(service)));
+ * const server = startServer(
+ *   { hostname: "127.0.0.1", port: 8010, limits: { maxConnections: 64 } },
+ *   dispatcher(service, appFor(service)),
+ * );
+ * Deno.addSignalListener("SIGTERM", () => server.shutdown());
  * await server.finished;
  * ```
  *

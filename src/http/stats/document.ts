@@ -62,8 +62,12 @@ export interface StatsDocument {
   };
   drift: Record<string, DriftState & { since: string | null }>;
   recent: RecentDecision[];
-  /** What the served table keeps between requests, bounded in bytes. */
+  /** The process's memory, and the word cache (bounded in bytes). */
   memory: {
+    rss_bytes: number;
+    heap_used_bytes: number;
+    heap_total_bytes: number;
+    external_bytes: number;
     word_cache_words: number;
     word_cache_bytes: number;
     word_cache_budget_bytes: number;

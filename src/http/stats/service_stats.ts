@@ -58,6 +58,8 @@ export interface StatsOptions {
   llmLatencyMs?: number | null | undefined;
   /** Wall clock in milliseconds since the epoch (tests may fix it). */
   now?: (() => number) | undefined;
+  /** The process's memory; `Deno.memoryUsage` by default. */
+  memoryUsage?: (() => Deno.MemoryUsage) | undefined;
 }
 
 /** One bundle question's counts and the wall time its drift alarm was first seen. */
@@ -77,6 +79,7 @@ export class ServiceStats {
   readonly #costPerCall: number | null;
   readonly #llmLatencyMs: number | null;
   readonly #now: () => number;
+  readonly #memoryUsage: () => Deno.MemoryUsage;
   readonly #startedAt: number;
 
   readonly #totals = new AnswerCounts();
@@ -103,6 +106,7 @@ export class ServiceStats {
     this.#costPerCall = options.costPerCall ?? null;
     this.#llmLatencyMs = options.llmLatencyMs ?? null;
     this.#now = options.now ?? Date.now;
+    this.#memoryUsage = options.memoryUsage ?? (() => Deno.memoryUsage());
     this.#startedAt = this.#now();
     this.#responses = new ResponseCounts(
       options.routeLabels ?? [...DECISION_ROUTES, "other"],
@@ -287,10 +291,25 @@ export class ServiceStats {
       drift,
       recent: this.#recent.list(),
       memory: {
+        ...processMemory(this.#memoryUsage()),
         word_cache_words: table.state.words.size,
         word_cache_bytes: table.state.words.bytes,
         word_cache_budget_bytes: table.state.words.budgetBytes,
       },
     };
   }
+}
+
+function processMemory(m: Deno.MemoryUsage): {
+  rss_bytes: number;
+  heap_used_bytes: number;
+  heap_total_bytes: number;
+  external_bytes: number;
+} {
+  return {
+    rss_bytes: m.rss,
+    heap_used_bytes: m.heapUsed,
+    heap_total_bytes: m.heapTotal,
+    external_bytes: m.external,
+  };
 }
