@@ -21,6 +21,7 @@
  */
 
 import { parseArgs } from "node:util";
+import { SERVE_V8_FLAGS } from "../src/cli/serve.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -286,9 +287,11 @@ try {
 
   // The service.
   const servePort = freePort();
+  // The service runs as `deno task serve` runs it.
   const server = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
+      `--v8-flags=${SERVE_V8_FLAGS}`,
       `--allow-net=127.0.0.1:${servePort}`,
       `--allow-read=${bundle}`,
       "--allow-env=SERVICE_PROXY_TOKEN",

@@ -18,6 +18,7 @@
  */
 
 import { parseArgs } from "node:util";
+import { SERVE_V8_FLAGS } from "../src/cli/serve.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -26,6 +27,7 @@ const { values } = parseArgs({
     minutes: { type: "string", default: "10" },
     every: { type: "string", default: "10" },
     connections: { type: "string", default: "16" },
+    "v8-flags": { type: "string", default: SERVE_V8_FLAGS },
     data: {
       type: "string",
       default: new URL("../../shared/data/", import.meta.url).pathname,
@@ -146,6 +148,9 @@ try {
   const server = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
+      ...(values["v8-flags"] === ""
+        ? []
+        : [`--v8-flags=${values["v8-flags"]}`]),
       `--allow-net=127.0.0.1:${port}`,
       `--allow-read=${bundle}`,
       "--allow-env=SERVICE_PROXY_TOKEN",
@@ -210,15 +215,19 @@ try {
     const stats = await (await fetch(`${base}/v1/stats`)).json();
     const t = (performance.now() - start) / 1000;
     if (rss !== null) peak = Math.max(peak, rss);
-    const line =
-      `${t.toFixed(0).padStart(5)} s  RSS ${
-        rss === null ? "n/a" : `${rss.toFixed(1)} MB`
-      }  word cache ${stats.memory.word_cache_words} words, ${
-        (stats.memory.word_cache_bytes / 1048576).toFixed(1)
-      } of ${
-        (stats.memory.word_cache_budget_bytes / 1048576).toFixed(0)
-      } MiB  ` +
-      `requests ${stats.counts.requests}  errors ${stats.counts.errors}`;
+    const mb = (bytes: number) => (bytes / 1048576).toFixed(1);
+    const m = stats.memory;
+    const line = `${t.toFixed(0).padStart(5)} s  RSS ${
+      rss === null ? "n/a" : `${rss.toFixed(1)} MB`
+    } (JS heap ${mb(m.heap_used_bytes)} of ${
+      mb(m.heap_total_bytes)
+    } MB, outside it ${
+      mb(m.external_bytes)
+    } MB)  word cache ${m.word_cache_words} words, ${
+      mb(m.word_cache_bytes)
+    } of ${
+      mb(m.word_cache_budget_bytes)
+    } MiB  requests ${stats.counts.requests}  errors ${stats.counts.errors}`;
     samples.push(line);
     console.log(line);
   }

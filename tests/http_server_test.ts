@@ -745,3 +745,16 @@ Deno.test("serve's /metrics passes promtool check metrics", async (t) => {
     await t.step("after decisions, deferrals and errors", check);
   });
 });
+
+Deno.test("deno.json runs the service with the V8 flags serve documents", async () => {
+  const { SERVE_V8_FLAGS } = await import("../src/cli/serve.ts");
+  const tasks = JSON.parse(
+    await Deno.readTextFile(new URL("../deno.json", import.meta.url)),
+  ).tasks as Record<string, string>;
+  for (const task of ["serve", "demo", "compile"]) {
+    assert.ok(
+      tasks[task]!.includes(`--v8-flags=${SERVE_V8_FLAGS}`),
+      `${task}: ${tasks[task]}`,
+    );
+  }
+});

@@ -82,6 +82,14 @@ Limits (a request body is at most 1 MiB, fixed; larger gets 413):
                            (default ${DEFAULT_LIMITS.drainMs})
   --help                   this text`;
 
+/**
+ * The V8 flags the service is meant to run with (`deno task serve`, `demo`
+ * and `compile` give them): a young generation of at most 4 MB per
+ * semi-space. Under a steady load V8 otherwise grows it to 16 MB per
+ * semi-space, about 25 MB more resident memory, for no measurable speed.
+ */
+export const SERVE_V8_FLAGS = "--max-semi-space-size=4";
+
 /** Hosts that only this machine can reach. */
 export function isLocalHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, "").toLowerCase();
