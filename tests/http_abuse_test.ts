@@ -179,7 +179,8 @@ Deno.test("serve refuses connections beyond --max-connections with 503, and take
       held.pop()!.close();
       // The server notices the close on its next read; a new client then gets in.
       let status = 0;
-      for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
+      const deadline = Date.now() + 15_000;
+      while (status !== 200 && Date.now() < deadline) {
         const c = await RawClient.open(s.port);
         try {
           await c.send("GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n");
@@ -195,9 +196,14 @@ Deno.test("serve refuses connections beyond --max-connections with 503, and take
     } finally {
       for (const c of held) c.close();
     }
-    const metrics = (await getText(s.base, "/metrics")).text;
+    // Every connection is closed now; once the server has noticed, /metrics answers.
+    let metrics = await getText(s.base, "/metrics");
+    for (let i = 0; i < 300 && metrics.status === 503; i++) {
+      await sleep(50);
+      metrics = await getText(s.base, "/metrics");
+    }
     assert.match(
-      metrics,
+      metrics.text,
       /^dtable_http_responses_total\{route="other",code="503"\} [1-9]/m,
     );
   });

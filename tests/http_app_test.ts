@@ -780,7 +780,7 @@ const basic = (user: string, password: string) =>
   "Basic " +
   btoa(String.fromCharCode(...new TextEncoder().encode(`${user}:${password}`)));
 
-Deno.test("tokenGuard() lets a request through only with the token, in any of the three forms", async (t) => {
+Deno.test("the token check lets a request through only with the token, in any of the three forms", async (t) => {
   const a = app({ token: fixedToken(TOKEN, "test") });
   const cases: [string, Record<string, string>, number][] = [
     ["no credentials", {}, 401],
@@ -830,7 +830,7 @@ Deno.test("tokenGuard() lets a request through only with the token, in any of th
   });
 });
 
-Deno.test("tokenGuard() asks browsers for a Basic login and API clients for a Bearer token", async () => {
+Deno.test("the token check asks browsers for a Basic login and API clients for a Bearer token", async () => {
   const a = app({ token: fixedToken(TOKEN, "test") });
   for (const path of ["/", "/v1/stats", "/metrics"]) {
     const res = await a.request(path);
