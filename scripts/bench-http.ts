@@ -531,6 +531,9 @@ startServer({ hostname: "127.0.0.1", port }, (req, w) => {
   ) {
     const perRound = runs[name]!.map((r, i) => r.rps / runs[anchor]![i]!.rps);
     const ratio = total(name).rps / total(anchor).rps;
+    // The same comparison in server CPU per request, which the machine's
+    // other load disturbs less than throughput.
+    const cpuRatio = total(anchor).cpuUs / total(name).cpuUs;
     console.log(
       `throughput ${route} / bare Deno.serve with the same bytes: ${
         ratio.toFixed(2)
@@ -539,7 +542,7 @@ startServer({ hostname: "127.0.0.1", port }, (req, w) => {
           perRound.map((x) => x.toFixed(2)).join(", ")
         }; target >= 0.6 on every round: ${
           verdict(perRound.every((x) => x >= 0.6))
-        })`,
+        }); in server CPU per request: ${cpuRatio.toFixed(2)}`,
     );
   }
   console.log(
