@@ -38,7 +38,7 @@ export interface QuestionState {
 
 /** Options of `TableState`. */
 export interface TableStateOptions {
-  /** Most bytes the word cache holds (32 MiB by default). */
+  /** Most bytes the word cache holds (`DEFAULT_WORD_CACHE_BYTES`, 16 MiB, by default). */
   wordCacheBytes?: number;
 }
 
