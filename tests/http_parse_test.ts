@@ -4,14 +4,8 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  chunksDone,
-  chunkState,
-  decodeChunks,
-  findHeadEnd,
-  parseHead,
-  RequestError,
-} from "../src/http/http1.ts";
+import { chunksDone, chunkState, decodeChunks } from "../src/http/chunked.ts";
+import { findHeadEnd, parseHead, RequestError } from "../src/http/http1.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 
