@@ -20,8 +20,13 @@ import { basename, dirname, join, resolve } from "node:path";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 
-/** Permissions baked into the binary: what `serve`, `train` and `eval` need. */
+/**
+ * Flags baked into the binary: the permissions `serve`, `train` and `eval`
+ * need, and the V8 young-generation cap that keeps a long-running server's
+ * resident memory low (see the README).
+ */
 export const BINARY_PERMISSIONS = [
+  "--v8-flags=--max-semi-space-size=4",
   "--allow-net",
   "--allow-read",
   "--allow-env",

@@ -267,8 +267,11 @@ export class RawClient {
     return true;
   }
 
-  /** Reads one whole response (Content-Length or chunked framing). */
-  async response(timeoutMs = 10_000): Promise<RawResponse> {
+  /**
+   * Reads one whole response (Content-Length or chunked framing); with
+   * `noBody`, only its head (the reply to a HEAD request).
+   */
+  async response(timeoutMs = 10_000, noBody = false): Promise<RawResponse> {
     let end: number;
     while ((end = indexOfCrlfCrlf(this.#buf)) < 0) {
       if (!(await this.#fill(timeoutMs))) {
@@ -289,10 +292,13 @@ export class RawClient {
       );
     }
     // Interim responses (100 Continue) have no body; the real one follows.
-    if (status >= 100 && status < 200) return await this.response(timeoutMs);
+    if (status >= 100 && status < 200) {
+      return await this.response(timeoutMs, noBody);
+    }
     const length = headers.get("content-length");
     let body: Uint8Array;
-    if (length !== undefined) {
+    if (noBody) body = new Uint8Array(0);
+    else if (length !== undefined) {
       const n = Number(length);
       while (this.#buf.length < n) {
         if (!(await this.#fill(timeoutMs))) {

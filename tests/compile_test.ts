@@ -136,7 +136,9 @@ Deno.test("compileBinary() moves the binary into place only when deno compile su
     assert.deepEqual(await entries(dir.path), ["dist"]);
     assert.deepEqual(await entries(`${dir.path}/dist`), ["dtable"]);
     const args = fake.calls[0]!;
-    assert.deepEqual(args.slice(0, 3), [...BINARY_PERMISSIONS]);
+    assert.deepEqual(args.slice(0, BINARY_PERMISSIONS.length), [
+      ...BINARY_PERMISSIONS,
+    ]);
     assert.match(args.at(-1)!, /main\.ts$/);
   });
 

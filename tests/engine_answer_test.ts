@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import {
-  type Answer,
   type AskOptions,
   assess,
   prepareText,
+  probabilitiesOf,
 } from "../src/engine/answer.ts";
 import { type DriftGuard, QUIET_GUARD } from "../src/engine/drift.ts";
 import {
@@ -12,8 +12,8 @@ import {
   scoreText,
   type Table,
   type TableSettings,
-  WordCache,
 } from "../src/engine/table.ts";
+import { TableState } from "../src/engine/state.ts";
 import { reasonInWords } from "../src/engine/reason.ts";
 import { smallTable, syntheticTraces } from "./_fixtures.ts";
 
@@ -48,8 +48,8 @@ function withQuestion(
   const questions = t.questions.map((x) => (x.name === name ? q : x));
   return {
     ...t,
-    // A fresh word cache: the patch may change what a word adds.
-    words: new WordCache(),
+    // A fresh state: the patch may change what a word adds.
+    state: new TableState(),
     questions,
     byName: new Map(questions.map((x) => [x.name, x])),
   };
@@ -176,7 +176,7 @@ Deno.test("assess() flags new options new_options_served when the bundle serves 
     assert.ok(
       a.answer.choice !== undefined && options.includes(a.answer.choice),
     );
-    const sum = Object.values(a.answer.probabilities!).reduce(
+    const sum = Object.values(probabilitiesOf(a.answer)).reduce(
       (s, p) => s + p,
       0,
     );
@@ -191,7 +191,7 @@ Deno.test("assess() flags a narrowed subset that removes the full answer option_
   assert.equal(a.answer.flag, "option_removed");
   assert.equal(a.answer.certified, false);
   assert.ok(a.answer.choice === "billing" || a.answer.choice === "refund");
-  assert.deepEqual(Object.keys(a.answer.probabilities!).sort(), [
+  assert.deepEqual(Object.keys(probabilitiesOf(a.answer)).sort(), [
     "billing",
     "refund",
   ]);
@@ -216,15 +216,15 @@ Deno.test("assess() narrowing never raises certification and renormalises the su
         assert.equal(n.answer.choice, full.answer.choice);
         assert.equal(n.fullConfidence, full.fullConfidence);
       }
-      const p = n.answer.probabilities!;
+      const p = probabilitiesOf(n.answer);
       assert.deepEqual(Object.keys(p).sort(), [...options].sort());
       const sum = Object.values(p).reduce((s, x) => s + x, 0);
       assert.ok(Math.abs(sum - 1) < 1e-9, `sum ${sum}`);
       // Ratios within the subset are those of the full answer.
       const [x, y] = options;
-      if (y !== undefined && full.answer.probabilities![y]! > 1e-200) {
-        const want = full.answer.probabilities![x!]! /
-          full.answer.probabilities![y]!;
+      if (y !== undefined && probabilitiesOf(full.answer)[y]! > 1e-200) {
+        const want = probabilitiesOf(full.answer)[x!]! /
+          probabilitiesOf(full.answer)[y]!;
         assert.ok(Math.abs(p[x!]! / p[y]! - want) <= 1e-6 * want, `${x}/${y}`);
       }
     }
@@ -236,11 +236,14 @@ Deno.test("assess() renormalises a subset holding almost no probability mass wit
   // A tiny temperature drives the losers' full probabilities to exactly 0.
   const sharp = withQuestion(table, "topic", { temperature: 1e-4 });
   const full = ask(sharp, CLEAR, "topic");
-  assert.equal(full.answer.probabilities!.billing, 0);
-  assert.equal(full.answer.probabilities!.account, 0);
+  assert.equal(probabilitiesOf(full.answer).billing, 0);
+  assert.equal(probabilitiesOf(full.answer).account, 0);
   const a = ask(sharp, CLEAR, "topic", { options: ["billing", "account"] });
-  const p = Object.values(a.answer.probabilities!);
-  assert.ok(p.every(Number.isFinite), JSON.stringify(a.answer.probabilities));
+  const p = Object.values(probabilitiesOf(a.answer));
+  assert.ok(
+    p.every(Number.isFinite),
+    JSON.stringify(probabilitiesOf(a.answer)),
+  );
   assert.ok(Math.abs(p.reduce((s, x) => s + x, 0) - 1) < 1e-12);
   assert.ok(Number.isFinite(a.answer.confidence) && a.answer.confidence >= 0.5);
   assert.equal(a.answer.flag, "option_removed");
@@ -399,47 +402,40 @@ Deno.test({
   },
 });
 
-const CHOICE_FIELDS = [
-  "choice",
-  "confidence",
-  "certified",
-  "flag",
-  "radius",
-  "probabilities",
-];
-const YES_NO_FIELDS = [
-  "answer",
-  "confidence",
-  "certified",
-  "flag",
-  "radius",
-  "probability",
-];
-
-Deno.test("assess() returns exactly the spec's Answer fields, in order", () => {
-  const shapes: [Answer, string[]][] = [
-    [ask(table, CLEAR, "topic").answer, CHOICE_FIELDS],
-    [
-      ask(table, MIXED, "topic", { options: ["billing", "refund"] }).answer,
-      CHOICE_FIELDS,
-    ],
-    [
-      ask(table, CLEAR, "topic", { options: ["teleport"] }).answer,
-      CHOICE_FIELDS,
-    ],
-    [ask(table, "", "topic").answer, CHOICE_FIELDS],
-    [ask(table, "urgent help", "urgent").answer, YES_NO_FIELDS],
-    [ask(table, "", "urgent").answer, YES_NO_FIELDS],
-    [ask(table, CLEAR, "coin").answer, YES_NO_FIELDS],
+Deno.test("assess() returns a typed answer: a choice, a yes/no, or none for a question it cannot answer", () => {
+  const cases: [ReturnType<typeof ask>, "choice" | "yes_no" | "none"][] = [
+    [ask(table, CLEAR, "topic"), "choice"],
+    [ask(table, MIXED, "topic", { options: ["billing", "refund"] }), "choice"],
+    [ask(table, CLEAR, "topic", { options: ["teleport"] }), "choice"],
+    [ask(table, "", "topic"), "choice"],
+    [ask(table, "urgent help", "urgent"), "yes_no"],
+    [ask(table, "", "urgent"), "yes_no"],
+    [ask(table, CLEAR, "coin"), "yes_no"],
+    [ask(table, CLEAR, "nope"), "none"],
   ];
-  for (const [a, fields] of shapes) {
-    assert.deepEqual(Object.keys(a), fields, JSON.stringify(a));
+  for (const [{ answer: a }, kind] of cases) {
+    assert.equal(a.kind, kind, JSON.stringify(a));
     assert.equal(typeof a.confidence, "number");
     assert.ok(a.confidence >= 0 && a.confidence <= 1);
     assert.equal(typeof a.certified, "boolean");
     assert.ok(
       a.radius === null || (Number.isInteger(a.radius) && a.radius >= 1),
     );
+    assert.equal(a.driftRule, a.flag === "drift" ? a.driftRule : null);
+    if (kind === "choice") {
+      assert.equal(typeof a.choice, "string");
+      assert.equal(a.options!.length, a.probabilities!.length);
+      assert.equal(a.options![a.chosen!], a.choice);
+      assert.equal(a.answer, undefined);
+    } else if (kind === "yes_no") {
+      assert.equal(typeof a.answer, "boolean");
+      assert.equal(typeof a.probability, "number");
+      assert.equal(a.choice, undefined);
+    } else {
+      assert.equal(a.flag, "unsupported");
+      assert.equal(a.choice, undefined);
+      assert.equal(a.answer, undefined);
+    }
   }
 });
 
@@ -571,7 +567,7 @@ Deno.test("reasonInWords() names the drift guard's state when given it", () => {
   };
   const a = ask(table, CLEAR, "topic");
   assert.match(
-    reasonInWords(a, quiet),
+    reasonInWords(a, { drift: quiet }),
     /Drift guard: quiet \(evidence 0\.42 of 200, after 12 requests\)\.$/,
   );
   const alarmed = {
@@ -581,7 +577,7 @@ Deno.test("reasonInWords() names the drift guard's state when given it", () => {
     evidence: 250,
   };
   const held = ask(table, CLEAR, "topic", {}, LOUD_GUARD);
-  const s = reasonInWords(held, alarmed);
+  const s = reasonInWords(held, { drift: alarmed });
   assert.match(s, /alarm stands/);
   assert.match(s, /alarmed since request 9 .*evidence 250 of 200/);
   // Without the guard's state, the single-sentence verdict is unchanged.
@@ -600,7 +596,7 @@ Deno.test("assess() answers stay intact after later calls reuse the engine's scr
 
 Deno.test("prepareText() scores and novelty are the same from a cold and a warm word cache", () => {
   const texts = [CLEAR, MIXED, "zzqx parcel blorf", "parcel parcel invoice"];
-  const cold = () => ({ ...table, words: new WordCache() });
+  const cold = () => ({ ...table, state: new TableState() });
   const warm = cold();
   for (const t of texts) ask(warm, t, "topic");
   for (const t of texts) {
@@ -613,23 +609,29 @@ Deno.test("prepareText() scores and novelty are the same from a cold and a warm 
     // Cached word vectors give exactly the uncached scores.
     const fresh = [...scoreText(table, topic, f)];
     const kept = prepareText(warm, t);
-    assert.ok(kept.entries.every((e) => e.vectors[0] !== undefined));
+    const slot = warm.state.question(topic).vectorSlot;
+    assert.ok(
+      kept.entries.every((id) => warm.state.words.vectorAt(id, slot) >= 0),
+    );
     assert.deepEqual(
       [...scoreEntries(warm, topic, kept.features, kept.entries)],
       fresh,
       t,
     );
   }
-  assert.ok(warm.words.size > 0);
+  assert.ok(warm.state.words.size > 0);
 });
 
 Deno.test("WordCache keeps no more than its budget, and answers past it are unchanged", () => {
-  const tiny = { ...table, words: new WordCache(2_000) };
-  const roomy = { ...table, words: new WordCache() };
+  const tiny = { ...table, state: new TableState({ wordCacheBytes: 2_000 }) };
+  const roomy = { ...table, state: new TableState() };
   const many = Array.from({ length: 200 }, (_, i) => `parcel word${i} refund`);
   for (const t of many) {
     assert.deepEqual(ask(tiny, t, "topic"), ask(roomy, t, "topic"), t);
   }
-  assert.ok(tiny.words.bytes <= 2_000, `${tiny.words.bytes} bytes`);
-  assert.ok(tiny.words.size < roomy.words.size);
+  assert.ok(
+    tiny.state.words.bytes <= 2_000,
+    `${tiny.state.words.bytes} bytes`,
+  );
+  assert.ok(tiny.state.words.size < roomy.state.words.size);
 });

@@ -102,7 +102,8 @@ Deno.test("/v1/decide narrows a choice question to its criteria and renormalises
   const topic = (json.answers as Record<string, Json>).topic!;
   const p = topic.probabilities as Record<string, number>;
   assert.deepEqual(Object.keys(p).sort(), ["refund", "shipping"]);
-  assert.ok(Math.abs(p.refund! + p.shipping! - 1) < 1e-9);
+  // Printed to 6 significant digits: each is within 5e-7 of its exact value.
+  assert.ok(Math.abs(p.refund! + p.shipping! - 1) <= 1e-6);
   assert.deepEqual(Object.keys(json.answers as Json), ["topic"]);
 });
 
@@ -118,8 +119,21 @@ Deno.test("/v1/decide answers a question the bundle does not know with flag unsu
     certified: false,
     flag: "unsupported",
     radius: null,
+    hint:
+      'The table has no question named "nope". Its questions are: topic, urgent, coin.',
   });
   assert.equal(answers.topic!.choice, "billing");
+});
+
+Deno.test("/v1/decide hints at the question a wrongly cased name meant", async () => {
+  const { json } = await post(app(), "/v1/decide", {
+    state: CLEAR,
+    questions: { Topic: {}, urgnet: {} },
+  });
+  const answers = json.answers as Record<string, Json>;
+  assert.equal(answers.Topic!.flag, "unsupported");
+  assert.match(answers.Topic!.hint as string, /did you mean "topic"\?/);
+  assert.match(answers.urgnet!.hint as string, /did you mean "urgent"\?/);
 });
 
 Deno.test("/v1/decide keeps a question named __proto__ as a plain answer key", async () => {
@@ -410,6 +424,8 @@ Deno.test("/v1/altdecisions answers in the alternate shape, keyed by question", 
   assert.deepEqual(answers.sc, {
     type: "score",
     confidence: 0,
+    hint:
+      'The table has no question named "sc". Its questions are: topic, urgent, coin.',
     service: { source: "table", certified: false, flag: "unsupported" },
   });
 });
@@ -499,8 +515,18 @@ Deno.test("/v1/playground needs a question unless the bundle has exactly one", a
     question: "nope",
     text: CLEAR,
   });
-  assert.equal(unknown.status, 404);
-  assert.match(unknown.json.error as string, /no question named "nope"/);
+  assert.equal(unknown.status, 200);
+  assert.equal(unknown.json.flag, "unsupported");
+  assert.equal(unknown.json.certified, false);
+  assert.match(
+    unknown.json.reason as string,
+    /no question named "nope"\. Its questions are: topic, urgent, coin\./,
+  );
+  const cased = await post(a, "/v1/playground", {
+    question: "TOPIC",
+    text: CLEAR,
+  });
+  assert.match(cased.json.reason as string, /did you mean "topic"\?/);
   const noText = await post(a, "/v1/playground", { question: "topic" });
   assert.equal(noText.status, 400);
   const single = {
@@ -757,7 +783,7 @@ const basic = (user: string, password: string) =>
   "Basic " +
   btoa(String.fromCharCode(...new TextEncoder().encode(`${user}:${password}`)));
 
-Deno.test("tokenGuard() lets a request through only with the token, in any of the three forms", async (t) => {
+Deno.test("the token check lets a request through only with the token, in any of the three forms", async (t) => {
   const a = app({ token: fixedToken(TOKEN, "test") });
   const cases: [string, Record<string, string>, number][] = [
     ["no credentials", {}, 401],
@@ -807,7 +833,7 @@ Deno.test("tokenGuard() lets a request through only with the token, in any of th
   });
 });
 
-Deno.test("tokenGuard() asks browsers for a Basic login and API clients for a Bearer token", async () => {
+Deno.test("the token check asks browsers for a Basic login and API clients for a Bearer token", async () => {
   const a = app({ token: fixedToken(TOKEN, "test") });
   for (const path of ["/", "/v1/stats", "/metrics"]) {
     const res = await a.request(path);

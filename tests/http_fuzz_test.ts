@@ -1,8 +1,10 @@
 /**
- * A small fuzz of the JSON routes of a real server: random and mutated
- * bodies over a few keep-alive connections. The server must answer every
- * request (200, or a JSON error) without closing a connection, stay up,
- * and keep its counters consistent with what the client saw.
+ * A seeded fuzz of a real server: random and mutated bodies on the JSON
+ * routes, then random and mutated request heads (methods, paths, header
+ * fields, framing) on every route, over keep-alive connections. The server
+ * must answer every request, never with a 5xx, close a connection only
+ * when its reply says so, stay up, and keep its counters consistent with
+ * what the client saw.
  */
 
 import assert from "node:assert/strict";
@@ -195,7 +197,7 @@ Deno.test("serve keeps answering random and mutated JSON bodies, with consistent
       Array.from({ length: 4 }, () => RawClient.open(s.port)),
     );
     try {
-      for (let i = 0; i < 600; i++) {
+      for (let i = 0; i < 2000; i++) {
         const route = ROUTES[Math.floor(random() * ROUTES.length)]!;
         const body = randomBody(random, route);
         const c = connections[i % connections.length]!;
@@ -270,5 +272,198 @@ Deno.test("serve keeps answering random and mutated JSON bodies, with consistent
   } finally {
     const end = await s.stop();
     assert.doesNotMatch(end.stderr, /Internal error/, end.stderr);
+  }
+});
+
+const METHODS = [
+  "GET",
+  "POST",
+  "HEAD",
+  "PUT",
+  "DELETE",
+  "PATCH",
+  "OPTIONS",
+  "post",
+  "G@T",
+];
+const PATHS = [
+  "/v1/decide",
+  "/v1/decisions",
+  "/v1/altdecisions",
+  "/v1/playground",
+  "/v1/health",
+  "/v1/stats",
+  "/metrics",
+  "/",
+  "/v1/decide/",
+  "/v1/decide?x=1",
+  "/nope",
+  "//v1//decide",
+  "/v1/%64ecide",
+  "*",
+  "v1/decide",
+];
+
+function pickOf<T>(random: () => number, items: readonly T[]): T {
+  return items[Math.floor(random() * items.length)]!;
+}
+
+/** A random header field: mostly harmless, sometimes malformed. */
+function randomField(random: () => number): string {
+  const r = random();
+  if (r < 0.55) {
+    // A field value may not hold CR, LF or NUL (that case is below).
+    // deno-lint-ignore no-control-regex
+    const value = randomString(random).replace(/[\r\n\u0000]/g, "");
+    return `X-${Math.floor(random() * 1000)}: ${value}`;
+  }
+  if (r < 0.62) return "Content-Type: text/plain";
+  if (r < 0.67) return "Accept: */*";
+  if (r < 0.72) return "Connection: close";
+  if (r < 0.77) return "Expect: 100-continue";
+  if (r < 0.8) return "Authorization: Bearer nothing";
+  if (r < 0.83) return `X-Long: ${"v".repeat(Math.floor(random() * 3000))}`;
+  // Malformed, one way or another.
+  if (r < 0.86) {
+    return `X-Bad: a${String.fromCharCode(Math.floor(random() * 32))}b`;
+  }
+  if (r < 0.89) return " folded: line";
+  if (r < 0.92) return "No Colon Here";
+  if (r < 0.96) {
+    const bad = ["-1", "abc", "1, 2", "+3", "99999999999999999"];
+    return `Content-Length: ${pickOf(random, bad)}`;
+  }
+  return "Transfer-Encoding: gzip";
+}
+
+/** A whole request: a random head around a body, framed by length or in chunks. */
+function randomRequest(random: () => number): string {
+  const method = random() < 0.7
+    ? pickOf(random, ["GET", "POST"])
+    : pickOf(random, METHODS);
+  const path = pickOf(random, PATHS);
+  const version = random() < 0.95
+    ? "HTTP/1.1"
+    : pickOf(random, ["HTTP/1.0", "HTTP/2.0", "HTP/1.1"]);
+  const route = ROUTES.find((r) => path.startsWith(r)) ?? "/v1/decide";
+  const body = method === "GET" || method === "HEAD"
+    ? ""
+    : randomBody(random, route);
+  const fields = ["Host: 127.0.0.1"];
+  for (let i = Math.floor(random() * 4); i > 0; i--) {
+    fields.push(randomField(random));
+  }
+  const bytes = new TextEncoder().encode(body);
+  if (random() < 0.2 && version === "HTTP/1.1") {
+    // Chunked, in up to three pieces.
+    fields.push("Transfer-Encoding: chunked");
+    const cut = Math.floor(random() * (bytes.length + 1));
+    const text = new TextDecoder();
+    const parts = [bytes.subarray(0, cut), bytes.subarray(cut)].filter((p) =>
+      p.length > 0
+    );
+    const chunks = parts.map((p) =>
+      `${p.length.toString(16)}\r\n${text.decode(p)}\r\n`
+    ).join("");
+    return `${method} ${path} ${version}\r\n${
+      fields.join("\r\n")
+    }\r\n\r\n${chunks}0\r\n\r\n`;
+  }
+  if (body !== "" || random() < 0.5) {
+    fields.push(`Content-Length: ${bytes.length}`);
+  }
+  return `${method} ${path} ${version}\r\n${
+    fields.join("\r\n")
+  }\r\n\r\n${body}`;
+}
+
+Deno.test("serve answers random and mutated request heads on every route, never with a 5xx, closing only when it says so", async () => {
+  await using dir = await tempDir();
+  const bundle = await writeTestBundle(`${dir.path}/bundle`);
+  const s = await startServer({ bundle, args: ["--drift-delta", "1e-12"] });
+  const random = rng(20261123);
+  const byStatus = new Map<number, number>();
+  let responses = 0;
+  let reconnects = 0;
+  try {
+    let c = await RawClient.open(s.port);
+    try {
+      for (let i = 0; i < 1500; i++) {
+        const request = randomRequest(random);
+        await c.send(request);
+        const isHead = request.startsWith("HEAD ");
+        const res = await c.response(10_000, isHead).catch(
+          (e) => {
+            throw new Error(
+              `${(e as Error).message} for ${
+                JSON.stringify(request.slice(0, 400))
+              }`,
+            );
+          },
+        );
+        responses++;
+        byStatus.set(res.status, (byStatus.get(res.status) ?? 0) + 1);
+        assert.ok(
+          res.status < 500,
+          `${res.status} for ${JSON.stringify(request.slice(0, 300))}`,
+        );
+        if (
+          !isHead && res.headers.get("content-type")?.includes("json") &&
+          res.status >= 400
+        ) {
+          assert.deepEqual(Object.keys(JSON.parse(res.body)), ["error"]);
+        }
+        const head = request.slice(0, request.indexOf("\r\n"));
+        if (
+          res.headers.get("connection") === "close" || head.endsWith("HTTP/1.0")
+        ) {
+          assert.ok(
+            await c.closedByServer(),
+            "a reply saying close is followed by the close",
+          );
+          c.close();
+          c = await RawClient.open(s.port);
+          reconnects++;
+        }
+      }
+    } finally {
+      c.close();
+    }
+    const stats = JSON.parse((await getText(s.base, "/v1/stats")).text);
+    const errors = [...byStatus].filter(([code]) => code >= 400).reduce(
+      (n, [, k]) => n + k,
+      0,
+    );
+    assert.equal(stats.counts.errors, errors);
+    const metrics = (await getText(s.base, "/metrics")).text;
+    // Every response the client saw is counted once, under its status.
+    const counted = new Map<number, number>();
+    for (
+      const m of metrics.matchAll(
+        /^dtable_http_responses_total\{route="[^"]*",code="(\d+)"\} (\d+)$/gm,
+      )
+    ) {
+      counted.set(
+        Number(m[1]),
+        (counted.get(Number(m[1])) ?? 0) + Number(m[2]),
+      );
+    }
+    counted.set(200, counted.get(200)! - 1); // the /v1/stats request above
+    assert.deepEqual(
+      new Map([...counted].sort()),
+      new Map([...byStatus].sort()),
+    );
+    assert.ok(
+      byStatus.size >= 4 && reconnects > 10,
+      `a fair mix: ${JSON.stringify([...byStatus])}, ${reconnects} reconnects`,
+    );
+    assert.equal(responses, 1500);
+  } finally {
+    const end = await s.stop();
+    assert.doesNotMatch(
+      end.stderr,
+      /Internal error|Connection error/,
+      end.stderr,
+    );
   }
 });

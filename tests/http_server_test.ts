@@ -126,7 +126,7 @@ Deno.test("serve keeps one keep-alive connection open across 400, 404 and 405 an
         [rawPost("/v1/nowhere", "{}"), 404],
         ["GET /v1/decide HTTP/1.1\r\nHost: x\r\n\r\n", 405],
         ["DELETE /v1/stats HTTP/1.1\r\nHost: x\r\n\r\n", 405],
-        [rawPost("/v1/playground", '{"question": "nope", "text": "x"}'), 404],
+        [rawPost("/v1/playground", '{"question": "nope", "text": "x"}'), 200],
         [rawPost("/v1/decide", JSON.stringify({ state: CLEAR })), 200],
         ["GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n", 200],
       ];
@@ -558,6 +558,27 @@ Deno.test("serve fails in one line with exit code 2 on startup errors", async (t
       /--drift-delta must be in \(0, 1\)/,
     );
   });
+  await t.step("a limit that is not a positive integer", async () => {
+    for (
+      const flag of [
+        "--header-timeout-ms",
+        "--body-timeout-ms",
+        "--idle-timeout-ms",
+        "--max-connections",
+        "--max-header-bytes",
+        "--drain-ms",
+      ]
+    ) {
+      oneLineExit2(
+        await runServe(["--bundle", bundle, flag, "0"]),
+        new RegExp(`${flag} must be a positive integer: got "0"`),
+      );
+    }
+    oneLineExit2(
+      await runServe(["--bundle", bundle, "--word-cache-mb=-1"]),
+      /--word-cache-mb must be a number of MiB from 0 to 65536/,
+    );
+  });
   await t.step("a negative cost", async () => {
     oneLineExit2(
       await runServe(["--bundle", bundle, "--cost-per-call=-1"]),
@@ -597,6 +618,13 @@ Deno.test("serve fails in one line with exit code 2 on startup errors", async (t
         "--cost-per-call",
         "--llm-latency-ms",
         "--keep-text",
+        "--word-cache-mb",
+        "--header-timeout-ms",
+        "--body-timeout-ms",
+        "--idle-timeout-ms",
+        "--max-connections",
+        "--max-header-bytes",
+        "--drain-ms",
       ]
     ) {
       assert.ok(end.stdout.includes(flag), flag);
@@ -719,4 +747,24 @@ Deno.test("serve's /metrics passes promtool check metrics", async (t) => {
     });
     await t.step("after decisions, deferrals and errors", check);
   });
+});
+
+Deno.test("deno.json runs the service with the V8 flags serve documents", async () => {
+  const { SERVE_V8_FLAGS } = await import("../src/cli/serve.ts");
+  const tasks = JSON.parse(
+    await Deno.readTextFile(new URL("../deno.json", import.meta.url)),
+  ).tasks as Record<string, string>;
+  for (const task of ["serve", "demo"]) {
+    assert.ok(
+      tasks[task]!.includes(`--v8-flags=${SERVE_V8_FLAGS}`),
+      `${task}: ${tasks[task]}`,
+    );
+  }
+  // The compile task bakes the flags into the binary through its wrapper.
+  const { BINARY_PERMISSIONS } = await import("../scripts/compile.ts");
+  assert.ok(
+    (BINARY_PERMISSIONS as readonly string[]).includes(
+      `--v8-flags=${SERVE_V8_FLAGS}`,
+    ),
+  );
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DriftMonitor } from "../src/engine/drift.ts";
-import { ServiceStats } from "../src/http/stats.ts";
+import { ServiceStats } from "../src/http/stats/service_stats.ts";
 import { smallTable } from "./_fixtures.ts";
 
 const table = smallTable().table;

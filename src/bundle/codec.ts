@@ -16,14 +16,13 @@
  */
 
 import type { FeaturizerSettings } from "../engine/features.ts";
-import { rowMinima } from "../engine/radius.ts";
-import {
-  type Calibration,
-  type QuestionKind,
-  type QuestionTable,
-  type Table,
-  type TableSettings,
-  WordCache,
+import { TableState } from "../engine/state.ts";
+import type {
+  Calibration,
+  QuestionKind,
+  QuestionTable,
+  Table,
+  TableSettings,
 } from "../engine/table.ts";
 
 /** Names the format in every manifest. */
@@ -343,20 +342,19 @@ export function decodeTable(
       optionIndex: new Map(mq.options.map((o, i) => [o, i])),
     };
   });
-  for (const q of questions) rowMinima(q);
   if (at !== buffer.byteLength) {
     throw new BundleError(
       `${WEIGHTS_FILE} is longer than the manifest describes`,
     );
   }
-  return {
+  const table: Table = {
     featurizer: manifest.featurizer,
     settings: manifest.settings,
     rowOf,
     rowCount: rows,
     questions,
     byName: new Map(questions.map((q) => [q.name, q])),
-    words: new WordCache(),
+    state: new TableState(),
     info: {
       format: manifest.format,
       format_version: manifest.format_version,
@@ -364,4 +362,7 @@ export function decodeTable(
       report,
     },
   };
+  // Row minima and scratch buffers now, not on the first request.
+  table.state.prepare(table);
+  return table;
 }

@@ -10,10 +10,12 @@
  *    options): every offered option is one the table learned.
  * 4. `option_removed`: the answer over all learned options is among the
  *    offered ones.
- * 5. `uncalibrated`: the question has a calibrated threshold.
- * 6. `drift`: the drift guard is quiet, and the text alone does not look
- *    foreign.
- * 7. `low_confidence`: the full-option confidence reaches the threshold.
+ * 5. `uncalibrated`: the question has a threshold in force.
+ * 6. `drift`: serving has not withdrawn the question's certification
+ *    (`live_audit`), the online drift alarm is quiet (`alarm`), and the text
+ *    alone does not look foreign (`novelty`); the verdict names the rule.
+ * 7. `low_confidence`: the full-option confidence reaches the threshold in
+ *    force.
  * 8. `low_radius`: when `exposed`, the radius reaches the bundle minimum.
  *
  * A forced threshold (`force_thresholds`) turns a failure of rule 5 or 7
@@ -23,16 +25,15 @@
  * @module
  */
 
-import { featurize, type TextFeatures } from "./features.ts";
 import {
   argmax,
-  noveltyShare,
   type QuestionTable,
-  scoreEntries,
+  scoreWords,
   softmax,
   type Table,
-  type WordEntry,
 } from "./table.ts";
+import { type PreparedText, prepareFeatures, prepareText } from "./prepare.ts";
+import { suggestQuestion } from "./suggest.ts";
 import { radiusOf } from "./radius.ts";
 import {
   type DriftGuard,
@@ -40,84 +41,14 @@ import {
   QUIET_GUARD,
   singleTextLooksFamiliar,
 } from "./drift.ts";
-
-/** Why an answer is not certified. */
-export type Flag =
-  | "low_confidence"
-  | "drift"
-  | "low_radius"
-  | "uncalibrated"
-  | "unsupported"
-  | "empty_input"
-  | "options_changed"
-  | "option_removed"
-  | "new_options_served"
-  | "manual_threshold";
-
-/** One answer, field for field as the service returns it. */
-export interface Answer {
-  /** Best option (choice questions). */
-  choice?: string;
-  /** Yes or no (yes/no questions). */
-  answer?: boolean;
-  confidence: number;
-  certified: boolean;
-  flag: Flag | null;
-  radius: number | null;
-  /** Option to probability (choice questions; only the offered ones when narrowed). */
-  probabilities?: Record<string, number>;
-  /** Probability of yes (yes/no questions). */
-  probability?: number;
-}
-
-/** A text featurised once, to answer any number of questions. */
-export interface PreparedText {
-  features: TextFeatures;
-  /** The table's entry of each word, `entries[i]` for `features.words[i]`. */
-  entries: readonly WordEntry[];
-  /** Share of the text's buckets no training text had. */
-  novelty: number;
-}
-
-/** Featurises a text for `table`, looking each distinct word up once. */
-export function prepareText(table: Table, text: string): PreparedText {
-  const entries: WordEntry[] = [];
-  const features = featurize(text, table.featurizer, (word) => {
-    const entry = table.words.entry(table, word);
-    entries.push(entry);
-    return entry.buckets;
-  });
-  return withNovelty(table, features, entries);
-}
-
-/** Prepares a text featurised earlier (as training does) for `table`. */
-export function prepareFeatures(
-  table: Table,
-  features: TextFeatures,
-): PreparedText {
-  const entries = features.words.map((w, i) =>
-    table.words.entry(table, w, features.wordBuckets[i])
-  );
-  return withNovelty(table, features, entries);
-}
-
-function withNovelty(
-  table: Table,
-  features: TextFeatures,
-  entries: readonly WordEntry[],
-): PreparedText {
-  let total = 0;
-  let unseen = 0;
-  for (let i = 0; i < entries.length; i++) {
-    total += entries[i]!.buckets.length;
-    unseen += entries[i]!.unseen;
-  }
-  return {
-    features,
-    entries,
-    novelty: noveltyShare(table, features, total, unseen),
-  };
-}
+import type { QuestionState } from "./state.ts";
+import type {
+  Answer,
+  Assessment,
+  DriftRule,
+  Flag,
+  RankedOption,
+} from "./verdict.ts";
 
 /** How one question is asked. */
 export interface AskOptions {
@@ -130,49 +61,43 @@ export interface AskOptions {
   exposed?: boolean | undefined;
 }
 
-/** An answer together with what led to it. */
-export interface Assessment {
-  /** The question as asked. */
-  question: string;
-  answer: Answer;
-  /** Certified threshold of the question, null when uncalibrated or unknown. */
-  threshold: number | null;
-  /** The question's target disagreement rate, null when unknown. */
-  alpha: number | null;
-  /** Confidence of the full-option answer (what the threshold is compared with). */
-  fullConfidence: number;
-  /** Up to three options with the highest probabilities, best first. */
-  top: { option: string; probability: number }[];
-  /** The drift score of the text, null when not scored. */
-  driftScore: number | null;
-  /** Share of the text's buckets no training text had. */
-  novelty: number;
-}
-
 /**
  * The assessment of a question the table cannot answer (unknown, or asked
  * in a form it does not support): `unsupported`, or `empty_input` for an
- * empty text, since rule 1 comes first.
+ * empty text, since rule 1 comes first. A name the table does not know
+ * carries a `suggestion` when a known one is close.
+ *
+ * @example
+ * ```ts
+ * import { prepareText, type Table, unsupportedAssessment } from "./mod.ts";
+ * declare const table: Table;
+ * // A question asked as a type its table question cannot answer.
+ * unsupportedAssessment(table, "intent", prepareText(table, "hi")).answer.flag; // "unsupported"
+ * ```
  */
 export function unsupportedAssessment(
+  table: Table,
   name: string,
   text: PreparedText,
 ): Assessment {
-  const empty = text.features.empty;
+  const q = table.byName.get(name);
   return {
     question: name,
+    slot: q === undefined ? -1 : table.questions.indexOf(q),
     answer: {
+      kind: "none",
       confidence: 0,
       certified: false,
-      flag: empty ? "empty_input" : "unsupported",
+      flag: text.empty ? "empty_input" : "unsupported",
+      driftRule: null,
       radius: null,
     },
     threshold: null,
     alpha: null,
     fullConfidence: 0,
-    top: [],
     driftScore: null,
     novelty: text.novelty,
+    suggestion: q === undefined ? suggestQuestion(table, name) : null,
   };
 }
 
@@ -180,6 +105,18 @@ export function unsupportedAssessment(
  * Answers question `name` for a prepared text. Never throws for a question
  * or option the table does not know: those come back uncertified with their
  * flag. The `guard` sees the text's drift score (unless the text is empty).
+ *
+ * @example
+ * ```ts
+ * import { assess, DriftMonitor, prepareText, type Table } from "./mod.ts";
+ * declare const table: Table;
+ * const guard = new DriftMonitor(table.settings.drift);
+ * const v = assess(table, prepareText(table, "card not here"), "intent", {
+ *   options: ["card_arrival", "card_linking"],
+ * }, guard);
+ * if (v.answer.certified) console.log("serve", v.answer.choice);
+ * else console.log("ask the model:", v.answer.flag, v.answer.driftRule);
+ * ```
  */
 export function assess(
   table: Table,
@@ -189,117 +126,166 @@ export function assess(
   guard: DriftGuard,
 ): Assessment {
   const q = table.byName.get(name);
-  if (q === undefined) return unsupportedAssessment(name, text);
+  if (q === undefined) return unsupportedAssessment(table, name, text);
+  const qs = table.state.question(q);
   // Scratch buffers: nothing below keeps them past this call.
-  const [logitsBuffer, fullBuffer] = scratchFor(q.options.length);
-  const logits = scoreEntries(
+  const logits = scoreWords(
     table,
     q,
-    text.features,
     text.entries,
-    logitsBuffer,
+    text.looseBuckets,
+    text.bigramBuckets,
+    qs.logits,
   );
-  const full = softmax(logits, q.temperature, undefined, fullBuffer);
+  const full = softmax(logits, q.temperature, undefined, qs.probabilities);
   const best = argmax(full);
   const fullConfidence = full[best]!;
 
-  // Which options are offered, and are they all known?
-  let offered: number[] | undefined;
-  let unknownOffered = false;
+  // Which options are offered: the learned ones (in table order) and the
+  // names the table never learned (in the order given).
+  let known: number[] | null = null;
+  let unlearned: string[] | null = null;
   if (
     q.kind === "choice" && ask.options !== undefined && ask.options.length > 0
   ) {
-    const seen = new Set<number>();
+    known = [];
+    // Repeats are dropped: by a scan for a few options, by a set for many.
+    const seen = ask.options.length > 32 ? new Set<string>() : null;
     for (const o of ask.options) {
+      if (seen !== null) {
+        if (seen.has(o)) continue;
+        seen.add(o);
+      }
       const i = q.optionIndex.get(o);
-      if (i === undefined) unknownOffered = true;
-      else seen.add(i);
+      if (i === undefined) {
+        unlearned ??= [];
+        if (seen !== null || !unlearned.includes(o)) unlearned.push(o);
+      } else if (seen !== null || !known.includes(i)) known.push(i);
     }
-    offered = [...seen].sort((a, b) => a - b);
+    known.sort((a, b) => a - b);
   }
 
-  let answer: Answer;
-  let top: { option: string; probability: number }[];
-  let served: number;
-  if (offered === undefined) {
-    served = best;
-    answer = shapeAnswer(q, best, full, undefined);
-    top = topOptions(q, full, undefined);
-  } else if (offered.length === 0) {
-    // Every offered option is new to the table: nothing to rank them by.
-    const names = [...new Set(ask.options)];
-    const p = 1 / names.length;
-    served = -1;
-    answer = {
-      choice: names[0]!,
-      confidence: p,
-      certified: false,
-      flag: null,
-      radius: null,
-      probabilities: Object.fromEntries(names.map((n) => [n, p])),
-    };
-    top = names.slice(0, 3).map((option) => ({ option, probability: p }));
-  } else {
-    const narrowed = softmax(logits, q.temperature, offered);
-    served = offered[argmax(narrowed)]!;
-    answer = shapeAnswer(q, served, narrowed, offered);
-    top = topOptions(q, narrowed, offered);
+  // What is answered: the served option (-1 when no learned option is
+  // offered), its position among the options answered over, their names,
+  // indices and probabilities.
+  let served = best;
+  let chosen = best;
+  let confidence = fullConfidence;
+  let names: readonly string[] = q.options;
+  let indices: readonly number[] | null = null;
+  let probabilities: number[] | null = null;
+  if (q.kind === "choice") {
+    if (known === null) probabilities = copy(full);
+    else if (known.length === 0) {
+      // Every offered option is new to the table: nothing to rank them by.
+      names = unlearned!;
+      const p = 1 / names.length;
+      served = -1;
+      chosen = 0;
+      confidence = p;
+      indices = names.map(() => -1);
+      probabilities = names.map(() => p);
+    } else {
+      const narrowed = softmax(logits, q.temperature, known, qs.narrowed);
+      chosen = argmax(narrowed, known.length);
+      served = known[chosen]!;
+      confidence = narrowed[chosen]!;
+      probabilities = copy(narrowed, known.length);
+      const offered = known.map((i) => q.options[i]!);
+      const offeredIndices = known.slice();
+      if (unlearned !== null) {
+        for (const o of unlearned) {
+          offered.push(o);
+          offeredIndices.push(-1);
+          probabilities.push(0);
+        }
+      }
+      names = offered;
+      indices = offeredIndices;
+    }
   }
 
-  const score = text.features.empty
-    ? null
-    : driftScore(text.novelty, fullConfidence);
-  const quiet = score === null ? true : guard.observe(q, score) &&
-    singleTextLooksFamiliar(
-      table.settings.drift,
-      q.drift.novelty,
-      text.novelty,
-    );
+  const score = text.empty ? null : driftScore(text.novelty, fullConfidence);
+  let driftRule: DriftRule | null = null;
+  if (score !== null) {
+    // The guard sees every scored text, whatever else holds.
+    const alarmQuiet = guard.observe(q, score);
+    if (qs.withdrawn) driftRule = "live_audit";
+    else if (!alarmQuiet) driftRule = "alarm";
+    else if (
+      !singleTextLooksFamiliar(
+        table.settings.drift,
+        q.drift.novelty,
+        text.novelty,
+      )
+    ) driftRule = "novelty";
+  }
 
-  answer.radius = served < 0
+  const radius = served < 0
     ? null
-    : radiusOf(table, q, text.features, logits, served, offered);
-  answer.flag = firstFailure(table, q, text, {
-    unknownOffered,
+    : radiusOf(table, q, text, logits, served, known ?? undefined);
+  const flag = firstFailure(table, q, qs, text, {
+    unknownOffered: unlearned !== null,
     removed: served !== best,
-    quiet,
+    drift: driftRule !== null,
     fullConfidence,
-    radius: answer.radius,
+    radius,
     exposed: ask.exposed === true,
   });
-  answer.certified = answer.flag === null;
+  // Made whole at once: objects of one kind share one shape, whose fields
+  // never change representation, which keeps the reply writers optimised.
+  const answer: Answer = q.kind === "yes_no"
+    ? {
+      kind: "yes_no",
+      answer: best === 0,
+      confidence,
+      certified: flag === null,
+      flag,
+      driftRule: flag === "drift" ? driftRule : null,
+      radius,
+      probability: full[0]!,
+    }
+    : {
+      kind: "choice",
+      choice: served < 0 ? names[0]! : q.options[served]!,
+      confidence,
+      certified: flag === null,
+      flag,
+      driftRule: flag === "drift" ? driftRule : null,
+      radius,
+      options: names,
+      optionIndices: indices,
+      chosen,
+      probabilities: probabilities!,
+    };
   return {
     question: name,
-    answer: orderFields(answer),
-    threshold: q.calibration.threshold,
+    slot: table.questions.indexOf(q),
+    answer,
+    threshold: qs.threshold,
     alpha: q.calibration.alpha,
     fullConfidence,
-    top,
     driftScore: score,
     novelty: text.novelty,
+    suggestion: null,
   };
 }
 
-const scratch = new Map<number, [Float64Array, Float64Array]>();
-
 /**
- * Two reusable arrays of `k` entries for one question's logits and
- * probabilities. Allocating them per request costs more than the arithmetic
- * (their size puts them outside the JavaScript heap).
+ * The first `n` values of `p` (all by default) as a plain array the answer
+ * owns: made at its full length at once (growing it by `push`, or a typed
+ * array of this size, costs several times more).
  */
-function scratchFor(k: number): [Float64Array, Float64Array] {
-  let pair = scratch.get(k);
-  if (pair === undefined) {
-    pair = [new Float64Array(k), new Float64Array(k)];
-    scratch.set(k, pair);
-  }
-  return pair;
+function copy(p: Float64Array, n = p.length): number[] {
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) out[i] = p[i]!;
+  return out;
 }
 
 interface RuleInputs {
   unknownOffered: boolean;
   removed: boolean;
-  quiet: boolean;
+  drift: boolean;
   fullConfidence: number;
   radius: number | null;
   exposed: boolean;
@@ -308,10 +294,11 @@ interface RuleInputs {
 function firstFailure(
   table: Table,
   q: QuestionTable,
+  qs: QuestionState,
   text: PreparedText,
   r: RuleInputs,
 ): Flag | null {
-  if (text.features.empty) return "empty_input";
+  if (text.empty) return "empty_input";
   if (r.unknownOffered) {
     return table.settings.serve_new_options
       ? "new_options_served"
@@ -320,9 +307,9 @@ function firstFailure(
   if (r.removed) return "option_removed";
   const forced = table.settings.force_thresholds[q.name];
   const manual = forced !== undefined && r.fullConfidence >= forced;
-  const { threshold } = q.calibration;
+  const { threshold } = qs;
   if (threshold === null) return manual ? "manual_threshold" : "uncalibrated";
-  if (!r.quiet) return "drift";
+  if (r.drift) return "drift";
   if (r.fullConfidence < threshold) {
     return manual ? "manual_threshold" : "low_confidence";
   }
@@ -332,117 +319,74 @@ function firstFailure(
   return null;
 }
 
-function shapeAnswer(
-  q: QuestionTable,
-  index: number,
-  p: Float64Array,
-  offered: number[] | undefined,
-): Answer {
-  const at = (i: number) => offered === undefined ? i : offered.indexOf(i);
-  const confidence = p[at(index)]!;
-  if (q.kind === "yes_no") {
-    return {
-      answer: index === 0,
-      confidence,
-      certified: false,
-      flag: null,
-      radius: null,
-      probability: p[at(0)] ?? 0,
-    };
-  }
-  let probabilities: Record<string, number>;
-  if (offered === undefined) {
-    probabilities = probabilitiesMaker(q)(p);
-  } else {
-    probabilities = {};
-    for (let t = 0; t < offered.length; t++) {
-      // defineProperty: an option named "__proto__" stays an own property.
-      Object.defineProperty(probabilities, q.options[offered[t]!]!, {
-        value: p[t]!,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
-  }
-  return {
-    choice: q.options[index]!,
-    confidence,
-    certified: false,
-    flag: null,
-    radius: null,
-    probabilities,
-  };
-}
-
-const makers = new WeakMap<
-  QuestionTable,
-  (p: Float64Array) => Record<string, number>
->();
-
 /**
- * A function that builds the option-to-probability object of a question in
- * one object literal. Objects with many keys built one key at a time fall
- * into slow dictionary mode; a literal keeps the hot path fast. The option
- * names enter the source as JSON string literals, so any name is safe.
+ * Up to `n` options of an answer with the highest probabilities, best first
+ * (for yes/no, `true` and `false`); empty for an answer of kind `none`.
+ *
+ * @example
+ * ```ts
+ * import { assess, prepareText, QUIET_GUARD, type Table, topOptions } from "./mod.ts";
+ * declare const table: Table;
+ * const v = assess(table, prepareText(table, "card not here"), "intent", {}, QUIET_GUARD);
+ * topOptions(v.answer); // [{ option: "card_arrival", probability: 0.93 }, ...]
+ * ```
  */
-function probabilitiesMaker(
-  q: QuestionTable,
-): (p: Float64Array) => Record<string, number> {
-  let make = makers.get(q);
-  if (make === undefined) {
-    // Plain keys keep the literal fast; "__proto__" alone needs a computed
-    // key, which defines an own property instead of setting the prototype.
-    const key = (o: string) =>
-      o === "__proto__" ? '["__proto__"]' : JSON.stringify(o);
-    const body = q.options.map((o, i) => `${key(o)}: p[${i}]`).join(", ");
-    make = new Function("p", `return { ${body} };`) as (
-      p: Float64Array,
-    ) => Record<string, number>;
-    makers.set(q, make);
+export function topOptions(answer: Answer, n = 3): RankedOption[] {
+  if (answer.kind === "yes_no") {
+    const yes = answer.probability!;
+    const ranked = [
+      { option: "true", probability: yes },
+      { option: "false", probability: 1 - yes },
+    ];
+    if (yes < 0.5) ranked.reverse();
+    return ranked.slice(0, n);
   }
-  return make;
-}
-
-function topOptions(
-  q: QuestionTable,
-  p: Float64Array,
-  offered: number[] | undefined,
-): { option: string; probability: number }[] {
-  // A linear pass keeps the three best: no sort of every option per request.
-  const best = [-1, -1, -1];
-  for (let t = 0; t < p.length; t++) {
-    if (best[0]! < 0 || p[t]! > p[best[0]!]!) {
-      [best[0], best[1], best[2]] = [t, best[0]!, best[1]!];
-    } else if (best[1]! < 0 || p[t]! > p[best[1]!]!) {
-      [best[1], best[2]] = [t, best[1]!];
-    } else if (best[2]! < 0 || p[t]! > p[best[2]!]!) best[2] = t;
-  }
-  return best.filter((t) => t >= 0).map((t) => ({
-    option: q.options[offered === undefined ? t : offered[t]!]!,
-    probability: p[t]!,
+  if (answer.kind === "none") return [];
+  const p = answer.probabilities!;
+  const order = p.map((_, i) => i).sort((a, b) => p[b]! - p[a]! || a - b);
+  return order.slice(0, n).map((i) => ({
+    option: answer.options![i]!,
+    probability: p[i]!,
   }));
 }
 
-/** The same answer with its fields in the order the interface lists them. */
-function orderFields(a: Answer): Answer {
-  const head = a.choice !== undefined
-    ? { choice: a.choice }
-    : { answer: a.answer ?? false };
-  const tail = a.probabilities !== undefined
-    ? { probabilities: a.probabilities }
-    : { probability: a.probability ?? 0 };
-  return {
-    ...head,
-    confidence: a.confidence,
-    certified: a.certified,
-    flag: a.flag,
-    radius: a.radius,
-    ...tail,
-  };
+/**
+ * A choice answer's probabilities by option name (in reply order); empty
+ * for other answers. Any name, `__proto__` included, is an own key.
+ *
+ * @example
+ * ```ts
+ * import { assess, prepareText, probabilitiesOf, QUIET_GUARD, type Table } from "./mod.ts";
+ * declare const table: Table;
+ * const v = assess(table, prepareText(table, "card not here"), "intent", {}, QUIET_GUARD);
+ * probabilitiesOf(v.answer); // { card_arrival: 0.93, lost_or_stolen_card: 0.04, ... }
+ * ```
+ */
+export function probabilitiesOf(answer: Answer): Record<string, number> {
+  const out: Record<string, number> = {};
+  const names = answer.options ?? [];
+  const p = answer.probabilities ?? [];
+  for (let i = 0; i < names.length; i++) {
+    Object.defineProperty(out, names[i]!, {
+      value: p[i]!,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
 }
 
-/** Shorthand: the answer alone. */
+/**
+ * Shorthand: the answer alone.
+ *
+ * @example
+ * ```ts
+ * import { answerQuestion, prepareText, QUIET_GUARD, type Table } from "./mod.ts";
+ * declare const table: Table;
+ * answerQuestion(table, prepareText(table, "refund please"), "intent", {}, QUIET_GUARD).certified;
+ * ```
+ */
 export function answerQuestion(
   table: Table,
   text: PreparedText,
@@ -463,7 +407,14 @@ const WARM_UP_TEXTS = [
 /**
  * Runs every question on a few made-up texts so the hot paths are compiled
  * before the first real request. Touches no drift guard state; fills only the
- * word caches with a handful of common words.
+ * word cache with a handful of common words.
+ *
+ * @example
+ * ```ts
+ * import { type Table, warmUp } from "./mod.ts";
+ * declare const table: Table;
+ * warmUp(table); // before serving
+ * ```
  */
 export function warmUp(table: Table, rounds = 50): void {
   for (let r = 0; r < rounds; r++) {
@@ -473,3 +424,6 @@ export function warmUp(table: Table, rounds = 50): void {
     }
   }
 }
+
+export type { Answer, Assessment, DriftRule, Flag, RankedOption };
+export { type PreparedText, prepareFeatures, prepareText, suggestQuestion };

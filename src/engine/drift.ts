@@ -104,7 +104,16 @@ export interface DriftGuard {
   observe(q: QuestionTable, score: number): boolean;
 }
 
-/** A guard that never raises the alarm (the online test switched off). */
+/**
+ * A guard that never raises the alarm (the online test switched off).
+ *
+ * @example
+ * ```ts
+ * import { assess, prepareText, QUIET_GUARD, type Table } from "./mod.ts";
+ * declare const table: Table;
+ * assess(table, prepareText(table, "hi"), "intent", {}, QUIET_GUARD);
+ * ```
+ */
 export const QUIET_GUARD: DriftGuard = { observe: () => true };
 
 /** Public state of one question's online test. */
@@ -117,7 +126,7 @@ export interface DriftState {
   alarmed_at: number | null;
   /** Current value of the test martingale (the evidence against exchangeability). */
   evidence: number;
-  /** The evidence that raises the alarm, `1 / delta`. */
+  /** The evidence that raises the alarm, `2 / delta`. */
   alarm_level: number;
   /** Alarms raised so far. */
   alarms: number;
@@ -161,6 +170,14 @@ export function calibrationSlack(n: number, confidence: number): number {
 /**
  * The online guard: one conformal test martingale per question. Create one
  * per served table; `observe` is called on every scored request.
+ *
+ * @example
+ * ```ts
+ * import { DriftMonitor, type Table } from "./mod.ts";
+ * declare const table: Table;
+ * const guard = new DriftMonitor(table.settings.drift);
+ * guard.state("intent").status; // "quiet"
+ * ```
  */
 export class DriftMonitor implements DriftGuard {
   readonly #settings: DriftSettings;
@@ -342,7 +359,16 @@ export function singleTextLooksFamiliar(
     conformalPValue(calibrationNovelty, novelty) > settings.single_p;
 }
 
-/** A read-only view of a guard: judges without recording (for the playground). */
+/**
+ * A read-only view of a guard: judges without recording (for the playground).
+ *
+ * @example
+ * ```ts
+ * import { DriftMonitor, peekGuard, type Table } from "./mod.ts";
+ * declare const table: Table;
+ * const peek = peekGuard(new DriftMonitor(table.settings.drift));
+ * ```
+ */
 export function peekGuard(monitor: DriftMonitor): DriftGuard {
   return { observe: (q) => monitor.isQuiet(q.name) };
 }

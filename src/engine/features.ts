@@ -201,9 +201,16 @@ export function featurize(
   }
   const bigrams: number[] = [];
   if (settings.bigrams) {
+    // As for words: a scan for short texts, a set for long ones (a scan
+    // would take quadratic time on a long text).
+    const seenBigrams = capped.length > 32 ? new Set<number>() : null;
     for (let i = 1; i < capped.length; i++) {
       const b = bigramBucket(capped[i - 1]!, capped[i]!, settings);
-      if (!bigrams.includes(b)) bigrams.push(b);
+      if (seenBigrams === null ? bigrams.includes(b) : seenBigrams.has(b)) {
+        continue;
+      }
+      seenBigrams?.add(b);
+      bigrams.push(b);
     }
   }
   return {

@@ -109,30 +109,6 @@ export function computeGainBounds(
   return { wordGain, bigramGain };
 }
 
-const minimaCache = new WeakMap<Float32Array, Float32Array>();
-
-/**
- * Per row of a question's weights, its smallest weight over the options
- * (computed once per weights array, then kept). Bundle loading warms it.
- */
-export function rowMinima(q: QuestionTable): Float32Array {
-  let minima = minimaCache.get(q.weights);
-  if (minima === undefined) {
-    const k = q.options.length;
-    const rows = q.weights.length / k;
-    minima = new Float32Array(rows);
-    for (let r = 0; r < rows; r++) {
-      let low = Infinity;
-      for (let j = r * k; j < (r + 1) * k; j++) {
-        low = Math.min(low, q.weights[j]!);
-      }
-      minima[r] = low;
-    }
-    minimaCache.set(q.weights, minima);
-  }
-  return minima;
-}
-
 /** A float32 no smaller than a positive bound (storage must not shrink a bound). */
 function roundUp(x: number): number {
   return x > 0 ? x * (1 + 1e-6) + 1e-7 : 0;
@@ -147,7 +123,7 @@ function roundUp(x: number): number {
 export function radiusOf(
   table: Table,
   q: QuestionTable,
-  f: TextFeatures,
+  f: Pick<TextFeatures, "bigramBuckets">,
   logits: Float64Array,
   a: number,
   rivals?: readonly number[],
@@ -155,7 +131,8 @@ export function radiusOf(
   const k = q.options.length;
   const { rowOf } = table;
   const w = q.weights;
-  const minima = rowMinima(q);
+  // Per row, its smallest weight: computed once per question by the table's state.
+  const minima = table.state.question(q).rowMinima;
   // The most breaking one of the text's bigrams can take from the answer
   // against any rival: its weight for `a` minus its smallest weight.
   const bg = f.bigramBuckets;

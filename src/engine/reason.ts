@@ -1,11 +1,12 @@
 /**
- * Certification verdicts in words, for people (playground, dashboard).
+ * Certification verdicts in words, for people (playground, dashboard, and
+ * the `hint` of an unsupported answer).
  *
  * @module
  */
 
-import type { Assessment } from "./answer.ts";
 import type { DriftState } from "./drift.ts";
+import type { Assessment, DriftRule } from "./verdict.ts";
 
 function pct(x: number): string {
   return `${(x * 100).toFixed(1)}%`;
@@ -14,6 +15,14 @@ function pct(x: number): string {
 /**
  * The online drift guard's state in words, for one question: quiet or
  * alarmed, since which request, and the evidence against the alarm level.
+ *
+ * @example
+ * ```ts
+ * import { DriftMonitor, driftInWords, type Table } from "./mod.ts";
+ * declare const table: Table;
+ * const guard = new DriftMonitor(table.settings.drift);
+ * driftInWords(guard.state("intent")); // "Drift guard: quiet (evidence 1.0 of 200, after 0 requests)."
+ * ```
  */
 export function driftInWords(state: DriftState): string {
   const evidence = `evidence ${formatEvidence(state.evidence)} of ${
@@ -29,17 +38,79 @@ function formatEvidence(x: number): string {
 }
 
 /**
- * One sentence saying why an answer is or is not certified; with the
- * question's drift guard `state`, a second sentence on the guard.
+ * Why a question name is unsupported, in one sentence: the name, a
+ * suggestion when one is close, and the table's question names.
+ *
+ * @example
+ * ```ts
+ * import { unsupportedInWords } from "./mod.ts";
+ * unsupportedInWords("Topic", "topic", ["topic", "urgent"]);
+ * // 'The table has no question named "Topic"; did you mean "topic"? Its questions are: topic, urgent.'
+ * ```
  */
-export function reasonInWords(a: Assessment, state?: DriftState): string {
-  const main = verdictInWords(a, state);
-  return state === undefined || a.answer.flag === "unsupported"
-    ? main
-    : `${main} ${driftInWords(state)}`;
+export function unsupportedInWords(
+  name: string,
+  suggestion: string | null,
+  questions: readonly string[],
+): string {
+  const guess = suggestion === null
+    ? "."
+    : `; did you mean ${JSON.stringify(suggestion)}?`;
+  return `The table has no question named ${
+    JSON.stringify(name)
+  }${guess} Its questions are: ${questions.join(", ")}.`;
 }
 
-function verdictInWords(a: Assessment, state: DriftState | undefined): string {
+/** What the reason may say beyond the assessment itself. */
+export interface ReasonContext {
+  /** The question's online drift guard state: adds a sentence on it. */
+  drift?: DriftState | undefined;
+  /** The table's question names: named when the question is unknown. */
+  questions?: readonly string[] | undefined;
+}
+
+/**
+ * One sentence saying why an answer is or is not certified; with the
+ * question's drift guard state, a second sentence on the guard; for a
+ * question the table does not know, given the table's question names, the
+ * names (and a close one).
+ *
+ * @example
+ * ```ts
+ * import { assess, DriftMonitor, prepareText, reasonInWords, type Table } from "./mod.ts";
+ * declare const table: Table;
+ * const guard = new DriftMonitor(table.settings.drift);
+ * const v = assess(table, prepareText(table, "card not here"), "intent", {}, guard);
+ * reasonInWords(v, { drift: guard.state("intent"), questions: table.questions.map((q) => q.name) });
+ * ```
+ */
+export function reasonInWords(
+  a: Assessment,
+  context: ReasonContext = {},
+): string {
+  const { drift } = context;
+  if (a.answer.flag === "unsupported") {
+    const known = context.questions;
+    if (a.slot >= 0 || known === undefined) return verdictInWords(a);
+    const why = unsupportedInWords(a.question, a.suggestion, known);
+    return `Not certified: t${why.slice(1)}`;
+  }
+  const main = verdictInWords(a);
+  return drift === undefined ? main : `${main} ${driftInWords(drift)}`;
+}
+
+const DRIFT_REASONS: Record<DriftRule, (a: Assessment) => string> = {
+  live_audit: () =>
+    "Not certified: certification of this question is withdrawn while a live audit finds the bound does not hold.",
+  alarm: () =>
+    "Not certified: the drift guard's alarm stands for this question (recent traffic does not look like the calibration data).",
+  novelty: (a) =>
+    `Not certified: this text does not look like the calibration texts (${
+      pct(a.novelty)
+    } of its features were never seen in training).`,
+};
+
+function verdictInWords(a: Assessment): string {
   const { answer, threshold, alpha, fullConfidence } = a;
   const bound = alpha === null
     ? ""
@@ -54,7 +125,9 @@ function verdictInWords(a: Assessment, state: DriftState | undefined): string {
     case "empty_input":
       return "Not certified: the text is empty, and an empty text is never served.";
     case "unsupported":
-      return `Not certified: the table has no question named "${a.question}".`;
+      return a.slot < 0
+        ? `Not certified: the table has no question named "${a.question}".`
+        : `Not certified: the question "${a.question}" cannot be asked in this form.`;
     case "options_changed":
       return "Not certified: an offered option is one the table never learned, so the language model must decide.";
     case "new_options_served":
@@ -64,14 +137,9 @@ function verdictInWords(a: Assessment, state: DriftState | undefined): string {
     case "uncalibrated":
       return "Not certified: this question has no calibrated threshold (too little held-out data, or no threshold passed the test).";
     case "drift":
-      if (state?.status === "alarmed") {
-        return "Not certified: the drift guard's alarm stands for this question (recent traffic does not look like the calibration data).";
-      }
-      return state === undefined
-        ? "Not certified: the drift guard withholds certification (recent traffic, or this text, does not look like the calibration data)."
-        : `Not certified: this text does not look like the calibration texts (${
-          pct(a.novelty)
-        } of its features were never seen in training).`;
+      return answer.driftRule === null
+        ? "Not certified: the drift guard withholds certification."
+        : DRIFT_REASONS[answer.driftRule](a);
     case "low_confidence":
       return `Not certified: confidence ${
         pct(fullConfidence)

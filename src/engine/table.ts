@@ -5,11 +5,8 @@
  * @module
  */
 
-import {
-  type FeaturizerSettings,
-  type TextFeatures,
-  wordBucketsOf,
-} from "./features.ts";
+import type { FeaturizerSettings, TextFeatures } from "./features.ts";
+import type { TableState } from "./state.ts";
 
 /** A choice among options, or a yes/no question. */
 export type QuestionKind = "choice" | "yes_no";
@@ -98,7 +95,10 @@ export interface DriftSettings {
    * unseen buckets, so that in a repetitive domain one new word is no alarm.
    */
   min_novelty: number;
-  /** The online alarm is raised when the test martingale reaches 1/delta. */
+  /**
+   * The online alarm is raised when the test martingale reaches 2/delta
+   * (half of delta covers the calibration draw, half Ville's inequality).
+   */
   delta: number;
   /** Requests of normal traffic needed to clear an alarm. */
   rearm_window: number;
@@ -113,138 +113,85 @@ export interface Table {
   rowCount: number;
   questions: QuestionTable[];
   byName: Map<string, QuestionTable>;
-  /** What answering has learnt about the words met so far. */
-  words: WordCache;
+  /**
+   * What answering keeps between texts: the word cache, scratch buffers,
+   * row minima, and per question the threshold in force.
+   */
+  state: TableState;
   /** Free-form facts about the bundle (format and tool versions, report). */
   info: Record<string, unknown>;
-}
-
-/** What a table keeps about one word it has met. */
-export interface WordEntry {
-  /** The whole-word bucket first, then the distinct n-gram buckets. */
-  readonly buckets: readonly number[];
-  /** How many of `buckets` no training text had. */
-  readonly unseen: number;
-  /**
-   * Per question, by its position in the table, the word's vector once
-   * computed. Plain arrays: their numbers sit in the JavaScript heap next to
-   * the entry, not in a separate buffer, which saves cache misses on a cold
-   * request.
-   */
-  readonly vectors: (readonly number[] | undefined)[];
-}
-
-/**
- * A table's memory of the words it has met: buckets, unseen count and every
- * question's word vector behind one lookup. It holds at most about
- * `budgetBytes`; past that, words are still answered but no longer kept.
- */
-export class WordCache {
-  readonly #entries = new Map<string, WordEntry>();
-  readonly #budget: number;
-  #bytes = 0;
-
-  /** A cache that keeps about `budgetBytes` (32 MiB by default). */
-  constructor(budgetBytes = 32 * 1024 * 1024) {
-    this.#budget = budgetBytes;
-  }
-
-  /** Words kept. */
-  get size(): number {
-    return this.#entries.size;
-  }
-
-  /** Estimated bytes held. */
-  get bytes(): number {
-    return this.#bytes;
-  }
-
-  /**
-   * The entry of `word` for `table`, made on first sight from `buckets` (or
-   * from the featurizer when absent) and kept while the budget allows.
-   */
-  entry(
-    table: Table,
-    word: string,
-    buckets?: readonly number[],
-  ): WordEntry {
-    const found = this.#entries.get(word);
-    if (found !== undefined) return found;
-    const b = buckets ?? wordBucketsOf(word, table.featurizer);
-    let unseen = 0;
-    for (let i = 0; i < b.length; i++) if (table.rowOf[b[i]!]! < 0) unseen++;
-    const entry: WordEntry = { buckets: b, unseen, vectors: [] };
-    // Rough V8 sizes: entry, map slot, string, bucket array.
-    if (this.reserve(96 + 2 * word.length + 8 * b.length)) {
-      this.#entries.set(word, entry);
-    }
-    return entry;
-  }
-
-  /** Counts `bytes` more as held, unless that passes the budget (then false). */
-  reserve(bytes: number): boolean {
-    if (this.#bytes + bytes > this.#budget) return false;
-    this.#bytes += bytes;
-    return true;
-  }
 }
 
 /**
  * What one word adds to the scores of a question: the row of its whole form
  * plus its n-gram rows divided by `max(n, ngram_average_min)` (unseen buckets
- * count as zero rows). Summed in float32, as the weights are stored.
+ * count as zero rows), written to `dest[at, at + K)`. The word's buckets are
+ * `buckets[from, to)`, the whole form first. Summed in float32, as the
+ * weights are stored.
  */
+export function writeWordVector(
+  table: Table,
+  q: QuestionWeights,
+  buckets: ArrayLike<number>,
+  dest: Float32Array,
+  at: number,
+  from = 0,
+  to: number = buckets.length,
+): void {
+  // Every step rounds to float32 (the destination stores float32), so a kept
+  // vector and a fresh one are the same numbers.
+  const k = q.options.length;
+  dest.fill(0, at, at + k);
+  const { rowOf } = table;
+  const w = q.weights;
+  for (let i = from + 1; i < to; i++) {
+    const r = rowOf[buckets[i]!]!;
+    if (r < 0) continue;
+    const base = r * k;
+    for (let j = 0; j < k; j++) dest[at + j]! += w[base + j]!;
+  }
+  const divisor = Math.max(
+    to - from - 1,
+    table.featurizer.ngram_average_min,
+  );
+  if (divisor > 1) {
+    const scale = 1 / divisor;
+    for (let j = 0; j < k; j++) dest[at + j]! *= scale;
+  }
+  const r = rowOf[buckets[from]!]!;
+  if (r >= 0) {
+    const base = r * k;
+    for (let j = 0; j < k; j++) dest[at + j]! += w[base + j]!;
+  }
+}
+
+/** The vector `writeWordVector` computes, as a fresh array. */
 export function wordVector(
   table: Table,
   q: QuestionWeights,
   buckets: readonly number[],
 ): number[] {
-  // Every step rounds to float32 (`Math.fround`), exactly as summing into a
-  // Float32Array would, without a buffer outside the heap per word.
-  const k = q.options.length;
-  const v: number[] = new Array(k);
-  for (let j = 0; j < k; j++) v[j] = 0;
-  const { rowOf } = table;
-  const w = q.weights;
-  for (let i = 1; i < buckets.length; i++) {
-    const r = rowOf[buckets[i]!]!;
-    if (r < 0) continue;
-    const base = r * k;
-    for (let j = 0; j < k; j++) v[j] = Math.fround(v[j]! + w[base + j]!);
-  }
-  const divisor = Math.max(
-    buckets.length - 1,
-    table.featurizer.ngram_average_min,
-  );
-  if (divisor > 1) {
-    const scale = 1 / divisor;
-    for (let j = 0; j < k; j++) v[j] = Math.fround(v[j]! * scale);
-  }
-  const r = rowOf[buckets[0]!]!;
-  if (r >= 0) {
-    const base = r * k;
-    for (let j = 0; j < k; j++) v[j] = Math.fround(v[j]! + w[base + j]!);
-  }
-  return v;
+  const v = new Float32Array(q.options.length);
+  writeWordVector(table, q, buckets, v, 0);
+  return Array.from(v);
 }
 
 /**
- * The vector of a word entry for question `q`, kept in the entry when `q`
- * belongs to the table and the cache has room.
+ * A word of a prepared text: its id in the table's word cache, or -1 when
+ * the cache has no room for it (its buckets then travel with the text).
  */
-export function entryVector(
+export type WordRef = number;
+
+/** How many of `buckets` no training text had. */
+export function unseenBuckets(
   table: Table,
-  q: QuestionTable,
-  slot: number,
-  entry: WordEntry,
-): readonly number[] {
-  const cached = slot < 0 ? undefined : entry.vectors[slot];
-  if (cached !== undefined) return cached;
-  const v = wordVector(table, q, entry.buckets);
-  if (slot >= 0 && table.words.reserve(48 + 8 * v.length)) {
-    entry.vectors[slot] = v;
+  buckets: readonly number[],
+): number {
+  let unseen = 0;
+  for (let i = 0; i < buckets.length; i++) {
+    if (table.rowOf[buckets[i]!]! < 0) unseen++;
   }
-  return v;
+  return unseen;
 }
 
 /** Adds the row of each distinct bigram bucket a training text had to `out`. */
@@ -266,26 +213,114 @@ function addBigramRows(
 }
 
 /**
- * Raw scores of every option for a text whose words have entries in the
- * table's cache (`entries[i]` for `f.words[i]`): the same numbers as
- * `scoreText`, with word vectors kept between texts.
+ * Raw scores of every option for a text whose words have references in the
+ * table's word cache (`entries[i]` for `f.words[i]`, -1 for a word it does
+ * not keep): the same numbers as `scoreText`, with word vectors kept
+ * between texts while the cache has room.
  */
 export function scoreEntries(
   table: Table,
   q: QuestionTable,
   f: TextFeatures,
-  entries: readonly WordEntry[],
+  entries: readonly WordRef[],
   out: Float64Array = new Float64Array(q.options.length),
 ): Float64Array {
+  return scoreWords(table, q, entries, f.wordBuckets, f.bigramBuckets, out);
+}
+
+/**
+ * `scoreEntries` for a text given by its word references, the buckets of
+ * the words the cache does not keep (`loose[i]` for `entries[i] === -1`;
+ * others may be null) and its bigram buckets.
+ */
+export function scoreWords(
+  table: Table,
+  q: QuestionTable,
+  entries: readonly WordRef[],
+  loose: readonly (readonly number[] | null)[],
+  bigrams: readonly number[],
+  out: Float64Array,
+): Float64Array {
   const k = q.options.length;
-  const slot = table.questions.indexOf(q);
+  const { words } = table.state;
+  const qs = table.state.question(q);
+  const slot = qs.vectorSlot;
+  // Where each word's vector is: in the arena, or made afresh in `spare`.
+  const offsets = qs.offsets.length >= entries.length
+    ? qs.offsets
+    : (qs.offsets = new Int32Array(2 * entries.length));
+  let n = 0;
   for (let j = 0; j < k; j++) out[j] = q.bias[j]!;
   for (let i = 0; i < entries.length; i++) {
-    const v = entryVector(table, q, slot, entries[i]!);
-    for (let j = 0; j < k; j++) out[j]! += v[j]!;
+    const id = entries[i]!;
+    let at = id < 0 ? -1 : words.vectorAt(id, slot);
+    if (id >= 0 && at < 0) {
+      at = words.reserveVector(id, slot, k);
+      if (at >= 0) {
+        writeWordVector(
+          table,
+          q,
+          words.bucketStore,
+          words.arena,
+          at,
+          words.bucketsStart(id),
+          words.bucketsEnd(id),
+        );
+      }
+    }
+    if (at >= 0) offsets[n++] = at;
+    else {
+      // No room to keep it: add what is gathered so far, then this one.
+      addArenaRows(words.arena, offsets, n, k, out);
+      n = 0;
+      if (id >= 0) {
+        writeWordVector(
+          table,
+          q,
+          words.bucketStore,
+          qs.wordVector,
+          0,
+          words.bucketsStart(id),
+          words.bucketsEnd(id),
+        );
+      } else writeWordVector(table, q, loose[i]!, qs.wordVector, 0);
+      for (let j = 0; j < k; j++) out[j]! += qs.wordVector[j]!;
+    }
   }
-  addBigramRows(table, q, f.bigramBuckets, out);
+  addArenaRows(words.arena, offsets, n, k, out);
+  // The bigram rows, gathered the same way.
+  const rows = offsets.length >= bigrams.length
+    ? offsets
+    : (qs.offsets = new Int32Array(2 * bigrams.length));
+  let m = 0;
+  for (let i = 0; i < bigrams.length; i++) {
+    const r = table.rowOf[bigrams[i]!]!;
+    if (r >= 0) rows[m++] = r * k;
+  }
+  addArenaRows(q.weights, rows, m, k, out);
   return out;
+}
+
+/**
+ * Adds the `n` vectors of `k` floats at `offsets` in `arena` (the word
+ * cache's arena, or a question's weights) to `out`, one
+ * option at a time: each option's sum takes the vectors in the same order
+ * as adding them one by one would, so the result is the same to the bit,
+ * with one pass over `out` instead of `n`.
+ */
+function addArenaRows(
+  arena: Float32Array,
+  offsets: Int32Array,
+  n: number,
+  k: number,
+  out: Float64Array,
+): void {
+  if (n === 0) return;
+  for (let j = 0; j < k; j++) {
+    let sum = out[j]!;
+    for (let i = 0; i < n; i++) sum += arena[offsets[i]! + j]!;
+    out[j] = sum;
+  }
 }
 
 /**
@@ -338,10 +373,13 @@ export function softmax(
   return p;
 }
 
-/** Index of the largest value (the first one on ties). */
-export function argmax(values: ArrayLike<number>): number {
+/** Index of the largest of the first `n` values (all by default; the first one on ties). */
+export function argmax(
+  values: ArrayLike<number>,
+  n: number = values.length,
+): number {
   let best = 0;
-  for (let i = 1; i < values.length; i++) {
+  for (let i = 1; i < n; i++) {
     if (values[i]! > values[best]!) best = i;
   }
   return best;
@@ -370,7 +408,7 @@ export function noveltyOf(table: Table, f: TextFeatures): number {
  */
 export function noveltyShare(
   table: Table,
-  f: TextFeatures,
+  f: Pick<TextFeatures, "bigramBuckets">,
   wordBuckets: number,
   wordUnseen: number,
 ): number {

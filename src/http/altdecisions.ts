@@ -6,22 +6,24 @@
  * @module
  */
 
-import { stateText } from "../engine/text.ts";
-import { BodyShape, describe, isObject, setKey } from "./fields.ts";
+import type { Assessment } from "../engine/verdict.ts";
 import {
-  type ModelQuestion,
-  serviceOf,
-  type TypedAssessment,
-} from "./model_questions.ts";
-
-/** A checked `/v1/altdecisions` body. */
-export interface AltDecisionsRequest {
-  /** Echoed in the response; `table` when the body names none. */
-  model: string;
-  text: string;
-  questions: ModelQuestion[];
-  exposed: boolean;
-}
+  type Ask,
+  type DecisionRequest,
+  MAX_OPTIONS,
+  MAX_QUESTIONS,
+} from "./decision_request.ts";
+import { textOf } from "./decide.ts";
+import { BodyShape, describe, isObject } from "./fields.ts";
+import type { JsonWriter } from "./json_writer.ts";
+import {
+  writeChoice,
+  writeHint,
+  writeProbabilities,
+  writeQuestionKey,
+  writeService,
+} from "./reply_parts.ts";
+import type { ServedTable } from "./served.ts";
 
 /** The body `/v1/altdecisions` needs, for error messages. */
 export const ALT_BODY = new BodyShape(
@@ -29,7 +31,7 @@ export const ALT_BODY = new BodyShape(
 );
 
 /** Checks a `/v1/altdecisions` body; throws a 400 naming what is wrong. */
-export function parseAltDecisions(body: unknown): AltDecisionsRequest {
+export function parseAltDecisions(body: unknown): DecisionRequest {
   const shape = ALT_BODY;
   const o = shape.object(body);
   const model = shape.optionalString(o.model, "model") ?? "table";
@@ -39,10 +41,12 @@ export function parseAltDecisions(body: unknown): AltDecisionsRequest {
       `"state" must be a string or a JSON object, got ${describe(o.state)}`,
     );
   }
-  const text = stateText(o.state);
+  const text = textOf(o.state, shape);
   if (o.questions === undefined) throw shape.fail('"questions" is missing');
-  const entries = Object.entries(shape.objectField(o.questions, "questions"));
-  const questions = entries.map(([name, entry]): ModelQuestion => {
+  const questions = shape.objectField(o.questions, "questions");
+  shape.atMost(Object.keys(questions).length, MAX_QUESTIONS, "questions");
+  const entries = Object.entries(questions);
+  const asks = entries.map(([name, entry]): Ask => {
     const at = `questions.${name}`;
     const q = shape.objectField(entry, at);
     if (q.type === undefined) throw shape.fail(`"${at}.type" is missing`);
@@ -51,66 +55,86 @@ export function parseAltDecisions(body: unknown): AltDecisionsRequest {
     let options: string[] | undefined;
     if (q.criteria !== undefined && q.criteria !== null) {
       if (Array.isArray(q.criteria)) {
-        options = shape.strings(q.criteria, `${at}.criteria`);
+        options = shape.strings(q.criteria, `${at}.criteria`, MAX_OPTIONS);
       } else {
         const criteria = shape.objectField(q.criteria, `${at}.criteria`);
         options = Object.keys(criteria);
+        shape.atMost(options.length, MAX_OPTIONS, `${at}.criteria`);
         for (const option of options) {
           shape.string(criteria[option], `${at}.criteria.${option}`);
         }
       }
     }
-    return { name, type, options };
+    return { name, options, type };
   });
   const exposed = shape.optionalBoolean(o.exposed, "exposed") ?? false;
-  return { model, text, questions, exposed };
+  return { text, asks, exposed, model };
 }
 
-/** One value of the response's `answers` object. */
-export function altAnswer(
-  { type, assessment: a }: TypedAssessment,
-): Record<string, unknown> {
+/**
+ * Writes one value of the reply's `answers` object: `type`, then `choice`,
+ * `confidence`, `probabilities` (choice), `confidence`, `probability`,
+ * `noul`, `answer` (noul), `confidence`, `probability` (predicate) or only
+ * `confidence` (unsupported, with a `hint` for a name the table does not
+ * know), and `service` (with `audit` when given).
+ */
+export function writeAltAnswer(
+  w: JsonWriter,
+  served: ServedTable,
+  type: string,
+  a: Assessment,
+  audit?: string,
+): void {
   const { answer } = a;
-  const service = serviceOf(a);
-  if (answer.flag === "unsupported") {
-    return { type, confidence: answer.confidence, service };
+  w.ascii('{"type":').string(type);
+  if (answer.kind === "choice") {
+    w.ascii(',"choice":');
+    writeChoice(w, served, a);
+    w.ascii(',"confidence":').number(answer.confidence);
+    w.ascii(',"probabilities":');
+    writeProbabilities(w, served, a, false);
+  } else if (answer.kind === "yes_no") {
+    const p = answer.probability!;
+    w.ascii(',"confidence":').number(answer.confidence);
+    w.ascii(',"probability":').number(p);
+    if (type === "noul") {
+      w.ascii(',"noul":').number(p).ascii(',"answer":').boolean(
+        answer.answer!,
+      );
+    }
+  } else {
+    w.ascii(',"confidence":').number(answer.confidence);
+    writeHint(w, served, a);
   }
-  if (answer.choice !== undefined) {
-    return {
-      type,
-      choice: answer.choice,
-      confidence: answer.confidence,
-      probabilities: answer.probabilities ?? {},
-      service,
-    };
-  }
-  const probability = answer.probability ?? 0;
-  if (type === "noul") {
-    return {
-      type,
-      confidence: answer.confidence,
-      probability,
-      noul: probability,
-      answer: answer.answer ?? false,
-      service,
-    };
-  }
-  return { type, confidence: answer.confidence, probability, service };
+  w.ascii(',"service":');
+  writeService(w, a, audit);
+  w.ascii("}");
 }
 
-/** The `/v1/altdecisions` response. */
-export function altResponse(
-  request: AltDecisionsRequest,
-  answers: readonly TypedAssessment[],
+/**
+ * Writes the `/v1/altdecisions` reply: `model`, `answers` keyed by
+ * question, `latency_ms`, `service`. `audits[i]`, when given, is the audit
+ * id of answer `i` (in its `service`).
+ */
+export function writeAltReply(
+  w: JsonWriter,
+  served: ServedTable,
+  request: DecisionRequest,
+  answers: readonly Assessment[],
   latencyUs: number,
-): Record<string, unknown> {
-  const out: Record<string, Record<string, unknown>> = {};
-  for (const t of answers) setKey(out, t.assessment.question, altAnswer(t));
-  return {
-    model: request.model,
-    answers: out,
-    // Integer over a power of ten: prints as 0.6536, not 0.6536000000000001.
-    latency_ms: Math.round(latencyUs * 10) / 10000,
-    service: { latency_us: latencyUs, source: "table" },
-  };
+  audits?: readonly (string | undefined)[],
+): void {
+  w.ascii('{"model":').string(request.model ?? "table").ascii(',"answers":{');
+  const asks = request.asks!;
+  for (let i = 0; i < answers.length; i++) {
+    if (i > 0) w.ascii(",");
+    const a = answers[i]!;
+    writeQuestionKey(w, served, a);
+    writeAltAnswer(w, served, asks[i]!.type!, a, audits?.[i]);
+  }
+  // An integer over a power of ten prints as 0.6536, not 0.6536000000000001.
+  w.ascii('},"latency_ms":').number(Math.round(latencyUs * 10) / 10000);
+  w.ascii(',"service":{"latency_us":').number(latencyUs).ascii(
+    ',"source":"table"}}',
+  );
 }

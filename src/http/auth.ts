@@ -1,5 +1,6 @@
 /**
- * Access-token middleware.
+ * The access-token check, shared by the Hono app and the fast path of the
+ * decision routes.
  *
  * With a token configured, a request passes when it presents the token as
  * `X-Service-Token: <token>`, `Authorization: Bearer <token>`, or as the
@@ -11,12 +12,10 @@
  * @module
  */
 
-import type { MiddlewareHandler } from "hono";
-import { HTTPException } from "hono/http-exception";
 import type { TokenSource } from "./token.ts";
 
-/** Options of `tokenGuard`. */
-export interface TokenGuardOptions {
+/** Options of `tokenCheck`. */
+export interface TokenCheckOptions {
   /** Where the token comes from; consulted on every guarded request. */
   source: TokenSource;
   /** Requests that need no token. */
@@ -31,7 +30,7 @@ const DEFAULTS = {
   isOpen: () => false,
   isBrowser: () => false,
   realm: "decision tables",
-} satisfies Omit<TokenGuardOptions, "source">;
+} satisfies Omit<TokenCheckOptions, "source">;
 
 const encoder = new TextEncoder();
 
@@ -46,12 +45,15 @@ export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   return diff === 0;
 }
 
+/** Reads a request header by its lower-case name; null when absent. */
+export type HeaderReader = (name: string) => string | null;
+
 /** The credentials a request presents, in the three accepted forms. */
-export function presentedTokens(headers: Headers): string[] {
+export function presentedTokens(header: HeaderReader): string[] {
   const found: string[] = [];
-  const header = headers.get("x-service-token");
-  if (header !== null) found.push(header.trim());
-  const auth = headers.get("authorization");
+  const given = header("x-service-token");
+  if (given !== null) found.push(given.trim());
+  const auth = header("authorization");
   if (auth !== null) {
     const space = auth.indexOf(" ");
     const scheme = (space < 0 ? auth : auth.slice(0, space)).toLowerCase();
@@ -80,32 +82,57 @@ export function basicPassword(encoded: string): string | null {
   return colon < 0 ? null : decoded.slice(colon + 1);
 }
 
-/** Middleware refusing requests that lack the configured token. */
-export function tokenGuard(options: TokenGuardOptions): MiddlewareHandler {
+/** Why a request was refused: a 401 with its message and challenge. */
+export interface Refusal {
+  status: 401;
+  message: string;
+  /** The `WWW-Authenticate` challenge. */
+  challenge: string;
+}
+
+/** Decides whether a request may pass: null when it may, else the refusal. */
+export type TokenCheck = (
+  method: string,
+  path: string,
+  header: HeaderReader,
+) => Refusal | null | Promise<Refusal | null>;
+
+/**
+ * A check refusing requests that lack the configured token. It answers
+ * synchronously unless the token source reads a file.
+ */
+export function tokenCheck(options: TokenCheckOptions): TokenCheck {
   const { source } = options;
   const isOpen = options.isOpen ?? DEFAULTS.isOpen;
   const isBrowser = options.isBrowser ?? DEFAULTS.isBrowser;
   const realm = options.realm ?? DEFAULTS.realm;
-  return async (c, next) => {
-    if (!source.configured || isOpen(c.req.method, c.req.path)) return next();
-    const current = source.current();
-    const token = typeof current === "string" ? current : await current;
+  const judge = (
+    token: string,
+    method: string,
+    path: string,
+    header: HeaderReader,
+  ): Refusal | null => {
     const expected = encoder.encode(token);
     let ok = false;
-    for (const presented of presentedTokens(c.req.raw.headers)) {
+    for (const presented of presentedTokens(header)) {
       // Every credential is compared, so timing does not say which one matched.
       ok = constantTimeEqual(encoder.encode(presented), expected) || ok;
     }
-    if (ok && token !== "") return next();
-    const challenge = isBrowser(c.req.method, c.req.path)
-      ? `Basic realm="${realm}", charset="UTF-8"`
-      : `Bearer realm="${realm}"`;
-    throw new HTTPException(401, {
+    if (ok && token !== "") return null;
+    return {
+      status: 401,
       message:
         "Missing or wrong access token: send it as X-Service-Token: <token>, Authorization: Bearer <token>, or as the password of a Basic login",
-      res: new Response(null, {
-        headers: { "WWW-Authenticate": challenge },
-      }),
-    });
+      challenge: isBrowser(method, path)
+        ? `Basic realm="${realm}", charset="UTF-8"`
+        : `Bearer realm="${realm}"`,
+    };
+  };
+  return (method, path, header) => {
+    if (!source.configured || isOpen(method, path)) return null;
+    const current = source.current();
+    return typeof current === "string"
+      ? judge(current, method, path, header)
+      : current.then((token) => judge(token, method, path, header));
   };
 }

@@ -20,18 +20,15 @@ export const MAX_BODY_BYTES = 1_048_576;
 const DIGITS = /^[0-9]+$/;
 
 /**
- * Reads and parses the JSON body of `request`. Throws `HTTPException` 413
- * for a body over `limit` bytes, 400 for a malformed length, an empty body
- * or invalid JSON; `needed` describes the body the route expects and ends
- * every 400 message.
+ * Reads the body of `request` as text. Throws `HTTPException` 413 for a
+ * body over `limit` bytes (before reading any of it when the length is
+ * declared), 400 for a malformed `Content-Length`.
  */
-export async function readJsonBody(
+export async function readBodyText(
   request: Request,
-  needed: string,
   limit: number = MAX_BODY_BYTES,
-): Promise<unknown> {
+): Promise<string> {
   const declared = request.headers.get("content-length");
-  let text: string;
   if (declared !== null) {
     if (!DIGITS.test(declared.trim())) {
       throw new HTTPException(400, {
@@ -40,10 +37,17 @@ export async function readJsonBody(
       });
     }
     if (Number(declared) > limit) throw tooLarge(limit);
-    text = await request.text();
-  } else {
-    text = await readCapped(request, limit);
+    return await request.text();
   }
+  return await readCapped(request, limit);
+}
+
+/**
+ * Parses a JSON body; throws `HTTPException` 400 for an empty body or
+ * invalid JSON, its message ending with `needed`, the body the route
+ * expects.
+ */
+export function parseJsonBody(text: string, needed: string): unknown {
   if (text.trim() === "") throw badBody("The request body is empty", needed);
   try {
     return JSON.parse(text);
@@ -55,12 +59,25 @@ export async function readJsonBody(
   }
 }
 
+/**
+ * Reads and parses the JSON body of `request`: `readBodyText`, then
+ * `parseJsonBody`.
+ */
+export async function readJsonBody(
+  request: Request,
+  needed: string,
+  limit: number = MAX_BODY_BYTES,
+): Promise<unknown> {
+  return parseJsonBody(await readBodyText(request, limit), needed);
+}
+
 /** A 400 whose message says what was wrong and what body is needed. */
 export function badBody(reason: string, needed: string): HTTPException {
   return new HTTPException(400, { message: `${reason}. Send ${needed}` });
 }
 
-function tooLarge(limit: number): HTTPException {
+/** The 413 for a body over `limit` bytes. */
+export function tooLarge(limit: number = MAX_BODY_BYTES): HTTPException {
   return new HTTPException(413, {
     message: `The request body is larger than ${limit} bytes`,
   });

@@ -5,23 +5,34 @@
  * @module
  */
 
-import type { Answer, Assessment } from "../engine/answer.ts";
+import type { Assessment } from "../engine/verdict.ts";
 import { stateText } from "../engine/text.ts";
-import { BodyShape, describe, isObject, setKey } from "./fields.ts";
+import {
+  type Ask,
+  type DecisionRequest,
+  MAX_OPTIONS,
+  MAX_QUESTIONS,
+} from "./decision_request.ts";
+import { BodyShape, describe, isObject } from "./fields.ts";
+import type { JsonWriter } from "./json_writer.ts";
+import {
+  writeChoice,
+  writeFlag,
+  writeHint,
+  writeProbabilities,
+  writeQuestionKey,
+} from "./reply_parts.ts";
+import type { ServedTable } from "./served.ts";
 
-/** One question to answer, with the options offered (absent: all). */
-export interface Ask {
-  name: string;
-  options?: readonly string[] | undefined;
-}
-
-/** A checked `/v1/decide` body. */
-export interface DecideRequest {
-  /** The state as the table reads it. */
-  text: string;
-  /** The questions asked; null when the body names none (answer all). */
-  asks: Ask[] | null;
-  exposed: boolean;
+/** The text of a checked `state`; a 400 when an object cannot be serialised. */
+export function textOf(state: string | object, shape: BodyShape): string {
+  try {
+    return stateText(state);
+  } catch (e) {
+    throw shape.fail(
+      `"state" cannot be serialised to JSON (${(e as Error).message})`,
+    );
+  }
 }
 
 /** The body `/v1/decide` needs, for error messages. */
@@ -30,7 +41,7 @@ export const DECIDE_BODY = new BodyShape(
 );
 
 /** Checks a `/v1/decide` body; throws a 400 naming what is wrong. */
-export function parseDecide(body: unknown): DecideRequest {
+export function parseDecide(body: unknown): DecisionRequest {
   const shape = DECIDE_BODY;
   const o = shape.object(body);
   const state = o.state;
@@ -43,28 +54,83 @@ export function parseDecide(body: unknown): DecideRequest {
   let asks: Ask[] | null = null;
   if (o.questions !== undefined && o.questions !== null) {
     const questions = shape.objectField(o.questions, "questions");
+    shape.atMost(Object.keys(questions).length, MAX_QUESTIONS, "questions");
     asks = [];
     for (const [name, entry] of Object.entries(questions)) {
       if (entry === null) {
-        asks.push({ name });
+        asks.push({ name, options: undefined, type: undefined });
         continue;
       }
       const e = shape.objectField(entry, `questions.${name}`);
       const criteria = e.criteria === undefined || e.criteria === null
         ? undefined
-        : shape.strings(e.criteria, `questions.${name}.criteria`);
-      asks.push({ name, options: criteria });
+        : shape.strings(
+          e.criteria,
+          `questions.${name}.criteria`,
+          MAX_OPTIONS,
+        );
+      asks.push({ name, options: criteria, type: undefined });
     }
   }
   const exposed = shape.optionalBoolean(o.exposed, "exposed") ?? false;
-  return { text: stateText(state), asks, exposed };
+  return { text: textOf(state, shape), asks, exposed, model: null };
 }
 
-/** The `answers` object of a `/v1/decide` response: the engine's answers keyed by question. */
-export function decideAnswers(
-  assessments: readonly Assessment[],
-): Record<string, Answer> {
-  const out: Record<string, Answer> = {};
-  for (const a of assessments) setKey(out, a.question, a.answer);
-  return out;
+/**
+ * Writes one answer in the service's own shape: `choice` or `answer`,
+ * `confidence`, `certified`, `flag`, `radius`, `probabilities` or
+ * `probability`, in that order; an answer for a question the table does
+ * not know has no answer fields and a `hint`; `audit` follows when given.
+ */
+export function writeDecideAnswer(
+  w: JsonWriter,
+  served: ServedTable,
+  a: Assessment,
+  audit?: string,
+): void {
+  const { answer } = a;
+  if (answer.kind === "choice") {
+    w.ascii('{"choice":');
+    writeChoice(w, served, a);
+    w.ascii(',"confidence":');
+  } else if (answer.kind === "yes_no") {
+    w.ascii('{"answer":').boolean(answer.answer!).ascii(',"confidence":');
+  } else w.ascii('{"confidence":');
+  w.number(answer.confidence).ascii(',"certified":').boolean(answer.certified);
+  w.ascii(',"flag":');
+  writeFlag(w, answer.flag);
+  w.ascii(',"radius":');
+  if (answer.radius === null) w.ascii("null");
+  else w.number(answer.radius);
+  if (answer.kind === "choice") {
+    w.ascii(',"probabilities":');
+    writeProbabilities(w, served, a, false);
+  } else if (answer.kind === "yes_no") {
+    w.ascii(',"probability":').number(answer.probability!);
+  } else writeHint(w, served, a);
+  if (audit !== undefined) w.ascii(',"audit":').string(audit);
+  w.ascii("}");
+}
+
+/**
+ * Writes the `/v1/decide` reply: `{"answers": {...}, "latency_us": n}`,
+ * answers keyed by question in the order asked. `audits[i]`, when given,
+ * is the audit id of answer `i`.
+ */
+export function writeDecideReply(
+  w: JsonWriter,
+  served: ServedTable,
+  _request: DecisionRequest,
+  answers: readonly Assessment[],
+  latencyUs: number,
+  audits?: readonly (string | undefined)[],
+): void {
+  w.ascii('{"answers":{');
+  for (let i = 0; i < answers.length; i++) {
+    if (i > 0) w.ascii(",");
+    const a = answers[i]!;
+    writeQuestionKey(w, served, a);
+    writeDecideAnswer(w, served, a, audits?.[i]);
+  }
+  w.ascii('},"latency_us":').number(latencyUs).ascii("}");
 }

@@ -87,9 +87,19 @@ export class BodyShape {
     return value;
   }
 
-  /** A field that must be an array of strings. */
-  strings(value: unknown, field: string): string[] {
+  /** Throws a 400 when `field` holds more than `limit` entries (`count`). */
+  atMost(count: number, limit: number, field: string): void {
+    if (count > limit) {
+      throw this.fail(
+        `"${field}" has ${count} entries; a request may give at most ${limit}`,
+      );
+    }
+  }
+
+  /** A field that must be an array of at most `limit` strings. */
+  strings(value: unknown, field: string, limit = Infinity): string[] {
     const items = this.array(value, field);
+    this.atMost(items.length, limit, field);
     for (let i = 0; i < items.length; i++) {
       if (typeof items[i] !== "string") {
         throw this.fail(

@@ -10,9 +10,10 @@
  */
 
 import type { DriftMonitor, DriftState } from "../engine/drift.ts";
+import { thresholdInForce } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
-import { EXPOSED_BOUNDS_S } from "./latency.ts";
-import { DECISION_ROUTES, type ServiceStats } from "./stats.ts";
+import { EXPOSED_BOUNDS_S } from "./stats/latency.ts";
+import { DECISION_ROUTES, type ServiceStats } from "./stats/service_stats.ts";
 
 /** Content type of the text exposition format. */
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -80,13 +81,8 @@ export function renderMetrics(
     "counter",
     "HTTP responses by route and status code.",
   );
-  const responses = [...stats.responses()].sort(([a], [b]) =>
-    a.localeCompare(b)
-  );
-  for (const [route, byStatus] of responses) {
-    for (const [code, n] of [...byStatus].sort(([a], [b]) => a - b)) {
-      e.sample("dtable_http_responses_total", n, { route, code: String(code) });
-    }
+  for (const [route, code, n] of stats.responses()) {
+    e.sample("dtable_http_responses_total", n, { route, code: String(code) });
   }
 
   e.family(
@@ -187,13 +183,12 @@ export function renderMetrics(
   e.family(
     "dtable_question_threshold",
     "gauge",
-    "Certified confidence threshold per calibrated question.",
+    "Certified confidence threshold in force per calibrated question.",
   );
   for (const q of table.questions) {
-    if (q.calibration.threshold !== null) {
-      e.sample("dtable_question_threshold", q.calibration.threshold, {
-        question: q.name,
-      });
+    const threshold = thresholdInForce(table, q.name);
+    if (threshold !== null) {
+      e.sample("dtable_question_threshold", threshold, { question: q.name });
     }
   }
 

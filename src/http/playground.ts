@@ -1,13 +1,14 @@
 /**
  * `POST /v1/playground`: what the table thinks of a text, with the reason in
  * words and the top three options. It reads the drift guard without feeding
- * it and is never counted as a decision.
+ * it and is never counted as a decision. A question the table does not know
+ * is answered `unsupported`, the reason naming the table's questions and a
+ * close one when there is one.
  *
  * @module
  */
 
-import { HTTPException } from "hono/http-exception";
-import type { Assessment } from "../engine/answer.ts";
+import { type Assessment, topOptions } from "../engine/answer.ts";
 import type { DriftState } from "../engine/drift.ts";
 import { reasonInWords } from "../engine/reason.ts";
 import type { Table } from "../engine/table.ts";
@@ -40,8 +41,7 @@ export const PLAYGROUND_BODY = new BodyShape(
 
 /**
  * Checks a playground body against `table`: a missing `question` is the
- * only question of a one-question bundle, else a 400; a question the bundle
- * does not know is a 404.
+ * only question of a one-question bundle, else a 400.
  */
 export function parsePlayground(
   body: unknown,
@@ -62,13 +62,6 @@ export function parsePlayground(
     }
     question = table.questions[0]!.name;
   }
-  if (!table.byName.has(question)) {
-    throw new HTTPException(404, {
-      message: `The bundle has no question named ${
-        JSON.stringify(question)
-      }; its questions are: ${names(table)}`,
-    });
-  }
   return { question, text };
 }
 
@@ -76,10 +69,14 @@ function names(table: Table): string {
   return table.questions.map((q) => q.name).join(", ");
 }
 
-/** The playground response for an assessment, its reason naming the drift guard's state. */
+/**
+ * The playground response for an assessment, its reason naming the drift
+ * guard's state, or the table's `questions` when the question is unknown.
+ */
 export function playgroundResponse(
   a: Assessment,
   drift?: DriftState,
+  questions?: readonly string[],
 ): PlaygroundResponse {
   const { answer } = a;
   return {
@@ -90,8 +87,8 @@ export function playgroundResponse(
     alpha: a.alpha,
     certified: answer.certified,
     flag: answer.flag,
-    reason: reasonInWords(a, drift),
+    reason: reasonInWords(a, { drift, questions }),
     radius: answer.radius,
-    top: a.top,
+    top: topOptions(answer),
   };
 }

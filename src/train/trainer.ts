@@ -37,8 +37,8 @@ import {
   softmax,
   type Table,
   type TableSettings,
-  WordCache,
 } from "../engine/table.ts";
+import { TableState } from "../engine/state.ts";
 import { calibrateQuestion, type ScoredAnswers } from "./calibrate.ts";
 import { fitQuestion, type FitSettings, type FittedModel } from "./fit.ts";
 import {
@@ -255,7 +255,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     rowCount: rowBuckets.length,
     questions: [],
     byName: new Map(),
-    words: new WordCache(),
+    state: new TableState(),
     info: {},
   };
 
@@ -353,7 +353,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     ...base,
     questions,
     byName: new Map(questions.map((q) => [q.name, q])),
-    words: new WordCache(),
+    state: new TableState(),
   };
   const reports: QuestionReport[] = fitted.map((f) => ({
     ...f.report,

@@ -211,7 +211,7 @@ export const PATHS: Record<string, Record<string, Operation>> = {
       operationId: "playground",
       summary: "What the table thinks of a text, not counted as a decision",
       description:
-        "The answer, its confidence against the threshold, alpha, the verdict and its reason in words, and the top three options. It reads the drift guard without feeding it. A missing question with more than one bundle question is a 400; an unknown question is a 404.",
+        "The answer, its confidence against the threshold, alpha, the verdict and its reason in words, and the top three options. It reads the drift guard without feeding it. A missing question with more than one bundle question is a 400; an unknown question is answered with flag unsupported, the bundle's questions named in the reason (with a suggestion for a near miss).",
       tag: "operations",
       request: "PlaygroundRequest",
       examples: {
@@ -238,7 +238,7 @@ export const PATHS: Record<string, Record<string, Operation>> = {
           { option: "account", probability: 0.0017 },
         ],
       },
-      errors: [400, 404, 413],
+      errors: [400, 413],
     }),
   },
   "/": {

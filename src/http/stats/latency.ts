@@ -138,3 +138,40 @@ export class LatencyHistogram {
 export function round1(x: number): number {
   return Math.round(x * 10) / 10;
 }
+
+/**
+ * Latency over the last `windowS` to `2 × windowS` seconds: the running
+ * window and the one before it. A new histogram is made only when a window
+ * rolls over.
+ */
+export class WindowedLatency {
+  readonly #windowMs: number;
+  #current = new LatencyHistogram();
+  #previous = new LatencyHistogram();
+  #start = -Infinity;
+
+  /** Windows of `windowS` seconds each. */
+  constructor(windowS: number) {
+    this.#windowMs = windowS * 1000;
+  }
+
+  /** Records one duration at wall time `nowMs`. */
+  record(nowMs: number, us: number): void {
+    this.#roll(nowMs);
+    this.#current.record(us);
+  }
+
+  /** The summary of both windows at wall time `nowMs`. */
+  summary(nowMs: number): LatencySummary {
+    this.#roll(nowMs);
+    return LatencyHistogram.merged(this.#previous, this.#current).summary();
+  }
+
+  #roll(nowMs: number): void {
+    if (nowMs - this.#start < this.#windowMs) return;
+    const stale = nowMs - this.#start >= 2 * this.#windowMs;
+    this.#previous = stale ? new LatencyHistogram() : this.#current;
+    this.#current = new LatencyHistogram();
+    this.#start = nowMs;
+  }
+}

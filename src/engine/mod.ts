@@ -1,0 +1,78 @@
+/**
+ * The decision-table engine as a library: answer a trained table's
+ * questions for a text, each answer with its certification verdict, with
+ * no I/O, no clock and no module-level state (each table keeps its own
+ * state). Load a bundle with `loadBundle` from the package's `./bundle`
+ * entry (`src/bundle/files.ts`), then prepare a text once and assess any
+ * number of questions on it.
+ *
+ * @example
+ * ```ts
+ * import { loadBundle } from "../bundle/files.ts";
+ * import { assess, DriftMonitor, prepareText, probabilitiesOf } from "./mod.ts";
+ *
+ * const table = await loadBundle("demo/bundle");
+ * const guard = new DriftMonitor(table.settings.drift);
+ * const text = prepareText(table, "where is my parcel, it has not arrived yet");
+ * const { answer } = assess(table, text, "topic", {}, guard);
+ * if (answer.certified) console.log(`serve ${answer.choice}`);
+ * else console.log(`ask the model (${answer.flag})`, probabilitiesOf(answer));
+ * ```
+ *
+ * @module
+ */
+
+export {
+  answerQuestion,
+  type AskOptions,
+  assess,
+  type PreparedText,
+  prepareFeatures,
+  prepareText,
+  probabilitiesOf,
+  suggestQuestion,
+  topOptions,
+  unsupportedAssessment,
+  warmUp,
+} from "./answer.ts";
+export {
+  type Answer,
+  type AnswerKind,
+  type Assessment,
+  type DriftRule,
+  type Flag,
+  FLAGS,
+  type RankedOption,
+} from "./verdict.ts";
+export {
+  type QuestionState,
+  reinstateCertification,
+  setThresholdInForce,
+  TableState,
+  type TableStateOptions,
+  thresholdInForce,
+  withdrawCertification,
+} from "./state.ts";
+export {
+  type DriftGuard,
+  DriftMonitor,
+  type DriftState,
+  peekGuard,
+  QUIET_GUARD,
+} from "./drift.ts";
+export {
+  driftInWords,
+  type ReasonContext,
+  reasonInWords,
+  unsupportedInWords,
+} from "./reason.ts";
+export type {
+  Calibration,
+  DriftSettings,
+  QuestionKind,
+  QuestionTable,
+  Table,
+  TableSettings,
+} from "./table.ts";
+export { stateText } from "./text.ts";
+export { DEFAULT_WORD_CACHE_BYTES, WordCache } from "./word_cache.ts";

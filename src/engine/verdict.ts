@@ -1,0 +1,119 @@
+/**
+ * What the engine says about one question asked of one text: the table's
+ * answer and the certification verdict on it, as typed data. The HTTP layer
+ * shapes it into each reply format; nothing here knows a JSON reply shape.
+ *
+ * @module
+ */
+
+/** Why an answer is not certified; see `answer.ts` for the order of the rules. */
+export type Flag =
+  | "low_confidence"
+  | "drift"
+  | "low_radius"
+  | "uncalibrated"
+  | "unsupported"
+  | "empty_input"
+  | "options_changed"
+  | "option_removed"
+  | "new_options_served"
+  | "manual_threshold";
+
+/** Every flag, in a fixed order (counters index flags by their position here). */
+export const FLAGS: readonly Flag[] = [
+  "low_confidence",
+  "drift",
+  "low_radius",
+  "uncalibrated",
+  "unsupported",
+  "empty_input",
+  "options_changed",
+  "option_removed",
+  "new_options_served",
+  "manual_threshold",
+];
+
+/**
+ * Which rule of the drift guard withheld certification (flag `drift`):
+ * `live_audit` when serving withdrew the question's certification
+ * (`withdrawCertification`), `alarm` when the online test's alarm stands,
+ * `novelty` when the text alone looks foreign (its share of unseen features).
+ */
+export type DriftRule = "live_audit" | "alarm" | "novelty";
+
+/** What kind of answer a verdict carries. */
+export type AnswerKind = "choice" | "yes_no" | "none";
+
+/**
+ * The table's answer to one question. `kind` says which fields are there:
+ * `choice` (a choice question: `choice`, `options`, `probabilities`),
+ * `yes_no` (`answer`, `probability`) or `none` (a question the table cannot
+ * answer: flag `unsupported`, or `empty_input` for an empty text).
+ */
+export interface Answer {
+  kind: AnswerKind;
+  /** Best option (choice questions). */
+  choice?: string;
+  /** Yes or no (yes/no questions). */
+  answer?: boolean;
+  /** Probability of the answer given (over the offered options when narrowed). */
+  confidence: number;
+  certified: boolean;
+  flag: Flag | null;
+  /** Which drift rule withheld certification, when `flag` is `drift`; else null. */
+  driftRule: DriftRule | null;
+  /** Least number of inserted words that could change the answer; null when none can. */
+  radius: number | null;
+  /**
+   * Choice questions: the options answered over, in reply order. All the
+   * learned options (the question's own array), or when narrowed the
+   * offered learned options in table order, then the offered options the
+   * table never learned, in the order given.
+   */
+  options?: readonly string[];
+  /**
+   * For each entry of `options`, its index among the learned options, or -1
+   * for an option the table never learned. Null when `options` is every
+   * learned option in table order.
+   */
+  optionIndices?: readonly number[] | null;
+  /** Position of `choice` in `options`. */
+  chosen?: number;
+  /** `probabilities[i]` is the probability of `options[i]` (0 for an option never learned). */
+  probabilities?: readonly number[];
+  /** Probability of yes (yes/no questions). */
+  probability?: number;
+}
+
+/** An option and its probability, for the top options of an answer. */
+export interface RankedOption {
+  option: string;
+  probability: number;
+}
+
+/** An answer together with what led to it. */
+export interface Assessment {
+  /** The question as asked. */
+  question: string;
+  /** Position of the question in the table, -1 for a name it does not know. */
+  slot: number;
+  answer: Answer;
+  /**
+   * Threshold in force for the question (the calibrated one unless serving
+   * moved it), null when uncalibrated or unknown.
+   */
+  threshold: number | null;
+  /** The question's target disagreement rate, null when unknown. */
+  alpha: number | null;
+  /** Confidence of the full-option answer (what the threshold is compared with). */
+  fullConfidence: number;
+  /** The drift score of the text, null when not scored. */
+  driftScore: number | null;
+  /** Share of the text's buckets no training text had. */
+  novelty: number;
+  /**
+   * For a question name the table does not know: a known name that differs
+   * only in case or by a slip of a letter or two, else null.
+   */
+  suggestion: string | null;
+}

@@ -1,0 +1,200 @@
+/**
+ * Pieces the three decision reply shapes share: an answer's probabilities
+ * (as an object or as an array of `{value, probability}`), its flag, the
+ * `hint` of a question the table does not know, and the `service` object
+ * of the decision-model shapes. Choice probabilities are printed to
+ * `PROBABILITY_DIGITS` significant digits (see `json_number.ts`); when a
+ * rival would print the same as the answer, both are printed exactly, so
+ * the printed probabilities never name another winner.
+ *
+ * @module
+ */
+
+import type { Answer, Assessment, Flag } from "../engine/verdict.ts";
+import { unsupportedInWords } from "../engine/reason.ts";
+import { EXACT_KEY, writeProbabilityKey } from "./json_number.ts";
+import { fragment, JsonWriter, probabilityKey } from "./json_writer.ts";
+import type { ServedTable } from "./served.ts";
+
+const FLAG_TEXT: Record<Flag, Uint8Array> = {
+  low_confidence: fragment('"low_confidence"'),
+  drift: fragment('"drift"'),
+  low_radius: fragment('"low_radius"'),
+  uncalibrated: fragment('"uncalibrated"'),
+  unsupported: fragment('"unsupported"'),
+  empty_input: fragment('"empty_input"'),
+  options_changed: fragment('"options_changed"'),
+  option_removed: fragment('"option_removed"'),
+  new_options_served: fragment('"new_options_served"'),
+  manual_threshold: fragment('"manual_threshold"'),
+};
+const NULL = fragment("null");
+
+/** Writes a flag as a JSON string, or `null`. */
+export function writeFlag(w: JsonWriter, flag: Flag | null): void {
+  w.raw(flag === null ? NULL : FLAG_TEXT[flag]);
+}
+
+/** Writes the question name of an assessment as a JSON string. */
+export function writeQuestionName(
+  w: JsonWriter,
+  served: ServedTable,
+  a: Assessment,
+): void {
+  if (a.slot >= 0) w.raw(served.fragments[a.slot]!.name);
+  else w.string(a.question);
+}
+
+/** Writes the question name of an assessment as an object key (`"name":`). */
+export function writeQuestionKey(
+  w: JsonWriter,
+  served: ServedTable,
+  a: Assessment,
+): void {
+  if (a.slot >= 0) w.raw(served.fragments[a.slot]!.key);
+  else w.string(a.question).ascii(":");
+}
+
+/** Writes the best option of a choice answer as a JSON string. */
+export function writeChoice(
+  w: JsonWriter,
+  served: ServedTable,
+  a: Assessment,
+): void {
+  const { answer } = a;
+  const index = answer.optionIndices == null
+    ? answer.chosen!
+    : answer.optionIndices[answer.chosen!]!;
+  if (a.slot >= 0 && index >= 0) {
+    w.raw(served.fragments[a.slot]!.option[index]!);
+  } else w.string(answer.choice!);
+}
+
+/**
+ * Writes `,"hint":"..."` for a question name the table does not know (a
+ * close known name, and the table's questions); nothing otherwise.
+ */
+export function writeHint(
+  w: JsonWriter,
+  served: ServedTable,
+  a: Assessment,
+): void {
+  if (a.slot >= 0) return;
+  w.ascii(',"hint":').string(
+    unsupportedInWords(a.question, a.suggestion, served.questionNames),
+  );
+}
+
+/**
+ * Writes a choice answer's probabilities: `{"a":0.5,...}` (`array` false)
+ * or `[{"value":"a","probability":0.5},...]` (`array` true).
+ */
+export function writeProbabilities(
+  w: JsonWriter,
+  served: ServedTable,
+  a: Assessment,
+  array: boolean,
+): void {
+  const start = w.length;
+  if (!writeProbabilitiesOnce(w, served, a, array, false)) {
+    // A rival prints like the answer: print those exactly.
+    w.reset(start);
+    writeProbabilitiesOnce(w, served, a, array, true);
+  }
+}
+
+/** Most bytes one printed probability takes (an exact double, or `}` after it). */
+const NUMBER_ROOM = 26;
+
+/**
+ * One pass of `writeProbabilities`; with `exactTies` false, returns false
+ * (having written a useless text) when a rival rounds like the answer.
+ * Options the table learned are written from their pre-encoded fragments
+ * straight into the writer's buffer; names it never learned are escaped.
+ */
+function writeProbabilitiesOnce(
+  w: JsonWriter,
+  served: ServedTable,
+  a: Assessment,
+  array: boolean,
+  exactTies: boolean,
+): boolean {
+  const answer: Answer = a.answer;
+  const p = answer.probabilities!;
+  const indices = answer.optionIndices ?? null;
+  const chosen = answer.chosen!;
+  const frags = a.slot >= 0 ? served.fragments[a.slot]! : null;
+  if (frags === null || (indices !== null && indices.includes(-1))) {
+    return writeNamedProbabilities(w, a, array, exactTies);
+  }
+  const first = array ? frags.optionEntry : frags.optionKey;
+  const next = array ? frags.nextOptionEntry : frags.nextOptionKey;
+  const chosenKey = probabilityKey(p[chosen]!);
+  const n = p.length;
+  const buf = w.reserve(frags.optionBytes + NUMBER_ROOM * n + 2);
+  let at = w.length;
+  buf[at++] = array ? 91 : 123; // [ or {
+  let clean = true;
+  for (let i = 0; i < n; i++) {
+    const index = indices === null ? i : indices[i]!;
+    const f = i === 0 ? first[index]! : next[index]!;
+    buf.set(f, at);
+    at += f.length;
+    const pi = p[i]!;
+    let key = probabilityKey(pi);
+    if (key === chosenKey && key !== EXACT_KEY && i !== chosen) {
+      clean = false;
+      key = EXACT_KEY;
+    }
+    if (exactTies && i === chosen) key = EXACT_KEY;
+    at = writeProbabilityKey(buf, at, key, pi);
+    if (array) buf[at++] = 125; // }
+  }
+  buf[at++] = array ? 93 : 125; // ] or }
+  w.advance(at);
+  return clean || exactTies;
+}
+
+/** `writeProbabilitiesOnce` for options without fragments (names the table never learned). */
+function writeNamedProbabilities(
+  w: JsonWriter,
+  a: Assessment,
+  array: boolean,
+  exactTies: boolean,
+): boolean {
+  const answer = a.answer;
+  const p = answer.probabilities!;
+  const names = answer.options!;
+  const chosen = answer.chosen!;
+  const chosenKey = probabilityKey(p[chosen]!);
+  w.ascii(array ? "[" : "{");
+  let clean = true;
+  for (let i = 0; i < p.length; i++) {
+    if (i > 0) w.ascii(",");
+    if (array) w.ascii('{"value":').string(names[i]!).ascii(',"probability":');
+    else w.string(names[i]!).ascii(":");
+    let key = probabilityKey(p[i]!);
+    if (key === chosenKey && key !== EXACT_KEY && i !== chosen) {
+      clean = false;
+      key = EXACT_KEY;
+    }
+    if (exactTies && i === chosen) key = EXACT_KEY;
+    w.probability(key, p[i]!);
+    if (array) w.ascii("}");
+  }
+  w.ascii(array ? "]" : "}");
+  return clean || exactTies;
+}
+
+/** Writes the `service` object of the decision-model shapes, with an optional audit id. */
+export function writeService(
+  w: JsonWriter,
+  a: Assessment,
+  audit: string | undefined,
+): void {
+  w.ascii('{"source":"table","certified":').boolean(a.answer.certified);
+  w.ascii(',"flag":');
+  writeFlag(w, a.answer.flag);
+  if (audit !== undefined) w.ascii(',"audit":').string(audit);
+  w.ascii("}");
+}

@@ -1,0 +1,100 @@
+/**
+ * The newest decisions, one per answer, in a ring of slots allocated once
+ * and overwritten in place. Input text is kept only when asked for at
+ * startup, and then cut to `RECENT_TEXT_LIMIT` code units.
+ *
+ * @module
+ */
+
+import type { Assessment } from "../../engine/verdict.ts";
+
+/** The routes that answer decisions. */
+export type DecisionRoute = "/v1/decide" | "/v1/decisions" | "/v1/altdecisions";
+
+/** How many recent decisions are kept. */
+export const RECENT_LIMIT = 50;
+/** Longest input text kept per recent decision (with `keepText`), in UTF-16 units. */
+export const RECENT_TEXT_LIMIT = 2000;
+
+/** One recent decision as `/v1/stats` lists it. */
+export interface RecentDecision {
+  at: string;
+  route: DecisionRoute;
+  question: string;
+  answer: string | boolean | null;
+  confidence: number;
+  certified: boolean;
+  flag: string | null;
+  radius: number | null;
+  text?: string;
+}
+
+/** A slot of the ring: the time as a number, the text or null. */
+type Slot = Omit<RecentDecision, "at" | "text"> & {
+  at: number;
+  text: string | null;
+};
+
+/** The newest `RECENT_LIMIT` answers. */
+export class RecentDecisions {
+  readonly #slots: Slot[] = [];
+  #next = 0;
+  #filled = 0;
+
+  /** An empty ring. */
+  constructor() {
+    for (let i = 0; i < RECENT_LIMIT; i++) {
+      this.#slots.push({
+        at: 0,
+        route: "/v1/decide",
+        question: "",
+        answer: null,
+        confidence: 0,
+        certified: false,
+        flag: null,
+        radius: null,
+        text: null,
+      });
+    }
+  }
+
+  /** Records one answer given at wall time `nowMs`; `text` is null unless kept. */
+  record(
+    nowMs: number,
+    route: DecisionRoute,
+    a: Assessment,
+    text: string | null,
+  ): void {
+    const slot = this.#slots[this.#next]!;
+    const { answer } = a;
+    slot.at = nowMs;
+    slot.route = route;
+    slot.question = a.question;
+    slot.answer = answer.kind === "choice"
+      ? answer.choice!
+      : answer.kind === "yes_no"
+      ? answer.answer!
+      : null;
+    slot.confidence = answer.confidence;
+    slot.certified = answer.certified;
+    slot.flag = answer.flag;
+    slot.radius = answer.radius;
+    slot.text = text;
+    this.#next = (this.#next + 1) % RECENT_LIMIT;
+    if (this.#filled < RECENT_LIMIT) this.#filled++;
+  }
+
+  /** The recent decisions, newest first. */
+  list(): RecentDecision[] {
+    const out: RecentDecision[] = [];
+    for (let i = 1; i <= this.#filled; i++) {
+      const slot = this.#slots[(this.#next - i + RECENT_LIMIT) % RECENT_LIMIT]!;
+      const { at, text, ...rest } = slot;
+      const when = new Date(at).toISOString();
+      out.push(
+        text === null ? { at: when, ...rest } : { at: when, ...rest, text },
+      );
+    }
+    return out;
+  }
+}

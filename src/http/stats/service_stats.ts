@@ -1,0 +1,315 @@
+/**
+ * What the service has done since it started: counters, latency, request
+ * rate, recent decisions and drift alarm times, updated on the request path
+ * without allocating, and turned into the `/v1/stats` document (and
+ * `/metrics`) on demand.
+ *
+ * @module
+ */
+
+import type { DriftMonitor } from "../../engine/drift.ts";
+import { thresholdInForce } from "../../engine/state.ts";
+import type { Table } from "../../engine/table.ts";
+import type { Assessment } from "../../engine/verdict.ts";
+import { AnswerCounts, ResponseCounts } from "./counters.ts";
+import {
+  type QuestionCounts,
+  record,
+  share,
+  type StatsDocument,
+} from "./document.ts";
+import { LatencyHistogram, round1, WindowedLatency } from "./latency.ts";
+import { RequestRate } from "./rate.ts";
+import {
+  type DecisionRoute,
+  RECENT_TEXT_LIMIT,
+  RecentDecisions,
+} from "./recent.ts";
+
+export type { DecisionRoute };
+
+/** The decision routes, in the order they are reported. */
+export const DECISION_ROUTES: readonly DecisionRoute[] = [
+  "/v1/decide",
+  "/v1/decisions",
+  "/v1/altdecisions",
+];
+
+/** Seconds over which the request rate (and each recent-latency window) is measured. */
+export const RATE_WINDOW_S = 10;
+
+/** Options of `ServiceStats`. */
+export interface StatsOptions {
+  /** The served table. */
+  table: Table;
+  /** The drift guard of the decision routes. */
+  monitor: DriftMonitor;
+  /** Route labels responses are counted under; anything else counts as the last one. */
+  routeLabels?: readonly string[] | undefined;
+  /** The bundle folder as given on the command line. */
+  bundlePath: string;
+  /** Milliseconds the bundle took to load, when known. */
+  loadMs?: number | null | undefined;
+  /** Keep the input text of recent decisions. */
+  keepText?: boolean | undefined;
+  /** Cost of one language-model call, for the money-saved figure. */
+  costPerCall?: number | null | undefined;
+  /** Latency of one language-model call in milliseconds, for the time-saved figure. */
+  llmLatencyMs?: number | null | undefined;
+  /** Wall clock in milliseconds since the epoch (tests may fix it). */
+  now?: (() => number) | undefined;
+  /** The process's memory; `Deno.memoryUsage` by default. */
+  memoryUsage?: (() => Deno.MemoryUsage) | undefined;
+}
+
+/** One bundle question's counts and the wall time its drift alarm was first seen. */
+interface QuestionCounter {
+  counts: AnswerCounts;
+  /** Wall time the current drift alarm was first seen; null while quiet. */
+  alarmSince: number | null;
+}
+
+/** Counters of a running service. */
+export class ServiceStats {
+  #table: Table;
+  #monitor: DriftMonitor;
+  #bundlePath: string;
+  #loadMs: number | null;
+  readonly #keepText: boolean;
+  readonly #costPerCall: number | null;
+  readonly #llmLatencyMs: number | null;
+  readonly #now: () => number;
+  readonly #memoryUsage: () => Deno.MemoryUsage;
+  readonly #startedAt: number;
+
+  readonly #totals = new AnswerCounts();
+  #playground = 0;
+  /** Decision requests answered, per route (in `DECISION_ROUTES` order). */
+  readonly #requests = new Float64Array(DECISION_ROUTES.length);
+  readonly #responses: ResponseCounts;
+  /** Every question ever served, by name (a reload keeps their counts). */
+  readonly #byName = new Map<string, QuestionCounter>();
+  /** The served table's questions, by position. */
+  #bySlot: QuestionCounter[] = [];
+  readonly #latency = new LatencyHistogram();
+  readonly #recentLatency = new WindowedLatency(RATE_WINDOW_S);
+  readonly #rate = new RequestRate(RATE_WINDOW_S);
+  readonly #recent = new RecentDecisions();
+
+  /** Starts counting now. */
+  constructor(options: StatsOptions) {
+    this.#table = options.table;
+    this.#monitor = options.monitor;
+    this.#bundlePath = options.bundlePath;
+    this.#loadMs = options.loadMs ?? null;
+    this.#keepText = options.keepText ?? false;
+    this.#costPerCall = options.costPerCall ?? null;
+    this.#llmLatencyMs = options.llmLatencyMs ?? null;
+    this.#now = options.now ?? Date.now;
+    this.#memoryUsage = options.memoryUsage ?? (() => Deno.memoryUsage());
+    this.#startedAt = this.#now();
+    this.#responses = new ResponseCounts(
+      options.routeLabels ?? [...DECISION_ROUTES, "other"],
+    );
+    this.serve(options.table, options.monitor);
+  }
+
+  /**
+   * Counts answers of `table` (and its drift guard `monitor`) from now on;
+   * questions it shares by name with the previous table keep their counts.
+   */
+  serve(
+    table: Table,
+    monitor: DriftMonitor,
+    bundlePath = this.#bundlePath,
+    loadMs = this.#loadMs,
+  ): void {
+    this.#table = table;
+    this.#monitor = monitor;
+    this.#bundlePath = bundlePath;
+    this.#loadMs = loadMs;
+    this.#bySlot = table.questions.map((q) => {
+      let c = this.#byName.get(q.name);
+      if (c === undefined) {
+        c = { counts: new AnswerCounts(), alarmSince: null };
+        this.#byName.set(q.name, c);
+      }
+      return c;
+    });
+  }
+
+  /** Whether recent decisions keep their input text. */
+  get keepText(): boolean {
+    return this.#keepText;
+  }
+
+  /**
+   * Records one decision request answered with 200: its answers, its
+   * latency and, with `keepText`, its text.
+   */
+  recordDecision(
+    route: DecisionRoute,
+    text: string,
+    assessments: readonly Assessment[],
+    latencyUs: number,
+  ): void {
+    const now = this.#now();
+    this.#requests[
+      route === "/v1/decide" ? 0 : route === "/v1/decisions" ? 1 : 2
+    ]!++;
+    this.#latency.record(latencyUs);
+    this.#recentLatency.record(now, latencyUs);
+    this.#rate.count(now);
+    const kept = this.#keepText ? text.slice(0, RECENT_TEXT_LIMIT) : null;
+    for (let i = 0; i < assessments.length; i++) {
+      const a = assessments[i]!;
+      const { certified, flag } = a.answer;
+      this.#totals.count(certified, flag);
+      const counter = a.slot >= 0 ? this.#bySlot[a.slot] : undefined;
+      if (counter !== undefined) {
+        counter.counts.count(certified, flag);
+        const quiet = this.#monitor.isQuiet(a.question);
+        if (!quiet && counter.alarmSince === null) counter.alarmSince = now;
+        else if (quiet && counter.alarmSince !== null) {
+          counter.alarmSince = null;
+        }
+      }
+      this.#recent.record(now, route, a, kept);
+    }
+  }
+
+  /** Records one playground request (never a decision). */
+  recordPlayground(): void {
+    this.#playground++;
+  }
+
+  /** Records the status of any response under its route label; 4xx and 5xx count as errors. */
+  recordResponse(label: string, status: number): void {
+    this.#responses.count(label, status);
+  }
+
+  /** Decision requests answered, per route. */
+  requestsByRoute(): ReadonlyMap<DecisionRoute, number> {
+    return new Map(DECISION_ROUTES.map((r, i) => [r, this.#requests[i]!]));
+  }
+
+  /** Responses as route label, status code and count. */
+  responses(): [string, number, number][] {
+    return this.#responses.entries();
+  }
+
+  /** The latency histogram of decision requests. */
+  get latency(): LatencyHistogram {
+    return this.#latency;
+  }
+
+  /** Seconds since the service started. */
+  uptimeSeconds(): number {
+    return (this.#now() - this.#startedAt) / 1000;
+  }
+
+  /** Wall time the service started, in milliseconds since the epoch. */
+  get startedAt(): number {
+    return this.#startedAt;
+  }
+
+  /** Decision requests per second over the last `RATE_WINDOW_S` seconds. */
+  requestsPerSecond(): number {
+    return this.#rate.perSecond(this.#now(), this.uptimeSeconds());
+  }
+
+  /** The `/v1/stats` document. */
+  snapshot(): StatsDocument {
+    const now = this.#now();
+    const table = this.#table;
+    const requests = this.#requests.reduce((a, b) => a + b, 0);
+    const totals = this.#totals;
+    const certified = totals.certified;
+    const perQuestion = record<QuestionCounts>(
+      table.questions.map((q, i) => {
+        const c = this.#bySlot[i]!.counts;
+        return [q.name, {
+          answers: c.answers,
+          certified: c.certified,
+          share_answered: share(c.certified, c.answers),
+          flags: record(c.flagCounts()),
+        }];
+      }),
+    );
+    const drift = record(
+      table.questions.map((q, i) => {
+        const since = this.#bySlot[i]!.alarmSince;
+        const state = this.#monitor.state(q.name);
+        return [q.name, {
+          ...state,
+          since: state.status === "alarmed" && since !== null
+            ? new Date(since).toISOString()
+            : null,
+        }];
+      }),
+    );
+    return {
+      started_at: new Date(this.#startedAt).toISOString(),
+      uptime_s: Math.round(this.uptimeSeconds() * 1000) / 1000,
+      bundle: {
+        path: this.#bundlePath,
+        load_ms: this.#loadMs === null ? null : round1(this.#loadMs),
+        questions: table.questions.map((q) => ({
+          name: q.name,
+          kind: q.kind,
+          options: [...q.options],
+          threshold: thresholdInForce(table, q.name),
+          alpha: q.calibration.alpha,
+        })),
+      },
+      keep_text: this.#keepText,
+      counts: {
+        requests,
+        answers: totals.answers,
+        certified,
+        deferred: totals.answers - certified,
+        errors: this.#responses.errors,
+        playground: this.#playground,
+      },
+      share_answered: share(certified, totals.answers),
+      per_question: perQuestion,
+      deferral_reasons: record(totals.flagCounts()),
+      latency_us: this.#latency.summary(),
+      latency_us_recent: this.#recentLatency.summary(now),
+      rate: { requests_per_s: this.requestsPerSecond() },
+      savings: {
+        llm_latency_ms: this.#llmLatencyMs,
+        cost_per_call: this.#costPerCall,
+        calls_saved: certified,
+        time_saved_s: this.#llmLatencyMs === null
+          ? null
+          : (certified * this.#llmLatencyMs) / 1000,
+        money_saved: this.#costPerCall === null
+          ? null
+          : certified * this.#costPerCall,
+      },
+      drift,
+      recent: this.#recent.list(),
+      memory: {
+        ...processMemory(this.#memoryUsage()),
+        word_cache_words: table.state.words.size,
+        word_cache_bytes: table.state.words.bytes,
+        word_cache_budget_bytes: table.state.words.budgetBytes,
+      },
+    };
+  }
+}
+
+function processMemory(m: Deno.MemoryUsage): {
+  rss_bytes: number;
+  heap_used_bytes: number;
+  heap_total_bytes: number;
+  external_bytes: number;
+} {
+  return {
+    rss_bytes: m.rss,
+    heap_used_bytes: m.heapUsed,
+    heap_total_bytes: m.heapTotal,
+    external_bytes: m.external,
+  };
+}
