@@ -9,6 +9,7 @@ import {
   FORMAT_VERSION,
   MANIFEST_FILE,
   REPORT_FILE,
+  sha256Hex,
   WEIGHTS_FILE,
 } from "../src/bundle/codec.ts";
 import { assess, prepareText } from "../src/engine/answer.ts";
@@ -18,6 +19,7 @@ import {
   exists,
   rejectsWith,
   runCli,
+  SCOPED,
   smallTable,
   syntheticTraces,
   tempDir,
@@ -322,4 +324,89 @@ Deno.test("train exits 2 with one line when the bundle cannot be written", async
   assert.equal(run.stderr.trimEnd().split("\n").length, 1, run.stderr);
   assert.match(run.stderr, /plain-file/, "the error names the path");
   assert.deepEqual(await list(tmp.path), ["plain-file", "t.jsonl"]);
+});
+
+Deno.test("loadBundle() keeps the energies, live candidates and out-of-scope level of format 2", async () => {
+  await using tmp = await tempDir();
+  const r = smallTable(SCOPED);
+  const dir = `${tmp.path}/bundle`;
+  await writeBundleAtomically(dir, await bundleFiles(r));
+  const loaded = await loadBundle(dir);
+  assert.equal(loaded.info.format_version, 2);
+  assert.equal(loaded.settings.drift.scope_p, 0.02);
+  for (const q of r.table.questions) {
+    const l = loaded.byName.get(q.name)!;
+    assert.deepEqual(l.drift.energy, q.drift.energy);
+    assert.ok(l.drift.energy.length > 0);
+    assert.deepEqual(l.calibration.candidates, q.calibration.candidates);
+    if (q.calibration.threshold !== null) {
+      assert.ok(l.calibration.candidates.includes(q.calibration.threshold));
+    }
+  }
+});
+
+Deno.test("loadBundle() reads a format 1 bundle, with the out-of-scope rule off and no live candidates", async () => {
+  await using tmp = await tempDir();
+  const r = smallTable(SCOPED);
+  // The bundle as format 1 wrote it: no energies, no candidates, no scope_p.
+  const header = new Uint8Array(16);
+  header.set(new TextEncoder().encode("DTWEIGHT"));
+  new DataView(header.buffer).setUint32(8, 1, true);
+  new DataView(header.buffer).setUint32(12, r.rowBuckets.length, true);
+  const parts: ArrayBufferView[] = [header, r.rowBuckets];
+  for (const q of r.table.questions) {
+    parts.push(
+      q.weights,
+      q.bias,
+      q.wordGain,
+      q.bigramGain,
+      q.drift.scores,
+      q.drift.novelty,
+    );
+  }
+  const weights = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    weights.set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength), at);
+    at += p.byteLength;
+  }
+  const files = await bundleFiles(r);
+  const report = files.get(REPORT_FILE)!;
+  const manifest = JSON.parse(
+    new TextDecoder().decode(files.get(MANIFEST_FILE)!),
+  );
+  delete manifest.manifest_sha256;
+  manifest.format_version = 1;
+  delete manifest.settings.drift.scope_p;
+  for (const q of manifest.questions) delete q.calibration.candidates;
+  manifest.files[WEIGHTS_FILE] = {
+    sha256: await sha256Hex(weights),
+    bytes: weights.byteLength,
+  };
+  manifest.manifest_sha256 = await sha256Hex(
+    new TextEncoder().encode(JSON.stringify(manifest)),
+  );
+  const dir = `${tmp.path}/old`;
+  await writeFiles(
+    dir,
+    new Map([
+      [MANIFEST_FILE, new TextEncoder().encode(JSON.stringify(manifest))],
+      [WEIGHTS_FILE, weights],
+      [REPORT_FILE, report],
+    ]),
+  );
+  const loaded = await loadBundle(dir);
+  assert.equal(loaded.settings.drift.scope_p, 0);
+  for (const q of loaded.questions) {
+    assert.equal(q.drift.energy.length, 0);
+    assert.deepEqual(q.calibration.candidates, []);
+    assert.deepEqual(
+      q.drift.novelty,
+      r.table.byName.get(q.name)!.drift.novelty,
+    );
+  }
+  // It answers as the table did, but for the out-of-scope rule.
+  const text = "i need my parcel";
+  const a = assess(loaded, prepareText(loaded, text), "topic", {}, QUIET_GUARD);
+  assert.equal(a.answer.choice, "shipping");
 });

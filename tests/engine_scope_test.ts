@@ -5,7 +5,13 @@ import {
   looksInScope,
   scopePValue,
 } from "../src/engine/scope.ts";
-import { rng } from "./_fixtures.ts";
+import { assess } from "../src/engine/answer.ts";
+import { QUIET_GUARD } from "../src/engine/drift.ts";
+import { featurize } from "../src/engine/features.ts";
+import { prepareText } from "../src/engine/prepare.ts";
+import { reasonInWords } from "../src/engine/reason.ts";
+import { scoreText } from "../src/engine/table.ts";
+import { rng, SCOPED, smallTable } from "./_fixtures.ts";
 
 Deno.test("energyOf() is t log sum exp(logit / t), stable for large logits", () => {
   const logits = [1.5, -0.5, 3];
@@ -80,4 +86,71 @@ Deno.test("calibrationInScope() judges each calibration text against the others"
     1,
   ]);
   assert.deepEqual([...calibrationInScope(energies, 0)], Array(10).fill(1));
+});
+
+Deno.test("assess() withholds a text that looks like none of the options: flag drift, rule out_of_scope", () => {
+  const { table } = smallTable(SCOPED);
+  const topic = table.byName.get("topic")!;
+  const ask = (text: string) =>
+    assess(table, prepareText(table, text), "topic", {}, QUIET_GUARD);
+  // One word of every topic: the evidence for each option cancels out.
+  const mixed = ask("invoice parcel refund password");
+  const energy = energyOf(
+    scoreText(
+      table,
+      topic,
+      featurize("invoice parcel refund password", table.featurizer),
+    ),
+    topic.temperature,
+  );
+  assert.ok(scopePValue(topic.drift.energy, energy) <= 0.02);
+  assert.equal(mixed.answer.flag, "drift");
+  assert.equal(mixed.answer.driftRule, "out_of_scope");
+  assert.match(reasonInWords(mixed), /looks like none of the options/);
+  // A plain request of one topic passes the rule.
+  const clear = ask("i need my parcel");
+  assert.notEqual(clear.answer.driftRule, "out_of_scope");
+  // Empty input still comes first.
+  assert.equal(ask("").answer.flag, "empty_input");
+  // The threshold was chosen with the rule in force (calibration answers it
+  // withholds were never counted as certified): switched off at serving, the
+  // same text would be certified. The rule is part of the certificate.
+  const off = {
+    ...table,
+    settings: {
+      ...table.settings,
+      drift: { ...table.settings.drift, scope_p: 0 },
+    },
+  };
+  const withoutRule = assess(
+    off,
+    prepareText(off, "invoice parcel refund password"),
+    "topic",
+    {},
+    QUIET_GUARD,
+  );
+  assert.equal(withoutRule.answer.certified, true);
+  assert.ok(
+    topic.calibration.threshold! <
+      smallTable().table.byName.get("topic")!.calibration.threshold!,
+  );
+});
+
+Deno.test("train() judges calibration with the out-of-scope rule, and stores energies and live candidates", () => {
+  const scoped = smallTable(SCOPED);
+  for (const q of scoped.table.questions) {
+    assert.equal(q.drift.energy.length, q.drift.scores.length);
+    assert.ok(
+      q.drift.energy.every((e, i, a) => i === 0 || a[i - 1]! <= e),
+      "sorted",
+    );
+    assert.ok(
+      q.calibration.candidates.length >= 2 &&
+        q.calibration.candidates.length <= 16,
+    );
+  }
+  const topic = scoped.table.byName.get("topic")!;
+  assert.ok(
+    topic.calibration.candidates.includes(topic.calibration.threshold!),
+  );
 });

@@ -8,9 +8,14 @@
  * `weights.bin` is little-endian: the 8-byte tag `DTWEIGHT`, a u32 format
  * version, a u32 row count, the row buckets (i32 each), then per question in
  * manifest order: weights (`rows × K` f32), bias (`K` f32), word gain and
- * bigram gain (`K × K` f32 each), the sorted calibration drift scores and
- * the sorted calibration novelty shares
- * (f32 each).
+ * bigram gain (`K × K` f32 each), the sorted calibration drift scores,
+ * the sorted calibration novelty shares and (format 2) the sorted
+ * calibration energies (f32 each).
+ *
+ * Format 2 adds the energies (the out-of-scope rule), each question's live
+ * candidate thresholds and the `scope_p` setting; a format 1 bundle is read
+ * with neither (the out-of-scope rule off, the live certificate on the
+ * bundle's threshold alone).
  *
  * @module
  */
@@ -27,8 +32,10 @@ import type {
 
 /** Names the format in every manifest. */
 export const BUNDLE_FORMAT = "decision-table-bundle";
-/** The version of the format this program reads and writes. */
-export const FORMAT_VERSION = 1;
+/** The version of the format this program writes. */
+export const FORMAT_VERSION = 2;
+/** The versions this program reads. */
+export const READABLE_VERSIONS: readonly number[] = [1, 2];
 /** The files of a bundle. */
 export const MANIFEST_FILE = "manifest.json";
 export const WEIGHTS_FILE = "weights.bin";
@@ -106,6 +113,7 @@ export async function encodeBundle(
       q.bigramGain,
       q.drift.scores,
       q.drift.novelty,
+      q.drift.energy,
     );
   }
   const size = parts.reduce((n, p) => n + p.byteLength, 0);
@@ -180,9 +188,11 @@ export function parseManifest(bytes: Uint8Array): Manifest {
     );
   }
   const manifest = m as Manifest;
-  if (manifest.format_version !== FORMAT_VERSION) {
+  if (!READABLE_VERSIONS.includes(manifest.format_version)) {
     throw new BundleError(
-      `bundle format version ${manifest.format_version} is not supported (this program reads version ${FORMAT_VERSION})`,
+      `bundle format version ${manifest.format_version} is not supported (this program reads versions ${
+        READABLE_VERSIONS.join(" and ")
+      })`,
     );
   }
   if (!Array.isArray(manifest.questions) || manifest.questions.length === 0) {
@@ -220,9 +230,19 @@ export function parseManifest(bytes: Uint8Array): Manifest {
     typeof drift?.single_p !== "number" ||
     typeof drift.max_novelty !== "number" ||
     typeof drift.min_novelty !== "number" ||
-    typeof drift.delta !== "number" || typeof drift.rearm_window !== "number"
+    typeof drift.delta !== "number" || typeof drift.rearm_window !== "number" ||
+    (manifest.format_version >= 2 && typeof drift.scope_p !== "number")
   ) {
     throw new BundleError(`${MANIFEST_FILE} has no valid settings`);
+  }
+  for (const q of manifest.questions) {
+    const c = q.calibration.candidates;
+    if (manifest.format_version < 2 && c === undefined) continue;
+    if (!Array.isArray(c) || c.some((t) => typeof t !== "number")) {
+      throw new BundleError(
+        `${MANIFEST_FILE} has malformed live candidates for question "${q.name}"`,
+      );
+    }
   }
   if (typeof manifest.files !== "object" || manifest.files === null) {
     throw new BundleError(`${MANIFEST_FILE} has no file checksums`);
@@ -288,8 +308,11 @@ export function decodeTable(
     weights.byteOffset,
     weights.byteLength,
   );
-  if (view.getUint32(8, true) !== FORMAT_VERSION) {
-    throw new BundleError(`${WEIGHTS_FILE} has an unsupported format version`);
+  const version = view.getUint32(8, true);
+  if (version !== manifest.format_version) {
+    throw new BundleError(
+      `${WEIGHTS_FILE} has format version ${version}, the manifest ${manifest.format_version}`,
+    );
   }
   const rows = view.getUint32(12, true);
   if (rows !== manifest.rows) {
@@ -333,12 +356,20 @@ export function decodeTable(
       kind: mq.kind,
       options: mq.options,
       temperature: mq.temperature,
-      calibration: mq.calibration,
+      // Format 1 knew no live candidates.
+      calibration: {
+        ...mq.calibration,
+        candidates: mq.calibration.candidates ?? [],
+      },
       weights: f32(rows * k),
       bias: f32(k),
       wordGain: f32(k * k),
       bigramGain: f32(k * k),
-      drift: { scores: f32(mq.drift_scores), novelty: f32(mq.drift_scores) },
+      drift: {
+        scores: f32(mq.drift_scores),
+        novelty: f32(mq.drift_scores),
+        energy: version >= 2 ? f32(mq.drift_scores) : new Float32Array(0),
+      },
       optionIndex: new Map(mq.options.map((o, i) => [o, i])),
     };
   });
@@ -349,7 +380,11 @@ export function decodeTable(
   }
   const table: Table = {
     featurizer: manifest.featurizer,
-    settings: manifest.settings,
+    // Format 1 knew no out-of-scope rule.
+    settings: version >= 2 ? manifest.settings : {
+      ...manifest.settings,
+      drift: { ...manifest.settings.drift, scope_p: 0 },
+    },
     rowOf,
     rowCount: rows,
     questions,

@@ -131,6 +131,13 @@ export async function inspectCommand(args: string[]): Promise<number> {
       2 / s.drift.delta
     } (delta ${s.drift.delta}), cleared after ${s.drift.rearm_window} normal requests; quiet at start`,
   );
+  console.log(
+    s.drift.scope_p > 0
+      ? `out-of-scope rule: single texts whose energy has p <= ${s.drift.scope_p} against the calibration texts are not certified (costs at most ${
+        s.drift.scope_p * 100
+      }% of in-scope texts)`
+      : "out-of-scope rule: off",
+  );
   if (d.split !== null) {
     console.log(`split: ${splitInWords(d.split as SplitReport)}`);
   }

@@ -63,6 +63,8 @@ Options:
   --drift-max-novelty S    override the bundle's single-text unseen-feature share cut, S in [0, 1]
   --drift-min-novelty S    override the unseen-feature share below which the single-p rule
                            does not apply, S in [0, 1]
+  --drift-scope-p P        override the bundle's out-of-scope p-value cut, P in [0, 1)
+                           (0 turns the rule off)
   --word-cache-mb N        most memory the word cache keeps, in MiB (default ${
   DEFAULT_WORD_CACHE_BYTES / 1048576
 })
@@ -136,6 +138,7 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
         "drift-single-p": { type: "string" },
         "drift-max-novelty": { type: "string" },
         "drift-min-novelty": { type: "string" },
+        "drift-scope-p": { type: "string" },
         "word-cache-mb": { type: "string" },
         "header-timeout-ms": { type: "string" },
         "body-timeout-ms": { type: "string" },
@@ -199,6 +202,7 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
     "min_novelty",
     flag("drift-min-novelty", (n) => n >= 0 && n <= 1, "in [0, 1]"),
   );
+  set("scope_p", flag("drift-scope-p", (n) => n >= 0 && n < 1, "in [0, 1)"));
   const positiveInteger = (name: string, fallback: number) =>
     numberFlag(
       name,

@@ -64,6 +64,10 @@ ${TRACE_FLAGS_USAGE}
                              are not certified (default 0.5)
   --drift-min-novelty S      the --drift-single-p rule applies only to texts with a share
                              >= S of unseen features (default 0.1)
+  --drift-scope-p P          single texts whose energy (evidence for any option) has a p-value
+                             <= P against the calibration texts look like none of the options
+                             and are not certified; costs at most P of in-scope texts
+                             (default 0.02; 0 turns the rule off)
   --max-epochs N             most training epochs (default 10)
   --quiet                    no progress on stderr
   --help                     this text`;
@@ -88,6 +92,7 @@ export async function trainCommand(args: string[]): Promise<number> {
     "drift-single-p": { type: "string" },
     "drift-max-novelty": { type: "string" },
     "drift-min-novelty": { type: "string" },
+    "drift-scope-p": { type: "string" },
     "max-epochs": { type: "string" },
     quiet: { type: "boolean", default: false },
     help: { type: "boolean", default: false },
@@ -194,6 +199,13 @@ export async function trainCommand(args: string[]): Promise<number> {
           d.settings.drift.min_novelty,
           (n) => n >= 0 && n <= 1,
           "in [0, 1]",
+        ),
+        scope_p: numberFlag(
+          "drift-scope-p",
+          values["drift-scope-p"],
+          d.settings.drift.scope_p,
+          (n) => n >= 0 && n < 1,
+          "in [0, 1)",
         ),
       },
     },

@@ -34,6 +34,7 @@ import {
 } from "./table.ts";
 import { type PreparedText, prepareFeatures, prepareText } from "./prepare.ts";
 import { suggestQuestion } from "./suggest.ts";
+import { energyOf, looksInScope } from "./scope.ts";
 import { radiusOf } from "./radius.ts";
 import {
   type DriftGuard,
@@ -219,6 +220,13 @@ export function assess(
         text.novelty,
       )
     ) driftRule = "novelty";
+    else if (
+      !looksInScope(
+        table.settings.drift.scope_p,
+        q.drift.energy,
+        energyOf(logits, q.temperature),
+      )
+    ) driftRule = "out_of_scope";
   }
 
   const radius = served < 0

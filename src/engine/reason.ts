@@ -108,6 +108,8 @@ const DRIFT_REASONS: Record<DriftRule, (a: Assessment) => string> = {
     `Not certified: this text does not look like the calibration texts (${
       pct(a.novelty)
     } of its features were never seen in training).`,
+  out_of_scope: () =>
+    "Not certified: this text looks like none of the options (out-of-scope rule: the table's rows give every option less evidence than for almost every calibration text).",
 };
 
 function verdictInWords(a: Assessment): string {

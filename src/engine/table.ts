@@ -26,6 +26,13 @@ export interface Calibration {
   delta: number;
   /** Why the question is uncalibrated, in words; null when calibrated. */
   reason: string | null;
+  /**
+   * Candidate thresholds for the live certificate, strictest first (the
+   * bundle's threshold among them): taken from the grid calibration
+   * tested, fixed before any calibration label was read. Empty in bundles
+   * of format version 1.
+   */
+  candidates: number[];
 }
 
 /** What the drift guard needs of a question, computed at training. */
@@ -34,6 +41,11 @@ export interface DriftReference {
   scores: Float32Array;
   /** Novelty shares of the calibration texts, sorted ascending. */
   novelty: Float32Array;
+  /**
+   * Energies of the calibration texts (see `scope.ts`), sorted ascending;
+   * empty in bundles of format version 1 (the out-of-scope rule is then off).
+   */
+  energy: Float32Array;
 }
 
 /** One trained question. */
@@ -102,6 +114,13 @@ export interface DriftSettings {
   delta: number;
   /** Requests of normal traffic needed to clear an alarm. */
   rearm_window: number;
+  /**
+   * A single text whose energy (the evidence the table's rows give any
+   * option) has a conformal p-value at or below this, against the
+   * calibration texts' energies, looks like none of the options and is not
+   * certified. Costs at most this share of in-scope texts; 0 turns it off.
+   */
+  scope_p: number;
 }
 
 /** A loaded table: everything needed to answer, shared by all questions. */

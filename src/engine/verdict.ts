@@ -37,9 +37,11 @@ export const FLAGS: readonly Flag[] = [
  * Which rule of the drift guard withheld certification (flag `drift`):
  * `live_audit` when serving withdrew the question's certification
  * (`withdrawCertification`), `alarm` when the online test's alarm stands,
- * `novelty` when the text alone looks foreign (its share of unseen features).
+ * `novelty` when the text alone looks foreign (its share of unseen features),
+ * `out_of_scope` when it looks like none of the options (its energy, see
+ * `scope.ts`).
  */
-export type DriftRule = "live_audit" | "alarm" | "novelty";
+export type DriftRule = "live_audit" | "alarm" | "novelty" | "out_of_scope";
 
 /** What kind of answer a verdict carries. */
 export type AnswerKind = "choice" | "yes_no" | "none";

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { liveGrid } from "../engine/live.ts";
+import { calibrationInScope } from "../engine/scope.ts";
 import type { Calibration, DriftReference } from "../engine/table.ts";
 import {
   type CertificationPlan,
@@ -27,6 +29,8 @@ export interface ScoredAnswers {
   novelty: Float32Array;
   /** Each text's drift score (see `driftScore`). */
   driftScores: Float32Array;
+  /** Each text's energy (see `scope.ts`). */
+  energies: Float32Array;
   /** Each answer's unit in the split (answers of one unit are not independent); absent: all independent. */
   units?: Int32Array;
 }
@@ -50,6 +54,8 @@ export interface CalibrationTargets {
   delta: number;
   /** Share of the traces that went to calibration (to turn answers into traces in advice). */
   calibrationShare: number;
+  /** The out-of-scope rule's level (0: off); the test sees the rule as serving applies it. */
+  scopeP: number;
 }
 
 /** Alphas that advice may suggest, in the order they are tried. */
@@ -70,7 +76,7 @@ export function calibrateQuestion(
   const n = scored.confidences.length;
   const plan = planCertification(validation, n, alpha, delta);
   const choice = fallbackTest(
-    scored.confidences,
+    inScopeConfidences(scored, targets.scopeP),
     scored.wrong,
     plan,
     alpha,
@@ -83,17 +89,32 @@ export function calibrateQuestion(
       alpha,
       delta,
       reason: choice.reason,
+      candidates: liveGrid(plan.grid, choice.threshold),
     },
     choice,
     plan,
     drift: {
       scores: Float32Array.from(scored.driftScores).sort(),
       novelty: Float32Array.from(scored.novelty).sort(),
+      energy: Float32Array.from(scored.energies).sort(),
     },
     advice: choice.threshold === null
       ? uncalibratedAdvice(scored, validation, targets)
       : null,
   };
+}
+
+/**
+ * The calibration confidences as the test must see them: an answer the
+ * out-of-scope rule would withhold (its energy judged against the other
+ * calibration texts) can never be certified, whatever the threshold.
+ */
+function inScopeConfidences(
+  scored: ScoredAnswers,
+  scopeP: number,
+): Float64Array {
+  const inScope = calibrationInScope(scored.energies, scopeP);
+  return scored.confidences.map((c, i) => inScope[i] ? c : -1);
 }
 
 /**
@@ -164,7 +185,13 @@ export function uncalibratedAdvice(
   for (const a of ADVICE_ALPHAS) {
     if (a <= alpha) continue;
     const plan = planCertification(validation, n, a, delta);
-    const c = fallbackTest(scored.confidences, scored.wrong, plan, a);
+    const c = fallbackTest(
+      inScopeConfidences(scored, targets.scopeP),
+      scored.wrong,
+      plan,
+      a,
+      scored.units,
+    );
     if (c.threshold !== null) {
       parts.push(
         `at --alpha ${a} this calibration split would certify ${c.certified} of its ${n} answers ` +

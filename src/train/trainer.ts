@@ -38,6 +38,7 @@ import {
   type Table,
   type TableSettings,
 } from "../engine/table.ts";
+import { energyOf } from "../engine/scope.ts";
 import { TableState } from "../engine/state.ts";
 import { calibrateQuestion, type ScoredAnswers } from "./calibrate.ts";
 import { fitQuestion, type FitSettings, type FittedModel } from "./fit.ts";
@@ -277,7 +278,10 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     }, options);
     const scored = scoreAnswers(base, qa, model, features, parts.calibration);
     scored.units = Int32Array.from(parts.calibration, (i) => split.unitOf[i]!);
-    const outcome = calibrateQuestion(scored, model.validation, options);
+    const outcome = calibrateQuestion(scored, model.validation, {
+      ...options,
+      scopeP: options.settings.drift.scope_p,
+    });
     if (outcome.advice !== null) {
       (options.warn ?? say)(
         `question "${qa.name}" is uncalibrated (${outcome.calibration.reason}): ${outcome.advice}`,
@@ -439,6 +443,7 @@ function scoreAnswers(
     wrong: new Uint8Array(n),
     novelty: new Float32Array(n),
     driftScores: new Float32Array(n),
+    energies: new Float32Array(n),
   };
   const weights = {
     options: qa.options,
@@ -447,7 +452,9 @@ function scoreAnswers(
   };
   for (let t = 0; t < n; t++) {
     const f = features[indices[t]!]!;
-    const p = softmax(scoreText(base, weights, f), model.temperature);
+    const logits = scoreText(base, weights, f);
+    scored.energies[t] = energyOf(logits, model.temperature);
+    const p = softmax(logits, model.temperature);
     const a = argmax(p);
     scored.confidences[t] = f.empty ? 0 : p[a]!;
     scored.wrong[t] = a === qa.labels[indices[t]!] ? 0 : 1;
