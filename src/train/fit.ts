@@ -15,7 +15,8 @@
 
 import { argmax, softmax } from "../engine/table.ts";
 import { logitsOf, type SoftmaxModel, trainSoftmax } from "./softmax_sgd.ts";
-import { type KindScales, type SparseTexts, storedWeights } from "./sparse.ts";
+import type { TrainingLayout } from "./corpus.ts";
+import { type KindScales, storedWeights } from "./sparse.ts";
 import { fitTemperature, meanNll } from "./temperature.ts";
 
 /** How a question is fitted. */
@@ -59,8 +60,8 @@ export interface FittedModel {
 
 /** One question's training data. */
 export interface FitData {
-  /** All texts as sparse table rows. */
-  texts: SparseTexts;
+  /** All traces' texts, as the training step reads them. */
+  texts: TrainingLayout;
   /** Per text, the answer's option index (-1: unanswered). */
   labels: Int32Array;
   /** Texts of the fit and validation parts that answer the question. */

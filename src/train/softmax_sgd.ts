@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { SparseTexts } from "./sparse.ts";
+import type { TrainingLayout } from "./corpus.ts";
 import { seededRandom, shuffle } from "./split.ts";
 
 /** Training settings. */
@@ -29,20 +29,31 @@ export interface SoftmaxModel {
   bias: Float32Array;
 }
 
-/** Raw scores of one sparse text under a model. */
+/** Raw scores of trace `i`'s text under a model (all its entries, no dropout). */
 export function logitsOf(
   model: SoftmaxModel,
   k: number,
-  data: SparseTexts,
+  data: TrainingLayout,
   i: number,
   out: Float64Array,
 ): Float64Array {
   const { weights, bias } = model;
+  const { wordStart, words, entryStart, entryRows, entryValues } = data;
   for (let j = 0; j < k; j++) out[j] = bias[j]!;
-  for (let t = data.offsets[i]!; t < data.offsets[i + 1]!; t++) {
-    const base = data.rows[t]! * k;
-    const v = data.values[t]!;
-    for (let j = 0; j < k; j++) out[j]! += v * weights[base + j]!;
+  const t = data.textOf[i]!;
+  for (let x = wordStart[t]!; x < wordStart[t + 1]!; x++) {
+    const w = words[x]!;
+    for (let e = entryStart[w]!; e < entryStart[w + 1]!; e++) {
+      const base = entryRows[e]! * k;
+      const v = entryValues[e]!;
+      for (let j = 0; j < k; j++) out[j]! += v * weights[base + j]!;
+    }
+  }
+  const v = data.bigramValue;
+  for (let x = data.bigramStart[t]!; x < data.bigramStart[t + 1]!; x++) {
+    const r = data.bigramRows[x]!;
+    if (r < 0) continue;
+    for (let j = 0; j < k; j++) out[j]! += v * weights[r * k + j]!;
   }
   return out;
 }
@@ -56,7 +67,7 @@ export function logitsOf(
  * to stop. Deterministic for a seed.
  */
 export function trainSoftmax(
-  data: SparseTexts,
+  data: TrainingLayout,
   labels: Int32Array,
   examples: readonly number[],
   k: number,
@@ -75,14 +86,20 @@ export function trainSoftmax(
   const g = new Float64Array(k);
   const active = new Int32Array(k);
   const { l2, learningRate: lr, wordDropout, minGradient } = options;
-  const { offsets, rows, values, groups } = data;
+  const { textOf, wordStart, words, entryStart, entryRows, entryValues } = data;
+  const { bigramStart, bigramRows, bigramValue } = data;
   let maxEntries = 0;
   let maxGroups = 0;
   for (const i of examples) {
-    maxEntries = Math.max(maxEntries, offsets[i + 1]! - offsets[i]!);
-    if (offsets[i + 1]! > offsets[i]!) {
-      maxGroups = Math.max(maxGroups, groups[offsets[i + 1]! - 1]! + 1);
+    const t = textOf[i]!;
+    let entries = 0;
+    for (let x = wordStart[t]!; x < wordStart[t + 1]!; x++) {
+      entries += entryStart[words[x]! + 1]! - entryStart[words[x]!]!;
     }
+    const groups = wordStart[t + 1]! - wordStart[t]! + bigramStart[t + 1]! -
+      bigramStart[t]!;
+    maxEntries = Math.max(maxEntries, entries + groups);
+    maxGroups = Math.max(maxGroups, groups);
   }
   const keep = new Uint8Array(maxGroups);
   const bases = new Int32Array(maxEntries);
@@ -91,26 +108,50 @@ export function trainSoftmax(
   for (let epoch = 1; epoch <= options.epochs; epoch++) {
     shuffle(order, random);
     for (const i of order) {
-      const from = offsets[i]!;
-      const to = offsets[i + 1]!;
+      const t = textOf[i]!;
+      const w0 = wordStart[t]!;
+      const w1 = wordStart[t + 1]!;
+      const b0 = bigramStart[t]!;
+      const b1 = bigramStart[t + 1]!;
+      // One dropout draw per word, then per bigram with a row, up to the
+      // last one with entries (the groups of the per-text rows of earlier
+      // versions, so that a seed trains the same weights).
+      let count = 0;
+      for (let x = b1 - 1; x >= b0 && count === 0; x--) {
+        if (bigramRows[x]! >= 0) {
+          count = w1 - w0;
+          for (let y = b0; y <= x; y++) if (bigramRows[y]! >= 0) count++;
+        }
+      }
+      for (let x = w1 - 1; x >= w0 && count === 0; x--) {
+        if (entryStart[words[x]! + 1]! > entryStart[words[x]!]!) {
+          count = x - w0 + 1;
+        }
+      }
+      const drop = wordDropout > 0 && count > 0;
+      if (drop) {
+        for (let d = 0; d < count; d++) {
+          keep[d] = random() < wordDropout ? 0 : 1;
+        }
+      }
       let n = 0;
-      if (wordDropout > 0 && to > from) {
-        const count = groups[to - 1]! + 1;
-        for (let t = 0; t < count; t++) {
-          keep[t] = random() < wordDropout ? 0 : 1;
-        }
-        for (let t = from; t < to; t++) {
-          if (keep[groups[t]!] === 0) continue;
-          bases[n] = rows[t]! * k;
-          vals[n] = values[t]!;
+      let group = 0;
+      for (let x = w0; x < w1; x++, group++) {
+        if (drop && keep[group] === 0) continue;
+        const w = words[x]!;
+        for (let e = entryStart[w]!; e < entryStart[w + 1]!; e++) {
+          bases[n] = entryRows[e]! * k;
+          vals[n] = entryValues[e]!;
           n++;
         }
-      } else {
-        for (let t = from; t < to; t++) {
-          bases[n] = rows[t]! * k;
-          vals[n] = values[t]!;
-          n++;
-        }
+      }
+      for (let x = b0; x < b1; x++) {
+        const r = bigramRows[x]!;
+        if (r < 0) continue;
+        if (drop && keep[group++] === 0) continue;
+        bases[n] = r * k;
+        vals[n] = bigramValue;
+        n++;
       }
       for (let j = 0; j < k; j++) logits[j] = bias[j]!;
       for (let t = 0; t < n; t++) {

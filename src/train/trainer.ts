@@ -14,21 +14,13 @@
  */
 
 import {
-  bucketKind,
-  cachedBuckets,
   DEFAULT_FEATURIZER,
-  featurize,
   type FeaturizerSettings,
   type TextFeatures,
 } from "../engine/features.ts";
 import { assess, prepareFeatures } from "../engine/answer.ts";
 import { DEFAULT_DRIFT, driftScore, QUIET_GUARD } from "../engine/drift.ts";
-import {
-  BIGRAM_ROW,
-  computeGainBounds,
-  NGRAM_ROW,
-  WORD_ROW,
-} from "../engine/radius.ts";
+import { computeGainBounds } from "../engine/radius.ts";
 import {
   argmax,
   noveltyOf,
@@ -40,17 +32,22 @@ import {
   WordCache,
 } from "../engine/table.ts";
 import { calibrateQuestion, type ScoredAnswers } from "./calibrate.ts";
+import {
+  buildCorpus,
+  engineFeatures,
+  tableRows,
+  trainingLayout,
+} from "./corpus.ts";
 import { fitQuestion, type FitSettings, type FittedModel } from "./fit.ts";
 import { type Measurement, Meter } from "./meter.ts";
-import { DEFAULT_KIND_SCALES, toSparse } from "./sparse.ts";
+import { DEFAULT_KIND_SCALES } from "./sparse.ts";
 import {
-  FIT,
+  isTrain,
   PART_NAMES,
   type ResolvedSplitMode,
   type Split,
   type SplitMode,
   splitTraces,
-  VALIDATION,
 } from "./split.ts";
 import { minimumCertifiable } from "./stats.ts";
 import type { QuestionAnswers, TraceSet } from "./traces.ts";
@@ -217,20 +214,23 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
   say(`split: ${describeSplit(split)}`);
 
   say(`featurising ${texts.length} texts`);
-  const bucketsOf = cachedBuckets(options.featurizer);
-  const features: TextFeatures[] = texts.map((t) =>
-    featurize(t, options.featurizer, bucketsOf)
-  );
+  const corpus = buildCorpus(texts, options.featurizer, say);
   const { rowOf, rowBuckets, rowKinds } = tableRows(
-    features,
-    split.parts,
+    corpus,
+    (i) => isTrain(split.parts[i]!),
     options.featurizer,
   );
-  const sparse = toSparse(
-    features,
+  const layout = trainingLayout(
+    corpus,
     rowOf,
     options.featurizer.ngram_average_min,
     options.kindScales,
+  );
+  // The engine's features, for the texts scored as serving would score them.
+  const features = engineFeatures(
+    texts,
+    heldOut(split.parts),
+    options.featurizer,
   );
   const base: Table = {
     featurizer: options.featurizer,
@@ -248,7 +248,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     say(`training "${qa.name}" (${qa.options.length} options)`);
     const parts = questionParts(qa.labels, split.parts);
     const model = fitQuestion({
-      texts: sparse,
+      texts: layout,
       labels: qa.labels,
       fit: parts.fit,
       validation: parts.validation,
@@ -340,31 +340,9 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
   return { table, rowBuckets, report };
 }
 
-/** Rows of the table: every bucket a train-split text has, in order of appearance. */
-function tableRows(
-  features: readonly TextFeatures[],
-  parts: Uint8Array,
-  featurizer: FeaturizerSettings,
-): { rowOf: Int32Array; rowBuckets: Int32Array; rowKinds: Uint8Array } {
-  const rowOf = new Int32Array(1 << featurizer.buckets_log2).fill(-1);
-  const buckets: number[] = [];
-  const add = (b: number) => {
-    if (rowOf[b]! < 0) {
-      rowOf[b] = buckets.length;
-      buckets.push(b);
-    }
-  };
-  for (let i = 0; i < features.length; i++) {
-    if (parts[i] !== FIT && parts[i] !== VALIDATION) continue;
-    for (const wb of features[i]!.wordBuckets) for (const b of wb) add(b);
-    for (const b of features[i]!.bigramBuckets) add(b);
-  }
-  const kinds = { word: WORD_ROW, ngram: NGRAM_ROW, bigram: BIGRAM_ROW };
-  return {
-    rowOf,
-    rowBuckets: Int32Array.from(buckets),
-    rowKinds: Uint8Array.from(buckets, (b) => kinds[bucketKind(b, featurizer)]),
-  };
+/** The traces outside the train split (calibration and test). */
+function* heldOut(parts: Uint8Array): Generator<number> {
+  for (let i = 0; i < parts.length; i++) if (!isTrain(parts[i]!)) yield i;
 }
 
 /** The traces that answer a question, by part. */
