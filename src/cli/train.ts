@@ -49,6 +49,8 @@ Options:
   --drift-min-novelty S      the --drift-single-p rule applies only to texts with a share
                              >= S of unseen features (default 0.1)
   --max-epochs N             most training epochs (default 10)
+  --workers N                fits run in parallel on N workers (default: the number of cores;
+                             1 starts none); the bundle is the same for any N
   --quiet                    no progress on stderr
   --help                     this text`;
 
@@ -73,6 +75,7 @@ export async function trainCommand(args: string[]): Promise<number> {
       "drift-max-novelty": { type: "string" },
       "drift-min-novelty": { type: "string" },
       "max-epochs": { type: "string" },
+      workers: { type: "string" },
       quiet: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -130,6 +133,13 @@ export async function trainCommand(args: string[]): Promise<number> {
       d.maxEpochs,
       (n) => Number.isInteger(n) && n >= 1,
       "a positive integer",
+    ),
+    workers: numberFlag(
+      "workers",
+      values.workers,
+      navigator.hardwareConcurrency,
+      (n) => Number.isInteger(n) && n >= 1 && n <= 64,
+      "an integer from 1 to 64",
     ),
     settings: {
       min_radius: numberFlag(

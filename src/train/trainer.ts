@@ -38,7 +38,7 @@ import {
   tableRows,
   trainingLayout,
 } from "./corpus.ts";
-import { fitQuestion, type FitSettings, type FittedModel } from "./fit.ts";
+import { fitQuestions, type FitSettings, type FittedModel } from "./fit.ts";
 import { type Measurement, Meter } from "./meter.ts";
 import { DEFAULT_KIND_SCALES } from "./sparse.ts";
 import {
@@ -93,11 +93,13 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   },
   l2Grid: [1e-4],
   maxEpochs: 10,
+  patience: 1,
   learningRate: 0.15,
   wordDropout: 0.2,
   minGradient: 0.02,
   ensemble: 3,
   kindScales: DEFAULT_KIND_SCALES,
+  workers: 1,
 };
 
 /** How the traces were split, for the report. */
@@ -243,19 +245,29 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     info: {},
   };
 
-  const fitted: FittedQuestion[] = [];
-  for (const qa of trainable) {
-    say(`training "${qa.name}" (${qa.options.length} options)`);
-    const parts = questionParts(qa.labels, split.parts);
-    const model = fitQuestion({
-      texts: layout,
+  const partsOf = trainable.map((qa) => questionParts(qa.labels, split.parts));
+  say(
+    `training ${
+      trainable.map((qa) => `"${qa.name}" (${qa.options.length} options)`)
+        .join(", ")
+    } on ${options.workers} ${options.workers === 1 ? "thread" : "workers"}`,
+  );
+  const models = fitQuestions(
+    { layout, rows: rowBuckets.length, rowKinds },
+    trainable.map((qa, q) => ({
+      name: qa.name,
       labels: qa.labels,
-      fit: parts.fit,
-      validation: parts.validation,
+      fit: partsOf[q]!.fit,
+      validation: partsOf[q]!.validation,
       options: qa.options.length,
-      rows: rowBuckets.length,
-      rowKinds,
-    }, options);
+    })),
+    options,
+    say,
+  );
+  const fitted: FittedQuestion[] = [];
+  for (const [q, qa] of trainable.entries()) {
+    const parts = partsOf[q]!;
+    const model = models[q]!;
     const scored = scoreAnswers(base, qa, model, features, parts.calibration);
     const outcome = calibrateQuestion(scored, model.validation, options);
     const gains = computeGainBounds(
