@@ -40,6 +40,8 @@ export interface FitSettings {
   wordDropout: number;
   /** Gradients below this (per option) are not applied. */
   minGradient: number;
+  /** With more options than this, steps compute only the options that matter (see `softmax_sgd.ts`); 0: all. */
+  candidates: number;
   /** Final weights are the average of this many fits with different seeds. */
   ensemble: number;
   /** Training-time scale of word, n-gram and bigram rows (see `sparse.ts`). */
@@ -123,6 +125,7 @@ export function fitQuestions(
     seed: settings.seed + 1009 * member,
     wordDropout: settings.wordDropout,
     minGradient: settings.minGradient,
+    candidates: settings.candidates,
   });
   const members = Array.from({ length: settings.ensemble }, (_, m) => m);
   const results: FittedModel[] = [];

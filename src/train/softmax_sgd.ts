@@ -21,7 +21,19 @@ export interface SgdOptions {
   wordDropout: number;
   /** Options whose gradient is smaller than this in magnitude are not updated at a step. */
   minGradient: number;
+  /**
+   * With more options than this, most steps compute only the options that
+   * matter for the example (see `trainSoftmax`); 0 always computes all.
+   */
+  candidates: number;
 }
+
+/** Examples of a label that take full steps before its rivals are trusted. */
+export const BOOTSTRAP_STEPS = 32;
+/** About one visit in this many is a full step that refreshes an example's options. */
+export const REFRESH_EVERY = 4;
+/** Options below this probability at a full step are left out of the example's options. */
+export const CANDIDATE_FLOOR = 0.005;
 
 /** Weights of a trained model: `rowCount × K` row-major, and a bias per option. */
 export interface SoftmaxModel {
@@ -63,7 +75,22 @@ export function logitsOf(
  * Each step drops whole words and bigrams at random (`wordDropout`) and
  * updates only the options whose gradient is at least `minGradient` (about
  * 3 of 77 on BANKING77: the main speed-up, and slightly better held-out
- * accuracy). `afterEpoch` is called after every epoch and may return false
+ * accuracy).
+ *
+ * With more than `candidates` options, a step works on the options that
+ * matter for its example: its label and the options that had probability at
+ * least `CANDIDATE_FLOOR` at the example's last full step (the most likely
+ * `candidates - 1`); logits, softmax, gradients and bias updates are over
+ * those only, so the cost of a step no longer grows with the number of
+ * options. A full step (all options) is taken for the first
+ * `BOOTSTRAP_STEPS` examples of each label, and on about one visit in
+ * `REFRESH_EVERY` of every example (a hash of example and epoch decides, so
+ * the random stream is untouched); an example first met after its label's
+ * bootstrap starts from the label's rivals (options that had a gradient
+ * above `minGradient` at full steps of that label). An option left out of a
+ * step keeps its weights, as the gradient cut would have left it.
+ *
+ * `afterEpoch` is called after every epoch and may return false
  * to stop; `tick` is told the epoch and examples done now and then. The
  * weights are trained in `into` when given (zeroed first). Deterministic for
  * a seed.
@@ -91,7 +118,10 @@ export function trainSoftmax(
   const biasSq = new Float64Array(k);
   const model = { weights, bias };
   const random = seededRandom(options.seed);
-  const order = Array.from(examples);
+  const traces = Array.from(examples);
+  const count = traces.length;
+  // Shuffled example slots (the permutation the traces themselves had).
+  const order = Array.from(traces, (_, slot) => slot);
   const logits = new Float64Array(k);
   const g = new Float64Array(k);
   const active = new Int32Array(k);
@@ -100,7 +130,7 @@ export function trainSoftmax(
   const { bigramStart, bigramRows, bigramValue } = data;
   let maxEntries = 0;
   let maxGroups = 0;
-  for (const i of order) {
+  for (const i of traces) {
     const t = textOf[i]!;
     let entries = 0;
     for (let x = wordStart[t]!; x < wordStart[t + 1]!; x++) {
@@ -115,11 +145,16 @@ export function trainSoftmax(
   const bases = new Int32Array(maxEntries);
   const vals = new Float64Array(maxEntries);
   const eps = 1e-8;
+  const c = options.candidates;
+  const restrict = c > 0 && k > c;
+  const options_ = new Options(restrict ? count : 0, k, c);
+  const sub = new Float64Array(Math.max(c, 1));
   for (let epoch = 1; epoch <= options.epochs; epoch++) {
     shuffle(order, random);
     let done = 0;
-    for (const i of order) {
+    for (const slot of order) {
       if ((++done & 4095) === 0) tick?.(epoch, done);
+      const i = traces[slot]!;
       const t = textOf[i]!;
       const w0 = wordStart[t]!;
       const w1 = wordStart[t + 1]!;
@@ -165,6 +200,53 @@ export function trainSoftmax(
         vals[n] = bigramValue;
         n++;
       }
+      const y = labels[i]!;
+      const full = !restrict || options_.wantsFullStep(slot, y, epoch);
+      if (!full) {
+        // Only the options that matter for this example.
+        const opts = options_.of(slot);
+        const m = opts.length;
+        for (let a = 0; a < m; a++) sub[a] = bias[opts[a]!]!;
+        for (let t = 0; t < n; t++) {
+          const base = bases[t]!;
+          const v = vals[t]!;
+          for (let a = 0; a < m; a++) sub[a]! += v * weights[base + opts[a]!]!;
+        }
+        let max = -Infinity;
+        for (let a = 0; a < m; a++) if (sub[a]! > max) max = sub[a]!;
+        let sum = 0;
+        for (let a = 0; a < m; a++) {
+          const e = Math.exp(sub[a]! - max);
+          sub[a] = e;
+          sum += e;
+        }
+        let na = 0;
+        for (let a = 0; a < m; a++) {
+          const ga = sub[a]! / sum - (opts[a] === y ? 1 : 0);
+          sub[a] = ga;
+          if (ga > minGradient || ga < -minGradient) active[na++] = a;
+        }
+        for (let t = 0; t < n; t++) {
+          const base = bases[t]!;
+          const v = vals[t]!;
+          for (let b = 0; b < na; b++) {
+            const a = active[b]!;
+            const at = base + opts[a]!;
+            const w = weights[at]!;
+            const grad = v * sub[a]! + l2 * w;
+            const s = sq[at]! + grad * grad;
+            sq[at] = s;
+            weights[at] = w - lr * grad / Math.sqrt(s + eps);
+          }
+        }
+        for (let a = 0; a < m; a++) {
+          const j = opts[a]!;
+          const grad = sub[a]!;
+          biasSq[j]! += grad * grad;
+          bias[j]! -= lr * grad / Math.sqrt(biasSq[j]! + eps);
+        }
+        continue;
+      }
       for (let j = 0; j < k; j++) logits[j] = bias[j]!;
       for (let t = 0; t < n; t++) {
         const base = bases[t]!;
@@ -179,7 +261,6 @@ export function trainSoftmax(
         g[j] = e;
         sum += e;
       }
-      const y = labels[i]!;
       let na = 0;
       for (let j = 0; j < k; j++) {
         const gj = g[j]! / sum - (j === y ? 1 : 0);
@@ -204,9 +285,111 @@ export function trainSoftmax(
         biasSq[j]! += grad * grad;
         bias[j]! -= lr * grad / Math.sqrt(biasSq[j]! + eps);
       }
+      // g[j] + [j = y] is the probability of option j before the step.
+      if (restrict) options_.learn(slot, y, g, minGradient);
     }
     tick?.(epoch, done);
     if (afterEpoch?.(epoch, model) === false) break;
   }
   return model;
+}
+
+/**
+ * Per example, the options that matter (its label first); per label, its
+ * rivals (most recent first). See `trainSoftmax`.
+ */
+class Options {
+  #of: Uint16Array;
+  #count: Uint8Array;
+  #rivals: Uint16Array;
+  #rivalCount: Uint8Array;
+  #fullSteps: Int32Array;
+  #probs: Float64Array;
+  constructor(examples: number, private k: number, private c: number) {
+    this.#of = new Uint16Array(examples * c);
+    this.#count = new Uint8Array(examples);
+    this.#rivals = new Uint16Array(examples > 0 ? k * c : 0);
+    this.#rivalCount = new Uint8Array(examples > 0 ? k : 0);
+    this.#fullSteps = new Int32Array(examples > 0 ? k : 0);
+    this.#probs = new Float64Array(c);
+    if (examples > 0 && k > 0xffff) {
+      throw new RangeError(
+        `At most 65535 options can be trained with candidate options: got ${k}`,
+      );
+    }
+  }
+
+  /** Whether the example's step must see every option; else seeds its options when new. */
+  wantsFullStep(slot: number, label: number, epoch: number): boolean {
+    if (this.#count[slot] === 0) {
+      if (this.#fullSteps[label]! < BOOTSTRAP_STEPS) {
+        this.#fullSteps[label]!++;
+        return true;
+      }
+      const c = this.c;
+      const of = this.#of;
+      of[slot * c] = label;
+      const r = this.#rivalCount[label]!;
+      for (let x = 0; x < r; x++) {
+        of[slot * c + 1 + x] = this.#rivals[label * c + x]!;
+      }
+      this.#count[slot] = 1 + r;
+      return false;
+    }
+    let h = Math.imul(slot ^ Math.imul(epoch, 0x9e3779b1), 0x85ebca6b);
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35);
+    h ^= h >>> 16;
+    return (h >>> 0) % REFRESH_EVERY === 0;
+  }
+
+  /** The example's options. */
+  of(slot: number): Uint16Array {
+    return this.#of.subarray(slot * this.c, slot * this.c + this.#count[slot]!);
+  }
+
+  /**
+   * After a full step: the example's options become its label and its most
+   * likely options above the floor; options above `minGradient` join the
+   * label's rivals. `g[j]` is the gradient `p[j] - [j = label]`.
+   */
+  learn(slot: number, label: number, g: Float64Array, minGradient: number) {
+    const c = this.c;
+    const of = this.#of;
+    const probs = this.#probs;
+    const base = slot * c;
+    of[base] = label;
+    let n = 1;
+    for (let j = 0; j < this.k; j++) {
+      if (j === label) continue;
+      const p = g[j]!;
+      if (p < CANDIDATE_FLOOR || (n === c && p <= probs[n - 1]!)) continue;
+      // Insert in descending order of probability; the last falls off when full.
+      let at = n === c ? n - 1 : n++;
+      while (at > 1 && probs[at - 1]! < p) {
+        probs[at] = probs[at - 1]!;
+        of[base + at] = of[base + at - 1]!;
+        at--;
+      }
+      probs[at] = p;
+      of[base + at] = j;
+      if (p > minGradient) this.#addRival(label, j);
+    }
+    this.#count[slot] = n;
+  }
+
+  #addRival(label: number, j: number): void {
+    const c = this.c;
+    const rivals = this.#rivals;
+    const base = label * c;
+    let n = this.#rivalCount[label]!;
+    let at = 0;
+    while (at < n && rivals[base + at] !== j) at++;
+    if (at === n) {
+      if (n < c - 1) this.#rivalCount[label] = ++n;
+      at = n - 1;
+    }
+    for (; at > 0; at--) rivals[base + at] = rivals[base + at - 1]!;
+    rivals[base] = j;
+  }
 }

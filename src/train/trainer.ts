@@ -97,6 +97,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   learningRate: 0.15,
   wordDropout: 0.2,
   minGradient: 0.02,
+  candidates: 16,
   ensemble: 3,
   kindScales: DEFAULT_KIND_SCALES,
   workers: 1,
