@@ -204,13 +204,16 @@ export function trainSoftmax(
       const full = !restrict || options_.wantsFullStep(slot, y, epoch);
       if (!full) {
         // Only the options that matter for this example.
-        const opts = options_.of(slot);
-        const m = opts.length;
-        for (let a = 0; a < m; a++) sub[a] = bias[opts[a]!]!;
+        const opts = options_.all;
+        const o = options_.start(slot);
+        const m = options_.count(slot);
+        for (let a = 0; a < m; a++) sub[a] = bias[opts[o + a]!]!;
         for (let t = 0; t < n; t++) {
           const base = bases[t]!;
           const v = vals[t]!;
-          for (let a = 0; a < m; a++) sub[a]! += v * weights[base + opts[a]!]!;
+          for (let a = 0; a < m; a++) {
+            sub[a]! += v * weights[base + opts[o + a]!]!;
+          }
         }
         let max = -Infinity;
         for (let a = 0; a < m; a++) if (sub[a]! > max) max = sub[a]!;
@@ -222,7 +225,7 @@ export function trainSoftmax(
         }
         let na = 0;
         for (let a = 0; a < m; a++) {
-          const ga = sub[a]! / sum - (opts[a] === y ? 1 : 0);
+          const ga = sub[a]! / sum - (opts[o + a] === y ? 1 : 0);
           sub[a] = ga;
           if (ga > minGradient || ga < -minGradient) active[na++] = a;
         }
@@ -231,7 +234,7 @@ export function trainSoftmax(
           const v = vals[t]!;
           for (let b = 0; b < na; b++) {
             const a = active[b]!;
-            const at = base + opts[a]!;
+            const at = base + opts[o + a]!;
             const w = weights[at]!;
             const grad = v * sub[a]! + l2 * w;
             const s = sq[at]! + grad * grad;
@@ -240,7 +243,7 @@ export function trainSoftmax(
           }
         }
         for (let a = 0; a < m; a++) {
-          const j = opts[a]!;
+          const j = opts[o + a]!;
           const grad = sub[a]!;
           biasSq[j]! += grad * grad;
           bias[j]! -= lr * grad / Math.sqrt(biasSq[j]! + eps);
@@ -343,9 +346,17 @@ class Options {
     return (h >>> 0) % REFRESH_EVERY === 0;
   }
 
-  /** The example's options. */
-  of(slot: number): Uint16Array {
-    return this.#of.subarray(slot * this.c, slot * this.c + this.#count[slot]!);
+  /** Every example's options: example `slot`'s are `count(slot)` from `start(slot)`. */
+  get all(): Uint16Array {
+    return this.#of;
+  }
+
+  start(slot: number): number {
+    return slot * this.c;
+  }
+
+  count(slot: number): number {
+    return this.#count[slot]!;
   }
 
   /**
