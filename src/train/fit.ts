@@ -276,41 +276,59 @@ class FitProgress {
     this.#expected.set(name, examples);
   }
 
-  /** Notes a job's end (a validation fit may stop before its most epochs). */
+  /** Notes a job's end (a validation fit may stop before its most epochs) in a line. */
   finished(job: FitJob): void {
     const entry = this.#jobs.find((j) => j.job === job)!;
     entry.epochs = job.progress[0]!;
+    // Every fit of a question and kind is queued at once.
+    const alike = this.#jobs.filter((j) =>
+      j.name === entry.name && j.job.kind === job.kind
+    );
+    this.#line(
+      `"${entry.name}" ${job.kind} fit ${
+        alike.indexOf(entry) + 1
+      } of ${alike.length} ended after epoch ${entry.epochs}${
+        job.kind === "validation" ? ` of at most ${job.epochs}` : ""
+      }`,
+    );
   }
 
-  /** Prints a line when the last one is a few seconds old. */
+  /** Prints what runs now, when the last line is a few seconds old. */
   report(): void {
-    const now = performance.now();
-    if (now - this.#lastLine < 3000) return;
-    this.#lastLine = now;
-    let done = 0;
-    let planned = 0;
+    if (performance.now() - this.#lastLine < 3000) return;
     const running: string[] = [];
     for (const { name, examples, job, epochs } of this.#jobs) {
       const epoch = job.progress[0]!;
-      done += Math.max(0, epoch - 1) * examples + job.progress[1]!;
-      planned += epochs * examples;
       if (
         epoch > 0 && job.done[0] === 0 &&
         (epoch < epochs || job.progress[1]! < examples)
       ) {
         running.push(
-          `"${name}" ${job.kind} fit epoch ${epoch} of ${
+          `"${name}" ${job.kind} fit at epoch ${epoch} of ${
             job.kind === "validation" ? "at most " : ""
           }${epochs}`,
         );
       }
     }
+    this.#line(running.join(", ") || "starting");
+  }
+
+  /** A line of progress: what, examples per second, time left at most. */
+  #line(what: string): void {
+    const now = performance.now();
+    this.#lastLine = now;
+    let done = 0;
+    let planned = 0;
+    for (const { examples, job, epochs } of this.#jobs) {
+      done += Math.max(0, job.progress[0]! - 1) * examples + job.progress[1]!;
+      planned += epochs * examples;
+    }
     for (const examples of this.#expected.values()) planned += examples;
     const seconds = (now - this.#started) / 1000;
     const rate = done / Math.max(seconds, 1e-3);
-    const left = rate > 0 ? (planned - done) / rate : NaN;
+    const left = rate > 0 ? Math.max(0, planned - done) / rate : NaN;
     this.say(
-      `fitting: ${running.join(", ") || "starting"}; ${
+      `fitting: ${what}; ${
         Math.round(rate).toLocaleString("en-US")
       } examples/s, at most ${formatSeconds(left)} left`,
     );
