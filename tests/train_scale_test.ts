@@ -208,6 +208,41 @@ Deno.test("validation fits stop once log-loss stops improving", () => {
   assert(early.epochs >= 1);
 });
 
+Deno.test("large train splits keep the validation fits' weights, and epochs follow the visit budget", () => {
+  const traces = syntheticTraceSet({ count: 1500, seed: 6 });
+  const q = traces.questions.find((x) => x.name === "topic")!;
+  const c = buildCorpus(traces.texts, settings);
+  const rows = tableRows(c, () => true, settings);
+  const layout = trainingLayout(c, rows.rowOf, settings.ngram_average_min);
+  const indices = Array.from({ length: 1500 }, (_, i) => i);
+  const run = (refitBelow: number) => {
+    const lines: string[] = [];
+    const model = fitQuestions(
+      { layout, rows: rows.rowBuckets.length, rowKinds: rows.rowKinds },
+      [{
+        name: "topic",
+        labels: q.labels,
+        fit: indices.slice(0, 1200),
+        validation: indices.slice(1200),
+        options: q.options.length,
+      }],
+      // 2,500 visits of 1,200 examples: at most 3 epochs.
+      { ...smallTrainOptions(), maxEpochs: 10, visitBudget: 2500, refitBelow },
+      (line) => lines.push(line),
+    )[0]!;
+    return { model, lines };
+  };
+  const kept = run(0);
+  const refitted = run(1_000_000);
+  assert(kept.model.epochs <= 3, `epochs ${kept.model.epochs}`);
+  assert(
+    !kept.lines.some((l) => l.includes("final fit")),
+    kept.lines.join("\n"),
+  );
+  assert(refitted.lines.some((l) => l.includes("final fit")));
+  assert.notDeepEqual(kept.model.weights, refitted.model.weights);
+});
+
 Deno.test("training progress names the epoch, examples per second and time left", () => {
   const lines: string[] = [];
   train(syntheticTraceSet({ count: 1200, seed: 2 }), {

@@ -8,9 +8,13 @@
  * epoch count is kept (and the L2 strength whose members' averaged logits
  * score best, when several are tried). The temperature is fitted on the
  * members' averaged validation logits. Each member is then refitted on the
- * whole train split (fit and validation) for its epoch count; the final
- * weights are the members' average (for a linear model, averaging weights
- * averages logits), stored in serving units (the kind scales folded in).
+ * whole train split (fit and validation) for its epoch count, unless the
+ * train split has at least `refitBelow` answers: then the validation fits'
+ * best weights are kept (15% more data changes little there, and it halves
+ * the work). The final weights are the members' average (for a linear model,
+ * averaging weights averages logits), stored in serving units (the kind
+ * scales folded in). Epochs are capped so that a fit visits about
+ * `visitBudget` examples: a million traces need one pass, not ten.
  *
  * Every fit is a job (`fit_job.ts`) that runs in-process or on a worker
  * (`pool.ts`); results are combined in a fixed order, so the weights are
@@ -35,6 +39,16 @@ export interface FitSettings {
   maxEpochs: number;
   /** Validation fits stop after this many epochs without improvement. */
   patience: number;
+  /**
+   * Example visits a fit needs at most: epochs are capped at
+   * `ceil(visitBudget / examples)`, so large data takes few epochs.
+   */
+  visitBudget: number;
+  /**
+   * Train splits with fewer answers than this refit each member on the whole
+   * train split; larger ones keep the validation fits' weights.
+   */
+  refitBelow: number;
   learningRate: number;
   /** Probability of dropping a word or bigram at each training step. */
   wordDropout: number;
@@ -139,7 +153,28 @@ export function fitQuestions(
     // Final fits are added to `sum` in member order, whichever ends first.
     const finals: (FitJob | undefined)[] = [];
     let added = 0;
-    const finish = (l2: number, epochs: number[], logits: Float64Array) => {
+    // Large train splits skip the refit: the validation fits' own best
+    // weights are the members (the validation part adds little there).
+    const refit = d.train.length < settings.refitBelow;
+    const cap = Math.min(
+      settings.maxEpochs,
+      Math.max(1, Math.ceil(settings.visitBudget / Math.max(1, d.fit.length))),
+    );
+    const add = (job: FitJob) => {
+      const w = job.weights!;
+      for (let i = 0; i < sum.length; i++) {
+        sum[i]! += w[i]! / settings.ensemble;
+      }
+      for (let j = 0; j < k; j++) {
+        bias[j]! += job.bias![j]! / settings.ensemble;
+      }
+    };
+    const finish = (
+      l2: number,
+      epochs: number[],
+      logits: Float64Array,
+      fitted: FitJob[] | null,
+    ) => {
       const temperature = logits.length > 0
         ? fitTemperature(logits, valLabels, k)
         : 1;
@@ -151,6 +186,10 @@ export function fitQuestions(
         epochs: Math.max(...epochs),
         validation: validationFigures(logits, valLabels, k, temperature),
       };
+      if (fitted !== null) {
+        for (const job of fitted) add(job);
+        return;
+      }
       for (const m of members) {
         const job = meter.job(question.name, d.train.length, {
           kind: "final",
@@ -167,40 +206,45 @@ export function fitQuestions(
           meter.finished(job);
           finals[m] = job;
           for (let next = finals[added]; next; next = finals[added]) {
-            const w = next.weights!;
-            for (let i = 0; i < sum.length; i++) {
-              sum[i]! += w[i]! / settings.ensemble;
-            }
-            for (let j = 0; j < k; j++) {
-              bias[j]! += next.bias![j]! / settings.ensemble;
-            }
+            add(next);
             finals[added++] = undefined;
           }
         });
       }
     };
     if (d.validation.length === 0 || d.fit.length === 0) {
+      const epochs = Math.min(
+        settings.maxEpochs,
+        Math.max(
+          1,
+          Math.ceil(settings.visitBudget / Math.max(1, d.train.length)),
+        ),
+      );
       finish(
         settings.l2Grid[0]!,
-        members.map(() => settings.maxEpochs),
+        members.map(() => epochs),
         new Float64Array(0),
+        null,
       );
       return;
     }
-    meter.expect(
-      question.name,
-      settings.ensemble * settings.maxEpochs * d.train.length,
-    );
+    if (refit) {
+      meter.expect(question.name, settings.ensemble * cap * d.train.length);
+    }
     // Validation fits: per L2 strength, per member.
     const jobs = settings.l2Grid.map((l2) =>
       members.map((m) =>
         meter.job(question.name, d.fit.length, {
           kind: "validation",
           question: q,
-          epochs: settings.maxEpochs,
+          epochs: cap,
           patience: settings.patience,
-          sgd: sgd(l2, m),
+          sgd: { ...sgd(l2, m), epochs: cap },
           logits: shared(Float64Array, d.validation.length * k),
+          ...(refit ? {} : {
+            weights: shared(Float32Array, table.rows * k),
+            bias: shared(Float32Array, k),
+          }),
           done: shared(Int32Array, 1),
           progress: shared(Float64Array, 2),
         })
@@ -228,6 +272,7 @@ export function fitQuestions(
         settings.l2Grid[best.at]!,
         jobs[best.at]!.map((job) => Math.max(1, job.done[0]!)),
         best.logits,
+        refit ? null : jobs[best.at]!,
       );
     };
     for (const byMember of jobs) {

@@ -41,7 +41,10 @@ export interface FitJob {
   sgd: SgdOptions;
   /** Validation: the best epoch's validation logits (`validation × options`). */
   logits?: Float64Array;
-  /** Final: the weights (`rows × options`) and biases, written in place. */
+  /**
+   * Final: the weights (`rows × options`) and biases, written in place.
+   * Validation, when given: the best epoch's weights and biases.
+   */
   weights?: Float32Array;
   bias?: Float32Array;
   /** Written by the job: `[0]` the best (validation) or trained (final) epochs. */
@@ -120,6 +123,8 @@ export function runFitJob(
         best = nll;
         bestEpoch = epoch;
         job.logits!.set(current);
+        job.weights?.set(model.weights);
+        job.bias?.set(model.bias);
       }
       return epoch - bestEpoch < job.patience;
     },

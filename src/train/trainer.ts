@@ -94,6 +94,8 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   l2Grid: [1e-4],
   maxEpochs: 10,
   patience: 1,
+  visitBudget: 200_000,
+  refitBelow: 50_000,
   learningRate: 0.15,
   wordDropout: 0.2,
   minGradient: 0.02,
