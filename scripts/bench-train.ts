@@ -18,8 +18,13 @@
  *   [--option-lines 100000] [--curve-seeds 1] [--similarity S] [--quick]
  *   [--skip sizes,options,curve,workers]
  *
- * `--similarity` is handed to the trainer's random split (texts at least this
- * similar stay in one part; 1 keeps only equal texts together). Training
+ * The variants of one BANKING77 text are near-duplicates: left to a random
+ * split they would sit on both sides of it and make the calibration split
+ * look like the training data (certifying nearly everything, and then
+ * disagreeing far more than alpha on `test.csv`). So the child gives every
+ * trace a group, its source text, and training splits by group (as a log
+ * with a user or session per trace would be split); `--split random` uses
+ * the trainer's near-duplicate search instead, with `--similarity`. Training
  * runs in a child process (this script with `--child`) so that its peak
  * memory can be read from /proc.
  *
@@ -63,6 +68,7 @@ const { values } = parseArgs({
     "option-lines": { type: "string", default: "100000" },
     "curve-seeds": { type: "string", default: "1" },
     similarity: { type: "string" },
+    split: { type: "string", default: "group" },
     skip: { type: "string", default: "" },
     quick: { type: "boolean", default: false },
     keep: { type: "boolean", default: false },
@@ -77,6 +83,10 @@ const curveSeeds = Number(values["curve-seeds"]);
 const similarity = values.similarity ??
   String(DEFAULT_TRAIN_OPTIONS.similarity);
 const cores = navigator.hardwareConcurrency;
+if (values.split !== "group" && values.split !== "random") {
+  throw new RangeError(`--split must be group or random: got ${values.split}`);
+}
+const splitMode = values.split;
 
 try {
   await Deno.stat(`${DATA}train.csv`);
@@ -97,9 +107,9 @@ const pct = (x: number | null | undefined) =>
   x == null ? "n/a" : `${(x * 100).toFixed(1)}%`;
 const s1 = (x: number) => x.toFixed(1);
 console.log(
-  `machine: ${cores} cores; similarity ${similarity}; data in ${work}${
-    values.keep ? " (kept)" : ""
-  }`,
+  `machine: ${cores} cores; split ${splitMode}${
+    splitMode === "random" ? ` (similarity ${similarity})` : " (by source text)"
+  }; data in ${work}${values.keep ? " (kept)" : ""}`,
 );
 
 try {
@@ -122,7 +132,7 @@ async function scaleBySize(): Promise<void> {
   let lastBundle = "";
   for (const n of sizes) {
     const file = `${work}/scale-${n}.jsonl`;
-    await writeScaleTraces(file, rows, {
+    const { sources } = await writeScaleTraces(file, rows, {
       lines: n,
       seed: 1,
       intents: 77,
@@ -130,7 +140,7 @@ async function scaleBySize(): Promise<void> {
       yesNo: true,
     });
     const out = `${work}/bundle-${n}`;
-    const run = await trainChild(file, out, cores);
+    const run = await trainChild(file, out, cores, sources);
     const f = evaluate(await loadBundle(out), test, false).questions.category!;
     const p = run.report.phases;
     console.log(
@@ -183,13 +193,18 @@ async function scaleByOptions(): Promise<void> {
   let base = 0;
   for (const shape of shapes) {
     const file = `${work}/options-${shape.intents * shape.markers}.jsonl`;
-    const k = await writeScaleTraces(file, rows, {
+    const { options: k, sources } = await writeScaleTraces(file, rows, {
       lines: optionLines,
       seed: 2,
       ...shape,
       yesNo: false,
     });
-    const run = await trainChild(file, `${work}/options-bundle-${k}`, cores);
+    const run = await trainChild(
+      file,
+      `${work}/options-bundle-${k}`,
+      cores,
+      sources,
+    );
     const fit = run.report.phases.fit ?? run.seconds;
     if (base === 0) base = fit;
     console.log(
@@ -206,15 +221,15 @@ async function workersSideBySide(): Promise<void> {
     `\n== Workers side by side (${n} lines, 77 options + yes/no)`,
   );
   const file = `${work}/scale-${n}.jsonl`;
-  await writeScaleTraces(file, rows, {
+  const { sources } = await writeScaleTraces(file, rows, {
     lines: n,
     seed: 1,
     intents: 77,
     markers: 1,
     yesNo: true,
   });
-  const one = await trainChild(file, `${work}/w1`, 1);
-  const many = await trainChild(file, `${work}/w${cores}`, cores);
+  const one = await trainChild(file, `${work}/w1`, 1, sources);
+  const many = await trainChild(file, `${work}/w${cores}`, cores, sources);
   const same = await sameFiles(`${work}/w1`, `${work}/w${cores}`);
   console.log(
     `--workers 1: fit+calibrate ${
@@ -294,6 +309,7 @@ async function trainChild(
   traces: string,
   out: string,
   workers: number,
+  sources: number,
 ): Promise<{ seconds: number; peakMb: number; report: ChildReport }> {
   const started = performance.now();
   const proc = new Deno.Command(Deno.execPath(), {
@@ -306,6 +322,7 @@ async function trainChild(
       out,
       String(workers),
       similarity,
+      splitMode === "group" ? String(sources) : "0",
     ],
     stdout: "piped",
     stderr: "inherit",
@@ -339,9 +356,17 @@ async function trainChild(
 
 /** The child: read, train and write a bundle as `train` does; report phases on stdout. */
 async function child(args: string[]): Promise<void> {
-  const [traces, out, workers, sim] = args;
+  const [traces, out, workers, sim, sources] = args;
   const t0 = performance.now();
   const set = parseTraces(traces!, await Deno.readTextFile(traces!));
+  // Line i is a variant of source text i % sources (see `scale_data.ts`):
+  // its group. The split reads `groups` when every trace has one.
+  const bySource = Number(sources);
+  if (bySource > 0) {
+    Object.assign(set, {
+      groups: Int32Array.from(set.texts, (_, i) => i % bySource),
+    });
+  }
   const readSeconds = (performance.now() - t0) / 1000;
   const rssAfterReadMb = Deno.memoryUsage().rss / 2 ** 20;
   const marks: [string, number][] = [];

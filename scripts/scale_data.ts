@@ -85,13 +85,14 @@ export function perturb(text: string, random: () => number): string {
 
 /**
  * Writes `options.lines` JSON Lines traces to `path`, in chunks; returns
- * the number of options of `category`.
+ * the number of options of `category` and of source texts (line `i` is a
+ * variant of source text `i % sources`).
  */
 export async function writeScaleTraces(
   path: string,
   rows: readonly { text: string; label: string }[],
   options: ScaleOptions,
-): Promise<number> {
+): Promise<{ options: number; sources: number }> {
   const intents = [...new Set(rows.map((r) => r.label))].slice(
     0,
     options.intents,
@@ -127,7 +128,10 @@ export async function writeScaleTraces(
   } finally {
     file.close();
   }
-  return intents.length * Math.max(1, options.markers);
+  return {
+    options: intents.length * Math.max(1, options.markers),
+    sources: source.length,
+  };
 }
 
 async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {

@@ -302,7 +302,13 @@ export function fitQuestions(
 
 /** Progress of the fits: epoch, examples per second and time left. */
 class FitProgress {
-  #jobs: { name: string; examples: number; job: FitJob; epochs: number }[] = [];
+  #jobs: {
+    name: string;
+    examples: number;
+    job: FitJob;
+    epochs: number;
+    ended: boolean;
+  }[] = [];
   /** Per question, the examples its final fits will take, until they are queued. */
   #expected = new Map<string, number>();
   #started = performance.now();
@@ -312,7 +318,7 @@ class FitProgress {
   /** Registers a job over `examples` training examples; returns it. */
   job(name: string, examples: number, job: FitJob): FitJob {
     if (job.kind === "final") this.#expected.delete(name);
-    this.#jobs.push({ name, examples, job, epochs: job.epochs });
+    this.#jobs.push({ name, examples, job, epochs: job.epochs, ended: false });
     return job;
   }
 
@@ -325,6 +331,7 @@ class FitProgress {
   finished(job: FitJob): void {
     const entry = this.#jobs.find((j) => j.job === job)!;
     entry.epochs = job.progress[0]!;
+    entry.ended = true;
     // Every fit of a question and kind is queued at once.
     const alike = this.#jobs.filter((j) =>
       j.name === entry.name && j.job.kind === job.kind
@@ -342,18 +349,18 @@ class FitProgress {
   report(): void {
     if (performance.now() - this.#lastLine < 3000) return;
     const running: string[] = [];
-    for (const { name, examples, job, epochs } of this.#jobs) {
+    for (const { name, examples, job, epochs, ended } of this.#jobs) {
       const epoch = job.progress[0]!;
-      if (
-        epoch > 0 && job.done[0] === 0 &&
-        (epoch < epochs || job.progress[1]! < examples)
-      ) {
-        running.push(
-          `"${name}" ${job.kind} fit at epoch ${epoch} of ${
-            job.kind === "validation" ? "at most " : ""
-          }${epochs}`,
-        );
-      }
+      if (ended || epoch === 0) continue;
+      const scoring = job.kind === "validation" &&
+        job.progress[1]! >= examples;
+      running.push(
+        `"${name}" ${job.kind} fit ${
+          scoring ? "scoring validation after" : "at"
+        } epoch ${epoch} of ${
+          job.kind === "validation" ? "at most " : ""
+        }${epochs}`,
+      );
     }
     this.#line(running.join(", ") || "starting");
   }
