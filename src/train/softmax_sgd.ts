@@ -28,9 +28,18 @@ export interface SgdOptions {
   candidates: number;
 }
 
-/** Examples of a label that take full steps before its rivals are trusted. */
-export const BOOTSTRAP_STEPS = 32;
-/** About one visit in this many is a full step that refreshes an example's options. */
+/**
+ * Full steps (times options squared) spent on each label's first examples
+ * before its rivals are trusted: 32 examples a label at 77 options, fewer
+ * with more options (at least 1).
+ */
+export const BOOTSTRAP_WORK = 32 * 77 * 77;
+/**
+ * At least one visit in this many is a full step that refreshes an
+ * example's options; with `k` options and `c` candidates, one in
+ * `max(REFRESH_EVERY, floor(k / c))`, so that full steps cost about as much
+ * as the others whatever the number of options.
+ */
 export const REFRESH_EVERY = 4;
 /** Options below this probability at a full step are left out of the example's options. */
 export const CANDIDATE_FLOOR = 0.005;
@@ -82,13 +91,14 @@ export function logitsOf(
  * least `CANDIDATE_FLOOR` at the example's last full step (the most likely
  * `candidates - 1`); logits, softmax, gradients and bias updates are over
  * those only, so the cost of a step no longer grows with the number of
- * options. A full step (all options) is taken for the first
- * `BOOTSTRAP_STEPS` examples of each label, and on about one visit in
- * `REFRESH_EVERY` of every example (a hash of example and epoch decides, so
- * the random stream is untouched); an example first met after its label's
- * bootstrap starts from the label's rivals (options that had a gradient
- * above `minGradient` at full steps of that label). An option left out of a
- * step keeps its weights, as the gradient cut would have left it.
+ * options. A full step (all options) is taken for each label's first few
+ * examples (`BOOTSTRAP_WORK`), and on a share of all visits that shrinks as
+ * options grow (`REFRESH_EVERY`; a hash of example and epoch decides, so the
+ * random stream is untouched). An example met without a full step before
+ * starts from its label's rivals (options that had a gradient above
+ * `minGradient` at full steps of that label), filled up with the most
+ * frequent labels. An option left out of a step keeps its weights, as the
+ * gradient cut would have left it.
  *
  * `afterEpoch` is called after every epoch and may return false
  * to stop; `tick` is told the epoch and examples done now and then. The
@@ -147,7 +157,12 @@ export function trainSoftmax(
   const eps = 1e-8;
   const c = options.candidates;
   const restrict = c > 0 && k > c;
-  const options_ = new Options(restrict ? count : 0, k, c);
+  const options_ = new Options(
+    restrict ? count : 0,
+    k,
+    c,
+    restrict ? frequentLabels(traces, labels, k, c) : [],
+  );
   const sub = new Float64Array(Math.max(c, 1));
   for (let epoch = 1; epoch <= options.epochs; epoch++) {
     shuffle(order, random);
@@ -308,13 +323,25 @@ class Options {
   #rivalCount: Uint8Array;
   #fullSteps: Int32Array;
   #probs: Float64Array;
-  constructor(examples: number, private k: number, private c: number) {
+  #bootstrap: number;
+  #period: number;
+  constructor(
+    examples: number,
+    private k: number,
+    private c: number,
+    private frequent: readonly number[],
+  ) {
     this.#of = new Uint16Array(examples * c);
     this.#count = new Uint8Array(examples);
     this.#rivals = new Uint16Array(examples > 0 ? k * c : 0);
     this.#rivalCount = new Uint8Array(examples > 0 ? k : 0);
     this.#fullSteps = new Int32Array(examples > 0 ? k : 0);
     this.#probs = new Float64Array(c);
+    this.#bootstrap = Math.max(
+      1,
+      Math.min(32, Math.floor(BOOTSTRAP_WORK / (k * k))),
+    );
+    this.#period = Math.max(REFRESH_EVERY, Math.floor(k / c));
     if (examples > 0 && k > 0xffff) {
       throw new RangeError(
         `At most 65535 options can be trained with candidate options: got ${k}`,
@@ -324,26 +351,34 @@ class Options {
 
   /** Whether the example's step must see every option; else seeds its options when new. */
   wantsFullStep(slot: number, label: number, epoch: number): boolean {
-    if (this.#count[slot] === 0) {
-      if (this.#fullSteps[label]! < BOOTSTRAP_STEPS) {
-        this.#fullSteps[label]!++;
-        return true;
-      }
-      const c = this.c;
-      const of = this.#of;
-      of[slot * c] = label;
-      const r = this.#rivalCount[label]!;
-      for (let x = 0; x < r; x++) {
-        of[slot * c + 1 + x] = this.#rivals[label * c + x]!;
-      }
-      this.#count[slot] = 1 + r;
-      return false;
+    const fresh = this.#count[slot] === 0;
+    if (fresh && this.#fullSteps[label]! < this.#bootstrap) {
+      this.#fullSteps[label]!++;
+      return true;
     }
     let h = Math.imul(slot ^ Math.imul(epoch, 0x9e3779b1), 0x85ebca6b);
     h ^= h >>> 13;
     h = Math.imul(h, 0xc2b2ae35);
     h ^= h >>> 16;
-    return (h >>> 0) % REFRESH_EVERY === 0;
+    if ((h >>> 0) % this.#period === 0) return true;
+    if (fresh) {
+      // The label, its rivals, then the most frequent labels.
+      const c = this.c;
+      const of = this.#of;
+      const base = slot * c;
+      of[base] = label;
+      let n = 1;
+      const r = this.#rivalCount[label]!;
+      for (let x = 0; x < r; x++) of[base + n++] = this.#rivals[label * c + x]!;
+      for (let x = 0; x < this.frequent.length && n < c; x++) {
+        const j = this.frequent[x]!;
+        let known = false;
+        for (let y = 0; y < n && !known; y++) known = of[base + y] === j;
+        if (!known) of[base + n++] = j;
+      }
+      this.#count[slot] = n;
+    }
+    return false;
   }
 
   /** Every example's options: example `slot`'s are `count(slot)` from `start(slot)`. */
@@ -403,4 +438,18 @@ class Options {
     for (; at > 0; at--) rivals[base + at] = rivals[base + at - 1]!;
     rivals[base] = j;
   }
+}
+
+/** The `c` labels most frequent among the examples, most frequent first. */
+function frequentLabels(
+  traces: readonly number[],
+  labels: Int32Array,
+  k: number,
+  c: number,
+): number[] {
+  const counts = new Int32Array(k);
+  for (const i of traces) counts[labels[i]!]!++;
+  return Array.from(counts.keys())
+    .sort((a, b) => counts[b]! - counts[a]! || a - b)
+    .slice(0, c);
 }
