@@ -53,8 +53,14 @@ export interface FitJob {
   progress: Float64Array;
 }
 
-/** Most validation answers whose log-loss chooses the epoch (an even subsample beyond). */
-export const EPOCH_CHOICE_SAMPLE = 20_000;
+/**
+ * Most validation answers times options whose log-loss chooses the epoch
+ * (an even subsample beyond, of at least `EPOCH_CHOICE_MIN` answers): the
+ * temperature fit behind each loss reads every logit 40 times.
+ */
+export const EPOCH_CHOICE_CELLS = 1_500_000;
+/** Fewest validation answers the epoch is chosen on (all when there are fewer). */
+export const EPOCH_CHOICE_MIN = 2_000;
 
 /**
  * Runs a fit job (see the module doc). Deterministic for the job's seed.
@@ -93,9 +99,12 @@ export function runFitJob(
   const labels = Int32Array.from(val, (i) => question.labels[i]!);
   const current = new Float64Array(val.length * k);
   const scratch = new Float64Array(k);
-  // The epoch is chosen on an even subsample of at most EPOCH_CHOICE_SAMPLE
-  // answers (the temperature fit behind each loss reads them 40 times).
-  const stride = Math.max(1, Math.ceil(val.length / EPOCH_CHOICE_SAMPLE));
+  // The epoch is chosen on an even subsample (see EPOCH_CHOICE_CELLS).
+  const sampled = Math.max(
+    EPOCH_CHOICE_MIN,
+    Math.floor(EPOCH_CHOICE_CELLS / k),
+  );
+  const stride = Math.max(1, Math.ceil(val.length / sampled));
   const sampleLabels = labels.filter((_, t) => t % stride === 0);
   const sample = new Float64Array(sampleLabels.length * k);
   let best = Infinity;

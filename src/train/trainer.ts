@@ -267,6 +267,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     options,
     say,
   );
+  say("fitted; calibrating and measuring");
   const fitted: FittedQuestion[] = [];
   for (const [q, qa] of trainable.entries()) {
     const parts = partsOf[q]!;
