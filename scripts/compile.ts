@@ -159,6 +159,9 @@ export async function compileBinary(
     const result = await run([
       ...BINARY_PERMISSIONS,
       ...(options.target ? ["--target", options.target] : []),
+      // Training's workers load this module by URL: it must be embedded.
+      "--include",
+      join(ROOT, "src/train/fit_worker.ts"),
       "--output",
       join(scratch, basename(output)),
       join(ROOT, "main.ts"),

@@ -140,6 +140,8 @@ Deno.test("compileBinary() moves the binary into place only when deno compile su
       ...BINARY_PERMISSIONS,
     ]);
     assert.match(args.at(-1)!, /main\.ts$/);
+    const include = args.indexOf("--include");
+    assert.match(args[include + 1] ?? "", /src\/train\/fit_worker\.ts$/);
   });
 
   await t.step(

@@ -69,6 +69,8 @@ ${TRACE_FLAGS_USAGE}
                              and are not certified; costs at most P of in-scope texts
                              (default 0.02; 0 turns the rule off)
   --max-epochs N             most training epochs (default 10)
+  --workers N                fits run in parallel on N workers (default: the number of cores;
+                             1 starts none); the bundle is the same for any N
   --quiet                    no progress on stderr
   --help                     this text`;
 
@@ -94,6 +96,7 @@ export async function trainCommand(args: string[]): Promise<number> {
     "drift-min-novelty": { type: "string" },
     "drift-scope-p": { type: "string" },
     "max-epochs": { type: "string" },
+    workers: { type: "string" },
     quiet: { type: "boolean", default: false },
     help: { type: "boolean", default: false },
   });
@@ -153,6 +156,13 @@ export async function trainCommand(args: string[]): Promise<number> {
       d.maxEpochs,
       (n) => Number.isInteger(n) && n >= 1,
       "a positive integer",
+    ),
+    workers: numberFlag(
+      "workers",
+      values.workers,
+      navigator.hardwareConcurrency,
+      (n) => Number.isInteger(n) && n >= 1 && n <= 64,
+      "an integer from 1 to 64",
     ),
     settings: {
       min_radius: numberFlag(

@@ -1,21 +1,34 @@
 /**
- * The fit step: one question's weights, bias and temperature from its train
+ * The fit step: each question's weights, bias and temperature from its train
  * split.
  *
- * Hyper-parameters (L2 strength, number of epochs) are chosen by the
- * validation log-loss of the ensemble (the average of `ensemble` fits with
- * different seeds; for a linear model, averaging weights averages logits)
- * trained on the fit part; the temperature is fitted on the validation part.
- * The final weights are then fitted on the whole train split (fit and
- * validation) with the chosen settings, averaged over the ensemble, and
- * stored in serving units (the kind scales folded in).
+ * Each of the `ensemble` members (different seeds) is first fitted on the
+ * fit part, scoring the validation part after every epoch, and stops once
+ * validation log-loss has not improved for `patience` epochs; its best
+ * epoch count is kept (and the L2 strength whose members' averaged logits
+ * score best, when several are tried). The temperature is fitted on the
+ * members' averaged validation logits. Each member is then refitted on the
+ * whole train split (fit and validation) for its epoch count, unless the
+ * train split has at least `refitBelow` answers: then the validation fits'
+ * best weights are kept (15% more data changes little there, and it halves
+ * the work). The final weights are the members' average (for a linear model,
+ * averaging weights averages logits), stored in serving units (the kind
+ * scales folded in). Epochs are capped so that a fit visits about
+ * `visitBudget` examples: a million traces need one pass, not ten.
+ *
+ * Every fit is a job (`fit_job.ts`) that runs in-process or on a worker
+ * (`pool.ts`); results are combined in a fixed order, so the weights are
+ * the same bytes for any number of workers.
  *
  * @module
  */
 
 import { argmax, softmax } from "../engine/table.ts";
-import { logitsOf, type SoftmaxModel, trainSoftmax } from "./softmax_sgd.ts";
-import { type KindScales, type SparseTexts, storedWeights } from "./sparse.ts";
+import type { TrainingLayout } from "./corpus.ts";
+import { shared } from "./corpus.ts";
+import { type FitJob, type QuestionData } from "./fit_job.ts";
+import { startRunner } from "./pool.ts";
+import { type KindScales, storedWeights } from "./sparse.ts";
 import { fitTemperature, meanNll } from "./temperature.ts";
 
 /** How a question is fitted. */
@@ -24,16 +37,32 @@ export interface FitSettings {
   l2Grid: number[];
   /** Most epochs; the best number on validation data is kept. */
   maxEpochs: number;
+  /** Validation fits stop after this many epochs without improvement. */
+  patience: number;
+  /**
+   * Example visits a fit needs at most: epochs are capped at
+   * `ceil(visitBudget / examples)`, so large data takes few epochs.
+   */
+  visitBudget: number;
+  /**
+   * Train splits with fewer answers than this refit each member on the whole
+   * train split; larger ones keep the validation fits' weights.
+   */
+  refitBelow: number;
   learningRate: number;
   /** Probability of dropping a word or bigram at each training step. */
   wordDropout: number;
   /** Gradients below this (per option) are not applied. */
   minGradient: number;
+  /** With more options than this, steps compute only the options that matter (see `softmax_sgd.ts`); 0: all. */
+  candidates: number;
   /** Final weights are the average of this many fits with different seeds. */
   ensemble: number;
   /** Training-time scale of word, n-gram and bigram rows (see `sparse.ts`). */
   kindScales: KindScales;
   seed: number;
+  /** Workers that run fits in parallel (1: all in this thread, no worker). */
+  workers: number;
 }
 
 /** What the validation part says about the chosen model. */
@@ -57,113 +86,319 @@ export interface FittedModel {
   validation: ValidationFigures;
 }
 
-/** One question's training data. */
-export interface FitData {
-  /** All texts as sparse table rows. */
-  texts: SparseTexts;
-  /** Per text, the answer's option index (-1: unanswered). */
+/** One question to fit. */
+export interface FitQuestion {
+  /** Its name, for progress lines. */
+  name: string;
+  /** Per trace, the answer's option index (-1: unanswered). */
   labels: Int32Array;
-  /** Texts of the fit and validation parts that answer the question. */
+  /** Traces of the fit and validation parts that answer the question. */
   fit: readonly number[];
   validation: readonly number[];
   /** Number of options. */
   options: number;
-  /** Number of table rows, and each row's kind (see `radius.ts`). */
+}
+
+/** The table every question is fitted on. */
+export interface FitTable {
+  /** All traces' texts, as the training step reads them. */
+  layout: TrainingLayout;
+  /** Number of rows, and each row's kind (see `radius.ts`). */
   rows: number;
   rowKinds: Uint8Array;
 }
 
 /**
- * Fits a question (see the module doc). Deterministic for `settings.seed`.
- * Without validation answers, the largest epoch count and first L2 strength
- * are used and the temperature is 1.
+ * Fits every question (see the module doc). Deterministic for
+ * `settings.seed`, whatever `settings.workers`. Without validation answers,
+ * `maxEpochs` and the first L2 strength are used and the temperature is 1.
+ * `progress` is told the epoch, rate and time left every few seconds.
  */
-export function fitQuestion(data: FitData, settings: FitSettings): FittedModel {
-  const k = data.options;
-  const valIdx = data.validation;
-  const valLabels = Int32Array.from(valIdx, (i) => data.labels[i]!);
-  const valLogits = new Float64Array(valIdx.length * k);
-  const scratch = new Float64Array(k);
-  const scoreVal = (m: SoftmaxModel) => {
-    for (let t = 0; t < valIdx.length; t++) {
-      logitsOf(m, k, data.texts, valIdx[t]!, scratch);
-      valLogits.set(scratch, t * k);
-    }
-  };
-  const sgd = (l2: number, epochs: number, member: number) => ({
-    epochs,
+export function fitQuestions(
+  table: FitTable,
+  questions: readonly FitQuestion[],
+  settings: FitSettings,
+  progress: (line: string) => void = () => {},
+): FittedModel[] {
+  const data = questions.map((q): QuestionData => ({
+    labels: sharedCopy(q.labels),
+    fit: sharedCopy(q.fit),
+    validation: sharedCopy(q.validation),
+    train: sharedCopy([...q.fit, ...q.validation].sort((a, b) => a - b)),
+    options: q.options,
+  }));
+  const runner = startRunner(
+    { layout: table.layout, rows: table.rows, questions: data },
+    settings.workers,
+  );
+  const meter = new FitProgress(progress);
+  const sgd = (l2: number, member: number) => ({
+    epochs: settings.maxEpochs,
     l2,
     learningRate: settings.learningRate,
     seed: settings.seed + 1009 * member,
     wordDropout: settings.wordDropout,
     minGradient: settings.minGradient,
+    candidates: settings.candidates,
   });
+  const members = Array.from({ length: settings.ensemble }, (_, m) => m);
+  const results: FittedModel[] = [];
 
-  let best = {
-    l2: settings.l2Grid[0]!,
-    epochs: settings.maxEpochs,
-    nll: Infinity,
-    logits: new Float64Array(0),
-  };
-  if (valIdx.length > 0 && data.fit.length > 0) {
-    for (const l2 of settings.l2Grid) {
-      const byEpoch: Float64Array<ArrayBuffer>[] = [];
-      for (let member = 0; member < settings.ensemble; member++) {
-        trainSoftmax(
-          data.texts,
-          data.labels,
-          data.fit,
-          k,
-          data.rows,
-          sgd(l2, settings.maxEpochs, member),
-          (epoch, m) => {
-            scoreVal(m);
-            const sum = byEpoch[epoch - 1] ??= new Float64Array(
-              valLogits.length,
-            );
-            for (let t = 0; t < sum.length; t++) {
-              sum[t]! += valLogits[t]! / settings.ensemble;
-            }
-          },
-        );
-      }
-      byEpoch.forEach((logits, at) => {
-        const t = fitTemperature(logits, valLabels, k);
-        const nll = meanNll(logits, valLabels, k, t);
-        if (nll < best.nll) best = { l2, epochs: at + 1, nll, logits };
-      });
-    }
-  }
-  const temperature = best.logits.length > 0
-    ? fitTemperature(best.logits, valLabels, k)
-    : 1;
-  const validation = validationFigures(best.logits, valLabels, k, temperature);
-
-  const trainIdx = [...data.fit, ...data.validation].sort((a, b) => a - b);
-  const weights = new Float32Array(data.rows * k);
-  const bias = new Float32Array(k);
-  for (let member = 0; member < settings.ensemble; member++) {
-    const m = trainSoftmax(
-      data.texts,
-      data.labels,
-      trainIdx,
-      k,
-      data.rows,
-      sgd(best.l2, best.epochs, member),
+  questions.forEach((question, q) => {
+    const k = question.options;
+    const d = data[q]!;
+    const valLabels = Int32Array.from(d.validation, (i) => d.labels[i]!);
+    const sum = new Float32Array(table.rows * k);
+    const bias = new Float32Array(k);
+    // Final fits are added to `sum` in member order, whichever ends first.
+    const finals: (FitJob | undefined)[] = [];
+    let added = 0;
+    // Large train splits skip the refit: the validation fits' own best
+    // weights are the members (the validation part adds little there).
+    const refit = d.train.length < settings.refitBelow;
+    const cap = Math.min(
+      settings.maxEpochs,
+      Math.max(1, Math.ceil(settings.visitBudget / Math.max(1, d.fit.length))),
     );
-    for (let i = 0; i < weights.length; i++) {
-      weights[i]! += m.weights[i]! / settings.ensemble;
+    const add = (job: FitJob) => {
+      const w = job.weights!;
+      for (let i = 0; i < sum.length; i++) {
+        sum[i]! += w[i]! / settings.ensemble;
+      }
+      for (let j = 0; j < k; j++) {
+        bias[j]! += job.bias![j]! / settings.ensemble;
+      }
+    };
+    const finish = (
+      l2: number,
+      epochs: number[],
+      logits: Float64Array,
+      fitted: FitJob[] | null,
+    ) => {
+      const temperature = logits.length > 0
+        ? fitTemperature(logits, valLabels, k)
+        : 1;
+      results[q] = {
+        weights: sum,
+        bias,
+        temperature,
+        l2,
+        epochs: Math.max(...epochs),
+        validation: validationFigures(logits, valLabels, k, temperature),
+      };
+      if (fitted !== null) {
+        for (const job of fitted) add(job);
+        return;
+      }
+      for (const m of members) {
+        const job = meter.job(question.name, d.train.length, {
+          kind: "final",
+          question: q,
+          epochs: epochs[m]!,
+          patience: 0,
+          sgd: { ...sgd(l2, m), epochs: epochs[m]! },
+          weights: shared(Float32Array, table.rows * k),
+          bias: shared(Float32Array, k),
+          done: shared(Int32Array, 1),
+          progress: shared(Float64Array, 2),
+        });
+        runner.submit(job, () => {
+          meter.finished(job);
+          finals[m] = job;
+          for (let next = finals[added]; next; next = finals[added]) {
+            add(next);
+            finals[added++] = undefined;
+          }
+        });
+      }
+    };
+    if (d.validation.length === 0 || d.fit.length === 0) {
+      const epochs = Math.min(
+        settings.maxEpochs,
+        Math.max(
+          1,
+          Math.ceil(settings.visitBudget / Math.max(1, d.train.length)),
+        ),
+      );
+      finish(
+        settings.l2Grid[0]!,
+        members.map(() => epochs),
+        new Float64Array(0),
+        null,
+      );
+      return;
     }
-    for (let j = 0; j < k; j++) bias[j]! += m.bias[j]! / settings.ensemble;
+    if (refit) {
+      meter.expect(question.name, settings.ensemble * cap * d.train.length);
+    }
+    // Validation fits: per L2 strength, per member.
+    const jobs = settings.l2Grid.map((l2) =>
+      members.map((m) =>
+        meter.job(question.name, d.fit.length, {
+          kind: "validation",
+          question: q,
+          epochs: cap,
+          patience: settings.patience,
+          sgd: { ...sgd(l2, m), epochs: cap },
+          logits: shared(Float64Array, d.validation.length * k),
+          ...(refit ? {} : {
+            weights: shared(Float32Array, table.rows * k),
+            bias: shared(Float32Array, k),
+          }),
+          done: shared(Int32Array, 1),
+          progress: shared(Float64Array, 2),
+        })
+      )
+    );
+    let pending = jobs.length * members.length;
+    const chooseL2 = () => {
+      let best = { at: 0, nll: Infinity, logits: new Float64Array(0) };
+      jobs.forEach((byMember, at) => {
+        const logits = new Float64Array(d.validation.length * k);
+        for (const job of byMember) {
+          for (let t = 0; t < logits.length; t++) {
+            logits[t]! += job.logits![t]! / settings.ensemble;
+          }
+        }
+        const nll = meanNll(
+          logits,
+          valLabels,
+          k,
+          fitTemperature(logits, valLabels, k),
+        );
+        if (nll < best.nll) best = { at, nll, logits };
+      });
+      finish(
+        settings.l2Grid[best.at]!,
+        jobs[best.at]!.map((job) => Math.max(1, job.done[0]!)),
+        best.logits,
+        refit ? null : jobs[best.at]!,
+      );
+    };
+    for (const byMember of jobs) {
+      for (const job of byMember) {
+        runner.submit(job, () => {
+          meter.finished(job);
+          if (--pending === 0) chooseL2();
+        });
+      }
+    }
+  });
+  try {
+    runner.drain(() => meter.report());
+  } finally {
+    runner.close();
   }
-  return {
-    weights: storedWeights(weights, k, data.rowKinds, settings.kindScales),
-    bias,
-    temperature,
-    l2: best.l2,
-    epochs: best.epochs,
-    validation,
-  };
+  return results.map((r) => ({
+    ...r,
+    weights: storedWeights(
+      r.weights,
+      r.bias.length,
+      table.rowKinds,
+      settings.kindScales,
+    ),
+  }));
+}
+
+/** Progress of the fits: epoch, examples per second and time left. */
+class FitProgress {
+  #jobs: {
+    name: string;
+    examples: number;
+    job: FitJob;
+    epochs: number;
+    ended: boolean;
+  }[] = [];
+  /** Per question, the examples its final fits will take, until they are queued. */
+  #expected = new Map<string, number>();
+  #started = performance.now();
+  #lastLine = performance.now();
+  constructor(private say: (line: string) => void) {}
+
+  /** Registers a job over `examples` training examples; returns it. */
+  job(name: string, examples: number, job: FitJob): FitJob {
+    if (job.kind === "final") this.#expected.delete(name);
+    this.#jobs.push({ name, examples, job, epochs: job.epochs, ended: false });
+    return job;
+  }
+
+  /** Counts on final fits of `examples` examples for `name`, not queued yet. */
+  expect(name: string, examples: number): void {
+    this.#expected.set(name, examples);
+  }
+
+  /** Notes a job's end (a validation fit may stop before its most epochs) in a line. */
+  finished(job: FitJob): void {
+    const entry = this.#jobs.find((j) => j.job === job)!;
+    entry.epochs = job.progress[0]!;
+    entry.ended = true;
+    // Every fit of a question and kind is queued at once.
+    const alike = this.#jobs.filter((j) =>
+      j.name === entry.name && j.job.kind === job.kind
+    );
+    this.#line(
+      `"${entry.name}" ${job.kind} fit ${
+        alike.indexOf(entry) + 1
+      } of ${alike.length} ended after epoch ${entry.epochs}${
+        job.kind === "validation" ? ` of at most ${job.epochs}` : ""
+      }`,
+    );
+  }
+
+  /** Prints what runs now, when the last line is a few seconds old. */
+  report(): void {
+    if (performance.now() - this.#lastLine < 3000) return;
+    const running: string[] = [];
+    for (const { name, examples, job, epochs, ended } of this.#jobs) {
+      const epoch = job.progress[0]!;
+      if (ended || epoch === 0) continue;
+      const scoring = job.kind === "validation" &&
+        job.progress[1]! >= examples;
+      running.push(
+        `"${name}" ${job.kind} fit ${
+          scoring ? "scoring validation after" : "at"
+        } epoch ${epoch} of ${
+          job.kind === "validation" ? "at most " : ""
+        }${epochs}`,
+      );
+    }
+    this.#line(running.join(", ") || "starting");
+  }
+
+  /** A line of progress: what, examples per second, time left at most. */
+  #line(what: string): void {
+    const now = performance.now();
+    this.#lastLine = now;
+    let done = 0;
+    let planned = 0;
+    for (const { examples, job, epochs } of this.#jobs) {
+      done += Math.max(0, job.progress[0]! - 1) * examples + job.progress[1]!;
+      planned += epochs * examples;
+    }
+    for (const examples of this.#expected.values()) planned += examples;
+    const seconds = (now - this.#started) / 1000;
+    const rate = done / Math.max(seconds, 1e-3);
+    const left = rate > 0 ? Math.max(0, planned - done) / rate : NaN;
+    this.say(
+      `fitting: ${what}; ${
+        Math.round(rate).toLocaleString("en-US")
+      } examples/s, at most ${formatSeconds(left)} left`,
+    );
+  }
+}
+
+function formatSeconds(s: number): string {
+  if (!Number.isFinite(s)) return "?";
+  const m = Math.floor(s / 60);
+  return m > 0
+    ? `${m}m${String(Math.round(s % 60)).padStart(2, "0")}s`
+    : `${Math.round(s)}s`;
+}
+
+function sharedCopy(values: ArrayLike<number>): Int32Array {
+  const out = shared(Int32Array, values.length);
+  out.set(values);
+  return out;
 }
 
 function validationFigures(

@@ -14,21 +14,13 @@
  */
 
 import {
-  bucketKind,
-  cachedBuckets,
   DEFAULT_FEATURIZER,
-  featurize,
   type FeaturizerSettings,
   type TextFeatures,
 } from "../engine/features.ts";
 import { assess, prepareFeatures } from "../engine/answer.ts";
 import { DEFAULT_DRIFT, driftScore, QUIET_GUARD } from "../engine/drift.ts";
-import {
-  BIGRAM_ROW,
-  computeGainBounds,
-  NGRAM_ROW,
-  WORD_ROW,
-} from "../engine/radius.ts";
+import { computeGainBounds } from "../engine/radius.ts";
 import {
   argmax,
   noveltyOf,
@@ -41,22 +33,27 @@ import {
 import { energyOf } from "../engine/scope.ts";
 import { TableState } from "../engine/state.ts";
 import { calibrateQuestion, type ScoredAnswers } from "./calibrate.ts";
-import { fitQuestion, type FitSettings, type FittedModel } from "./fit.ts";
 import {
   calibrationTwins,
   leakageCheck,
   type LeakageReport,
 } from "./leakage.ts";
-import { type Measurement, Meter } from "./meter.ts";
-import { DEFAULT_KIND_SCALES, toSparse } from "./sparse.ts";
 import {
-  FIT,
+  buildCorpus,
+  engineFeatures,
+  tableRows,
+  trainingLayout,
+} from "./corpus.ts";
+import { fitQuestions, type FitSettings, type FittedModel } from "./fit.ts";
+import { type Measurement, Meter } from "./meter.ts";
+import { DEFAULT_KIND_SCALES } from "./sparse.ts";
+import {
+  isTrain,
   PART_NAMES,
   type ResolvedSplitMode,
   type Split,
   type SplitMode,
   splitTraces,
-  VALIDATION,
 } from "./split.ts";
 import { minimumCertifiable } from "./stats.ts";
 import type { QuestionAnswers, TraceSet } from "./traces.ts";
@@ -105,11 +102,16 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   },
   l2Grid: [1e-4],
   maxEpochs: 10,
+  patience: 1,
+  visitBudget: 200_000,
+  refitBelow: 50_000,
   learningRate: 0.15,
   wordDropout: 0.2,
   minGradient: 0.02,
+  candidates: 16,
   ensemble: 3,
   kindScales: DEFAULT_KIND_SCALES,
+  workers: 1,
 };
 
 /** How the traces were split, for the report. */
@@ -234,20 +236,23 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
   say(`split: ${describeSplit(split)}`);
 
   say(`featurising ${texts.length} texts`);
-  const bucketsOf = cachedBuckets(options.featurizer);
-  const features: TextFeatures[] = texts.map((t) =>
-    featurize(t, options.featurizer, bucketsOf)
-  );
+  const corpus = buildCorpus(texts, options.featurizer, say);
   const { rowOf, rowBuckets, rowKinds } = tableRows(
-    features,
-    split.parts,
+    corpus,
+    (i) => isTrain(split.parts[i]!),
     options.featurizer,
   );
-  const sparse = toSparse(
-    features,
+  const layout = trainingLayout(
+    corpus,
     rowOf,
     options.featurizer.ngram_average_min,
     options.kindScales,
+  );
+  // The engine's features, for the texts scored as serving would score them.
+  const features = engineFeatures(
+    texts,
+    heldOut(split.parts),
+    options.featurizer,
   );
   const base: Table = {
     featurizer: options.featurizer,
@@ -263,19 +268,30 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
   say("checking calibration texts for near-twins in the train split");
   const twins = calibrationTwins(texts, split.parts, options.twinSimilarity);
 
-  const fitted: FittedQuestion[] = [];
-  for (const qa of trainable) {
-    say(`training "${qa.name}" (${qa.options.length} options)`);
-    const parts = questionParts(qa.labels, split.parts);
-    const model = fitQuestion({
-      texts: sparse,
+  const partsOf = trainable.map((qa) => questionParts(qa.labels, split.parts));
+  say(
+    `training ${
+      trainable.map((qa) => `"${qa.name}" (${qa.options.length} options)`)
+        .join(", ")
+    } on ${options.workers} ${options.workers === 1 ? "thread" : "workers"}`,
+  );
+  const models = fitQuestions(
+    { layout, rows: rowBuckets.length, rowKinds },
+    trainable.map((qa, q) => ({
+      name: qa.name,
       labels: qa.labels,
-      fit: parts.fit,
-      validation: parts.validation,
+      fit: partsOf[q]!.fit,
+      validation: partsOf[q]!.validation,
       options: qa.options.length,
-      rows: rowBuckets.length,
-      rowKinds,
-    }, options);
+    })),
+    options,
+    say,
+  );
+  say("fitted; calibrating and measuring");
+  const fitted: FittedQuestion[] = [];
+  for (const [q, qa] of trainable.entries()) {
+    const parts = partsOf[q]!;
+    const model = models[q]!;
     const scored = scoreAnswers(base, qa, model, features, parts.calibration);
     scored.units = Int32Array.from(parts.calibration, (i) => split.unitOf[i]!);
     const outcome = calibrateQuestion(scored, model.validation, {
@@ -383,31 +399,9 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
   return { table, rowBuckets, report };
 }
 
-/** Rows of the table: every bucket a train-split text has, in order of appearance. */
-function tableRows(
-  features: readonly TextFeatures[],
-  parts: Uint8Array,
-  featurizer: FeaturizerSettings,
-): { rowOf: Int32Array; rowBuckets: Int32Array; rowKinds: Uint8Array } {
-  const rowOf = new Int32Array(1 << featurizer.buckets_log2).fill(-1);
-  const buckets: number[] = [];
-  const add = (b: number) => {
-    if (rowOf[b]! < 0) {
-      rowOf[b] = buckets.length;
-      buckets.push(b);
-    }
-  };
-  for (let i = 0; i < features.length; i++) {
-    if (parts[i] !== FIT && parts[i] !== VALIDATION) continue;
-    for (const wb of features[i]!.wordBuckets) for (const b of wb) add(b);
-    for (const b of features[i]!.bigramBuckets) add(b);
-  }
-  const kinds = { word: WORD_ROW, ngram: NGRAM_ROW, bigram: BIGRAM_ROW };
-  return {
-    rowOf,
-    rowBuckets: Int32Array.from(buckets),
-    rowKinds: Uint8Array.from(buckets, (b) => kinds[bucketKind(b, featurizer)]),
-  };
+/** The traces outside the train split (calibration and test). */
+function* heldOut(parts: Uint8Array): Generator<number> {
+  for (let i = 0; i < parts.length; i++) if (!isTrain(parts[i]!)) yield i;
 }
 
 /** The traces that answer a question, by part. */
