@@ -174,7 +174,7 @@ function pick<T>(random: () => number, items: readonly T[]): T {
 }
 
 /** The demo traces, deterministic. */
-export function demoTraces(count = 3000, seed = 7): string[] {
+export function demoTraces(count = 6000, seed = 7): string[] {
   const random = seededRandom(seed);
   const names = Object.keys(TOPICS);
   const lines: string[] = [];

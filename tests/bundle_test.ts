@@ -333,7 +333,7 @@ Deno.test("loadBundle() keeps the energies, live candidates and out-of-scope lev
   await writeBundleAtomically(dir, await bundleFiles(r));
   const loaded = await loadBundle(dir);
   assert.equal(loaded.info.format_version, 2);
-  assert.equal(loaded.settings.drift.scope_p, 0.02);
+  assert.equal(loaded.settings.drift.scope_p, 0.01);
   for (const q of r.table.questions) {
     const l = loaded.byName.get(q.name)!;
     assert.deepEqual(l.drift.energy, q.drift.energy);

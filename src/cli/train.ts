@@ -67,7 +67,7 @@ ${TRACE_FLAGS_USAGE}
   --drift-scope-p P          single texts whose energy (evidence for any option) has a p-value
                              <= P against the calibration texts look like none of the options
                              and are not certified; costs at most P of in-scope texts
-                             (default 0.02; 0 turns the rule off)
+                             (default 0.01; 0 turns the rule off)
   --max-epochs N             most training epochs (default 10)
   --workers N                fits run in parallel on N workers (default: the number of cores;
                              1 starts none); the bundle is the same for any N

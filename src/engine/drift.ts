@@ -35,7 +35,7 @@ export const DEFAULT_DRIFT: DriftSettings = {
   min_novelty: 0.1,
   delta: 0.01,
   rearm_window: 100,
-  scope_p: 0.02,
+  scope_p: 0.01,
 };
 
 /**

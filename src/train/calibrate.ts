@@ -157,6 +157,10 @@ export function uncalibratedAdvice(
         bestTop = top;
       }
     });
+    // Answers of one cluster or group count together in the test (Kish's
+    // effective size), so a pass needs `design` times as many answers as
+    // independent ones would.
+    const design = n / effectiveSize(scored.units, n);
     if (bestRate >= alpha) {
       parts.push(
         `even its ${bestTop} most confident calibration answers disagree with the model ${
@@ -166,18 +170,26 @@ export function uncalibratedAdvice(
     } else {
       // Calibration answers needed for that rate to pass, growing the top share in proportion.
       let grow = 1;
-      while (
-        grow < 64 &&
-        largestPassing(Math.floor(bestTop * grow), alpha, delta) <
-          Math.ceil(bestRate * bestTop * grow)
-      ) grow *= 1.25;
+      const passes = (g: number) => {
+        const effective = Math.floor((bestTop * g) / design);
+        return largestPassing(effective, alpha, delta) >=
+          Math.ceil(bestRate * effective);
+      };
+      while (grow < 64 && !passes(grow)) grow *= 1.25;
+      const clustered = design >= 1.05
+        ? ` (its ${n} answers count as about ${
+          Math.round(n / design)
+        } independent ones: answers of one cluster or group count together)`
+        : "";
       if (grow < 64) {
         parts.push(
           `its most confident calibration answers disagree ${
             (bestRate * 100).toFixed(1)
-          }% of the time; at that rate a pass needs about ${
+          }% of the time${clustered}; at that rate a pass needs about ${
             Math.ceil(grow * 10) / 10
-          } times as many traces (about ${traces(n * (grow - 1))} more)`,
+          } times as many traces (about ${
+            traces(n * (grow - 1))
+          } more, of as many different kinds as the ones it has)`,
         );
       }
     }
@@ -203,4 +215,14 @@ export function uncalibratedAdvice(
   return parts.length === 0
     ? "no alpha up to 0.3 would pass on this calibration split"
     : parts.join("; ");
+}
+
+/** Kish's effective size `n^2 / sum n_u^2` of `n` answers in `units` (`n` without units). */
+function effectiveSize(units: Int32Array | undefined, n: number): number {
+  if (units === undefined || n === 0) return n;
+  const perUnit = new Map<number, number>();
+  for (const u of units) perUnit.set(u, (perUnit.get(u) ?? 0) + 1);
+  let squares = 0;
+  for (const c of perUnit.values()) squares += c * c;
+  return (n * n) / squares;
 }
