@@ -160,12 +160,12 @@ export class SimilarityIndex {
 
   /**
    * Calls `found(j, cosine)` for every added text `j` whose cosine with text
-   * `i` reaches the threshold; `consider(j)` may skip a candidate before its
-   * cosine is computed.
+   * `i` reaches the threshold, until `found` returns true (enough found);
+   * `consider(j)` may skip a candidate before its cosine is computed.
    */
   query(
     i: number,
-    found: (j: number, cosine: number) => void,
+    found: (j: number, cosine: number) => boolean | void,
     consider?: (j: number) => boolean,
   ): void {
     const { offsets, terms } = this.#v;
@@ -181,7 +181,7 @@ export class SimilarityIndex {
         stamp[j] = q;
         if (consider !== undefined && !consider(j)) continue;
         const c = cosine(this.#v, j, i);
-        if (c >= this.#threshold - 1e-6) found(j, c);
+        if (c >= this.#threshold - 1e-6 && found(j, c) === true) return;
       }
     }
   }
