@@ -408,3 +408,38 @@ Deno.test({
     assert.equal(radiusOf(table, fixed, f, s, 0), null);
   },
 });
+
+Deno.test("computeGainBounds() under a work budget reads the widest rows only and never goes below the exact bounds", () => {
+  const { table, rowBuckets } = smallTable();
+  const q = table.byName.get("topic")!;
+  const k = q.options.length;
+  const rowKinds = Uint8Array.from(rowBuckets, (b) => {
+    const kind = bucketKind(b, table.featurizer);
+    return kind === "word"
+      ? WORD_ROW
+      : kind === "ngram"
+      ? NGRAM_ROW
+      : BIGRAM_ROW;
+  });
+  const m = table.featurizer.ngram_average_min;
+  const exact = computeGainBounds(q.weights, k, rowKinds, m, Infinity);
+  assert.deepEqual(exact, computeGainBounds(q.weights, k, rowKinds, m));
+  // A budget for a tenth of the rows.
+  const budget = Math.floor(rowKinds.length / 10) * k * k;
+  const bounded = computeGainBounds(q.weights, k, rowKinds, m, budget);
+  let looser = 0;
+  for (let pair = 0; pair < k * k; pair++) {
+    assert.ok(
+      bounded.wordGain[pair]! >= exact.wordGain[pair]!,
+      `word pair ${pair}`,
+    );
+    assert.ok(
+      bounded.bigramGain[pair]! >= exact.bigramGain[pair]!,
+      `bigram pair ${pair}`,
+    );
+    if (bounded.wordGain[pair]! > exact.wordGain[pair]!) looser++;
+  }
+  // Not vacuous: the budget changed something, and not everything to one value.
+  assert.ok(looser > 0);
+  assert.ok(new Set(bounded.wordGain).size > 2);
+});
