@@ -24,9 +24,10 @@ function judge(
   options: Partial<TrainOptions>,
   hints: { time?: boolean; group?: boolean },
   seed: number,
+  families = 700,
 ): { calibrated: boolean; coverage: number; disagreement: number } {
   const log: FamilyTrace[] = familyTraces({
-    families: 700,
+    families,
     seed: 100 + seed,
     ambiguity: AMBIGUITY,
   });
@@ -55,12 +56,15 @@ function violations(
   name: string,
   options: Partial<TrainOptions>,
   hints: { time?: boolean; group?: boolean } = {},
-): number {
+  families = 700,
+): { broken: number; calibrated: number } {
   let broken = 0;
+  let calibrated = 0;
   const rates: string[] = [];
   for (let seed = 1; seed <= RUNS; seed++) {
-    const j = judge(options, hints, seed);
+    const j = judge(options, hints, seed, families);
     if (j.disagreement > 0.05) broken++;
+    if (j.calibrated) calibrated++;
     rates.push(
       j.calibrated
         ? `${(j.disagreement * 100).toFixed(1)}%@${
@@ -72,14 +76,14 @@ function violations(
   console.log(
     `${name}: promise broken in ${broken}/${RUNS} runs (${rates.join(" ")})`,
   );
-  return broken;
+  return { broken, calibrated };
 }
 
 // delta = 0.05: about 1 run in 20 may break the promise; allow 3 sigma.
 const ALLOWED = Math.ceil(RUNS * (0.05 + 3 * Math.sqrt(0.05 * 0.95 / RUNS)));
 
 Deno.test("train() on a family log breaks the promise with a plain random split", () => {
-  const broken = violations("random split, equal texts only", {
+  const { broken } = violations("random split, equal texts only", {
     split: "random",
     similarity: 1,
   });
@@ -87,13 +91,28 @@ Deno.test("train() on a family log breaks the promise with a plain random split"
 });
 
 Deno.test("train() on a family log keeps the promise when near-duplicate clusters stay together", () => {
-  const broken = violations("random split, clusters (default)", {});
+  const { broken } = violations("random split, clusters (default)", {});
   assert.ok(broken <= ALLOWED, `${broken} of ${RUNS} runs broke it`);
 });
 
 Deno.test("train() on a family log keeps the promise with group and time splits", () => {
-  const byGroup = violations("group split", { split: "auto" }, { group: true });
-  assert.ok(byGroup <= ALLOWED, `group: ${byGroup} of ${RUNS} runs broke it`);
+  // A group counts as one calibration answer: it takes thousands of
+  // families for a group split to certify at all.
+  const byGroup = violations(
+    "group split",
+    { split: "auto" },
+    { group: true },
+    2100,
+  );
+  assert.ok(
+    byGroup.broken <= ALLOWED,
+    `group: ${byGroup.broken} of ${RUNS} runs broke it`,
+  );
   const byTime = violations("time split", { split: "auto" }, { time: true });
-  assert.ok(byTime <= ALLOWED, `time: ${byTime} of ${RUNS} runs broke it`);
+  assert.ok(
+    byTime.broken <= ALLOWED,
+    `time: ${byTime.broken} of ${RUNS} runs broke it`,
+  );
+  // Not vacuous: some runs of each certify.
+  assert.ok(byGroup.calibrated >= 1 && byTime.calibrated >= 1);
 });

@@ -171,7 +171,7 @@ Deno.test("splitTraces() never lets a group straddle two parts", () => {
   );
   const s = splitTraces({ texts, groups }, {
     ...SHARES,
-    mode: "auto",
+    mode: "group",
     seed: 2,
   });
   assert.equal(s.mode, "group");
@@ -237,7 +237,24 @@ Deno.test("resolveMode() picks time, then group, then random, and refuses a mode
   const texts = ["a", "b", "c"];
   const times = Float64Array.from([1, 2, NaN]);
   const groups = Int32Array.from([0, 0, 1]);
-  assert.equal(resolveMode({ texts, times, groups }, "auto").mode, "group");
+  assert.equal(resolveMode({ texts, times, groups }, "auto", 1).mode, "group");
+  // Too few groups to certify with: auto splits at random and says why.
+  const few = resolveMode({ texts, times, groups }, "auto");
+  assert.equal(few.mode, "random");
+  assert.match(few.reason, /2 groups .* too few .*--split group forces it/);
+  // 400 groups of 5: enough; one giant group among them: not enough.
+  const many = Int32Array.from({ length: 2000 }, (_, i) => Math.floor(i / 5));
+  const manyTexts = Array.from(many, (_, i) => `t${i}`);
+  assert.equal(
+    resolveMode({ texts: manyTexts, groups: many }, "auto").mode,
+    "group",
+  );
+  const skewed = Int32Array.from(many, (g, i) => i < 1000 ? 0 : g);
+  assert.equal(
+    resolveMode({ texts: manyTexts, groups: skewed }, "auto").mode,
+    "random",
+  );
+  assert.equal(resolveMode({ texts, groups }, "group").mode, "group");
   assert.equal(
     resolveMode({ texts, times: Float64Array.from([1, 2, 3]), groups }, "auto")
       .mode,

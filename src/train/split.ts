@@ -28,7 +28,8 @@
  * gets the most recent traces, calibration the ones before, validation the
  * newest of the rest: out-of-time, as deployment follows the log); otherwise
  * in the order of a seeded hash. **auto** picks time when every trace has a
- * time, else group when every trace has a group, else random.
+ * time, else group when every trace has a group and there are enough groups
+ * (`AUTO_MIN_GROUPS`), else random.
  *
  * @module
  */
@@ -129,10 +130,20 @@ function rehash(x: number, seed: number): number {
   return (h >>> 0) / 4294967296;
 }
 
+/**
+ * Fewest groups (by their effective number, `n^2 / sum n_g^2`) with which
+ * `auto` splits by group: calibration counts a group as one answer, and at
+ * the default shares and alpha = delta = 0.05 a pass needs 59 of them in the
+ * calibration part, a fifth of the traces. With fewer, `auto` splits at
+ * random (near-duplicates together) and the leakage check watches.
+ */
+export const AUTO_MIN_GROUPS = 300;
+
 /** The mode `auto` resolves to for these traces, and why. */
 export function resolveMode(
   source: SplitSource,
   mode: SplitMode,
+  minGroups = AUTO_MIN_GROUPS,
 ): { mode: ResolvedSplitMode; reason: string } {
   const n = source.texts.length;
   const timed = countPresent(source.times, (t) => !Number.isNaN(t));
@@ -155,7 +166,16 @@ export function resolveMode(
         return { mode: "time", reason: "every trace has a time" };
       }
       if (n > 0 && grouped === n) {
-        return { mode: "group", reason: "every trace has a group" };
+        const effective = effectiveGroups(source.groups!);
+        if (effective >= minGroups) {
+          return { mode: "group", reason: "every trace has a group" };
+        }
+        return {
+          mode: "random",
+          reason: `every trace has a group, but ${
+            Math.round(effective)
+          } groups by their effective number are too few to certify with a group counted as one answer (${minGroups} wanted); --split group forces it`,
+        };
       }
       return {
         mode: "random",
@@ -164,6 +184,15 @@ export function resolveMode(
           : "not every trace has a time, nor every trace a group",
       };
   }
+}
+
+/** Kish's effective number of groups, `n^2 / sum n_g^2`. */
+function effectiveGroups(groups: Int32Array): number {
+  const sizes = new Map<number, number>();
+  for (const g of groups) sizes.set(g, (sizes.get(g) ?? 0) + 1);
+  let squares = 0;
+  for (const c of sizes.values()) squares += c * c;
+  return groups.length === 0 ? 0 : (groups.length * groups.length) / squares;
 }
 
 function countPresent<T extends Float64Array | Int32Array>(
