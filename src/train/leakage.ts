@@ -48,7 +48,7 @@ export const Z_WARNING = 2;
  * them beyond): the figures are shares, and a million lookups would cost
  * more than training.
  */
-export const LEAKAGE_SAMPLE = 20_000;
+export const LEAKAGE_SAMPLE = 5_000;
 /** `calibrationTwins` value of a calibration trace left out of the subsample. */
 export const NOT_CHECKED = 2;
 
