@@ -306,7 +306,8 @@ Deno.test("inspect prints questions, options and thresholds", async () => {
 });
 
 Deno.test("train --split follows where traces come from, and refuses a mode they cannot follow", async () => {
-  // Every trace has a group: auto splits by group, and --split random overrides.
+  // Every trace has a group, but 40 are too few for auto: it splits at random
+  // and says why; --split group and --split random override it.
   const traces = syntheticTraces({ count: 900, seed: 4, noise: 0.01 }).map((
     t,
     i,
@@ -321,7 +322,22 @@ Deno.test("train --split follows where traces come from, and refuses a mode they
   assert.equal(run.code, 0, run.stderr);
   assert.match(
     run.stdout,
-    /^split: group, no group in two parts \(every trace has a group\): .*calibration \d+ traces in \d+ groups/m,
+    /^split: random, .*every trace has a group, but 40 groups .* too few/m,
+  );
+  run = await runCli([
+    "train",
+    "--traces",
+    file,
+    "--out",
+    out,
+    "--quiet",
+    "--split",
+    "group",
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(
+    run.stdout,
+    /^split: group, no group in two parts \(asked for \(--split group\)\): .*calibration \d+ traces in \d+ groups/m,
   );
   run = await runCli([
     "train",
