@@ -25,6 +25,10 @@ import {
 } from "../http/server.ts";
 import { Service } from "../http/service.ts";
 import {
+  DEFAULT_AUDIT_RATE,
+  type LiveOptions,
+} from "../http/live/controller.ts";
+import {
   fileToken,
   fixedToken,
   NO_TOKEN,
@@ -65,6 +69,9 @@ Options:
                            does not apply, S in [0, 1]
   --drift-scope-p P        override the bundle's out-of-scope p-value cut, P in [0, 1)
                            (0 turns the rule off)
+  --audit-rate R           probability that a certified answer is picked for audit
+                           (default ${DEFAULT_AUDIT_RATE}; 0 turns the live certificate off)
+  --audit-seed N           seed of the audit sampler (default: random)
   --word-cache-mb N        most memory the word cache keeps, in MiB (default ${
   DEFAULT_WORD_CACHE_BYTES / 1048576
 })
@@ -112,6 +119,8 @@ export interface ServeSettings {
   drift: Partial<DriftSettings>;
   /** Most bytes the word cache keeps. */
   wordCacheBytes: number;
+  /** The live certificate's audit rate and seed. */
+  live: LiveOptions;
   /** The server's limits (the body limit is fixed). */
   limits: Omit<ServerLimits, "maxBodyBytes">;
 }
@@ -140,6 +149,8 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
         "drift-min-novelty": { type: "string" },
         "drift-scope-p": { type: "string" },
         "word-cache-mb": { type: "string" },
+        "audit-rate": { type: "string" },
+        "audit-seed": { type: "string" },
         "header-timeout-ms": { type: "string" },
         "body-timeout-ms": { type: "string" },
         "idle-timeout-ms": { type: "string" },
@@ -259,6 +270,22 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
     drift,
     wordCacheBytes: Math.round(wordCacheMb * 1024 * 1024),
     limits,
+    live: {
+      auditRate: numberFlag(
+        "audit-rate",
+        values["audit-rate"],
+        DEFAULT_AUDIT_RATE,
+        (n) => n >= 0 && n <= 1,
+        "a probability in [0, 1]",
+      ),
+      auditSeed: values["audit-seed"] === undefined ? undefined : numberFlag(
+        "audit-seed",
+        values["audit-seed"],
+        0,
+        (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff,
+        "an integer from 0 to 4294967295",
+      ),
+    },
   };
 }
 
@@ -360,6 +387,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     keepText: s.keepText,
     costPerCall: s.costPerCall,
     llmLatencyMs: s.llmLatencyMs,
+    live: s.live,
   });
   const log = (m: string) => console.error(`error: ${m}`);
   let server: HttpServer;
@@ -393,6 +421,11 @@ export async function serveCommand(args: string[]): Promise<number> {
     token.configured
       ? `  access token: set, ${token.description}`
       : "  access token: not set (no authentication)",
+    s.live.auditRate > 0
+      ? `  live certificate: audits ${
+        s.live.auditRate * 100
+      }% of certified answers (POST /v1/feedback)`
+      : "  live certificate: off (--audit-rate 0)",
     `  recent decisions ${
       s.keepText ? "keep their input text (--keep-text)" : "keep no input text"
     }`,
