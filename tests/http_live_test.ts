@@ -248,3 +248,67 @@ Deno.test("audits that disagree even at the strictest threshold withdraw certifi
   assert.equal(stats.live.questions.topic.reason, "withdrawn");
   assert.equal(stats.live.questions.topic.threshold, null);
 });
+
+Deno.test("/metrics shows the live certificate per question and passes promtool", async () => {
+  const a = app();
+  const id = (await decideTopic(a)).topic!.audit as string;
+  await post(a, "/v1/feedback", {
+    question: "topic",
+    state: CLEAR,
+    answer: "shipping",
+    audit: id,
+  });
+  const metrics = await (await a.request("/metrics")).text();
+  assert.match(metrics, /^dtable_live_audits_total\{question="topic"\} 1$/m);
+  assert.match(
+    metrics,
+    /^dtable_live_audit_disagreements_total\{question="topic"\} 1$/m,
+  );
+  assert.match(metrics, /^dtable_live_audit_rate 1$/m);
+  assert.match(metrics, /^dtable_live_threshold\{question="topic"\} 0\.\d+$/m);
+  let child;
+  try {
+    child = new Deno.Command("promtool", {
+      args: ["check", "metrics"],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+  } catch {
+    console.log("skipped promtool: not installed (apt-get install prometheus)");
+    return;
+  }
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(metrics));
+  await writer.close();
+  const out = await child.output();
+  const report = new TextDecoder().decode(out.stdout) +
+    new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, report);
+  assert.equal(report.trim(), "", report);
+});
+
+Deno.test("the live section in words: threshold and why, audits, disagreements, the rate and its bound", async () => {
+  const a = app();
+  for (let i = 0; i < 30; i++) {
+    const id = (await decideTopic(a)).topic!.audit as string;
+    await post(a, "/v1/feedback", {
+      question: "topic",
+      state: CLEAR,
+      answer: i === 0 ? "shipping" : "billing",
+      audit: id,
+    });
+  }
+  const stats = await (await a.request("/v1/stats")).json();
+  const topic = stats.live.questions.topic;
+  assert.match(
+    topic.summary,
+    /^threshold 0\.\d{3} \(bundle's\), 30 audits, 1 disagreed, live rate \d+\.\d% \(95% up to \d+\.\d%\)$/,
+  );
+  assert.equal(stats.live.pending_audits, 0);
+  assert.equal(stats.live.enabled, true);
+  const off = await (await app({ live: { auditRate: 0 } }).request("/v1/stats"))
+    .json();
+  assert.deepEqual(off.live.questions, {});
+  assert.equal(off.live.enabled, false);
+});

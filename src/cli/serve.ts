@@ -2,17 +2,17 @@
  * `serve`: the HTTP service for a bundle (see `src/http/app.ts`).
  *
  * Reads only the bundle folder, the token file (when given) and the token
- * environment variable, so it runs under `--allow-net=HOST:PORT
- * --allow-read=BUNDLE[,TOKENFILE] --allow-env=TOKENVAR`.
+ * environment variable, and writes only the feedback log (when given), so
+ * it runs under `--allow-net=HOST:PORT --allow-read=BUNDLE[,TOKENFILE]
+ * --allow-env=TOKENVAR [--allow-write=FEEDBACKLOG]`. Reloading
+ * (`reload.ts`) and the feedback log (`feedback_log.ts`) live in their own
+ * modules; this one parses flags and wires them.
  *
  * @module
  */
 
 import { parseArgs } from "node:util";
-import { loadBundle } from "../bundle/files.ts";
-import { warmUp } from "../engine/answer.ts";
 import { DriftMonitor } from "../engine/drift.ts";
-import { TableState } from "../engine/state.ts";
 import { DEFAULT_WORD_CACHE_BYTES } from "../engine/word_cache.ts";
 import type { DriftSettings, Table } from "../engine/table.ts";
 import { appFor } from "../http/app.ts";
@@ -36,6 +36,8 @@ import {
 } from "../http/token.ts";
 import { TOOL_VERSION } from "../version.ts";
 import { numberFlag, oneLine, UsageError, userPath } from "./common.ts";
+import { type FeedbackLog, openFeedbackLog } from "./feedback_log.ts";
+import { loadServedTable, startReloader } from "./reload.ts";
 
 /** Usage text of `serve`. */
 export const SERVE_USAGE = `Usage: serve --bundle DIR [options]
@@ -72,6 +74,10 @@ Options:
   --audit-rate R           probability that a certified answer is picked for audit
                            (default ${DEFAULT_AUDIT_RATE}; 0 turns the live certificate off)
   --audit-seed N           seed of the audit sampler (default: random)
+  --feedback-log FILE      append every POST /v1/feedback item to FILE as a trace line
+                           that train --traces reads (needs --allow-write=FILE)
+  --watch                  reload the bundle when its folder is replaced (needs read
+                           access to the folder holding it); SIGHUP always reloads
   --word-cache-mb N        most memory the word cache keeps, in MiB (default ${
   DEFAULT_WORD_CACHE_BYTES / 1048576
 })
@@ -121,6 +127,10 @@ export interface ServeSettings {
   wordCacheBytes: number;
   /** The live certificate's audit rate and seed. */
   live: LiveOptions;
+  /** Where feedback is appended as traces (`--feedback-log`). */
+  feedbackLog: string | undefined;
+  /** Reload the bundle when its folder is replaced (`--watch`). */
+  watch: boolean;
   /** The server's limits (the body limit is fixed). */
   limits: Omit<ServerLimits, "maxBodyBytes">;
 }
@@ -151,6 +161,8 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
         "word-cache-mb": { type: "string" },
         "audit-rate": { type: "string" },
         "audit-seed": { type: "string" },
+        "feedback-log": { type: "string" },
+        watch: { type: "boolean", default: false },
         "header-timeout-ms": { type: "string" },
         "body-timeout-ms": { type: "string" },
         "idle-timeout-ms": { type: "string" },
@@ -270,6 +282,8 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
     drift,
     wordCacheBytes: Math.round(wordCacheMb * 1024 * 1024),
     limits,
+    feedbackLog: userPath(values["feedback-log"]),
+    watch: values.watch,
     live: {
       auditRate: numberFlag(
         "audit-rate",
@@ -350,6 +364,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   let token: TokenSource;
   let loadMs: number;
   let monitor: DriftMonitor;
+  let feedbackLog: FeedbackLog | null = null;
   try {
     settings = parseServeFlags(args);
     if (settings === null) {
@@ -357,21 +372,11 @@ export async function serveCommand(args: string[]): Promise<number> {
       return 0;
     }
     token = await tokenSourceOf(settings);
-    const start = performance.now();
-    const loaded = await loadBundle(settings.bundle);
-    loadMs = performance.now() - start;
-    table = {
-      ...loaded,
-      settings: {
-        ...loaded.settings,
-        drift: { ...loaded.settings.drift, ...settings.drift },
-      },
-      state: new TableState({ wordCacheBytes: settings.wordCacheBytes }),
-    };
-    table.state.prepare(table);
+    ({ table, loadMs } = await loadServedTable(settings));
     monitor = new DriftMonitor(table.settings.drift);
-    // Compile the hot paths now, not on the first requests (no guard state is touched).
-    warmUp(table);
+    if (settings.feedbackLog !== undefined) {
+      feedbackLog = await openFeedbackLog(settings.feedbackLog);
+    }
   } catch (e) {
     console.error(`error: ${oneLine(e)}`);
     return 2;
@@ -388,6 +393,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     costPerCall: s.costPerCall,
     llmLatencyMs: s.llmLatencyMs,
     live: s.live,
+    feedbackLog: feedbackLog?.append,
   });
   const log = (m: string) => console.error(`error: ${m}`);
   let server: HttpServer;
@@ -409,6 +415,12 @@ export async function serveCommand(args: string[]): Promise<number> {
     );
     return 2;
   }
+  const reloader = startReloader(
+    s,
+    service,
+    s.watch,
+    (line) => console.error(line),
+  );
   const addr = server.addr;
   const lines = [
     `decision tables ${TOOL_VERSION}: serving bundle ${s.bundle} (loaded in ${
@@ -426,6 +438,12 @@ export async function serveCommand(args: string[]): Promise<number> {
         s.live.auditRate * 100
       }% of certified answers (POST /v1/feedback)`
       : "  live certificate: off (--audit-rate 0)",
+    `  reloads the bundle on SIGHUP${
+      s.watch ? " and when its folder is replaced (--watch)" : ""
+    }`,
+    ...(s.feedbackLog === undefined
+      ? []
+      : [`  feedback appended to ${s.feedbackLog} (--feedback-log)`]),
     `  recent decisions ${
       s.keepText ? "keep their input text (--keep-text)" : "keep no input text"
     }`,
@@ -449,6 +467,8 @@ export async function serveCommand(args: string[]): Promise<number> {
     await server.finished;
   } finally {
     for (const sig of signals) Deno.removeSignalListener(sig, onSignal);
+    reloader.stop();
+    await feedbackLog?.close();
   }
   return 0;
 }

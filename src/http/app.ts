@@ -20,6 +20,7 @@ import {
   parseFeedback,
   traceLines,
 } from "./live/feedback.ts";
+import { renderLiveMetrics } from "./live/metrics.ts";
 import { liveStats } from "./live/stats.ts";
 import { METRICS_CONTENT_TYPE, renderMetrics } from "./metrics.ts";
 import { OPENAPI_JSON } from "./openapi.ts";
@@ -143,7 +144,10 @@ export function appFor(service: Service): Hono {
   app.get("/metrics", (c) => {
     c.header("Content-Type", METRICS_CONTENT_TYPE);
     const { table, monitor } = service.served;
-    return c.body(renderMetrics(stats, table, monitor));
+    return c.body(
+      renderMetrics(stats, table, monitor) +
+        renderLiveMetrics(liveStats(service.live, table)),
+    );
   });
   app.get(HEALTH, (c) =>
     c.json({

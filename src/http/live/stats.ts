@@ -80,7 +80,7 @@ export function liveInWords(s: LiveState, delta: number): string {
     ? "no live rate yet"
     : `live rate ${percent(c.estimate)}${
       c.upper === null
-        ? ""
+        ? ` (too few audits for a ${Math.round((1 - delta) * 100)}% bound)`
         : ` (${Math.round((1 - delta) * 100)}% up to ${percent(c.upper)})`
     }`;
   return `${head}, ${audits}, ${rate}`;
