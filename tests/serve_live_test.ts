@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { writeBundleAtomically } from "../src/bundle/files.ts";
 import { parseJsonlTraces } from "../src/traces/parse.ts";
-import { bundleFiles, smallTable, tempDir } from "./_fixtures.ts";
+import { bundleFiles, runCli, smallTable, tempDir } from "./_fixtures.ts";
 import {
   postJson,
   type RunningServer,
@@ -163,4 +163,40 @@ Deno.test("serve --watch reloads when the bundle folder is replaced", async () =
     const end = await s.stop();
     assert.equal(end.code, 0, end.stderr);
   }
+});
+
+Deno.test("inspect --server shows a running server's live certificate in words", async () => {
+  await using dir = await tempDir();
+  const bundle = await writeTestBundle(`${dir.path}/bundle`);
+  const s = await startServer({
+    bundle,
+    args: ["--audit-rate", "1", "--audit-seed", "5"],
+  });
+  try {
+    const { json } = await postJson(s.base, "/v1/decide", { state: CLEAR });
+    const id = (json.answers as Record<string, Record<string, string>>).topic!
+      .audit;
+    await postJson(s.base, "/v1/feedback", {
+      question: "topic",
+      state: CLEAR,
+      answer: "shipping",
+      audit: id,
+    });
+    const run = await runCli(["inspect", "--server", s.base]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(
+      run.stdout,
+      /^- topic: threshold 0\.\d{3} \(bundle's\), 1 audit, 1 disagreed, live rate/m,
+    );
+    const asJson = await runCli(["inspect", "--server", s.base, "--json"]);
+    assert.equal(JSON.parse(asJson.stdout).questions.topic.audited, 1);
+  } finally {
+    await s.stop();
+  }
+  const down = await runCli(["inspect", "--server", s.base]);
+  assert.equal(down.code, 2);
+  assert.match(
+    down.stderr,
+    /^error: Cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/stats: /,
+  );
 });
