@@ -43,10 +43,11 @@ import { loadServedTable, startReloader } from "./reload.ts";
 export const SERVE_USAGE = `Usage: serve --bundle DIR [options]
 
 Serves a trained bundle over HTTP/1.1 with keep-alive: POST /v1/decide,
-/v1/decisions, /v1/altdecisions, /v1/playground; GET / (dashboard),
-/v1/stats, /metrics, /v1/health, /v1/openapi.json (the OpenAPI document).
-Ctrl-C or SIGTERM stops it: requests in flight are answered (with
-connection: close), then it exits 0, within --drain-ms.
+/v1/decisions, /v1/altdecisions, /v1/playground, /v1/feedback; GET /
+(dashboard), /v1/stats, /metrics, /v1/health, /v1/openapi.json (the OpenAPI
+document). Ctrl-C or SIGTERM stops it: requests in flight are answered (with
+connection: close), then it exits 0, within --drain-ms. SIGHUP loads the
+bundle again (a broken one is refused; the old one keeps serving).
 
 Options:
   --bundle DIR             bundle folder to serve (required)

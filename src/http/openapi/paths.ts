@@ -294,7 +294,7 @@ export const PATHS: Record<string, Record<string, Operation>> = {
       operationId: "stats",
       summary: "Statistics since the server started",
       description:
-        "Counts, the share answered, deferral reasons, latency, savings, the drift guard and recent decisions (with their text only under --keep-text).",
+        "Counts, the share answered, deferral reasons, latency, savings, the drift guard, the live certificate (live) and recent decisions (with their text only under --keep-text).",
       tag: "operations",
       mediaType: "application/json",
       schema: schemaRef("StatsDocument"),
