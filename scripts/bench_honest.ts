@@ -302,7 +302,7 @@ function withoutOptions(
 }
 
 /** BANKING77 train texts, each with 0-3 variants: a word replaced, dropped or added. */
-function paraphraseFamilies(t: TraceSet): TraceSet {
+export function paraphraseFamilies(t: TraceSet): TraceSet {
   const random = seededRandom(77);
   const q = t.questions[0]!;
   const vocabulary = [...new Set(t.texts.join(" ").toLowerCase().split(/\s+/))];

@@ -751,6 +751,66 @@
     box.replaceChildren(list);
   }
 
+  const LIVE_BADGES = {
+    bundle: ["quiet", "● bundle's threshold"],
+    live_lower: ["quiet", "▼ lowered by audits"],
+    live_stricter: ["alarmed", "▲ raised by audits"],
+    withdrawn: ["alarmed", "■ withdrawn"],
+    uncalibrated: ["quiet", "○ uncalibrated"],
+  };
+
+  function renderLive(st) {
+    const live = st.live;
+    const box = $("live");
+    if (!live) {
+      box.replaceChildren(
+        h("p", { class: "empty" }, "This server has no live certificate."),
+      );
+      return;
+    }
+    if (!live.enabled) {
+      box.replaceChildren(
+        h(
+          "p",
+          { class: "empty" },
+          "Off: no certified answer is audited (serve --audit-rate 0).",
+        ),
+      );
+      return;
+    }
+    const list = h("ul", { class: "rows cols" });
+    for (const [name, q] of Object.entries(live.questions || {})) {
+      const [kind, label] = LIVE_BADGES[q.reason] || ["quiet", q.reason];
+      list.append(
+        h(
+          "li",
+          { "data-live": name, "data-reason": q.reason },
+          h(
+            "div",
+            { class: "row-head" },
+            h("span", { class: "name" }, name),
+            h("span", { class: `badge ${kind}` }, label),
+          ),
+          h("p", { class: "row-note" }, q.summary),
+        ),
+      );
+    }
+    box.replaceChildren(
+      list,
+      h(
+        "p",
+        { class: "muted small" },
+        `Audits ${fmtPct(live.audit_rate)} of certified answers · ${
+          fmtInt(live.pending_audits)
+        } waiting for the model's answer (at most ${
+          fmtInt(live.pending_capacity)
+        }, for ${fmtDurationShort(live.audit_ttl_s)}) · ${
+          fmtInt(live.audits_dropped)
+        } dropped unanswered.`,
+      ),
+    );
+  }
+
   function renderRecent(st) {
     const keep = !!st.keep_text;
     const rows = Array.isArray(st.recent) ? st.recent.slice() : [];
@@ -874,6 +934,7 @@
     renderQuestions(st);
     renderReasons(st);
     renderDrift(st);
+    renderLive(st);
     renderRecent(st);
     renderPlaygroundQuestions(st);
     drawCharts();

@@ -259,6 +259,12 @@ Deno.test({
           await page.locator("#questions li[data-question]").count() >= 1,
         );
         assert.ok(await page.locator("#drift li[data-drift]").count() >= 1);
+        // The live certificate card says, per question, why its threshold is what it is.
+        assert.match(
+          await page.locator("#live li[data-live]").first().textContent() ??
+            "",
+          /threshold \d\.\d{3} \(bundle's\), \d+ audits?, \d+ disagreed/,
+        );
         // The latency chart has drawn its lines.
         // "attached", not "visible": a flat p50 line (the histogram's
         // percentiles repeat) has an empty bounding box yet is drawn.

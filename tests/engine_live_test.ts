@@ -251,3 +251,52 @@ Deno.test("LiveCertificate leaves a sound bundle threshold in force in all but a
   );
   assert.ok(moved / runs <= DELTA + 3 * Math.sqrt(DELTA * (1 - DELTA) / runs));
 });
+
+Deno.test("decide() agrees with the full mixtures state() works out, at every move", () => {
+  // decide() works the capitals at alpha from log factors computed once;
+  // state() recomputes them from scratch. At each move they must agree: a
+  // more lenient threshold is certified, a refuted one has its interval
+  // above alpha.
+  const random = rng(11);
+  const grid = Array.from({ length: 20 }, (_, i) => 0.99 - i * 0.04);
+  let lenient = 0;
+  let refuted = 0;
+  for (let run = 0; run < 30; run++) {
+    const c = new LiveCertificate(grid, grid[6]!, {
+      alpha: 0.05,
+      delta: 0.05,
+      auditRate: 0.2,
+    });
+    const error = 0.01 + random() * 0.3;
+    let before = c.decide();
+    for (let i = 0; i < 3000; i++) {
+      const confidence = 0.2 + random() * 0.8;
+      // Less confident answers disagree more often.
+      const wrong = random() < error * 2 * (1.2 - confidence);
+      const certified = confidence >= (before.threshold ?? 2);
+      const audited = certified && random() < 0.2;
+      c.recordDecision(confidence, certified, audited);
+      if (audited) c.recordAudit(confidence, wrong);
+      if (!certified) c.recordFeedback(confidence, wrong);
+      const now = c.decide();
+      if (now.threshold === before.threshold) continue;
+      const s = c.state();
+      if (
+        now.threshold !== null && before.threshold !== null &&
+        now.threshold < before.threshold
+      ) {
+        lenient++;
+        assert.equal(s.inForce!.certified, true, `run ${run}, step ${i}`);
+      } else {
+        refuted++;
+        const first = s.candidates.find((x) => x.refuted)!;
+        assert.ok(first.lower !== null && first.lower >= 0.05, `run ${run}`);
+      }
+      before = now;
+    }
+  }
+  assert.ok(
+    lenient > 0 && refuted > 0,
+    `${lenient} lenient, ${refuted} refuted moves`,
+  );
+});

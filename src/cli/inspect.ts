@@ -9,19 +9,27 @@ import type { Table } from "../engine/table.ts";
 import type { LeakageReport } from "../train/leakage.ts";
 import type { SplitReport } from "../train/trainer.ts";
 import { parseFlags, UsageError, userPath } from "./common.ts";
+import { fetchLive, liveLines } from "./inspect_server.ts";
 import { leakageInWords, splitInWords } from "./report_words.ts";
 
 /** Usage text of `inspect`. */
 export const INSPECT_USAGE = `Usage: inspect --bundle DIR [--json]
+       inspect --server URL [--token-env NAME] [--json]
 
 Shows what a bundle holds: format and tool versions, featurizer, settings
 (minimum radius, new options, forced thresholds, drift guard), and per question
 its kind, options, temperature, threshold and held-out test figures.
+With --server, shows a running server's live certificate instead: per
+question the threshold in force and why, audits, disagreements, the live
+rate and its bound.
 
 Options:
-  --bundle DIR   bundle folder (required)
-  --json         print as JSON
-  --help         this text`;
+  --bundle DIR       bundle folder
+  --server URL       a running server (its /v1/stats)
+  --token-env NAME   environment variable holding the server's access token
+                     (default SERVICE_PROXY_TOKEN)
+  --json             print as JSON
+  --help             this text`;
 
 /** A plain summary of a loaded table. */
 export function describe(table: Table): Record<string, unknown> {
@@ -86,6 +94,8 @@ interface InspectedQuestion {
 export async function inspectCommand(args: string[]): Promise<number> {
   const { values } = parseFlags("inspect", args, {
     bundle: { type: "string" },
+    server: { type: "string" },
+    "token-env": { type: "string", default: "SERVICE_PROXY_TOKEN" },
     json: { type: "boolean", default: false },
     help: { type: "boolean", default: false },
   });
@@ -93,8 +103,22 @@ export async function inspectCommand(args: string[]): Promise<number> {
     console.log(INSPECT_USAGE);
     return 0;
   }
+  if (values.server !== undefined) {
+    let token: string | undefined;
+    try {
+      token = Deno.env.get(values["token-env"])?.trim();
+    } catch {
+      token = undefined; // no --allow-env for it: ask without a token
+    }
+    const live = await fetchLive(values.server, token);
+    if (values.json) console.log(JSON.stringify(live, null, 2));
+    else console.log(liveLines(values.server, live).join("\n"));
+    return 0;
+  }
   if (values.bundle === undefined) {
-    throw new UsageError("inspect needs --bundle DIR (see inspect --help)");
+    throw new UsageError(
+      "inspect needs --bundle DIR or --server URL (see inspect --help)",
+    );
   }
   const bundle = userPath(values.bundle);
   const table = await loadBundle(bundle);

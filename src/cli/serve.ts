@@ -2,17 +2,17 @@
  * `serve`: the HTTP service for a bundle (see `src/http/app.ts`).
  *
  * Reads only the bundle folder, the token file (when given) and the token
- * environment variable, so it runs under `--allow-net=HOST:PORT
- * --allow-read=BUNDLE[,TOKENFILE] --allow-env=TOKENVAR`.
+ * environment variable, and writes only the feedback log (when given), so
+ * it runs under `--allow-net=HOST:PORT --allow-read=BUNDLE[,TOKENFILE]
+ * --allow-env=TOKENVAR [--allow-write=FEEDBACKLOG]`. Reloading
+ * (`reload.ts`) and the feedback log (`feedback_log.ts`) live in their own
+ * modules; this one parses flags and wires them.
  *
  * @module
  */
 
 import { parseArgs } from "node:util";
-import { loadBundle } from "../bundle/files.ts";
-import { warmUp } from "../engine/answer.ts";
 import { DriftMonitor } from "../engine/drift.ts";
-import { TableState } from "../engine/state.ts";
 import { DEFAULT_WORD_CACHE_BYTES } from "../engine/word_cache.ts";
 import type { DriftSettings, Table } from "../engine/table.ts";
 import { appFor } from "../http/app.ts";
@@ -25,6 +25,10 @@ import {
 } from "../http/server.ts";
 import { Service } from "../http/service.ts";
 import {
+  DEFAULT_AUDIT_RATE,
+  type LiveOptions,
+} from "../http/live/controller.ts";
+import {
   fileToken,
   fixedToken,
   NO_TOKEN,
@@ -32,15 +36,18 @@ import {
 } from "../http/token.ts";
 import { TOOL_VERSION } from "../version.ts";
 import { numberFlag, oneLine, UsageError, userPath } from "./common.ts";
+import { type FeedbackLog, openFeedbackLog } from "./feedback_log.ts";
+import { loadServedTable, startReloader } from "./reload.ts";
 
 /** Usage text of `serve`. */
 export const SERVE_USAGE = `Usage: serve --bundle DIR [options]
 
 Serves a trained bundle over HTTP/1.1 with keep-alive: POST /v1/decide,
-/v1/decisions, /v1/altdecisions, /v1/playground; GET / (dashboard),
-/v1/stats, /metrics, /v1/health, /v1/openapi.json (the OpenAPI document).
-Ctrl-C or SIGTERM stops it: requests in flight are answered (with
-connection: close), then it exits 0, within --drain-ms.
+/v1/decisions, /v1/altdecisions, /v1/playground, /v1/feedback; GET /
+(dashboard), /v1/stats, /metrics, /v1/health, /v1/openapi.json (the OpenAPI
+document). Ctrl-C or SIGTERM stops it: requests in flight are answered (with
+connection: close), then it exits 0, within --drain-ms. SIGHUP loads the
+bundle again (a broken one is refused; the old one keeps serving).
 
 Options:
   --bundle DIR             bundle folder to serve (required)
@@ -65,6 +72,13 @@ Options:
                            does not apply, S in [0, 1]
   --drift-scope-p P        override the bundle's out-of-scope p-value cut, P in [0, 1)
                            (0 turns the rule off)
+  --audit-rate R           probability that a certified answer is picked for audit
+                           (default ${DEFAULT_AUDIT_RATE}; 0 turns the live certificate off)
+  --audit-seed N           seed of the audit sampler (default: random)
+  --feedback-log FILE      append every POST /v1/feedback item to FILE as a trace line
+                           that train --traces reads (needs --allow-write=FILE)
+  --watch                  reload the bundle when its folder is replaced (needs read
+                           access to the folder holding it); SIGHUP always reloads
   --word-cache-mb N        most memory the word cache keeps, in MiB (default ${
   DEFAULT_WORD_CACHE_BYTES / 1048576
 })
@@ -112,6 +126,12 @@ export interface ServeSettings {
   drift: Partial<DriftSettings>;
   /** Most bytes the word cache keeps. */
   wordCacheBytes: number;
+  /** The live certificate's audit rate and seed. */
+  live: LiveOptions;
+  /** Where feedback is appended as traces (`--feedback-log`). */
+  feedbackLog: string | undefined;
+  /** Reload the bundle when its folder is replaced (`--watch`). */
+  watch: boolean;
   /** The server's limits (the body limit is fixed). */
   limits: Omit<ServerLimits, "maxBodyBytes">;
 }
@@ -140,6 +160,10 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
         "drift-min-novelty": { type: "string" },
         "drift-scope-p": { type: "string" },
         "word-cache-mb": { type: "string" },
+        "audit-rate": { type: "string" },
+        "audit-seed": { type: "string" },
+        "feedback-log": { type: "string" },
+        watch: { type: "boolean", default: false },
         "header-timeout-ms": { type: "string" },
         "body-timeout-ms": { type: "string" },
         "idle-timeout-ms": { type: "string" },
@@ -259,6 +283,24 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
     drift,
     wordCacheBytes: Math.round(wordCacheMb * 1024 * 1024),
     limits,
+    feedbackLog: userPath(values["feedback-log"]),
+    watch: values.watch,
+    live: {
+      auditRate: numberFlag(
+        "audit-rate",
+        values["audit-rate"],
+        DEFAULT_AUDIT_RATE,
+        (n) => n >= 0 && n <= 1,
+        "a probability in [0, 1]",
+      ),
+      auditSeed: values["audit-seed"] === undefined ? undefined : numberFlag(
+        "audit-seed",
+        values["audit-seed"],
+        0,
+        (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff,
+        "an integer from 0 to 4294967295",
+      ),
+    },
   };
 }
 
@@ -323,6 +365,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   let token: TokenSource;
   let loadMs: number;
   let monitor: DriftMonitor;
+  let feedbackLog: FeedbackLog | null = null;
   try {
     settings = parseServeFlags(args);
     if (settings === null) {
@@ -330,21 +373,11 @@ export async function serveCommand(args: string[]): Promise<number> {
       return 0;
     }
     token = await tokenSourceOf(settings);
-    const start = performance.now();
-    const loaded = await loadBundle(settings.bundle);
-    loadMs = performance.now() - start;
-    table = {
-      ...loaded,
-      settings: {
-        ...loaded.settings,
-        drift: { ...loaded.settings.drift, ...settings.drift },
-      },
-      state: new TableState({ wordCacheBytes: settings.wordCacheBytes }),
-    };
-    table.state.prepare(table);
+    ({ table, loadMs } = await loadServedTable(settings));
     monitor = new DriftMonitor(table.settings.drift);
-    // Compile the hot paths now, not on the first requests (no guard state is touched).
-    warmUp(table);
+    if (settings.feedbackLog !== undefined) {
+      feedbackLog = await openFeedbackLog(settings.feedbackLog);
+    }
   } catch (e) {
     console.error(`error: ${oneLine(e)}`);
     return 2;
@@ -360,6 +393,8 @@ export async function serveCommand(args: string[]): Promise<number> {
     keepText: s.keepText,
     costPerCall: s.costPerCall,
     llmLatencyMs: s.llmLatencyMs,
+    live: s.live,
+    feedbackLog: feedbackLog?.append,
   });
   const log = (m: string) => console.error(`error: ${m}`);
   let server: HttpServer;
@@ -381,6 +416,12 @@ export async function serveCommand(args: string[]): Promise<number> {
     );
     return 2;
   }
+  const reloader = startReloader(
+    s,
+    service,
+    s.watch,
+    (line) => console.error(line),
+  );
   const addr = server.addr;
   const lines = [
     `decision tables ${TOOL_VERSION}: serving bundle ${s.bundle} (loaded in ${
@@ -393,6 +434,17 @@ export async function serveCommand(args: string[]): Promise<number> {
     token.configured
       ? `  access token: set, ${token.description}`
       : "  access token: not set (no authentication)",
+    s.live.auditRate > 0
+      ? `  live certificate: audits ${
+        s.live.auditRate * 100
+      }% of certified answers (POST /v1/feedback)`
+      : "  live certificate: off (--audit-rate 0)",
+    `  reloads the bundle on SIGHUP${
+      s.watch ? " and when its folder is replaced (--watch)" : ""
+    }`,
+    ...(s.feedbackLog === undefined
+      ? []
+      : [`  feedback appended to ${s.feedbackLog} (--feedback-log)`]),
     `  recent decisions ${
       s.keepText ? "keep their input text (--keep-text)" : "keep no input text"
     }`,
@@ -416,6 +468,8 @@ export async function serveCommand(args: string[]): Promise<number> {
     await server.finished;
   } finally {
     for (const sig of signals) Deno.removeSignalListener(sig, onSignal);
+    reloader.stop();
+    await feedbackLog?.close();
   }
   return 0;
 }

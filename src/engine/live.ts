@@ -228,6 +228,17 @@ export class LiveCertificate {
   #inForce: number;
   /** Index of the bundle's threshold; -1 when uncalibrated. */
   readonly #bundle: number;
+  /**
+   * Per bet fraction, the log factor each kind of observation multiplies
+   * the capital by, at rate alpha (`fraction * KINDS + kind`): `decide`
+   * then costs multiply-adds, not logarithms.
+   */
+  readonly #certifyAtAlpha: Float64Array;
+  readonly #refuteAtAlpha: Float64Array;
+  /** Scratch of `decide`: each candidate's counts by kind (`kind * K + j`). */
+  readonly #cumulative: Float64Array;
+  /** Scratch of `#passes`: one log capital per fraction. */
+  readonly #logs: Float64Array;
 
   /**
    * A certificate over `grid` (the bundle's candidates; the live grid is
@@ -268,6 +279,72 @@ export class LiveCertificate {
       ? -1
       : this.#thresholds.indexOf(threshold);
     this.#inForce = this.#bundle;
+    const r = settings.auditRate;
+    const m = settings.alpha;
+    this.#certifyAtAlpha = Float64Array.from(
+      CERTIFY_FRACTIONS.flatMap((f) => {
+        const lambda = f / (1 / r - m);
+        return [
+          Math.log1p(lambda * m),
+          Math.log1p(lambda * (m - 1 / r)),
+          Math.log1p(lambda * (m - 1)),
+        ];
+      }),
+    );
+    this.#refuteAtAlpha = Float64Array.from(
+      REFUTE_FRACTIONS.flatMap((f) => {
+        const lambda = f / m;
+        return [
+          Math.log1p(-lambda * m),
+          Math.log1p(lambda * (1 / r - m)),
+          Math.log1p(lambda * (1 - m)),
+        ];
+      }),
+    );
+    this.#cumulative = new Float64Array(KINDS * k);
+    this.#logs = new Float64Array(
+      Math.max(CERTIFY_FRACTIONS.length, REFUTE_FRACTIONS.length),
+    );
+  }
+
+  /** Fills `#cumulative` with every candidate's counts by kind. */
+  #accumulate(): void {
+    const k = this.#thresholds.length;
+    for (let kind = 0; kind < KINDS; kind++) {
+      let sum = 0;
+      for (let j = 0; j < k; j++) {
+        sum += this.#bins[kind * k + j]!;
+        this.#cumulative[kind * k + j] = sum;
+      }
+    }
+  }
+
+  /**
+   * Whether the mixture with log factors `factors` over candidate `j`'s
+   * counts (in `#cumulative`) reaches log capital `bar`: the same value as
+   * `#certify` / `#refute` at alpha, with the logarithms computed once.
+   */
+  #passes(factors: Float64Array, j: number, bar: number): boolean {
+    const k = this.#thresholds.length;
+    const c = this.#cumulative;
+    const n0 = c[j]!;
+    const n1 = c[k + j]!;
+    const n2 = c[2 * k + j]!;
+    const count = factors.length / KINDS;
+    const logs = this.#logs;
+    let max = -Infinity;
+    for (let i = 0; i < count; i++) {
+      const l = n0 * factors[i * KINDS]! + n1 * factors[i * KINDS + 1]! +
+        n2 * factors[i * KINDS + 2]!;
+      logs[i] = l;
+      if (l > max) max = l;
+    }
+    // The mean of the capitals lies between max / count and max.
+    if (max < bar) return false;
+    if (max - Math.log(count) >= bar) return true;
+    let sum = 0;
+    for (let i = 0; i < count; i++) sum += Math.exp(logs[i]! - max);
+    return max + Math.log(sum / count) >= bar;
   }
 
   /** The candidate thresholds, strictest first. */
@@ -375,14 +452,15 @@ export class LiveCertificate {
   decide(): LiveDecision {
     if (this.#bundle < 0) return { threshold: null, reason: "uncalibrated" };
     const k = this.#thresholds.length;
-    const { alpha, delta } = this.#settings;
+    const { delta } = this.#settings;
     const certifyBar = Math.log(k / delta);
     const refuteBar = (j: number) =>
       Math.log(
         j === this.#bundle ? 2 / delta : (2 * Math.max(1, k - 1)) / delta,
       );
+    this.#accumulate();
     for (let j = 0; j < this.#floor; j++) {
-      if (this.#refute(this.#counts(j), alpha) >= refuteBar(j)) {
+      if (this.#passes(this.#refuteAtAlpha, j, refuteBar(j))) {
         this.#floor = j;
         break;
       }
@@ -392,7 +470,7 @@ export class LiveCertificate {
       const complete = this.#uncertified === 0 ||
         this.#feedback >= FEEDBACK_COVERAGE * this.#uncertified;
       for (let j = this.#floor - 1; complete && j > this.#inForce; j--) {
-        if (this.#certify(this.#counts(j), alpha) >= certifyBar) {
+        if (this.#passes(this.#certifyAtAlpha, j, certifyBar)) {
           this.#inForce = j;
           break;
         }

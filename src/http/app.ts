@@ -13,6 +13,15 @@ import { assess, prepareText } from "../engine/answer.ts";
 import { readBodyText, readJsonBody } from "./body.ts";
 import { errorResponse, methodNotAllowed, notFound } from "./errors.ts";
 import { JsonWriter } from "./json_writer.ts";
+import {
+  countFeedback,
+  FEEDBACK_BODY,
+  logFailure,
+  parseFeedback,
+  traceLines,
+} from "./live/feedback.ts";
+import { renderLiveMetrics } from "./live/metrics.ts";
+import { liveStats } from "./live/stats.ts";
 import { METRICS_CONTENT_TYPE, renderMetrics } from "./metrics.ts";
 import { OPENAPI_JSON } from "./openapi.ts";
 import {
@@ -30,7 +39,7 @@ const JSON_TYPE = "application/json";
 
 /**
  * Builds the service. Routes: `POST /v1/decide`, `/v1/decisions`,
- * `/v1/altdecisions`, `/v1/playground`; `GET /`, `/v1/stats`, `/metrics`,
+ * `/v1/altdecisions`, `/v1/playground`, `/v1/feedback`; `GET /`, `/v1/stats`, `/metrics`,
  * `/v1/health`, `/v1/openapi.json`.
  *
  * @example
@@ -104,18 +113,41 @@ export function appFor(service: Service): Hono {
     );
   });
 
+  app.post("/v1/feedback", async (c) => {
+    const served = service.served;
+    const items = parseFeedback(
+      await readJsonBody(c.req.raw, FEEDBACK_BODY.needed),
+      served.table,
+    );
+    if (service.feedbackLog !== null) {
+      try {
+        await service.feedbackLog(traceLines(items, new Date()));
+      } catch (e) {
+        service.log(`Feedback log: ${(e as Error)?.message ?? String(e)}`);
+        throw logFailure(e);
+      }
+    }
+    return c.json(countFeedback(service.live, served, items));
+  });
+
   app.get("/", (c) => {
     c.header("Cache-Control", "no-store");
     return c.html(service.dashboardHtml);
   });
   app.get("/v1/stats", (c) => {
     c.header("Cache-Control", "no-store");
-    return c.json(stats.snapshot());
+    return c.json({
+      ...stats.snapshot(),
+      live: liveStats(service.live, service.served.table),
+    });
   });
   app.get("/metrics", (c) => {
     c.header("Content-Type", METRICS_CONTENT_TYPE);
     const { table, monitor } = service.served;
-    return c.body(renderMetrics(stats, table, monitor));
+    return c.body(
+      renderMetrics(stats, table, monitor) +
+        renderLiveMetrics(liveStats(service.live, table)),
+    );
   });
   app.get(HEALTH, (c) =>
     c.json({

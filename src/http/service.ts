@@ -28,6 +28,7 @@ import {
   writeDecisionsReply,
 } from "./decisions.ts";
 import type { JsonWriter } from "./json_writer.ts";
+import { LiveController, type LiveOptions } from "./live/controller.ts";
 import { type ServedTable, serveTable } from "./served.ts";
 import { round1 } from "./stats/latency.ts";
 import { type DecisionRoute, ServiceStats } from "./stats/service_stats.ts";
@@ -55,7 +56,20 @@ export interface AppDeps {
   dashboardHtml?: string | undefined;
   /** Where unexpected errors and token-file problems are reported; stderr by default. */
   log?: ((message: string) => void) | undefined;
+  /**
+   * The live certificate: audit rate and seed. Off (audit rate 0) by
+   * default here; `serve` turns it on at `DEFAULT_AUDIT_RATE`.
+   */
+  live?: LiveOptions | undefined;
+  /**
+   * Where feedback is kept as trace lines (`serve --feedback-log`); called
+   * before anything is counted, so a failure loses nothing.
+   */
+  feedbackLog?: FeedbackSink | undefined;
 }
+
+/** Appends feedback trace lines (JSON text, one per line, newline-terminated) somewhere durable. */
+export type FeedbackSink = (lines: string) => Promise<void>;
 
 /** Every route of the service and the methods it answers. */
 export const ROUTES: Readonly<Record<string, readonly string[]>> = {
@@ -64,6 +78,7 @@ export const ROUTES: Readonly<Record<string, readonly string[]>> = {
   "/v1/decisions": ["POST"],
   "/v1/altdecisions": ["POST"],
   "/v1/playground": ["POST"],
+  "/v1/feedback": ["POST"],
   "/v1/stats": ["GET"],
   "/metrics": ["GET"],
   "/v1/health": ["GET"],
@@ -91,6 +106,7 @@ interface DecisionShape {
     request: DecisionRequest,
     answers: readonly Assessment[],
     latencyUs: number,
+    audits: readonly (string | undefined)[] | undefined,
   ) => void;
 }
 
@@ -140,12 +156,18 @@ export class Service {
   readonly dashboardHtml: string;
   /** Where unexpected errors are reported. */
   readonly log: (message: string) => void;
+  /** The live certificate: audit sampling, pending audits, per-question certificates. */
+  readonly live: LiveController;
+  /** Where feedback is kept as traces; null when nowhere. */
+  readonly feedbackLog: FeedbackSink | null;
 
   /** A service for `deps`, counting from now. */
   constructor(deps: AppDeps) {
     this.#served = serveTable(deps.table, deps.monitor);
     this.log = deps.log ?? ((m: string) => console.error(m));
     this.dashboardHtml = deps.dashboardHtml ?? defaultDashboard;
+    this.live = new LiveController(deps.live ?? { auditRate: 0 });
+    this.feedbackLog = deps.feedbackLog ?? null;
     this.stats = new ServiceStats({
       table: deps.table,
       monitor: this.#served.monitor,
@@ -206,9 +228,10 @@ export class Service {
         request,
         monitor,
       );
+      const audits = this.live.recordDecisions(table, answers);
       const latencyUs = round1((performance.now() - start) * 1000);
       this.stats.recordDecision(route, request.text, answers, latencyUs);
-      shape.write(w, served, request, answers, latencyUs);
+      shape.write(w, served, request, answers, latencyUs, audits);
       return 200;
     } catch (e) {
       w.reset(mark);

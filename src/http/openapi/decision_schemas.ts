@@ -46,6 +46,13 @@ const instructions: JsonSchema = {
   description: "Accepted and ignored: the table answers from its traces.",
 };
 
+/** The audit id of an answer picked for audit. */
+const audit: JsonSchema = {
+  type: "string",
+  description:
+    "Present only when this certified answer was picked for audit: ask the reference model and send its answer to /v1/feedback with this id.",
+};
+
 /** The component schemas of decisions, the playground, health and errors. */
 export const DECISION_SCHEMAS = {
   Error: {
@@ -89,6 +96,7 @@ export const DECISION_SCHEMAS = {
           "Probability of every option; only the offered options when narrowed (they sum to 1).",
       },
       probability: { ...probability, description: "Probability of yes." },
+      audit,
     },
     dependentRequired: { choice: ["probabilities"], answer: ["probability"] },
   },
@@ -174,6 +182,7 @@ export const DECISION_SCHEMAS = {
       source: { const: "table" },
       certified: { type: "boolean" },
       flag: ref("Flag"),
+      audit,
     },
   },
   DecisionsAnswer: {

@@ -241,6 +241,43 @@ export const PATHS: Record<string, Record<string, Operation>> = {
       errors: [400, 413],
     }),
   },
+  "/v1/feedback": {
+    post: jsonRoute({
+      operationId: "feedback",
+      summary: "What the reference model answered (audits and traces)",
+      description:
+        "One item or an array of at most 1000. With an audit id the service gave, the item is an audit of that certified answer (its answer and confidence are the ones kept under the id); the live certificate counts it once. Without one, it is a trace: counted as feedback when the table's answer is uncertified only because of its threshold, else kept as a trace only. Unknown, expired or already answered ids are listed in missed_audits, never counted. With serve --feedback-log every item is appended to that file as a trace line first (503, nothing counted, when it cannot be written).",
+      tag: "decisions",
+      request: "FeedbackRequest",
+      examples: {
+        trace: {
+          summary: "What the model said about a text (no audit id)",
+          value: { question: "topic", state: PARCEL, answer: "delivery" },
+        },
+        batch: {
+          summary: "Several at once, one answering an audit",
+          value: [
+            { question: "topic", state: PARCEL, answer: "delivery" },
+            {
+              question: "wants_human",
+              state: PARCEL,
+              answer: false,
+              audit: "5f0c2a91-1k",
+            },
+          ],
+        },
+      },
+      response: "FeedbackResponse",
+      responseExample: {
+        received: 2,
+        audits: 0,
+        feedback: 0,
+        traces_only: 2,
+        missed_audits: [{ audit: "5f0c2a91-1k", reason: "unknown" }],
+      },
+      errors: [400, 413],
+    }),
+  },
   "/": {
     get: getRoute({
       operationId: "dashboard",
@@ -257,7 +294,7 @@ export const PATHS: Record<string, Record<string, Operation>> = {
       operationId: "stats",
       summary: "Statistics since the server started",
       description:
-        "Counts, the share answered, deferral reasons, latency, savings, the drift guard and recent decisions (with their text only under --keep-text).",
+        "Counts, the share answered, deferral reasons, latency, savings, the drift guard, the live certificate (live) and recent decisions (with their text only under --keep-text).",
       tag: "operations",
       mediaType: "application/json",
       schema: schemaRef("StatsDocument"),

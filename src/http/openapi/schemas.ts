@@ -5,6 +5,7 @@
  */
 
 import { DECISION_SCHEMAS } from "./decision_schemas.ts";
+import { LIVE_SCHEMAS } from "./live_schemas.ts";
 import { componentRef, type JsonSchema } from "./schema_parts.ts";
 import { STATS_SCHEMAS } from "./stats_schemas.ts";
 
@@ -12,6 +13,7 @@ import { STATS_SCHEMAS } from "./stats_schemas.ts";
 export const SCHEMAS = {
   ...DECISION_SCHEMAS,
   ...STATS_SCHEMAS,
+  ...LIVE_SCHEMAS,
 } satisfies Record<
   string,
   JsonSchema

@@ -156,6 +156,7 @@ export const STATS_SCHEMAS = {
           },
         },
       },
+      live: ref("LiveStats"),
       recent: {
         type: "array",
         items: {

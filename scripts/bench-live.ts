@@ -1,0 +1,473 @@
+/**
+ * The live certificate benchmark (issue 11): a stream of requests replayed
+ * through a real `main.ts serve` by a simulated proxy (the client of
+ * `src/client/`, its "model" answering with the data's labels), and the
+ * cost of feedback measured in process.
+ *
+ * - Exchangeable stream: a table trained on BANKING77 `train.csv`, the
+ *   `test.csv` texts resampled to `--requests` requests. Certified share over
+ *   the second half with audits, beside the same stream without audits; the
+ *   threshold must never be withdrawn.
+ * - Shifted stream: a table trained on paraphrase families of `train.csv`
+ *   with a plain random split (`--split random --similarity 1`), whose
+ *   threshold is too lenient for `test.csv`. With `--shift-rate` (0.05), the
+ *   second-half disagreement among certified answers should be at most alpha
+ *   with at least 70% certified.
+ * - Feedback cost: server time per feedback sample (parse, count, decide),
+ *   audits and traces, in batches of 1 and 100.
+ * - Reload under load: `wrk` on `/v1/decide` while the bundle is reloaded by
+ *   SIGHUP; no request may fail.
+ *
+ * Prints per stream: certified share and disagreement over the second half,
+ * audits spent, and every move of the live certificate.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { loadBundle, writeBundleAtomically } from "../src/bundle/files.ts";
+import { encodeBundle } from "../src/bundle/codec.ts";
+import { assess, prepareText } from "../src/engine/answer.ts";
+import { QUIET_GUARD } from "../src/engine/drift.ts";
+import { seededRandom } from "../src/engine/random.ts";
+import type { Table } from "../src/engine/table.ts";
+import { DecisionClient, type ModelAsk } from "../src/client/mod.ts";
+import { LiveController } from "../src/http/live/controller.ts";
+import { countFeedback, parseFeedback } from "../src/http/live/feedback.ts";
+import { serveTable } from "../src/http/served.ts";
+import { SERVE_V8_FLAGS } from "../src/cli/serve.ts";
+import { readTraces } from "../src/traces/mod.ts";
+import type { TraceSet } from "../src/traces/types.ts";
+import {
+  DEFAULT_TRAIN_OPTIONS,
+  train,
+  type TrainOptions,
+} from "../src/train/trainer.ts";
+import { TOOL_VERSION } from "../src/version.ts";
+import { paraphraseFamilies } from "./bench_honest.ts";
+
+const { values } = parseArgs({
+  options: {
+    data: {
+      type: "string",
+      default: new URL("../../shared/data/", import.meta.url).pathname,
+    },
+    requests: { type: "string", default: "40000" },
+    "audit-rate": { type: "string", default: "0.02" },
+    "shift-rate": { type: "string", default: "0.05" },
+    seeds: { type: "string", default: "1" },
+    "skip-streams": { type: "boolean", default: false },
+  },
+});
+const DATA = values.data.endsWith("/") ? values.data : `${values.data}/`;
+const REQUESTS = Number(values.requests);
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+function pct(x: number): string {
+  return `${(x * 100).toFixed(1)}%`;
+}
+
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = l.addr as Deno.NetAddr;
+  l.close();
+  return port;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Trains on `traces` and writes the bundle to `dir`. */
+async function trainBundle(
+  traces: TraceSet,
+  extra: Partial<TrainOptions>,
+  dir: string,
+): Promise<void> {
+  const r = train(traces, { ...DEFAULT_TRAIN_OPTIONS, ...extra });
+  await writeBundleAtomically(
+    dir,
+    await encodeBundle({
+      featurizer: r.table.featurizer,
+      settings: r.table.settings,
+      toolVersion: TOOL_VERSION,
+      rowBuckets: r.rowBuckets,
+      questions: r.table.questions,
+      report: r.report,
+    }),
+  );
+}
+
+/** A running `main.ts serve`. */
+interface Server {
+  base: string;
+  child: Deno.ChildProcess;
+  stderr: () => string;
+  stop(): Promise<void>;
+}
+
+async function startServe(bundle: string, args: string[]): Promise<Server> {
+  const port = freePort();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      `--v8-flags=${SERVE_V8_FLAGS}`,
+      `--allow-net=127.0.0.1:${port}`,
+      `--allow-read=${bundle}`,
+      "--allow-env=SERVICE_PROXY_TOKEN",
+      MAIN,
+      "serve",
+      "--bundle",
+      bundle,
+      "--port",
+      String(port),
+      ...args,
+    ],
+    env: { SERVICE_PROXY_TOKEN: "" },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let err = "";
+  (async () => {
+    for await (
+      const chunk of child.stderr.pipeThrough(new TextDecoderStream())
+    ) {
+      err += chunk;
+    }
+  })().catch(() => {});
+  const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let banner = "";
+  while (!banner.includes("listening on")) {
+    const { done, value } = await out.read();
+    if (done) throw new Error(`serve ended: ${banner}${err}`);
+    banner += value;
+  }
+  (async () => {
+    while (!(await out.read()).done) { /* drain */ }
+  })().catch(() => {});
+  return {
+    base: `http://127.0.0.1:${port}`,
+    child,
+    stderr: () => err,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+    },
+  };
+}
+
+/** What one replayed stream gave. */
+interface StreamResult {
+  certifiedShare: number;
+  disagreement: number;
+  audits: number;
+  moves: string[];
+  withdrawn: boolean;
+}
+
+/** Replays `texts` (with their `labels`) through a server on `bundle` at audit rate `rate`. */
+async function replay(
+  bundle: string,
+  texts: readonly string[],
+  labels: readonly string[],
+  rate: number,
+  seed: number,
+): Promise<StreamResult> {
+  const server = await startServe(bundle, [
+    "--audit-rate",
+    String(rate),
+    "--audit-seed",
+    String(seed),
+  ]);
+  try {
+    let label = "";
+    const client = new DecisionClient({
+      url: server.base,
+      model: (_ask: ModelAsk) => label,
+    });
+    const half = texts.length >> 1;
+    let certified = 0;
+    let wrong = 0;
+    let audits = 0;
+    let last = "";
+    const moves: string[] = [];
+    let withdrawn = false;
+    const look = async (at: number) => {
+      const stats = await (await fetch(`${server.base}/v1/stats`)).json();
+      const q = Object.values(stats.live.questions)[0] as
+        | { threshold: number | null; reason: string; summary: string }
+        | undefined;
+      if (q === undefined) return;
+      const now = `${q.reason} ${q.threshold}`;
+      if (now !== last) {
+        moves.push(`request ${at}: ${q.summary}`);
+        last = now;
+      }
+      if (q.reason === "withdrawn") withdrawn = true;
+    };
+    for (let i = 0; i < texts.length; i++) {
+      label = labels[i]!;
+      const answers = await client.decide(texts[i]!);
+      const a = Object.values(answers)[0]!;
+      if (a.audited) audits++;
+      if (i >= half && a.certified) {
+        certified++;
+        if (a.table !== label) wrong++;
+      }
+      if (rate > 0 && (i % 500 === 0 || i === texts.length - 1)) {
+        await look(i);
+      }
+    }
+    const n = texts.length - half;
+    return {
+      certifiedShare: certified / n,
+      disagreement: certified === 0 ? 0 : wrong / certified,
+      audits,
+      moves,
+      withdrawn,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+/** `test.csv` resampled to `n` requests with seed `seed`. */
+function resample(
+  test: TraceSet,
+  n: number,
+  seed: number,
+): { texts: string[]; labels: string[] } {
+  const random = seededRandom(seed);
+  const q = test.questions[0]!;
+  const texts: string[] = [];
+  const labels: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const at = Math.floor(random() * test.texts.length);
+    texts.push(test.texts[at]!);
+    labels.push(q.options[q.labels[at]!]!);
+  }
+  return { texts, labels };
+}
+
+/** Feedback bodies over `texts` in batches of `batch` items; audits get fresh ids from `live`. */
+function feedbackBodies(
+  table: Table,
+  test: TraceSet,
+  live: LiveController,
+  batch: number,
+  audits: boolean,
+): string[] {
+  const q = test.questions[0]!;
+  const name = table.questions[0]!.name;
+  const texts = test.texts.slice(0, 2000);
+  const bodies: string[] = [];
+  for (let start = 0; start < texts.length; start += batch) {
+    const items = [];
+    for (let i = start; i < Math.min(texts.length, start + batch); i++) {
+      const text = texts[i]!;
+      let audit: string | undefined;
+      if (audits) {
+        const a = assess(
+          table,
+          prepareText(table, text),
+          name,
+          {},
+          QUIET_GUARD,
+        );
+        audit = live.recordDecisions(table, [a])?.[0];
+      }
+      items.push({
+        question: name,
+        state: text,
+        answer: q.options[q.labels[i]!]!,
+        ...(audit === undefined ? {} : { audit }),
+      });
+    }
+    bodies.push(JSON.stringify(batch === 1 ? items[0] : items));
+  }
+  return bodies;
+}
+
+/**
+ * Server time per feedback sample, in process, as the route spends it:
+ * `JSON.parse`, the body check, counting (an audit: its id looked up; a
+ * trace: the assessment recomputed) and the live decision after each
+ * request. The last of three rounds is reported (the first ones warm up).
+ */
+function feedbackCost(table: Table, test: TraceSet): void {
+  const served = serveTable(table);
+  for (const batch of [1, 100]) {
+    for (const audits of [true, false]) {
+      const live = new LiveController({ auditRate: 1, auditSeed: 1 });
+      let line = "";
+      for (let round = 0; round < 3; round++) {
+        const bodies = feedbackBodies(table, test, live, batch, audits);
+        let samples = 0;
+        let counted = 0;
+        const start = performance.now();
+        for (const body of bodies) {
+          const items = parseFeedback(JSON.parse(body), served.table);
+          const reply = countFeedback(live, served, items);
+          samples += items.length;
+          counted += reply.audits + reply.feedback;
+        }
+        const us = (performance.now() - start) * 1000 / samples;
+        line = `  ${audits ? "audits" : "traces"} in batches of ${
+          String(batch).padEnd(3)
+        }: ${
+          us.toFixed(2)
+        } us per sample (${samples} samples, ${counted} counted; target <= 10 us)`;
+      }
+      console.log(line);
+    }
+  }
+}
+
+/** wrk on /v1/decide while the bundle is reloaded by SIGHUP. */
+async function reloadUnderLoad(bundle: string, work: string): Promise<void> {
+  try {
+    await new Deno.Command("wrk", {
+      args: ["--version"],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+  } catch {
+    console.log("  skipped: wrk is not installed (apt-get install wrk)");
+    return;
+  }
+  const server = await startServe(bundle, []);
+  const script = `${work}/decide.lua`;
+  await Deno.writeTextFile(
+    script,
+    `wrk.method = "POST"\nwrk.body = '{"state": "my card has not arrived yet"}'\nwrk.headers["Content-Type"] = "application/json"\n`,
+  );
+  try {
+    const run = new Deno.Command("wrk", {
+      args: ["-t1", "-c16", "-d8s", "-s", script, `${server.base}/v1/decide`],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    for (let i = 0; i < 3; i++) {
+      await new Promise((r) => setTimeout(r, 2000));
+      server.child.kill("SIGHUP");
+    }
+    const out = await run;
+    const raw = new TextDecoder().decode(out.stdout);
+    const requests = Number(raw.match(/(\d+) requests in/)?.[1] ?? NaN);
+    const non2xx = Number(
+      raw.match(/Non-2xx or 3xx responses:\s+(\d+)/)?.[1] ?? 0,
+    );
+    const errors = raw.match(/Socket errors:.*/)?.[0] ?? "no socket errors";
+    const reloads = (server.stderr().match(/reloaded bundle/g) ?? []).length;
+    console.log(
+      `  ${requests} requests over 8 s with 16 connections, ${reloads} reloads: ${non2xx} non-2xx, ${errors}`,
+    );
+  } finally {
+    await server.stop();
+  }
+}
+
+if (!(await exists(`${DATA}banking77/train.csv`))) {
+  console.log(
+    `skipped: no BANKING77 data at ${DATA}banking77/ (pass --data DIR)`,
+  );
+  Deno.exit(0);
+}
+const work = await Deno.makeTempDir({ prefix: "dtable-bench-live-" });
+try {
+  const bankTrain = await readTraces([`${DATA}banking77/train.csv`]);
+  const bankTest = await readTraces([`${DATA}banking77/test.csv`]);
+  const plain = `${work}/banking77`;
+  const shifted = `${work}/families`;
+  let t0 = performance.now();
+  await trainBundle(bankTrain, {}, plain);
+  console.log(
+    `trained the BANKING77 table in ${
+      ((performance.now() - t0) / 1000).toFixed(0)
+    } s`,
+  );
+  const plainTable = await loadBundle(plain);
+
+  console.log("\n== Feedback cost (server time per sample, in process)");
+  feedbackCost(plainTable, bankTest);
+
+  console.log("\n== Reload under load");
+  await reloadUnderLoad(plain, work);
+
+  if (!values["skip-streams"]) {
+    t0 = performance.now();
+    await trainBundle(paraphraseFamilies(bankTrain), {
+      split: "random",
+      similarity: 1,
+    }, shifted);
+    console.log(
+      `\ntrained the paraphrase-family table in ${
+        ((performance.now() - t0) / 1000).toFixed(0)
+      } s`,
+    );
+    const alpha = plainTable.questions[0]!.calibration.alpha;
+    const delta = plainTable.questions[0]!.calibration.delta;
+    const rate = Number(values["audit-rate"]);
+    const shiftRate = Number(values["shift-rate"]);
+    const seeds = Number(values.seeds);
+
+    console.log(
+      `\n== Exchangeable stream: BANKING77 test.csv resampled to ${REQUESTS} requests (alpha ${alpha}, delta ${delta})`,
+    );
+    let withdrawals = 0;
+    for (let seed = 1; seed <= seeds; seed++) {
+      const { texts, labels } = resample(bankTest, REQUESTS, seed);
+      const base = await replay(plain, texts, labels, 0, seed);
+      const live = await replay(plain, texts, labels, rate, seed);
+      if (live.withdrawn) withdrawals++;
+      console.log(
+        `  seed ${seed}: second half certified ${
+          pct(live.certifiedShare)
+        } with audits at R = ${rate} vs ${
+          pct(base.certifiedShare)
+        } without (difference ${
+          ((live.certifiedShare - base.certifiedShare) * 100).toFixed(2)
+        } points; target within 1), disagreement ${pct(live.disagreement)} vs ${
+          pct(base.disagreement)
+        }; ${live.audits} audits; ${
+          live.withdrawn ? "WITHDRAWN" : "never withdrawn"
+        }`,
+      );
+      for (const m of live.moves) console.log(`    ${m}`);
+    }
+    console.log(
+      `  withdrawn in ${withdrawals} of ${seeds} seeds (target: at most ${
+        delta * 100
+      }% of seeds)`,
+    );
+
+    console.log(
+      `\n== Shifted stream: paraphrase-family table (random split), BANKING77 test.csv resampled to ${REQUESTS} requests`,
+    );
+    for (let seed = 1; seed <= seeds; seed++) {
+      const { texts, labels } = resample(bankTest, REQUESTS, 100 + seed);
+      const base = await replay(shifted, texts, labels, 0, seed);
+      const live = await replay(shifted, texts, labels, shiftRate, seed);
+      console.log(
+        `  seed ${seed}: without audits: second half certified ${
+          pct(base.certifiedShare)
+        } at ${pct(base.disagreement)} disagreement`,
+      );
+      console.log(
+        `  seed ${seed}: with audits at R = ${shiftRate}: second half certified ${
+          pct(live.certifiedShare)
+        } at ${pct(live.disagreement)} disagreement (targets: <= ${
+          pct(alpha)
+        } and >= 70% certified); ${live.audits} audits`,
+      );
+      for (const m of live.moves) console.log(`    ${m}`);
+    }
+  }
+} finally {
+  await Deno.remove(work, { recursive: true }).catch(() => {});
+}

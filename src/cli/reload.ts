@@ -1,0 +1,130 @@
+/**
+ * Loading the served table, and loading it again while serving: on SIGHUP,
+ * and with `serve --watch` when the bundle folder is replaced (as `train`
+ * replaces it: a new folder renamed over the old one). A new table is
+ * swapped in whole between requests (`Service.swap`), so none is dropped;
+ * a bundle that fails to load is refused with one logged line and the old
+ * table keeps serving.
+ *
+ * @module
+ */
+
+import { dirname, resolve } from "node:path";
+import { loadBundle } from "../bundle/files.ts";
+import { warmUp } from "../engine/answer.ts";
+import { TableState } from "../engine/state.ts";
+import type { DriftSettings, Table } from "../engine/table.ts";
+import type { Service } from "../http/service.ts";
+import { oneLine } from "./common.ts";
+
+/** What a load needs: the folder, drift overrides and the word cache size. */
+export interface LoadSettings {
+  bundle: string;
+  drift: Partial<DriftSettings>;
+  wordCacheBytes: number;
+}
+
+/** Loads the bundle as `serve` serves it: drift overrides applied, state prepared, hot paths compiled. */
+export async function loadServedTable(
+  s: LoadSettings,
+): Promise<{ table: Table; loadMs: number }> {
+  const start = performance.now();
+  const loaded = await loadBundle(s.bundle);
+  const table: Table = {
+    ...loaded,
+    settings: {
+      ...loaded.settings,
+      drift: { ...loaded.settings.drift, ...s.drift },
+    },
+    state: new TableState({ wordCacheBytes: s.wordCacheBytes }),
+  };
+  table.state.prepare(table);
+  // Compile the hot paths now, not on the first requests (no guard state is touched).
+  warmUp(table);
+  return { table, loadMs: performance.now() - start };
+}
+
+/** Milliseconds a burst of file events must go quiet before `--watch` reloads. */
+export const WATCH_SETTLE_MS = 300;
+
+/** A running reloader. */
+export interface Reloader {
+  /** Loads the bundle again now (a reload already running is followed by one more). */
+  reload(): Promise<void>;
+  /** Stops listening for SIGHUP and file events. */
+  stop(): void;
+}
+
+/**
+ * Reloads `s.bundle` into `service` on SIGHUP and, with `watch`, when the
+ * folder is replaced. `log` gets one line per reload or refusal.
+ */
+export function startReloader(
+  s: LoadSettings,
+  service: Service,
+  watch: boolean,
+  log: (line: string) => void,
+): Reloader {
+  let running: Promise<void> | null = null;
+  let again = false;
+  const once = async () => {
+    try {
+      const { table, loadMs } = await loadServedTable(s);
+      service.swap(table);
+      log(`reloaded bundle ${s.bundle} in ${loadMs.toFixed(1)} ms`);
+    } catch (e) {
+      log(
+        `error: reload of bundle ${s.bundle} refused (${
+          oneLine(e)
+        }); still serving the previous one`,
+      );
+    }
+  };
+  const reload = (): Promise<void> => {
+    if (running !== null) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        await once();
+      } while (again);
+      running = null;
+    })();
+    return running;
+  };
+
+  const onHangup = () => void reload();
+  const hangup = Deno.build.os !== "windows";
+  if (hangup) Deno.addSignalListener("SIGHUP", onHangup);
+
+  let watcher: Deno.FsWatcher | null = null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  if (watch) {
+    const folder = resolve(s.bundle);
+    watcher = Deno.watchFs(dirname(folder), { recursive: false });
+    (async () => {
+      try {
+        for await (const event of watcher!) {
+          const touches = event.paths.some((p) =>
+            p === folder || p.startsWith(`${folder}/`)
+          );
+          if (!touches) continue;
+          clearTimeout(timer);
+          timer = setTimeout(() => void reload(), WATCH_SETTLE_MS);
+        }
+      } catch (e) {
+        log(`error: watching ${folder} stopped: ${oneLine(e)}`);
+      }
+    })();
+  }
+  return {
+    reload,
+    stop() {
+      if (hangup) Deno.removeSignalListener("SIGHUP", onHangup);
+      clearTimeout(timer);
+      watcher?.close();
+    },
+  };
+}

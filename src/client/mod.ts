@@ -1,0 +1,206 @@
+/**
+ * A client for the proxy side of the service: asks `/v1/decide`, calls the
+ * caller's model for every answer the table does not certify and for every
+ * certified answer picked for audit, reports what the model said to
+ * `/v1/feedback` (which keeps the live certificate honest), and returns one
+ * answer per question with its source.
+ *
+ * Uses `fetch` only (no Deno APIs), so it runs in Deno, Node 18+, Bun and
+ * browsers.
+ *
+ * @example
+ * ```ts
+ * import { DecisionClient } from "./mod.ts";
+ * const client = new DecisionClient({
+ *   url: "http://127.0.0.1:8010",
+ *   model: ({ question, state }) => Promise.resolve(question === "topic" ? "billing" : false),
+ * });
+ * const answers = await client.decide("my invoice was overcharged");
+ * answers.topic; // { answer: "billing", source: "table", certified: true, ... }
+ * ```
+ *
+ * @module
+ */
+
+/** What the model is asked: one question about one state. */
+export interface ModelAsk {
+  question: string;
+  /** The state as given to `decide`. */
+  state: string | Record<string, unknown>;
+  /** The options offered for a choice question (absent: all). */
+  criteria?: readonly string[] | undefined;
+  /** Why the model is asked: the table did not certify, or an audit. */
+  reason: "uncertified" | "audit";
+}
+
+/** The caller's model: an option for a choice question, true or false for a yes/no one. */
+export type ModelFunction = (
+  ask: ModelAsk,
+) => Promise<string | boolean> | string | boolean;
+
+/** Options of `DecisionClient`. */
+export interface ClientOptions {
+  /** The service, e.g. `http://127.0.0.1:8010`. */
+  url: string;
+  /** The access token, sent as `X-Service-Token`, when the service has one. */
+  token?: string | undefined;
+  /** The reference model. */
+  model: ModelFunction;
+  /** The `fetch` to use (the global one by default). */
+  fetch?: typeof fetch | undefined;
+  /** Told when feedback could not be sent (the answers are returned anyway); `console.warn` by default. */
+  onFeedbackError?: ((error: Error) => void) | undefined;
+}
+
+/** One question's final answer. */
+export interface ClientAnswer {
+  /** The answer: an option, or true / false. */
+  answer: string | boolean;
+  /** `table`: the table's certified answer; `model`: the model's. */
+  source: "table" | "model";
+  /** Whether the table certified its answer. */
+  certified: boolean;
+  /** Whether the table's answer was picked for audit (the model was asked too). */
+  audited: boolean;
+  /** The table's flag (why it did not certify), or null. */
+  flag: string | null;
+  /** The table's own answer, when it had one (null for a question it does not know). */
+  table: string | boolean | null;
+}
+
+/** A question to ask, with optional `criteria` (choice questions). */
+export type Questions = Record<string, { criteria?: readonly string[] } | null>;
+
+interface ServiceAnswer {
+  choice?: string;
+  answer?: boolean;
+  certified: boolean;
+  flag: string | null;
+  audit?: string;
+}
+
+interface FeedbackItem {
+  question: string;
+  state: string | Record<string, unknown>;
+  answer: string | boolean;
+  audit?: string;
+}
+
+/** The proxy side of the service (see the module doc). */
+export class DecisionClient {
+  readonly #base: string;
+  readonly #headers: Record<string, string>;
+  readonly #model: ModelFunction;
+  readonly #fetch: typeof fetch;
+  readonly #onFeedbackError: (error: Error) => void;
+
+  /** A client for the service at `options.url`. */
+  constructor(options: ClientOptions) {
+    this.#base = options.url.replace(/\/+$/, "");
+    this.#headers = { "content-type": "application/json" };
+    if (options.token) this.#headers["x-service-token"] = options.token;
+    this.#model = options.model;
+    this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.#onFeedbackError = options.onFeedbackError ??
+      ((e) => console.warn(`decision tables feedback: ${e.message}`));
+  }
+
+  /**
+   * Answers `questions` (all of the table's when absent) about `state`:
+   * the table's answer where it is certified and not audited, the model's
+   * otherwise. Feedback is sent before it returns. Throws `Error` when the
+   * service cannot answer (its status and message), or when the model does.
+   */
+  async decide(
+    state: string | Record<string, unknown>,
+    questions?: Questions,
+  ): Promise<Record<string, ClientAnswer>> {
+    const body: Record<string, unknown> = { state };
+    if (questions !== undefined) body.questions = questions;
+    const reply = await this.#post("/v1/decide", body) as {
+      answers: Record<string, ServiceAnswer>;
+    };
+    const results = await Promise.all(
+      Object.entries(reply.answers).map((entry) =>
+        this.#resolve(entry[0], entry[1], state, questions)
+      ),
+    );
+    const out: Record<string, ClientAnswer> = {};
+    const feedback: FeedbackItem[] = [];
+    for (const [question, answer, item] of results) {
+      out[question] = answer;
+      if (item !== null) feedback.push(item);
+    }
+    if (feedback.length > 0) {
+      try {
+        await this.#post("/v1/feedback", feedback);
+      } catch (e) {
+        this.#onFeedbackError(e as Error);
+      }
+    }
+    return out;
+  }
+
+  /** One question's final answer, and the feedback to send on it (null for none). */
+  async #resolve(
+    question: string,
+    a: ServiceAnswer,
+    state: string | Record<string, unknown>,
+    questions: Questions | undefined,
+  ): Promise<[string, ClientAnswer, FeedbackItem | null]> {
+    const table = a.choice ?? a.answer ?? null;
+    const audit = a.audit;
+    if (a.certified && audit === undefined) {
+      return [question, {
+        answer: table!,
+        source: "table",
+        certified: true,
+        audited: false,
+        flag: null,
+        table,
+      }, null];
+    }
+    const answer = await this.#model({
+      question,
+      state,
+      criteria: questions?.[question]?.criteria ?? undefined,
+      reason: audit === undefined ? "uncertified" : "audit",
+    });
+    const result: ClientAnswer = {
+      answer,
+      source: "model",
+      certified: a.certified,
+      audited: audit !== undefined,
+      flag: a.flag,
+      table,
+    };
+    // A question the table does not know has no answer: nothing to report.
+    if (table === null) return [question, result, null];
+    return [
+      question,
+      result,
+      audit === undefined
+        ? { question, state, answer }
+        : { question, state, answer, audit },
+    ];
+  }
+
+  async #post(path: string, body: unknown): Promise<unknown> {
+    const res = await this.#fetch(`${this.#base}${path}`, {
+      method: "POST",
+      headers: this.#headers,
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) {
+      let message = text;
+      try {
+        message = (JSON.parse(text) as { error?: string }).error ?? text;
+      } catch {
+        // not JSON: keep the text
+      }
+      throw new Error(`${path} answered ${res.status}: ${message}`);
+    }
+    return JSON.parse(text);
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * Audit sampling and the audits waiting for an answer. The sampler picks
+ * each certified answer independently with probability `R` from a seeded
+ * generator (nothing else decides it); a picked answer gets an id, and the
+ * table's answer and confidence at decision time wait under that id until
+ * the proxy reports what its model said, or until they expire.
+ *
+ * Pending audits live in bounded memory: at most `MAX_PENDING_AUDITS`
+ * (the oldest is dropped first when full), each for `AUDIT_TTL_MS` at
+ * most. An id is answered once; an unknown, expired or already answered id
+ * is reported, never counted.
+ *
+ * @module
+ */
+
+import type { LiveCertificate } from "../../engine/live.ts";
+import { seededRandom } from "../../engine/random.ts";
+import type { Table } from "../../engine/table.ts";
+
+/** Most audits waiting for an answer at once; the oldest is dropped first. */
+export const MAX_PENDING_AUDITS = 65_536;
+/** How long an audit waits for its answer: 10 minutes. */
+export const AUDIT_TTL_MS = 10 * 60 * 1000;
+
+/** Picks certified answers for audit, independently with probability `rate`. */
+export class AuditSampler {
+  readonly #random: () => number;
+  /** The probability of a pick, in [0, 1]. */
+  readonly rate: number;
+
+  /** A sampler at `rate` (0 never picks) from the seed `seed`. */
+  constructor(rate: number, seed: number) {
+    if (!(rate >= 0 && rate <= 1)) {
+      throw new RangeError(`An audit rate must be in [0, 1]: got ${rate}`);
+    }
+    this.rate = rate;
+    this.#random = seededRandom(seed);
+  }
+
+  /** One draw: true with probability `rate`. */
+  pick(): boolean {
+    return this.rate > 0 && this.#random() < this.rate;
+  }
+}
+
+/** What an audit id stands for: the table's answer when it was given. */
+export interface PendingAudit {
+  /** The table that answered (its certificate and state are the ones to update). */
+  readonly table: Table;
+  readonly certificate: LiveCertificate;
+  readonly question: string;
+  /** The table's answer: an option, or yes (true) / no (false). */
+  readonly answer: string | boolean;
+  /** Its full-option confidence (what thresholds are compared with). */
+  readonly confidence: number;
+  /** When the id was given, on the store's clock (ms). */
+  readonly at: number;
+}
+
+/** Why an audit id could not be used. */
+export type AuditMiss = "unknown" | "expired" | "other_question";
+
+/** Options of `PendingAudits`. */
+export interface PendingAuditsOptions {
+  /** Most pending audits (`MAX_PENDING_AUDITS` by default). */
+  capacity?: number;
+  /** Milliseconds an audit waits (`AUDIT_TTL_MS` by default). */
+  ttlMs?: number;
+  /** A clock in milliseconds (`performance.now` by default). */
+  now?: () => number;
+  /** A prefix making ids of this process unlike another's; random by default. */
+  prefix?: string;
+}
+
+/**
+ * The audits waiting for an answer, in bounded memory (see the module doc).
+ *
+ * @example
+ * ```ts
+ * import { PendingAudits } from "./audits.ts";
+ * import type { LiveCertificate } from "../../engine/live.ts";
+ * import type { Table } from "../../engine/table.ts";
+ * declare const table: Table;
+ * declare const certificate: LiveCertificate;
+ * const pending = new PendingAudits();
+ * const id = pending.add({ table, certificate, question: "intent", answer: "card_arrival", confidence: 0.93 });
+ * pending.take(id, "intent"); // the audit, once; then "unknown"
+ * ```
+ */
+export class PendingAudits {
+  readonly #entries = new Map<string, PendingAudit>();
+  readonly #capacity: number;
+  readonly #ttlMs: number;
+  readonly #now: () => number;
+  readonly #prefix: string;
+  #next = 0;
+  /** Audits dropped unanswered (expired, or pushed out when full). */
+  #dropped = 0;
+
+  /** An empty store. */
+  constructor(options: PendingAuditsOptions = {}) {
+    this.#capacity = options.capacity ?? MAX_PENDING_AUDITS;
+    this.#ttlMs = options.ttlMs ?? AUDIT_TTL_MS;
+    this.#now = options.now ?? (() => performance.now());
+    this.#prefix = options.prefix ?? randomPrefix();
+    if (!(Number.isInteger(this.#capacity) && this.#capacity >= 1)) {
+      throw new RangeError(
+        `Pending audit capacity must be a positive integer: got ${this.#capacity}`,
+      );
+    }
+  }
+
+  /** Audits waiting now (expired ones may still count until the next add or take). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Audits dropped unanswered so far (expired, or the oldest when full). */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  /** Most audits waiting at once. */
+  get capacity(): number {
+    return this.#capacity;
+  }
+
+  /** Milliseconds an audit waits. */
+  get ttlMs(): number {
+    return this.#ttlMs;
+  }
+
+  /** Keeps an audit and returns its new id. */
+  add(audit: Omit<PendingAudit, "at">): string {
+    const at = this.#now();
+    this.#expire(at);
+    if (this.#entries.size >= this.#capacity) {
+      const oldest = this.#entries.keys().next().value!;
+      this.#entries.delete(oldest);
+      this.#dropped++;
+    }
+    const id = `${this.#prefix}${(this.#next++).toString(36)}`;
+    this.#entries.set(id, { ...audit, at });
+    return id;
+  }
+
+  /**
+   * The audit of `id` for `question`, removed so it is never counted
+   * twice; or why there is none.
+   */
+  take(id: string, question: string): PendingAudit | AuditMiss {
+    const now = this.#now();
+    const found = this.#entries.get(id);
+    if (found === undefined) return this.#known(id) ? "expired" : "unknown";
+    if (found.question !== question) return "other_question";
+    this.#entries.delete(id);
+    if (now - found.at > this.#ttlMs) {
+      this.#dropped++;
+      return "expired";
+    }
+    return found;
+  }
+
+  /** True when `id` looks like one this store gave (so a miss means it expired or was answered). */
+  #known(id: string): boolean {
+    if (!id.startsWith(this.#prefix)) return false;
+    const n = parseInt(id.slice(this.#prefix.length), 36);
+    return Number.isInteger(n) && n >= 0 && n < this.#next &&
+      n.toString(36) === id.slice(this.#prefix.length);
+  }
+
+  /** Drops the audits older than the TTL (they sit in insertion order). */
+  #expire(now: number): void {
+    for (const [id, entry] of this.#entries) {
+      if (now - entry.at <= this.#ttlMs) break;
+      this.#entries.delete(id);
+      this.#dropped++;
+    }
+  }
+}
+
+/** Eight random hex digits and a dash. */
+function randomPrefix(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(4));
+  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("") + "-";
+}
