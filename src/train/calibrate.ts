@@ -74,7 +74,14 @@ export function calibrateQuestion(
 ): CalibrationOutcome {
   const { alpha, delta } = targets;
   const n = scored.confidences.length;
-  const plan = planCertification(validation, n, alpha, delta);
+  // The plan weighs the calibration split by its effective size (answers of
+  // one unit count together, as in the test); the units are no label.
+  const plan = planCertification(
+    validation,
+    effectiveSize(scored.units, n),
+    alpha,
+    delta,
+  );
   const choice = fallbackTest(
     inScopeConfidences(scored, targets.scopeP),
     scored.wrong,
@@ -196,7 +203,12 @@ export function uncalibratedAdvice(
   }
   for (const a of ADVICE_ALPHAS) {
     if (a <= alpha) continue;
-    const plan = planCertification(validation, n, a, delta);
+    const plan = planCertification(
+      validation,
+      effectiveSize(scored.units, n),
+      a,
+      delta,
+    );
     const c = fallbackTest(
       inScopeConfidences(scored, targets.scopeP),
       scored.wrong,
