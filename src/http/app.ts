@@ -15,6 +15,7 @@ import { Hono } from "hono";
 import { assess, prepareText } from "../engine/answer.ts";
 import {
   BODY_TIMEOUT_MS,
+  BodyDeadlines,
   MAX_BODY_BYTES,
   readBodyText,
   readJsonBody,
@@ -36,6 +37,9 @@ import { INTERFACE_VERSION, TOOL_VERSION } from "../version.ts";
 export { type AppDeps, ROUTES };
 
 const JSON_TYPE = "application/json";
+const JSON_HEADERS: HeadersInit = [["content-type", JSON_TYPE]];
+const WRITER_BYTES = 16_384;
+const KEPT_WRITER_BYTES = 1_048_576;
 
 /** Limits the app puts on every request. */
 export interface RequestLimits {
@@ -89,11 +93,7 @@ export function appFor(
     ...DEFAULT_REQUEST_LIMITS,
     ...limits,
   };
-  if (!(Number.isInteger(bodyTimeoutMs) && bodyTimeoutMs > 0)) {
-    throw new RangeError(
-      `bodyTimeoutMs must be a positive integer: got ${bodyTimeoutMs}`,
-    );
-  }
+  const deadlines = new BodyDeadlines(bodyTimeoutMs);
   const gate = limits.gate ?? new RequestGate(maxInFlight);
   const { stats } = service;
   const app = new Hono();
@@ -147,15 +147,21 @@ export function appFor(
     stats.recordResponse(service.routeLabel(path), c.res.status);
   });
 
+  // One writer for every decision reply: `decide` runs to its end without
+  // yielding, and the reply leaves as a copy of what was written. A writer
+  // grown past `KEPT_WRITER_BYTES` by a huge reply is not kept.
+  let writer = new JsonWriter(WRITER_BYTES);
   for (const route of DECISION_ROUTES) {
     app.post(route, async (c) => {
-      const body = await readBodyText(c.req.raw, MAX_BODY_BYTES, bodyTimeoutMs);
-      const w = new JsonWriter(4096);
+      const body = await readBodyText(c.req.raw, MAX_BODY_BYTES, deadlines);
+      const w = writer;
+      w.reset();
       const status = service.decide(route, body, w);
-      return new Response(w.bytes(), {
-        status,
-        headers: { "content-type": JSON_TYPE },
-      });
+      const bytes = w.bytes();
+      if (w.buffer.length > KEPT_WRITER_BYTES) {
+        writer = new JsonWriter(WRITER_BYTES);
+      }
+      return new Response(bytes, { status, headers: JSON_HEADERS });
     });
   }
 
@@ -166,7 +172,7 @@ export function appFor(
         c.req.raw,
         PLAYGROUND_BODY.needed,
         MAX_BODY_BYTES,
-        bodyTimeoutMs,
+        deadlines,
       ),
       table,
     );
