@@ -6,14 +6,15 @@
  *
  * @example
  * ```ts
- * import { appFor, fixedToken, Service, startServer } from "./mod.ts";
+ * import { appFor, fixedToken, RequestGate, Service, startServer } from "./mod.ts";
  * import { loadBundle } from "../bundle/files.ts";
  *
  * const table = await loadBundle("demo/bundle");
  * const service = new Service({ table, bundlePath: "demo/bundle", token: fixedToken("s3cret", "example") });
+ * const gate = new RequestGate(64);
  * const server = startServer(
- *   { hostname: "127.0.0.1", port: 8010 },
- *   appFor(service, { maxInFlight: 64 }),
+ *   { hostname: "127.0.0.1", port: 8010, gate },
+ *   appFor(service, { bodyTimeoutMs: 10_000, maxInFlight: 64, gate }),
  * );
  * Deno.addSignalListener("SIGTERM", () => server.shutdown());
  * await server.finished;
