@@ -5,8 +5,8 @@
  * `wrk` with the same settings (keep-alive, 10-20 word texts), in
  * alternating rounds. Prints each route's throughput ratio to its anchor
  * (target >= 0.6 on every round), the JSON echo as a reference, the server
- * CPU per request of each target, where that time goes (the service's own
- * HTTP/1.1 server with the fixed reply, then with the engine added), the
+ * CPU per request of each target, where that time goes (a one-route Hono
+ * app on `Deno.serve` with the fixed reply, then with the engine added), the
  * server-side `latency_us` under load and for sequential requests,
  * resident memory and bundle load time. Only 127.0.0.1 is used.
  *
@@ -355,14 +355,13 @@ Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, async (req) => {
 });
 `,
   );
-  // Where the time goes: the service's own HTTP/1.1 server with the fixed
-  // decide reply, then with the engine answering too (its reply unused).
+  // Where the time goes: a Hono app on Deno.serve with one route that
+  // reads the body and returns the fixed decide reply, then with the engine
+  // answering too (its reply unused).
   const oursFile = `${work}/ours.ts`;
   await Deno.writeTextFile(
     oursFile,
-    `import { startServer, JSON_FIELDS } from ${
-      JSON.stringify(new URL("src/http/server.ts", ROOT).href)
-    };
+    `import { Hono } from "hono";
 import { loadBundle } from ${
       JSON.stringify(new URL("src/bundle/files.ts", ROOT).href)
     };
@@ -378,13 +377,14 @@ const table = await loadBundle(bundle);
 warmUp(table);
 const monitor = new DriftMonitor(table.settings.drift);
 const question = table.questions[0]!.name;
-const decoder = new TextDecoder();
-startServer({ hostname: "127.0.0.1", port }, (req, w) => {
-  const body = JSON.parse(decoder.decode(req.body));
+const headers = { "content-type": "application/json" };
+const app = new Hono();
+app.post("/v1/decide", async (c) => {
+  const body = JSON.parse(await c.req.raw.text());
   if (engine) assess(table, prepareText(table, body.state), question, {}, monitor);
-  w.raw(fixed);
-  return { status: 200, headers: JSON_FIELDS, body: null };
+  return new Response(fixed, { headers });
 });
+Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, app.fetch);
 `,
   );
   const urls: Record<string, string> = {};
@@ -506,7 +506,7 @@ startServer({ hostname: "127.0.0.1", port }, (req, w) => {
     decisions: "POST /v1/decisions",
     "fixed-alt": "bare Deno.serve, fixed altdecisions reply",
     alt: "POST /v1/altdecisions",
-    "ours-fixed": "service's HTTP/1.1 server, fixed decide reply",
+    "ours-fixed": "Hono on Deno.serve, fixed decide reply",
     "ours-engine": "the same, engine answering too",
   };
   console.log(`${"".padEnd(48)} requests/s  server CPU/request`);
@@ -555,7 +555,7 @@ startServer({ hostname: "127.0.0.1", port }, (req, w) => {
   const engineUs = total("ours-engine").cpuUs;
   const decideUs = total("decide").cpuUs;
   console.log(
-    `where a decide request's server CPU goes (same run): transport ${
+    `where a decide request's server CPU goes (same run): Deno.serve and Hono ${
       oursUs.toFixed(1)
     } us ` +
       `(bare Deno.serve ${anchorUs.toFixed(1)}), engine +${

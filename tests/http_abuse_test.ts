@@ -1,11 +1,16 @@
 /**
- * The real server (`main.ts serve` in a child process) against abusive
- * clients, over real sockets: trickled heads and bodies, idle connections,
- * too many connections, oversized heads and chunked bodies, huge and deeply
- * nested JSON, and SIGTERM with requests in flight. The limits are set
- * small by flags so that each case ends quickly; no assertion is a timing:
- * a limit that did not work shows as a read that never ends (the client
- * gives up after 10 s) or as events in the wrong order.
+ * The real server (`main.ts serve` in a child process, on `Deno.serve`)
+ * against abusive clients, over real sockets: trickled heads and bodies,
+ * held and idle connections, too many requests in flight, oversized heads
+ * and chunked bodies, huge and deeply nested JSON, and SIGTERM with
+ * requests in flight. The limits are set small by flags so that each case
+ * ends quickly; no assertion is a timing: a limit that did not work shows
+ * as a read that never ends (the client gives up after 10 s) or as events
+ * in the wrong order.
+ *
+ * `Deno.serve` has no header or idle timeout and no connection cap; the
+ * tests of those record what it does today (the connection stays open,
+ * other clients are still served), so that a change shows.
  */
 
 import assert from "node:assert/strict";
@@ -73,38 +78,47 @@ async function tenDecisions(port: number): Promise<void> {
   }
 }
 
-Deno.test("serve answers 408 to a client trickling its request head, and keeps serving others meanwhile", async () => {
-  await withServer(["--header-timeout-ms", "1500"], async (s) => {
-    const slow = await RawClient.open(s.port);
+Deno.test("serve keeps serving others while 50 connections trickle heads, idle or never speak (no header or idle timeout today)", async () => {
+  await withServer([], async (s) => {
+    const held: RawClient[] = [];
+    const trickles: { stop: () => void; done: Promise<void> }[] = [];
     try {
-      const events: string[] = [];
-      const t = trickle(
-        slow,
-        "POST /v1/decide HTTP/1.1\r\nHost: x\r\nX-Slow: " + "a".repeat(200),
-        50,
-      );
-      const refused = slow.response().then((res) => {
-        events.push("slow client answered");
-        return res;
-      });
+      for (let i = 0; i < 50; i++) {
+        const c = await RawClient.open(s.port);
+        held.push(c);
+        if (i % 3 === 0) {
+          trickles.push(trickle(
+            c,
+            "POST /v1/decide HTTP/1.1\r\nHost: x\r\nX-Slow: " +
+              "a".repeat(200),
+            50,
+          ));
+        } else if (i % 3 === 1) {
+          await c.send(rawPost("/v1/decide", JSON.stringify({ state: CLEAR })));
+          assert.equal((await c.response()).status, 200);
+        }
+      }
       await tenDecisions(s.port);
-      events.push("other client served");
-      const res = await refused;
-      t.stop();
-      assert.deepEqual(events, ["other client served", "slow client answered"]);
-      assert.equal(res.status, 408);
-      assert.equal(res.headers.get("connection"), "close");
-      assert.match(
-        JSON.parse(res.body).error,
-        /head did not arrive within 1500 ms/,
-      );
-      assert.ok(await slow.closedByServer());
-      await t.done;
+      await sleep(1000);
+      await tenDecisions(s.port);
+      for (const t of trickles) t.stop();
+      await Promise.all(trickles.map((t) => t.done));
+      // A kept-alive connection still answers after its idle second.
+      const kept = held[1]!;
+      await kept.send(rawPost("/v1/decide", JSON.stringify({ state: CLEAR })));
+      assert.equal((await kept.response()).status, 200);
+      // Today's behaviour, recorded: none of the 50 was closed by the server.
+      for (const [i, c] of held.entries()) {
+        if (i !== 1) {
+          assert.equal(await c.closedByServer(50), false, `connection ${i}`);
+        }
+      }
     } finally {
-      slow.close();
+      for (const t of trickles) t.stop();
+      for (const c of held) c.close();
     }
     const stats = JSON.parse((await getText(s.base, "/v1/stats")).text);
-    assert.equal(stats.counts.requests, 10);
+    assert.equal(stats.counts.requests, 17 + 20 + 1);
   });
 });
 
@@ -125,12 +139,16 @@ Deno.test("serve answers 408 to a client trickling its body, and keeps serving o
       events.push("other client served");
       const res = await refused;
       t.stop();
+      await t.done;
       assert.deepEqual(events, ["other client served", "slow client answered"]);
       assert.equal(res.status, 408);
+      assert.equal(res.headers.get("connection"), "close");
       assert.match(
         JSON.parse(res.body).error,
         /body did not arrive within 1500 ms/,
       );
+      // Deno.serve closes the connection once the declared body is in.
+      await slow.send("x".repeat(500)).catch(() => {});
       assert.ok(await slow.closedByServer());
       await t.done;
     } finally {
@@ -139,64 +157,45 @@ Deno.test("serve answers 408 to a client trickling its body, and keeps serving o
   });
 });
 
-Deno.test("serve closes a keep-alive connection idle for --idle-timeout-ms, and one that never speaks", async () => {
-  await withServer(["--idle-timeout-ms", "500"], async (s) => {
-    const used = await RawClient.open(s.port);
-    const silent = await RawClient.open(s.port);
-    try {
-      await used.send(rawPost("/v1/decide", JSON.stringify({ state: CLEAR })));
-      assert.equal((await used.response()).status, 200);
-      assert.ok(await used.closedByServer(10_000), "idle after a request");
-      assert.ok(await silent.closedByServer(10_000), "never sent a byte");
-    } finally {
-      used.close();
-      silent.close();
-    }
-  });
-});
-
-Deno.test("serve refuses connections beyond --max-connections with 503, and takes new ones once some close", async () => {
-  await withServer(["--max-connections", "3"], async (s) => {
+Deno.test("serve refuses requests beyond --max-in-flight with 503, and takes new ones once some are answered", async () => {
+  await withServer(["--max-in-flight", "3"], async (s) => {
     const held: RawClient[] = [];
+    const body = JSON.stringify({ state: CLEAR });
     try {
+      // Three requests whose bodies are still arriving hold the three places.
       for (let i = 0; i < 3; i++) {
         const c = await RawClient.open(s.port);
-        await c.send("GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n");
-        assert.equal((await c.response()).status, 200);
+        await c.send(
+          `POST /v1/decide HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n${
+            body.slice(0, 3)
+          }`,
+        );
         held.push(c);
       }
+      let refused = null;
+      for (let i = 0; i < 200 && refused?.status !== 503; i++) {
+        if (i > 0) await sleep(20);
+        refused = await getText(s.base, "/v1/health");
+      }
+      assert.equal(refused!.status, 503);
+      assert.match(JSON.parse(refused!.text).error, /at most 3 at once/);
       const extra = await RawClient.open(s.port);
       try {
+        await extra.send(rawPost("/v1/decide", body));
         const res = await extra.response();
         assert.equal(res.status, 503);
-        assert.equal(res.headers.get("connection"), "close");
         assert.equal(res.headers.get("retry-after"), "1");
-        assert.match(JSON.parse(res.body).error, /at most 3 at once/);
-        assert.ok(await extra.closedByServer());
+        // A refusal keeps the connection: the same client gets in later.
+        await held[0]!.send(body.slice(3));
+        assert.equal((await held[0]!.response()).status, 200);
+        await extra.send(rawPost("/v1/decide", body));
+        assert.equal((await extra.response()).status, 200);
       } finally {
         extra.close();
       }
-      held.pop()!.close();
-      // The server notices the close on its next read; a new client then gets in.
-      let status = 0;
-      const deadline = Date.now() + 15_000;
-      while (status !== 200 && Date.now() < deadline) {
-        const c = await RawClient.open(s.port);
-        try {
-          await c.send("GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n");
-          status = (await c.response()).status;
-        } catch {
-          status = 0;
-        } finally {
-          c.close();
-        }
-        if (status !== 200) await sleep(50);
-      }
-      assert.equal(status, 200);
     } finally {
       for (const c of held) c.close();
     }
-    // Every connection is closed now; once the server has noticed, /metrics answers.
     let metrics = await getText(s.base, "/metrics");
     for (let i = 0; i < 300 && metrics.status === 503; i++) {
       await sleep(50);
@@ -204,40 +203,63 @@ Deno.test("serve refuses connections beyond --max-connections with 503, and take
     }
     assert.match(
       metrics.text,
-      /^dtable_http_responses_total\{route="other",code="503"\} [1-9]/m,
+      /^dtable_http_responses_total\{route="\/v1\/decide",code="503"\} 1$/m,
+    );
+    assert.match(
+      metrics.text,
+      /^dtable_http_responses_total\{route="\/v1\/health",code="503"\} [1-9]/m,
     );
   });
 });
 
-Deno.test("serve refuses a request head over --max-header-bytes or with more than 100 fields with 431", async (t) => {
-  await withServer(["--max-header-bytes", "4096"], async (s) => {
-    const cases: [string, string][] = [
+Deno.test("serve (Deno.serve) answers a request head over 64 KiB or with more than 128 fields with 400 and closes", async (t) => {
+  await withServer([], async (s) => {
+    const cases: [string, string, number][] = [
       [
-        "a long field",
+        "a 63 KiB field",
         `GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${
-          "a".repeat(5000)
+          "a".repeat(63 * 1024)
         }\r\n\r\n`,
+        200,
+      ],
+      [
+        "a 64 KiB field",
+        `GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${
+          "a".repeat(64 * 1024)
+        }\r\n\r\n`,
+        400,
       ],
       [
         "a head that never ends",
-        `GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20000)}`,
+        `GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(200_000)}`,
+        400,
       ],
       [
-        "101 fields",
+        "128 fields",
         "GET /v1/health HTTP/1.1\r\n" +
-        Array.from({ length: 101 }, (_, i) => `X-${i}: 1\r\n`).join("") +
-        "\r\n",
+        Array.from({ length: 127 }, (_, i) => `X-${i}: 1\r\n`).join("") +
+        "Host: x\r\n\r\n",
+        200,
+      ],
+      [
+        "129 fields",
+        "GET /v1/health HTTP/1.1\r\n" +
+        Array.from({ length: 128 }, (_, i) => `X-${i}: 1\r\n`).join("") +
+        "Host: x\r\n\r\n",
+        400,
       ],
     ];
-    for (const [name, request] of cases) {
+    for (const [name, request, status] of cases) {
       await t.step(name, async () => {
         const c = await RawClient.open(s.port);
         try {
           await c.send(request).catch(() => {});
           const res = await c.response();
-          assert.equal(res.status, 431);
-          assert.equal(res.headers.get("connection"), "close");
-          assert.deepEqual(Object.keys(JSON.parse(res.body)), ["error"]);
+          assert.equal(res.status, status);
+          if (status === 400) {
+            assert.equal(res.headers.get("connection"), "close");
+            assert.ok(await c.closedByServer());
+          }
         } finally {
           c.close();
         }
@@ -247,19 +269,20 @@ Deno.test("serve refuses a request head over --max-header-bytes or with more tha
   });
 });
 
-Deno.test("serve refuses a chunked body over 1 MiB with 413 as soon as its chunk sizes pass the limit", async () => {
+Deno.test("serve refuses a chunked body over 1 MiB with 413 once it passes the limit, before its end", async () => {
   await withServer([], async (s) => {
     const c = await RawClient.open(s.port);
     try {
-      // One chunk announced at 2 MiB: refused before any more is sent.
+      // 1.25 MiB in 64 KiB chunks, and no last chunk: the answer cannot
+      // wait for the whole body.
       await c.send(
-        "POST /v1/decide HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" +
-          "200000\r\n" + "a".repeat(100),
+        "POST /v1/decide HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
       );
+      const chunk = `10000\r\n${"a".repeat(0x10000)}\r\n`;
+      for (let i = 0; i < 20; i++) await c.send(chunk).catch(() => {});
       const res = await c.response();
       assert.equal(res.status, 413);
       assert.match(JSON.parse(res.body).error, /larger than 1048576 bytes/);
-      assert.ok(await c.closedByServer());
     } finally {
       c.close();
     }
@@ -404,7 +427,7 @@ Deno.test("serve answers huge and deeply nested JSON with 400 or a bounded answe
   });
 });
 
-Deno.test("serve drains requests in flight on SIGTERM, closes idle connections, and exits 0", async () => {
+Deno.test("serve drains requests in flight on SIGTERM, refuses new ones, closes idle connections, and exits 0", async () => {
   await using dir = await tempDir();
   const bundle = await writeTestBundle(`${dir.path}/bundle`);
   const s = await startServer({ bundle, args: ["--drain-ms", "5000"] });
@@ -421,13 +444,25 @@ Deno.test("serve drains requests in flight on SIGTERM, closes idle connections, 
     );
     await sleep(200);
     const exit = s.stop("SIGTERM");
-    // The idle connection is closed; the one in flight is still answered.
-    assert.ok(await idle.closedByServer(10_000));
+    await sleep(200);
+    // A new request meanwhile is refused and told the connection closes
+    // (Deno.serve closes it with the others once the drain is over).
+    const late = await RawClient.open(s.port);
+    try {
+      await late.send(rawPost("/v1/decide", JSON.stringify({ state: CLEAR })));
+      const refused = await late.response();
+      assert.equal(refused.status, 503);
+      assert.equal(refused.headers.get("connection"), "close");
+      assert.match(JSON.parse(refused.body).error, /shutting down/);
+    } finally {
+      late.close();
+    }
+    // The request in flight is answered; then every connection is closed.
     await busy.send(body.slice(5));
     const res = await busy.response();
     assert.equal(res.status, 200);
-    assert.equal(res.headers.get("connection"), "close");
-    assert.ok(await busy.closedByServer());
+    assert.ok(await busy.closedByServer(10_000));
+    assert.ok(await idle.closedByServer(10_000));
     const end = await exit;
     assert.equal(end.code, 0);
     assert.equal(end.stderr, "");
@@ -438,5 +473,26 @@ Deno.test("serve drains requests in flight on SIGTERM, closes idle connections, 
   } finally {
     idle.close();
     busy.close();
+  }
+});
+
+Deno.test("serve exits 0 after --drain-ms with a warning when a request in flight never finishes", async () => {
+  await using dir = await tempDir();
+  const bundle = await writeTestBundle(`${dir.path}/bundle`);
+  const s = await startServer({ bundle, args: ["--drain-ms", "300"] });
+  const stuck = await RawClient.open(s.port);
+  try {
+    await stuck.send(
+      "POST /v1/decide HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{",
+    );
+    await sleep(200);
+    const end = await s.stop("SIGTERM");
+    assert.equal(end.code, 0);
+    assert.match(
+      end.stderr,
+      /^warning: requests still in flight after --drain-ms 300; stopping anyway\n$/,
+    );
+  } finally {
+    stuck.close();
   }
 });

@@ -357,13 +357,14 @@ function randomRequest(random: () => number): string {
   if (random() < 0.2 && version === "HTTP/1.1") {
     // Chunked, in up to three pieces.
     fields.push("Transfer-Encoding: chunked");
-    const cut = Math.floor(random() * (bytes.length + 1));
-    const text = new TextDecoder();
-    const parts = [bytes.subarray(0, cut), bytes.subarray(cut)].filter((p) =>
-      p.length > 0
-    );
+    // Cut between characters, so that each chunk's size is its own bytes
+    // (a malformed chunk is a framing error Deno.serve answers by closing).
+    const chars = [...body];
+    const cut = Math.floor(random() * (chars.length + 1));
+    const parts = [chars.slice(0, cut).join(""), chars.slice(cut).join("")]
+      .filter((p) => p.length > 0);
     const chunks = parts.map((p) =>
-      `${p.length.toString(16)}\r\n${text.decode(p)}\r\n`
+      `${new TextEncoder().encode(p).length.toString(16)}\r\n${p}\r\n`
     ).join("");
     return `${method} ${path} ${version}\r\n${
       fields.join("\r\n")
@@ -377,6 +378,15 @@ function randomRequest(random: () => number): string {
   }\r\n\r\n${body}`;
 }
 
+/** True when `request` declares a `Content-Length` larger than the body it carries. */
+function declaresMoreThanSent(request: string): boolean {
+  const end = request.indexOf("\r\n\r\n");
+  const m = request.slice(0, end).match(/\r\ncontent-length: *(\d+)\r?$/im);
+  if (m === null) return false;
+  const sent = new TextEncoder().encode(request.slice(end + 4)).length;
+  return Number(m[1]) > sent;
+}
+
 Deno.test("serve answers random and mutated request heads on every route, never with a 5xx, closing only when it says so", async () => {
   await using dir = await tempDir();
   const bundle = await writeTestBundle(`${dir.path}/bundle`);
@@ -384,6 +394,7 @@ Deno.test("serve answers random and mutated request heads on every route, never 
   const random = rng(20261123);
   const byStatus = new Map<number, number>();
   let responses = 0;
+  let byDeno = 0;
   let reconnects = 0;
   try {
     let c = await RawClient.open(s.port);
@@ -402,7 +413,11 @@ Deno.test("serve answers random and mutated request heads on every route, never 
           },
         );
         responses++;
-        byStatus.set(res.status, (byStatus.get(res.status) ?? 0) + 1);
+        // Deno.serve answers a head it cannot parse itself (400, no body,
+        // no content type): the app never sees it, so it is not counted.
+        if (res.status === 400 && !res.headers.has("content-type")) {
+          byDeno++;
+        } else byStatus.set(res.status, (byStatus.get(res.status) ?? 0) + 1);
         assert.ok(
           res.status < 500,
           `${res.status} for ${JSON.stringify(request.slice(0, 300))}`,
@@ -417,10 +432,16 @@ Deno.test("serve answers random and mutated request heads on every route, never 
         if (
           res.headers.get("connection") === "close" || head.endsWith("HTTP/1.0")
         ) {
-          assert.ok(
-            await c.closedByServer(),
-            "a reply saying close is followed by the close",
-          );
+          // Deno.serve waits for a declared body before it closes: a request
+          // declaring more bytes than it sent is left by the client.
+          if (!declaresMoreThanSent(request)) {
+            assert.ok(
+              await c.closedByServer(),
+              `a reply saying close is followed by the close: ${res.status} for ${
+                JSON.stringify(request.slice(0, 300))
+              }`,
+            );
+          }
           c.close();
           c = await RawClient.open(s.port);
           reconnects++;
@@ -458,6 +479,7 @@ Deno.test("serve answers random and mutated request heads on every route, never 
       `a fair mix: ${JSON.stringify([...byStatus])}, ${reconnects} reconnects`,
     );
     assert.equal(responses, 1500);
+    assert.ok(byDeno > 0 && byDeno < 750, `${byDeno} answered by Deno.serve`);
   } finally {
     const end = await s.stop();
     assert.doesNotMatch(

@@ -561,11 +561,8 @@ Deno.test("serve fails in one line with exit code 2 on startup errors", async (t
   await t.step("a limit that is not a positive integer", async () => {
     for (
       const flag of [
-        "--header-timeout-ms",
         "--body-timeout-ms",
-        "--idle-timeout-ms",
-        "--max-connections",
-        "--max-header-bytes",
+        "--max-in-flight",
         "--drain-ms",
       ]
     ) {
@@ -619,11 +616,8 @@ Deno.test("serve fails in one line with exit code 2 on startup errors", async (t
         "--llm-latency-ms",
         "--keep-text",
         "--word-cache-mb",
-        "--header-timeout-ms",
         "--body-timeout-ms",
-        "--idle-timeout-ms",
-        "--max-connections",
-        "--max-header-bytes",
+        "--max-in-flight",
         "--drain-ms",
       ]
     ) {

@@ -15,14 +15,13 @@ import { parseArgs } from "node:util";
 import { DriftMonitor } from "../engine/drift.ts";
 import { DEFAULT_WORD_CACHE_BYTES } from "../engine/word_cache.ts";
 import type { DriftSettings, Table } from "../engine/table.ts";
-import { appFor } from "../http/app.ts";
-import { dispatcher } from "../http/dispatch.ts";
 import {
-  DEFAULT_LIMITS,
-  type HttpServer,
-  type ServerLimits,
-  startServer,
-} from "../http/server.ts";
+  appFor,
+  DEFAULT_REQUEST_LIMITS,
+  type RequestLimits,
+} from "../http/app.ts";
+import { RequestGate } from "../http/gate.ts";
+import { DRAIN_MS, type HttpServer, startServer } from "../http/server.ts";
 import { Service } from "../http/service.ts";
 import {
   DEFAULT_AUDIT_RATE,
@@ -45,9 +44,10 @@ export const SERVE_USAGE = `Usage: serve --bundle DIR [options]
 Serves a trained bundle over HTTP/1.1 with keep-alive: POST /v1/decide,
 /v1/decisions, /v1/altdecisions, /v1/playground, /v1/feedback; GET /
 (dashboard), /v1/stats, /metrics, /v1/health, /v1/openapi.json (the OpenAPI
-document). Ctrl-C or SIGTERM stops it: requests in flight are answered (with
-connection: close), then it exits 0, within --drain-ms. SIGHUP loads the
-bundle again (a broken one is refused; the old one keeps serving).
+document). Ctrl-C or SIGTERM stops it: it answers the requests in flight (new
+ones get 503 with connection: close), closes the connections, then exits 0,
+within --drain-ms. SIGHUP loads the bundle again (a broken one is refused; the
+old one keeps serving).
 
 Options:
   --bundle DIR             bundle folder to serve (required)
@@ -83,19 +83,16 @@ Options:
   DEFAULT_WORD_CACHE_BYTES / 1048576
 })
 
-Limits (a request body is at most 1 MiB, fixed; larger gets 413):
-  --header-timeout-ms N    a request head must arrive within N ms of its first byte,
-                           else 408 and the connection closes (default ${DEFAULT_LIMITS.headerTimeoutMs})
-  --body-timeout-ms N      a body must arrive within N ms of its head, else 408; a reply
-                           not taken by the client within N ms closes the connection
-                           (default ${DEFAULT_LIMITS.bodyTimeoutMs})
-  --idle-timeout-ms N      a keep-alive connection idle for N ms is closed (default ${DEFAULT_LIMITS.idleTimeoutMs})
-  --max-connections N      most open connections; more get 503 and are closed
-                           (default ${DEFAULT_LIMITS.maxConnections})
-  --max-header-bytes N     longest request head (request line and headers), else 431
-                           (default ${DEFAULT_LIMITS.maxHeaderBytes}); at most 100 header fields
+Limits (a request body is at most 1 MiB, fixed; larger gets 413). There is no
+header or idle timeout and no connection cap (Deno.serve has none): put a
+reverse proxy in front of a public service (see the README).
+  --body-timeout-ms N      a request body must arrive within N ms, else 408 with
+                           connection: close (default ${DEFAULT_REQUEST_LIMITS.bodyTimeoutMs})
+  --max-in-flight N        most requests answered at once, bodies still arriving
+                           included; more get 503 with retry-after: 1
+                           (default ${DEFAULT_REQUEST_LIMITS.maxInFlight})
   --drain-ms N             on SIGTERM or Ctrl-C, wait at most N ms for requests in flight
-                           (default ${DEFAULT_LIMITS.drainMs})
+                           (default ${DRAIN_MS})
   --help                   this text`;
 
 /**
@@ -132,8 +129,10 @@ export interface ServeSettings {
   feedbackLog: string | undefined;
   /** Reload the bundle when its folder is replaced (`--watch`). */
   watch: boolean;
-  /** The server's limits (the body limit is fixed). */
-  limits: Omit<ServerLimits, "maxBodyBytes">;
+  /** The limits on every request (the body size limit is fixed). */
+  limits: RequestLimits;
+  /** Most milliseconds a shutdown waits for requests in flight. */
+  drainMs: number;
 }
 
 /** Parses the flags of `serve`; throws `UsageError` for a bad one. Null for `--help`. */
@@ -164,11 +163,8 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
         "audit-seed": { type: "string" },
         "feedback-log": { type: "string" },
         watch: { type: "boolean", default: false },
-        "header-timeout-ms": { type: "string" },
         "body-timeout-ms": { type: "string" },
-        "idle-timeout-ms": { type: "string" },
-        "max-connections": { type: "string" },
-        "max-header-bytes": { type: "string" },
+        "max-in-flight": { type: "string" },
         "drain-ms": { type: "string" },
         help: { type: "boolean", default: false },
       },
@@ -235,29 +231,17 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
       (n) => Number.isInteger(n) && n >= 1,
       "a positive integer",
     );
-  const limits = {
-    headerTimeoutMs: positiveInteger(
-      "header-timeout-ms",
-      DEFAULT_LIMITS.headerTimeoutMs,
-    ),
+  const limits: RequestLimits = {
     bodyTimeoutMs: positiveInteger(
       "body-timeout-ms",
-      DEFAULT_LIMITS.bodyTimeoutMs,
+      DEFAULT_REQUEST_LIMITS.bodyTimeoutMs,
     ),
-    idleTimeoutMs: positiveInteger(
-      "idle-timeout-ms",
-      DEFAULT_LIMITS.idleTimeoutMs,
+    maxInFlight: positiveInteger(
+      "max-in-flight",
+      DEFAULT_REQUEST_LIMITS.maxInFlight,
     ),
-    maxConnections: positiveInteger(
-      "max-connections",
-      DEFAULT_LIMITS.maxConnections,
-    ),
-    maxHeaderBytes: positiveInteger(
-      "max-header-bytes",
-      DEFAULT_LIMITS.maxHeaderBytes,
-    ),
-    drainMs: positiveInteger("drain-ms", DEFAULT_LIMITS.drainMs),
   };
+  const drainMs = positiveInteger("drain-ms", DRAIN_MS);
   const wordCacheMb = numberFlag(
     "word-cache-mb",
     values["word-cache-mb"],
@@ -301,6 +285,7 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
         "an integer from 0 to 4294967295",
       ),
     },
+    drainMs,
   };
 }
 
@@ -397,19 +382,57 @@ export async function serveCommand(args: string[]): Promise<number> {
     feedbackLog: feedbackLog?.append,
   });
   const log = (m: string) => console.error(`error: ${m}`);
+  const onListen = (addr: Deno.NetAddr) => {
+    const lines = [
+      `decision tables ${TOOL_VERSION}: serving bundle ${s.bundle} (loaded in ${
+        loadMs.toFixed(1)
+      } ms)`,
+      ...describeQuestions(table),
+      `  listening on ${
+        urlOf(addr.hostname, addr.port)
+      } (dashboard at /, health at /v1/health)`,
+      token.configured
+        ? `  access token: set, ${token.description}`
+        : "  access token: not set (no authentication)",
+      s.live.auditRate > 0
+        ? `  live certificate: audits ${
+          s.live.auditRate * 100
+        }% of certified answers (POST /v1/feedback)`
+        : "  live certificate: off (--audit-rate 0)",
+      `  reloads the bundle on SIGHUP${
+        s.watch ? " and when its folder is replaced (--watch)" : ""
+      }`,
+      ...(s.feedbackLog === undefined
+        ? []
+        : [`  feedback appended to ${s.feedbackLog} (--feedback-log)`]),
+      `  recent decisions ${
+        s.keepText
+          ? "keep their input text (--keep-text)"
+          : "keep no input text"
+      }`,
+    ];
+    console.log(lines.join("\n"));
+    if (!token.configured && !isLocalHost(s.host)) {
+      console.error(
+        `warning: ${s.host} is reachable from other machines and no access token is set: ` +
+          `anyone who reaches it can use the service (set ${s.tokenEnv} or --token-file)`,
+      );
+    }
+  };
   let server: HttpServer;
   try {
-    server = startServer({
-      hostname: s.host,
-      port: s.port,
-      limits: s.limits,
-      onRefusal: (path, status) =>
-        service.stats.recordResponse(
-          path === null ? "other" : service.routeLabel(path),
-          status,
-        ),
-      log,
-    }, dispatcher(service, appFor(service)));
+    const gate = new RequestGate(s.limits.maxInFlight);
+    server = startServer(
+      {
+        hostname: s.host,
+        port: s.port,
+        drainMs: s.drainMs,
+        gate,
+        onListen,
+        log,
+      },
+      appFor(service, { ...s.limits, gate }),
+    );
   } catch (e) {
     console.error(
       `error: cannot listen on ${urlOf(s.host, s.port)}: ${oneLine(e)}`,
@@ -422,50 +445,22 @@ export async function serveCommand(args: string[]): Promise<number> {
     s.watch,
     (line) => console.error(line),
   );
-  const addr = server.addr;
-  const lines = [
-    `decision tables ${TOOL_VERSION}: serving bundle ${s.bundle} (loaded in ${
-      loadMs.toFixed(1)
-    } ms)`,
-    ...describeQuestions(table),
-    `  listening on ${
-      urlOf(addr.hostname, addr.port)
-    } (dashboard at /, health at /v1/health)`,
-    token.configured
-      ? `  access token: set, ${token.description}`
-      : "  access token: not set (no authentication)",
-    s.live.auditRate > 0
-      ? `  live certificate: audits ${
-        s.live.auditRate * 100
-      }% of certified answers (POST /v1/feedback)`
-      : "  live certificate: off (--audit-rate 0)",
-    `  reloads the bundle on SIGHUP${
-      s.watch ? " and when its folder is replaced (--watch)" : ""
-    }`,
-    ...(s.feedbackLog === undefined
-      ? []
-      : [`  feedback appended to ${s.feedbackLog} (--feedback-log)`]),
-    `  recent decisions ${
-      s.keepText ? "keep their input text (--keep-text)" : "keep no input text"
-    }`,
-  ];
-  console.log(lines.join("\n"));
-  if (!token.configured && !isLocalHost(s.host)) {
-    console.error(
-      `warning: ${s.host} is reachable from other machines and no access token is set: ` +
-        `anyone who reaches it can use the service (set ${s.tokenEnv} or --token-file)`,
-    );
-  }
 
   const signals: Deno.Signal[] = Deno.build.os === "windows"
     ? ["SIGINT"]
     : ["SIGINT", "SIGTERM"];
+  let stopping: Promise<boolean> | null = null;
   const onSignal = () => {
-    server.shutdown();
+    stopping ??= server.shutdown();
   };
   for (const sig of signals) Deno.addSignalListener(sig, onSignal);
   try {
     await server.finished;
+    if (stopping !== null && !(await stopping)) {
+      console.error(
+        `warning: requests still in flight after --drain-ms ${s.drainMs}; stopping anyway`,
+      );
+    }
   } finally {
     for (const sig of signals) Deno.removeSignalListener(sig, onSignal);
     reloader.stop();

@@ -1,16 +1,25 @@
 /**
  * The HTTP service as a Hono app: every route of the interface, the access
  * token, JSON errors, statistics. Built by a function so tests can call
- * `app.request()` without a network; `src/cli/serve.ts` puts it behind the
- * HTTP/1.1 server of `server.ts`, which answers the decision routes through
- * the same `Service` without building a `Request` (see `dispatch.ts`).
+ * `app.request()` without a network; `src/cli/serve.ts` puts it on
+ * `Deno.serve` (see `server.ts`).
+ *
+ * One middleware layer does the per-request work every route shares: the
+ * cap on requests in flight, the token check, and the response counted
+ * under its route. Everything else is done once, when the app is built.
  *
  * @module
  */
 
 import { Hono } from "hono";
 import { assess, prepareText } from "../engine/answer.ts";
-import { readBodyText, readJsonBody } from "./body.ts";
+import {
+  BODY_TIMEOUT_MS,
+  BodyDeadlines,
+  MAX_BODY_BYTES,
+  readBodyText,
+  readJsonBody,
+} from "./body.ts";
 import { errorResponse, methodNotAllowed, notFound } from "./errors.ts";
 import { JsonWriter } from "./json_writer.ts";
 import {
@@ -22,6 +31,7 @@ import {
 } from "./live/feedback.ts";
 import { renderLiveMetrics } from "./live/metrics.ts";
 import { liveStats } from "./live/stats.ts";
+import { RequestGate } from "./gate.ts";
 import { METRICS_CONTENT_TYPE, renderMetrics } from "./metrics.ts";
 import { OPENAPI_JSON } from "./openapi.ts";
 import {
@@ -36,6 +46,25 @@ import { INTERFACE_VERSION, TOOL_VERSION } from "../version.ts";
 export { type AppDeps, ROUTES };
 
 const JSON_TYPE = "application/json";
+const JSON_HEADERS: HeadersInit = [["content-type", JSON_TYPE]];
+const WRITER_BYTES = 16_384;
+const KEPT_WRITER_BYTES = 1_048_576;
+
+/** Limits the app puts on every request. */
+export interface RequestLimits {
+  /** Most milliseconds a request body may take to arrive; later gets 408 and `Connection: close`. */
+  bodyTimeoutMs: number;
+  /** Most requests being answered at once (bodies still arriving included); more get 503. Ignored when `gate` is given. */
+  maxInFlight: number;
+  /** The gate requests pass (shared with the server, which drains it on shutdown); a new one of `maxInFlight` by default. */
+  gate?: RequestGate | undefined;
+}
+
+/** The request limits the service runs with unless told otherwise. */
+export const DEFAULT_REQUEST_LIMITS: Readonly<RequestLimits> = {
+  bodyTimeoutMs: BODY_TIMEOUT_MS,
+  maxInFlight: 256,
+};
 
 /**
  * Builds the service. Routes: `POST /v1/decide`, `/v1/decisions`,
@@ -54,50 +83,106 @@ const JSON_TYPE = "application/json";
  * });
  * ```
  */
-export function createApp(deps: AppDeps): Hono {
-  return appFor(new Service(deps));
+export function createApp(
+  deps: AppDeps,
+  limits: Partial<RequestLimits> = {},
+): Hono {
+  return appFor(new Service(deps), limits);
 }
 
-/** The Hono app of a running `service`. */
-export function appFor(service: Service): Hono {
+/**
+ * The Hono app of a running `service`, with `limits` on every request.
+ * Throws `RangeError` for a limit that is not a positive integer.
+ */
+export function appFor(
+  service: Service,
+  limits: Partial<RequestLimits> = {},
+): Hono {
+  const { bodyTimeoutMs, maxInFlight } = {
+    ...DEFAULT_REQUEST_LIMITS,
+    ...limits,
+  };
+  const deadlines = new BodyDeadlines(bodyTimeoutMs);
+  const gate = limits.gate ?? new RequestGate(maxInFlight);
   const { stats } = service;
   const app = new Hono();
+  const refusals = {
+    busy: {
+      body: JSON.stringify({
+        error:
+          `Too many requests in flight: the service answers at most ${gate.maxInFlight} at once; try again shortly`,
+      }),
+      headers: { "content-type": JSON_TYPE, "retry-after": "1" },
+    },
+    draining: {
+      body: JSON.stringify({
+        error: "The service is shutting down; try again shortly",
+      }),
+      headers: {
+        "content-type": JSON_TYPE,
+        "retry-after": "1",
+        connection: "close",
+      },
+    },
+  };
 
-  // One layer: the token check, then the response counted under its route.
+  // One layer: the gate (requests in flight, drain), the token check, then
+  // the response counted under its route.
   app.use("*", async (c, next) => {
     const path = c.req.path;
-    const checked = service.check(
-      c.req.method,
-      path,
-      (name) => c.req.raw.headers.get(name),
-    );
-    const refusal = checked instanceof Promise ? await checked : checked;
-    if (refusal !== null) {
-      const res = c.json({ error: refusal.message }, refusal.status);
-      res.headers.set("WWW-Authenticate", refusal.challenge);
-      stats.recordResponse(service.routeLabel(path), res.status);
-      return res;
+    const admission = gate.enter();
+    if (admission !== "admitted") {
+      stats.recordResponse(service.routeLabel(path), 503);
+      const { body, headers } = refusals[admission];
+      return new Response(body, { status: 503, headers });
     }
-    await next();
+    try {
+      const checked = service.check(
+        c.req.method,
+        path,
+        (name) => c.req.raw.headers.get(name),
+      );
+      const refusal = checked instanceof Promise ? await checked : checked;
+      if (refusal !== null) {
+        const res = c.json({ error: refusal.message }, refusal.status);
+        res.headers.set("WWW-Authenticate", refusal.challenge);
+        stats.recordResponse(service.routeLabel(path), res.status);
+        return res;
+      }
+      await next();
+    } finally {
+      gate.leave();
+    }
     stats.recordResponse(service.routeLabel(path), c.res.status);
   });
 
+  // One writer for every decision reply: `decide` runs to its end without
+  // yielding, and the reply leaves as a copy of what was written. A writer
+  // grown past `KEPT_WRITER_BYTES` by a huge reply is not kept.
+  let writer = new JsonWriter(WRITER_BYTES);
   for (const route of DECISION_ROUTES) {
     app.post(route, async (c) => {
-      const body = await readBodyText(c.req.raw);
-      const w = new JsonWriter(4096);
+      const body = await readBodyText(c.req.raw, MAX_BODY_BYTES, deadlines);
+      const w = writer;
+      w.reset();
       const status = service.decide(route, body, w);
-      return new Response(w.bytes(), {
-        status,
-        headers: { "content-type": JSON_TYPE },
-      });
+      const bytes = w.bytes();
+      if (w.buffer.length > KEPT_WRITER_BYTES) {
+        writer = new JsonWriter(WRITER_BYTES);
+      }
+      return new Response(bytes, { status, headers: JSON_HEADERS });
     });
   }
 
   app.post("/v1/playground", async (c) => {
     const { table, monitor, peek, questionNames } = service.served;
     const request = parsePlayground(
-      await readJsonBody(c.req.raw, PLAYGROUND_BODY.needed),
+      await readJsonBody(
+        c.req.raw,
+        PLAYGROUND_BODY.needed,
+        MAX_BODY_BYTES,
+        deadlines,
+      ),
       table,
     );
     const a = assess(

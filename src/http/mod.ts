@@ -1,19 +1,20 @@
 /**
  * The HTTP service: `createApp()` builds every route of the interface as a
- * Hono app (call `app.request()` in tests); `startServer()` puts a
- * `Service` on the HTTP/1.1 server with its limits; token sources say where
+ * Hono app (call `app.request()` in tests); `startServer()` serves an app
+ * on `Deno.serve` and drains it within a deadline; token sources say where
  * the access token comes from.
  *
  * @example
  * ```ts
- * import { appFor, dispatcher, fixedToken, Service, startServer } from "./mod.ts";
+ * import { appFor, fixedToken, RequestGate, Service, startServer } from "./mod.ts";
  * import { loadBundle } from "../bundle/files.ts";
  *
  * const table = await loadBundle("demo/bundle");
  * const service = new Service({ table, bundlePath: "demo/bundle", token: fixedToken("s3cret", "example") });
+ * const gate = new RequestGate(64);
  * const server = startServer(
- *   { hostname: "127.0.0.1", port: 8010, limits: { maxConnections: 64 } },
- *   dispatcher(service, appFor(service)),
+ *   { hostname: "127.0.0.1", port: 8010, gate },
+ *   appFor(service, { bodyTimeoutMs: 10_000, maxInFlight: 64, gate }),
  * );
  * Deno.addSignalListener("SIGTERM", () => server.shutdown());
  * await server.finished;
@@ -22,13 +23,16 @@
  * @module
  */
 
-export { appFor, createApp } from "./app.ts";
-export { MAX_BODY_BYTES } from "./body.ts";
-export { dispatcher } from "./dispatch.ts";
 export {
-  DEFAULT_LIMITS,
+  appFor,
+  createApp,
+  DEFAULT_REQUEST_LIMITS,
+  type RequestLimits,
+} from "./app.ts";
+export { BODY_TIMEOUT_MS, MAX_BODY_BYTES } from "./body.ts";
+export {
+  DRAIN_MS,
   type HttpServer,
-  type ServerLimits,
   type ServerOptions,
   startServer,
 } from "./server.ts";
@@ -42,3 +46,4 @@ export {
   NO_TOKEN,
   type TokenSource,
 } from "./token.ts";
+export { type Admission, RequestGate } from "./gate.ts";

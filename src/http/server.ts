@@ -1,73 +1,43 @@
 /**
- * The HTTP/1.1 server the service runs on: `Deno.listen` and a small
- * connection loop, so that every limit a public service needs is ours to
- * set (`Deno.serve` has no header, body or idle timeout and no connection
- * cap), and so that a reply goes out as one write.
+ * The service on `Deno.serve`: the Hono app answers every request, and
+ * `shutdown()` drains within a deadline.
  *
- * Per connection: TCP_NODELAY is set once; requests are read one at a time
- * (pipelined requests wait their turn); each reply is written whole before
- * the next request is read. Limits (see `ServerLimits`):
+ * What `Deno.serve` (Deno 2.9) gives: HTTP/1.1 with keep-alive and
+ * TCP_NODELAY, `Content-Length` and chunked framing checked before the
+ * app sees a request (400 and a closed connection for framing it cannot
+ * trust), a request head over about 400 KB or with more than 100 fields
+ * answered 400 and closed. What it does not give, and so this service
+ * does not have: a timeout on the request head, an idle keep-alive
+ * timeout, a cap on open connections, a way to close a connection whose
+ * body never arrives (the 408 is sent, the socket stays open until the
+ * client closes it). Put a reverse proxy in front for those (README).
  *
- * - a request head must arrive within `headerTimeoutMs` of its first byte
- *   (else 408 and the connection is closed), and be at most
- *   `maxHeaderBytes` long with at most 100 fields (else 431);
- * - a body must arrive within `bodyTimeoutMs` of the end of its head (else
- *   408); one larger than `maxBodyBytes` gets 413 as soon as that is known
- *   (from `Content-Length` before any body byte is read, or while chunks
- *   arrive), and the connection is closed;
- * - a kept-alive connection idle for `idleTimeoutMs` is closed;
- * - a reply the client does not read within `bodyTimeoutMs` closes the
- *   connection;
- * - beyond `maxConnections` open connections, a new one gets 503 and is
- *   closed at once;
- * - `shutdown()` stops accepting, closes idle connections, lets requests
- *   in flight finish (answered with `connection: close`), and closes what
- *   is left after `drainMs`.
- *
- * Deadlines are checked by one timer for all connections, not one timer
- * per request.
+ * The app itself caps requests in flight (503 beyond) and times out bodies
+ * (408); see `RequestLimits` in `app.ts`. Shutdown goes in two steps,
+ * because `Deno.serve`'s own `shutdown()` cuts off a request whose body is
+ * still arriving: first the app's `RequestGate` drains (requests in flight
+ * are answered; new requests get 503 with `Connection: close`), then
+ * `Deno.serve` stops accepting and closes the idle connections.
  *
  * @module
  */
 
-import {
-  close,
-  Connection,
-  type Handler,
-  JSON_FIELDS,
-  type ServerLimits,
-} from "./connection.ts";
-import { responseHead } from "./http1.ts";
+import type { Hono } from "hono";
+import type { RequestGate } from "./gate.ts";
 
-export {
-  BODY_START,
-  type Handler,
-  type IncomingRequest,
-  JSON_FIELDS,
-  type Reply,
-  type ServerLimits,
-} from "./connection.ts";
-
-const encoder = new TextEncoder();
-
-/** The limits the service runs with unless told otherwise. */
-export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
-  headerTimeoutMs: 10_000,
-  bodyTimeoutMs: 10_000,
-  idleTimeoutMs: 30_000,
-  maxConnections: 512,
-  maxHeaderBytes: 16_384,
-  maxBodyBytes: 1_048_576,
-  drainMs: 5_000,
-};
+/** How long `shutdown()` waits for requests in flight by default: 5 s. */
+export const DRAIN_MS = 5_000;
 
 /** Options of `startServer`. */
 export interface ServerOptions {
   hostname: string;
   port: number;
-  limits?: Partial<ServerLimits> | undefined;
-  /** Told of replies the server itself gives (408, 413, 431, 503, malformed requests): the path (null when unknown) and status. */
-  onRefusal?: ((path: string | null, status: number) => void) | undefined;
+  /** Most milliseconds `shutdown()` waits for requests in flight (default `DRAIN_MS`). */
+  drainMs?: number | undefined;
+  /** The gate the app's requests pass (see `RequestLimits.gate`); `shutdown()` drains it first. */
+  gate?: RequestGate | undefined;
+  /** Called once the server listens, with its address. */
+  onListen?: ((addr: Deno.NetAddr) => void) | undefined;
   /** Where unexpected errors are reported; stderr by default. */
   log?: ((message: string) => void) | undefined;
 }
@@ -76,194 +46,79 @@ export interface ServerOptions {
 export interface HttpServer {
   /** The address it listens on. */
   readonly addr: Deno.NetAddr;
-  /** The limits in force. */
-  readonly limits: Readonly<ServerLimits>;
-  /** Open connections now. */
-  readonly connections: number;
-  /** Settles once the server has stopped and every connection is closed. */
+  /** Settles once the server has stopped (or `shutdown()` gave up waiting). */
   readonly finished: Promise<void>;
-  /** Stops the server gracefully (see the module doc); settles when it has stopped. */
-  shutdown(): Promise<void>;
+  /**
+   * Stops accepting connections, closes idle ones, lets requests in flight
+   * finish; settles when they have, or after `drainMs`, whichever is first.
+   * Resolves `true` when everything finished in time.
+   */
+  shutdown(): Promise<boolean>;
 }
 
 /**
- * Listens on `hostname:port` and answers every request with `handler`.
- * Throws (as `Deno.listen` does) when the address cannot be bound.
+ * Serves `app` on `hostname:port` with `Deno.serve`. Throws (as
+ * `Deno.serve` does) when the address cannot be bound, `RangeError` for a
+ * `drainMs` that is not a positive integer.
+ *
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import { startServer } from "./server.ts";
+ * const app = new Hono().get("/", (c) => c.text("hi"));
+ * const server = startServer({ hostname: "127.0.0.1", port: 0 }, app);
+ * await server.shutdown();
+ * ```
  */
-export function startServer(
-  options: ServerOptions,
-  handler: Handler,
-): HttpServer {
-  const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
-  checkLimits(limits);
-  const listener = Deno.listen({
+export function startServer(options: ServerOptions, app: Hono): HttpServer {
+  const drainMs = options.drainMs ?? DRAIN_MS;
+  if (!(Number.isInteger(drainMs) && drainMs > 0)) {
+    throw new RangeError(
+      `drainMs must be a positive integer: got ${drainMs}`,
+    );
+  }
+  const log = options.log ?? ((m: string) => console.error(m));
+  const server = Deno.serve({
     hostname: options.hostname,
     port: options.port,
-  });
-  return new Server(listener, limits, handler, options);
-}
-
-function checkLimits(l: ServerLimits): void {
-  for (const [name, value] of Object.entries(l)) {
-    if (!(Number.isInteger(value) && value > 0)) {
-      throw new RangeError(
-        `Server limit ${name} must be a positive integer: got ${value}`,
-      );
-    }
-  }
-}
-
-class Server implements HttpServer {
-  readonly addr: Deno.NetAddr;
-  readonly limits: Readonly<ServerLimits>;
-  readonly finished: Promise<void>;
-  readonly #listener: Deno.Listener<Deno.TcpConn, Deno.NetAddr>;
-  readonly #handler: Handler;
-  readonly #onRefusal: (path: string | null, status: number) => void;
-  readonly #log: (message: string) => void;
-  readonly #open = new Set<Connection>();
-  readonly #sweep: ReturnType<typeof setInterval>;
-  /** Coarse clock (ms), moved by the sweep: deadlines need no clock call per request. */
-  clock = performance.now();
-  /** The `date` header, kept current by the sweep. */
-  date = new Date().toUTCString();
-  /** The same, as bytes. */
-  dateBytes = encoder.encode(this.date);
-  draining = false;
-  #drained: () => void = () => {};
-  #accepting: Promise<void>;
-
-  constructor(
-    listener: Deno.Listener<Deno.TcpConn, Deno.NetAddr>,
-    limits: ServerLimits,
-    handler: Handler,
-    options: ServerOptions,
-  ) {
-    this.#listener = listener;
-    this.addr = listener.addr;
-    this.limits = limits;
-    this.#handler = handler;
-    this.#onRefusal = options.onRefusal ?? (() => {});
-    this.#log = options.log ?? ((m) => console.error(m));
-    const shortest = Math.min(
-      limits.headerTimeoutMs,
-      limits.bodyTimeoutMs,
-      limits.idleTimeoutMs,
-    );
-    const tick = Math.max(10, Math.min(1000, Math.floor(shortest / 4)));
-    this.#sweep = setInterval(() => this.#check(), tick);
-    this.#accepting = this.#accept();
-    this.finished = new Promise<void>((resolve) => {
-      this.#drained = resolve;
-    });
-  }
-
-  get connections(): number {
-    return this.#open.size;
-  }
-
-  get handler(): Handler {
-    return this.#handler;
-  }
-
-  refused(path: string | null, status: number): void {
-    this.#onRefusal(path, status);
-  }
-
-  log(message: string): void {
-    this.#log(message);
-  }
-
-  async #accept(): Promise<void> {
-    for (;;) {
-      let conn: Deno.TcpConn;
-      try {
-        conn = await this.#listener.accept();
-      } catch (e) {
-        if (this.draining || e instanceof Deno.errors.BadResource) return;
-        // Out of file descriptors and the like: wait a little, keep serving.
-        this.#log(`Cannot accept a connection: ${(e as Error).message}`);
-        await new Promise((r) => setTimeout(r, 50));
-        continue;
-      }
-      if (this.draining) {
-        close(conn);
-        continue;
-      }
-      if (this.#open.size >= this.limits.maxConnections) {
-        this.#refuseConnection(conn);
-        continue;
-      }
-      const c = new Connection(this, conn);
-      this.#open.add(c);
-      c.run().finally(() => {
-        this.#open.delete(c);
-        if (this.draining && this.#open.size === 0) this.#stop();
+    onListen: (addr) => options.onListen?.(addr),
+    onError: (e) => {
+      log(`Internal error: ${e instanceof Error ? e.stack ?? e.message : e}`);
+      return Response.json({ error: "Internal server error" }, {
+        status: 500,
       });
+    },
+  }, app.fetch);
+  let gaveUp: () => void = () => {};
+  const deadline = new Promise<void>((resolve) => {
+    gaveUp = resolve;
+  });
+  const finished = Promise.race([server.finished, deadline]);
+  let stopping: Promise<boolean> | null = null;
+  const drain = async (): Promise<void> => {
+    if (options.gate !== undefined) {
+      options.gate.drain();
+      await options.gate.idle();
     }
-  }
-
-  /** Answers a connection past the cap with 503 and closes it. */
-  #refuseConnection(conn: Deno.TcpConn): void {
-    this.refused(null, 503);
-    const body = encoder.encode(JSON.stringify({
-      error:
-        `Too many connections: the server holds at most ${this.limits.maxConnections} at once; try again shortly`,
-    }));
-    const head = responseHead(
-      503,
-      [...JSON_FIELDS, ["retry-after", "1"]],
-      body.length,
-      this.date,
-      true,
-      1,
-    );
-    const bytes = new Uint8Array(head.length + body.length);
-    encoder.encodeInto(head, bytes);
-    bytes.set(body, head.length);
-    // The refusal fits in any socket buffer; never wait long for it.
-    const timer = setTimeout(() => close(conn), 1000);
-    conn.write(bytes).catch(() => {}).finally(() => {
-      clearTimeout(timer);
-      close(conn);
-    });
-  }
-
-  /** Moves the clock and the date, and ends connections past their deadline. */
-  #check(): void {
-    this.clock = performance.now();
-    const date = new Date().toUTCString();
-    if (date !== this.date) {
-      this.date = date;
-      this.dateBytes = encoder.encode(date);
-    }
-    for (const c of this.#open) c.checkDeadline(this.clock);
-  }
-
-  shutdown(): Promise<void> {
-    if (!this.draining) {
-      this.draining = true;
-      try {
-        this.#listener.close();
-      } catch {
-        // already closed
+    await server.shutdown();
+  };
+  return {
+    addr: server.addr,
+    finished,
+    shutdown() {
+      if (stopping === null) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => {
+            gaveUp();
+            resolve(false);
+          }, drainMs);
+        });
+        stopping = Promise.race([drain().then(() => true), late]).finally(
+          () => clearTimeout(timer),
+        );
       }
-      for (const c of this.#open) c.drain();
-      if (this.#open.size === 0) this.#stop();
-      const force = setTimeout(() => {
-        for (const c of this.#open) c.close();
-        this.#stop();
-      }, this.limits.drainMs);
-      this.finished.finally(() => clearTimeout(force));
-    }
-    return this.finished;
-  }
-
-  #stopped = false;
-  #stop(): void {
-    if (this.#stopped) return;
-    this.#stopped = true;
-    clearInterval(this.#sweep);
-    this.#accepting.finally(() => this.#drained());
-  }
+      return stopping;
+    },
+  };
 }

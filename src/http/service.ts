@@ -2,8 +2,7 @@
  * The service behind every route: the served table (read once per request,
  * replaced whole by `swap`), the statistics, the access-token check, and
  * the three decision routes as one function from body text to reply bytes.
- * The Hono app (`app.ts`) and the HTTP/1.1 server's fast path
- * (`dispatch.ts`) both answer decisions through `decide`.
+ * The Hono app (`app.ts`) answers decisions through `decide`.
  *
  * The engine decides every answer and flag; this module only reads bodies,
  * asks the table and hands the verdicts to the reply writers.
@@ -137,12 +136,6 @@ function shapeOf(route: DecisionRoute): DecisionShape {
     : route === "/v1/decisions"
     ? DECISIONS_SHAPE
     : ALT_SHAPE;
-}
-
-/** True for the three decision routes. */
-export function isDecisionRoute(path: string): path is DecisionRoute {
-  return path === "/v1/decide" || path === "/v1/decisions" ||
-    path === "/v1/altdecisions";
 }
 
 /** A running service: what every route reads and records. */
