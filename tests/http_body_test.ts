@@ -123,3 +123,22 @@ Deno.test("a decision reply after a huge one is the same as from a fresh service
   const fresh = await post(createApp({ table, bundlePath: "b" }), small);
   assert.deepEqual(after, fresh);
 });
+
+Deno.test("every route with a body keeps the app's body deadline, /v1/feedback and /v1/playground included", async () => {
+  const app = createApp({ table: smallTable().table, bundlePath: "x" }, {
+    bodyTimeoutMs: 40,
+  });
+  const alive = setTimeout(() => {}, 10_000);
+  try {
+    for (const route of ["/v1/decide", "/v1/playground", "/v1/feedback"]) {
+      const { request } = streamed([encoder.encode('{"sta')], false);
+      const res = await app.request(new Request(`http://x${route}`, request));
+      assert.equal(res.status, 408, route);
+      assert.equal(res.headers.get("connection"), "close", route);
+      // The app's deadline, not a default one.
+      assert.match(await res.text(), /within 40 ms/, route);
+    }
+  } finally {
+    clearTimeout(alive);
+  }
+});

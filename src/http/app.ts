@@ -201,7 +201,12 @@ export function appFor(
   app.post("/v1/feedback", async (c) => {
     const served = service.served;
     const items = parseFeedback(
-      await readJsonBody(c.req.raw, FEEDBACK_BODY.needed),
+      await readJsonBody(
+        c.req.raw,
+        FEEDBACK_BODY.needed,
+        MAX_BODY_BYTES,
+        deadlines,
+      ),
       served.table,
     );
     if (service.feedbackLog !== null) {
