@@ -8,6 +8,7 @@ import {
   TEST,
   VALIDATION,
 } from "../src/train/split.ts";
+import { effectiveSize } from "../src/train/units.ts";
 import { textKey } from "../src/engine/text.ts";
 import {
   FILLER_WORDS,
@@ -328,4 +329,11 @@ Deno.test("splitTraces() clusters around leaders, never chaining texts that are 
   assert.ok(s.similarLinks > 50, `${s.similarLinks} texts joined a leader`);
   // A leader gathers at most its two neighbours.
   assert.ok(Math.max(...sizes.values()) <= 3, `${Math.max(...sizes.values())}`);
+});
+
+Deno.test("effectiveSize() is n for singletons, the unit count for equal units, and small for a few large ones", () => {
+  assert.equal(effectiveSize(Int32Array.of(0, 1, 2, 3)), 4);
+  assert.equal(effectiveSize(Int32Array.of(0, 0, 1, 1, 2, 2)), 3);
+  assert.ok(Math.abs(effectiveSize(Int32Array.of(0, 0, 0, 1)) - 1.6) < 1e-12);
+  assert.equal(effectiveSize(new Int32Array(0)), 0);
 });

@@ -18,6 +18,7 @@ import {
 } from "./certify.ts";
 import type { ValidationFigures } from "./fit.ts";
 import { largestPassing, minimumCertifiable } from "./stats.ts";
+import { effectiveSize } from "./units.ts";
 
 /** A question's answers on the calibration split, as serving would score them. */
 export interface ScoredAnswers {
@@ -73,12 +74,11 @@ export function calibrateQuestion(
   targets: CalibrationTargets,
 ): CalibrationOutcome {
   const { alpha, delta } = targets;
-  const n = scored.confidences.length;
   // The plan weighs the calibration split by its effective size (answers of
   // one unit count together, as in the test); the units are no label.
   const plan = planCertification(
     validation,
-    effectiveSize(scored.units, n),
+    effectiveOf(scored),
     alpha,
     delta,
   );
@@ -167,7 +167,7 @@ export function uncalibratedAdvice(
     // Answers of one cluster or group count together in the test (Kish's
     // effective size), so a pass needs `design` times as many answers as
     // independent ones would.
-    const design = n / effectiveSize(scored.units, n);
+    const design = n / effectiveOf(scored);
     if (bestRate >= alpha) {
       parts.push(
         `even its ${bestTop} most confident calibration answers disagree with the model ${
@@ -205,7 +205,7 @@ export function uncalibratedAdvice(
     if (a <= alpha) continue;
     const plan = planCertification(
       validation,
-      effectiveSize(scored.units, n),
+      effectiveOf(scored),
       a,
       delta,
     );
@@ -229,12 +229,9 @@ export function uncalibratedAdvice(
     : parts.join("; ");
 }
 
-/** Kish's effective size `n^2 / sum n_u^2` of `n` answers in `units` (`n` without units). */
-function effectiveSize(units: Int32Array | undefined, n: number): number {
-  if (units === undefined || n === 0) return n;
-  const perUnit = new Map<number, number>();
-  for (const u of units) perUnit.set(u, (perUnit.get(u) ?? 0) + 1);
-  let squares = 0;
-  for (const c of perUnit.values()) squares += c * c;
-  return (n * n) / squares;
+/** The effective number of calibration answers, as the test counts them (Kish, by unit). */
+function effectiveOf(scored: ScoredAnswers): number {
+  return scored.units === undefined
+    ? scored.confidences.length
+    : effectiveSize(scored.units);
 }

@@ -37,7 +37,7 @@
 import { textKey } from "../engine/text.ts";
 import { seededRandom } from "../engine/random.ts";
 import { SimilarityIndex, textVectors } from "./similar.ts";
-import { UnionFind } from "./units.ts";
+import { effectiveSize, UnionFind } from "./units.ts";
 
 export { seededRandom };
 
@@ -166,7 +166,7 @@ export function resolveMode(
         return { mode: "time", reason: "every trace has a time" };
       }
       if (n > 0 && grouped === n) {
-        const effective = effectiveGroups(source.groups!);
+        const effective = effectiveSize(source.groups!);
         if (effective >= minGroups) {
           return { mode: "group", reason: "every trace has a group" };
         }
@@ -184,15 +184,6 @@ export function resolveMode(
           : "not every trace has a time, nor every trace a group",
       };
   }
-}
-
-/** Kish's effective number of groups, `n^2 / sum n_g^2`. */
-function effectiveGroups(groups: Int32Array): number {
-  const sizes = new Map<number, number>();
-  for (const g of groups) sizes.set(g, (sizes.get(g) ?? 0) + 1);
-  let squares = 0;
-  for (const c of sizes.values()) squares += c * c;
-  return groups.length === 0 ? 0 : (groups.length * groups.length) / squares;
 }
 
 function countPresent<T extends Float64Array | Int32Array>(

@@ -55,3 +55,27 @@ export class UnionFind {
     return { unitOf, count };
   }
 }
+
+/**
+ * Kish's effective number of `units.length` answers that share units:
+ * `n^2 / sum n_u^2`, where `n_u` answers carry unit `u`. It is `n` when every
+ * answer has its own unit and the number of units when they are all the same
+ * size; a few large units count as few.
+ *
+ * @example
+ * ```ts
+ * import { effectiveSize } from "./units.ts";
+ * effectiveSize(Int32Array.of(0, 0, 1, 2)); // 16 / 6 = 2.67
+ * ```
+ */
+export function effectiveSize(units: ArrayLike<number>): number {
+  const n = units.length;
+  if (n === 0) return 0;
+  const sizes = new Map<number, number>();
+  for (let i = 0; i < n; i++) {
+    sizes.set(units[i]!, (sizes.get(units[i]!) ?? 0) + 1);
+  }
+  let squares = 0;
+  for (const c of sizes.values()) squares += c * c;
+  return (n * n) / squares;
+}
