@@ -297,6 +297,18 @@ Deno.test("radiusOf() is never beaten by a greedy or beam insertion attacker", a
   }
 });
 
+/** The row kinds `computeGainBounds` reads, from the table's row buckets. */
+function rowKindsOf(table: Table, rowBuckets: Int32Array): Uint8Array {
+  return Uint8Array.from(rowBuckets, (b) => {
+    const kind = bucketKind(b, table.featurizer);
+    return kind === "word"
+      ? WORD_ROW
+      : kind === "ngram"
+      ? NGRAM_ROW
+      : BIGRAM_ROW;
+  });
+}
+
 /** A copy of question `q` with transformed weights and bias, and gain bounds recomputed from them. */
 function variant(
   table: Table,
@@ -306,14 +318,7 @@ function variant(
   bias: Float32Array,
 ): QuestionTable {
   const k = q.options.length;
-  const rowKinds = Uint8Array.from(rowBuckets, (b) => {
-    const kind = bucketKind(b, table.featurizer);
-    return kind === "word"
-      ? WORD_ROW
-      : kind === "ngram"
-      ? NGRAM_ROW
-      : BIGRAM_ROW;
-  });
+  const rowKinds = rowKindsOf(table, rowBuckets);
   const gains = computeGainBounds(
     weights,
     k,
@@ -413,14 +418,7 @@ Deno.test("computeGainBounds() under a work budget reads the widest rows only an
   const { table, rowBuckets } = smallTable();
   const q = table.byName.get("topic")!;
   const k = q.options.length;
-  const rowKinds = Uint8Array.from(rowBuckets, (b) => {
-    const kind = bucketKind(b, table.featurizer);
-    return kind === "word"
-      ? WORD_ROW
-      : kind === "ngram"
-      ? NGRAM_ROW
-      : BIGRAM_ROW;
-  });
+  const rowKinds = rowKindsOf(table, rowBuckets);
   const m = table.featurizer.ngram_average_min;
   const exact = computeGainBounds(q.weights, k, rowKinds, m, Infinity);
   assert.deepEqual(exact, computeGainBounds(q.weights, k, rowKinds, m));
