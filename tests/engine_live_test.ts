@@ -167,26 +167,31 @@ Deno.test("LiveCertificate keeps the bundle's threshold until evidence moves it,
   assert.equal(uncalibrated.state().threshold, null);
 });
 
-Deno.test("LiveCertificate never loosens to a threshold above alpha, in all but about delta of streams", () => {
+Deno.test("LiveCertificate never loosens to a threshold above alpha, in all but about delta of streams, at every stream length", async (t) => {
   // The bundle's threshold certifies half the answers at 4.2%; every more
-  // lenient candidate is above 5% (share 0.6: 5.6%).
+  // lenient candidate is above 5% (share 0.6: 5.6%). The check runs at
+  // every move of each stream (every 50 decisions), so a stream that ever
+  // served a live-chosen threshold above alpha counts as broken.
   const w = world(0.3);
-  const runs = 100;
-  let broken = 0;
-  let loosened = 0;
-  for (let run = 0; run < runs; run++) {
-    const r = stream(w, 0.75, 20_000, 0.05, 1000 + run);
-    if (r.liveAbove) broken++;
-    if (r.reasons.has("live_lower")) loosened++;
+  for (const [n, runs] of [[5_000, 100], [20_000, 100], [80_000, 40]]) {
+    await t.step(`${n} decisions a stream`, () => {
+      let broken = 0;
+      let loosened = 0;
+      for (let run = 0; run < runs!; run++) {
+        const r = stream(w, 0.75, n!, 0.05, 1000 + run + n!);
+        if (r.liveAbove) broken++;
+        if (r.reasons.has("live_lower")) loosened++;
+      }
+      const allowed = DELTA + 3 * Math.sqrt((DELTA * (1 - DELTA)) / runs!);
+      console.log(
+        `live certificate, no safe lower threshold, ${n} decisions: served one above alpha in ${broken}/${runs} streams ` +
+          `(allowed ${
+            (allowed * 100).toFixed(1)
+          }%); loosened at all in ${loosened}`,
+      );
+      assert.ok(broken / runs! <= allowed, `${broken} of ${runs}`);
+    });
   }
-  const allowed = DELTA + 3 * Math.sqrt((DELTA * (1 - DELTA)) / runs);
-  console.log(
-    `live certificate, no safe lower threshold: served one above alpha in ${broken}/${runs} streams ` +
-      `(allowed ${
-        (allowed * 100).toFixed(1)
-      }%); loosened at all in ${loosened}`,
-  );
-  assert.ok(broken / runs <= allowed, `${broken} of ${runs}`);
 });
 
 Deno.test("LiveCertificate loosens when live traffic is easier than calibration said, and keeps the promise", () => {
@@ -236,20 +241,25 @@ Deno.test("LiveCertificate drops a bundle threshold that live traffic breaks, an
   assert.ok(mean(shares) >= 0.6, `certified share ${mean(shares)}`);
 });
 
-Deno.test("LiveCertificate leaves a sound bundle threshold in force in all but about delta of streams", () => {
+Deno.test("LiveCertificate leaves a sound bundle threshold in force in all but about delta of streams, at every stream length", async (t) => {
   const w = world(0.3);
-  const runs = 80;
-  let moved = 0;
-  for (let run = 0; run < runs; run++) {
-    const r = stream(w, 0.8, 20_000, 0.02, 20_000 + run);
-    if (r.reasons.has("withdrawn") || r.reasons.has("live_after_refuted")) {
-      moved++;
-    }
+  for (const [n, runs] of [[5_000, 80], [20_000, 80], [80_000, 30]]) {
+    await t.step(`${n} decisions a stream`, () => {
+      let moved = 0;
+      for (let run = 0; run < runs!; run++) {
+        const r = stream(w, 0.8, n!, 0.02, 20_000 + run + n!);
+        if (r.reasons.has("withdrawn") || r.reasons.has("live_after_refuted")) {
+          moved++;
+        }
+      }
+      console.log(
+        `live certificate, sound bundle, ${n} decisions: refuted in ${moved}/${runs} streams`,
+      );
+      assert.ok(
+        moved / runs! <= DELTA + 3 * Math.sqrt(DELTA * (1 - DELTA) / runs!),
+      );
+    });
   }
-  console.log(
-    `live certificate, sound bundle: refuted in ${moved}/${runs} streams`,
-  );
-  assert.ok(moved / runs <= DELTA + 3 * Math.sqrt(DELTA * (1 - DELTA) / runs));
 });
 
 Deno.test("decide() agrees with the full mixtures state() works out, at every move", () => {
