@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { cosine, similarPairs, textVectors } from "../src/train/similar.ts";
+import {
+  cosine,
+  LIST_SCAN_FLOOR,
+  LIST_SCAN_LIMIT,
+  scanLimitFor,
+  SimilarityIndex,
+  similarPairs,
+  textVectors,
+} from "../src/train/similar.ts";
 import { FILLER_WORDS, pick, randInt, rng, TOPIC_WORDS } from "./_fixtures.ts";
 
 const WORDS = [...FILLER_WORDS, ...Object.values(TOPIC_WORDS).flat()];
@@ -86,4 +94,33 @@ Deno.test("similarPairs() matches only indexed earlier texts with probing later 
   assert.ok(want.size > 20);
   assert.deepEqual(got, want);
   assert.throws(() => similarPairs(v, { threshold: 0 }, () => {}), RangeError);
+});
+
+Deno.test("scanLimitFor() keeps the search exact in practice for small sets and about linear for large ones", () => {
+  assert.equal(scanLimitFor(1), LIST_SCAN_LIMIT);
+  assert.equal(scanLimitFor(10_000), LIST_SCAN_LIMIT);
+  assert.equal(scanLimitFor(100_000), 200);
+  assert.equal(scanLimitFor(1_000_000), LIST_SCAN_FLOOR);
+  for (const n of [20_000, 50_000, 300_000]) {
+    assert.ok(scanLimitFor(n) * n <= 20_000_000 + n);
+  }
+});
+
+Deno.test("SimilarityIndex.query() stops as soon as found() says it has enough", () => {
+  // Equal texts: every one is indexed under every word.
+  const texts = Array.from({ length: 4 }, () => "red apple pie");
+  const v = textVectors(texts);
+  const index = new SimilarityIndex(v, 0.5);
+  for (let i = 0; i < 3; i++) index.add(i);
+  const all: number[] = [];
+  index.query(3, (j) => {
+    all.push(j);
+  });
+  assert.equal(all.length, 3);
+  const first: number[] = [];
+  index.query(3, (j) => {
+    first.push(j);
+    return true;
+  });
+  assert.equal(first.length, 1);
 });

@@ -14,12 +14,14 @@
  * all its similar predecessors. Common words fill few index lists, so the
  * work stays close to linear in the number of texts.
  *
- * One approximation bounds the worst case: an index list longer than
- * `LIST_SCAN_LIMIT` (a word shared by thousands of texts' rare parts, as in a
- * log of one template repeated with small changes) is scanned only over its
- * most recent entries. Callers use the pairs to link texts transitively, so a
- * text similar to many earlier ones is still linked to their group through
- * the recent ones.
+ * One approximation bounds the worst case: an index list longer than the
+ * scan limit (a word shared by many texts' rare parts, as in a log of one
+ * template repeated with small changes) is scanned only over its most recent
+ * entries. The limit shrinks as the number of texts grows
+ * (`scanLimitFor`), so the work stays about linear: 2,000 entries up to
+ * 10,000 texts (exact in practice), 200 at 100,000, 32 from 625,000 on.
+ * Callers use the pairs to link texts, so a text similar to many earlier
+ * ones is still linked to their group through the recent ones.
  *
  * @module
  */
@@ -39,8 +41,20 @@ export interface TextVectors {
   weights: Float32Array;
 }
 
-/** Most entries of one index list scanned per probe (see the module doc). */
+/** Most entries of one index list scanned per probe, for small sets (see the module doc). */
 export const LIST_SCAN_LIMIT = 2000;
+/** Fewest entries of one index list scanned per probe, however many texts. */
+export const LIST_SCAN_FLOOR = 32;
+/** Texts x scan limit: the limit is this over the number of texts, within the two above. */
+const LIST_SCAN_WORK = 20_000_000;
+
+/** The scan limit for an index over `n` texts (see the module doc). */
+export function scanLimitFor(n: number): number {
+  return Math.max(
+    LIST_SCAN_FLOOR,
+    Math.min(LIST_SCAN_LIMIT, Math.floor(LIST_SCAN_WORK / Math.max(1, n))),
+  );
+}
 
 /**
  * TF-IDF vectors of `texts` (distinct words, presence times smoothed IDF,
@@ -115,11 +129,12 @@ export function cosine(v: TextVectors, a: number, b: number): number {
 /**
  * An index of texts for cosine queries at a fixed threshold: texts are added
  * one by one, and a query finds the added texts at least that similar
- * (see the module doc for the prefix filter and `LIST_SCAN_LIMIT`).
+ * (see the module doc for the prefix filter and the scan limit).
  */
 export class SimilarityIndex {
   readonly #v: TextVectors;
   readonly #threshold: number;
+  readonly #scanLimit: number;
   readonly #lists = new Map<number, number[]>();
   /** Per text, the last query that visited it (so each is checked once per query). */
   readonly #stamp: Int32Array;
@@ -134,6 +149,7 @@ export class SimilarityIndex {
     }
     this.#v = v;
     this.#threshold = threshold;
+    this.#scanLimit = scanLimitFor(v.offsets.length - 1);
     this.#stamp = new Int32Array(v.offsets.length - 1).fill(-1);
   }
 
@@ -174,7 +190,7 @@ export class SimilarityIndex {
     for (let x = offsets[i]!; x < offsets[i + 1]!; x++) {
       const list = this.#lists.get(terms[x]!);
       if (list === undefined) continue;
-      const start = Math.max(0, list.length - LIST_SCAN_LIMIT);
+      const start = Math.max(0, list.length - this.#scanLimit);
       for (let y = list.length - 1; y >= start; y--) {
         const j = list[y]!;
         if (stamp[j] === q) continue;
@@ -206,7 +222,7 @@ export interface SearchOptions {
  * Calls `found(earlier, later, cosine)` for pairs of texts (`earlier <
  * later`) whose cosine reaches `options.threshold`: every such pair where the
  * earlier text is indexed and the later one probes, except those `consider`
- * skips and those lost to `LIST_SCAN_LIMIT`.
+ * skips and those lost to the scan limit.
  */
 export function similarPairs(
   v: TextVectors,

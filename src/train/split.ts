@@ -300,6 +300,9 @@ export function splitTraces(source: SplitSource, options: SplitOptions): Split {
   return { mode, reason, parts, unitOf, traces, units, similarLinks };
 }
 
+/** Cosine at which a leader is taken without looking for a closer one. */
+const GOOD_ENOUGH_LEADER = 0.95;
+
 /**
  * Links traces whose texts are near-duplicates, by leader clustering: in a
  * canonical order (the texts' hashes, so the result does not depend on
@@ -330,6 +333,9 @@ function linkNearDuplicates(
         best = c;
         leader = j;
       }
+      // A leader this close is the one: looking further costs more than it
+      // could change.
+      return c >= GOOD_ENOUGH_LEADER;
     });
     if (leader < 0) index.add(r);
     else {
