@@ -3,6 +3,7 @@ import { loadBundle } from "../src/bundle/files.ts";
 import { assess, prepareText } from "../src/engine/answer.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
 import { clopperPearson } from "../src/train/stats.ts";
+import { AUTO_MIN_GROUPS } from "../src/train/split.ts";
 import { readTraces } from "../src/traces/mod.ts";
 import {
   type CliRun,
@@ -624,4 +625,19 @@ Deno.test("train --help documents the trace flags and the drift alarm at evidenc
   }
   const ev = await runCli(["eval", "--help"]);
   assert.ok(ev.stdout.includes("--answer-columns A,B"));
+});
+
+Deno.test("train --help states auto's group rule: enough groups by their effective number", async () => {
+  const run = await runCli(["train", "--help"]);
+  assert.equal(run.code, 0);
+  const split = run.stdout.slice(
+    run.stdout.indexOf("--split MODE"),
+    run.stdout.indexOf("--similarity S"),
+  ).replace(/\s+/g, " ");
+  assert.match(
+    split,
+    new RegExp(
+      `at least ${AUTO_MIN_GROUPS} groups \\(by their effective number\\)`,
+    ),
+  );
 });

@@ -14,7 +14,12 @@ import {
   train,
   type TrainOptions,
 } from "../train/trainer.ts";
-import { resolveMode, SPLIT_MODES, type SplitMode } from "../train/split.ts";
+import {
+  AUTO_MIN_GROUPS,
+  resolveMode,
+  SPLIT_MODES,
+  type SplitMode,
+} from "../train/split.ts";
 import { TOOL_VERSION } from "../version.ts";
 import { leakageInWords, splitInWords } from "./report_words.ts";
 import {
@@ -48,7 +53,8 @@ ${TRACE_FLAGS_USAGE}
   --test-share S             share of traces for the held-out test (default 0.05)
   --split MODE               how traces are split: auto, time, group or random (default auto:
                              time when every trace has a time, else group when every trace
-                             has a group, else random with near-duplicates kept together)
+                             has a group and there are at least ${AUTO_MIN_GROUPS} groups (by their
+                             effective number), else random with near-duplicates kept together)
   --similarity S             random split: texts with TF-IDF cosine >= S stay in one split
                              (default 0.8; 1 keeps only equal texts together)
   --min-radius R             minimum radius to certify exposed requests (default 2)
