@@ -419,42 +419,46 @@ export async function serveCommand(args: string[]): Promise<number> {
       );
     }
   };
-  let server: HttpServer;
-  try {
-    const gate = new RequestGate(s.limits.maxInFlight);
-    server = startServer(
-      {
-        hostname: s.host,
-        port: s.port,
-        drainMs: s.drainMs,
-        gate,
-        onListen,
-        log,
-      },
-      appFor(service, { ...s.limits, gate }),
-    );
-  } catch (e) {
-    console.error(
-      `error: cannot listen on ${urlOf(s.host, s.port)}: ${oneLine(e)}`,
-    );
-    return 2;
-  }
+  // Signals are taken before the server starts: the banner says it is up,
+  // and a Ctrl-C right after it must drain, not kill the process.
+  const signals: Deno.Signal[] = Deno.build.os === "windows"
+    ? ["SIGINT"]
+    : ["SIGINT", "SIGTERM"];
+  let server: HttpServer | null = null;
+  let stopAsked = false;
+  let stopping: Promise<boolean> | null = null;
+  const onSignal = () => {
+    if (server === null) stopAsked = true;
+    else stopping ??= server.shutdown();
+  };
+  for (const sig of signals) Deno.addSignalListener(sig, onSignal);
   const reloader = startReloader(
     s,
     service,
     s.watch,
     (line) => console.error(line),
   );
-
-  const signals: Deno.Signal[] = Deno.build.os === "windows"
-    ? ["SIGINT"]
-    : ["SIGINT", "SIGTERM"];
-  let stopping: Promise<boolean> | null = null;
-  const onSignal = () => {
-    stopping ??= server.shutdown();
-  };
-  for (const sig of signals) Deno.addSignalListener(sig, onSignal);
   try {
+    const gate = new RequestGate(s.limits.maxInFlight);
+    try {
+      server = startServer(
+        {
+          hostname: s.host,
+          port: s.port,
+          drainMs: s.drainMs,
+          gate,
+          onListen,
+          log,
+        },
+        appFor(service, { ...s.limits, gate }),
+      );
+    } catch (e) {
+      console.error(
+        `error: cannot listen on ${urlOf(s.host, s.port)}: ${oneLine(e)}`,
+      );
+      return 2;
+    }
+    if (stopAsked) stopping = server.shutdown();
     await server.finished;
     if (stopping !== null && !(await stopping)) {
       console.error(
