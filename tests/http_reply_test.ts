@@ -257,7 +257,7 @@ Deno.test("Service.swap() serves a new table from the next request on, without d
   const strict: Table = { ...table, state: new TableState() };
   setThresholdInForce(strict, "topic", 1);
   const inFlight = Promise.all(Array.from({ length: 20 }, () => decide()));
-  service.swap(strict);
+  service.swap(strict, undefined, 12.5);
   const during = await inFlight;
   assert.equal(during.length, 20);
   assert.equal((await decide()).flag, "low_confidence");
@@ -268,4 +268,5 @@ Deno.test("Service.swap() serves a new table from the next request on, without d
     "stats show the threshold in force",
   );
   assert.equal(stats.counts.requests, 22);
+  assert.equal(stats.bundle.load_ms, 12.5, "the new table's load time");
 });

@@ -70,7 +70,7 @@ export function startReloader(
   const once = async () => {
     try {
       const { table, loadMs } = await loadServedTable(s);
-      service.swap(table);
+      service.swap(table, undefined, loadMs);
       log(`reloaded bundle ${s.bundle} in ${loadMs.toFixed(1)} ms`);
     } catch (e) {
       log(

@@ -186,13 +186,14 @@ export class Service {
 
   /**
    * Serves `table` from the next request on (with a new drift guard from
-   * its settings unless `monitor` is given). Requests already answering
-   * finish with the table they started with; none is dropped.
+   * its settings unless `monitor` is given; `loadMs`, when given, is what
+   * `/v1/stats` shows as its load time). Requests already answering finish
+   * with the table they started with; none is dropped.
    */
-  swap(table: Table, monitor?: DriftMonitor): ServedTable {
+  swap(table: Table, monitor?: DriftMonitor, loadMs?: number): ServedTable {
     const next = serveTable(table, monitor);
     this.#served = next;
-    this.stats.serve(table, next.monitor);
+    this.stats.serve(table, next.monitor, undefined, loadMs);
     return next;
   }
 
