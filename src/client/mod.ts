@@ -111,6 +111,14 @@ export class DecisionClient {
    * otherwise. Feedback is sent before it returns. Throws `Error` when the
    * service cannot answer (its status and message), or when the model does.
    */
+  decide(
+    state: string | Record<string, unknown>,
+  ): Promise<Record<string, ClientAnswer>>;
+  /** The same for the named questions: one answer for each of them. */
+  decide<Q extends Questions>(
+    state: string | Record<string, unknown>,
+    questions: Q,
+  ): Promise<{ [K in keyof Q]: ClientAnswer }>;
   async decide(
     state: string | Record<string, unknown>,
     questions?: Questions,
