@@ -255,12 +255,20 @@ function resample(
 }
 
 /** Feedback bodies over `texts` in batches of `batch` items; audits get fresh ids from `live`. */
+/** What a feedback sample answers: an audit, an answer served uncertified lately, or a text not served lately. */
+type FeedbackKind = "audits" | "traces" | "traces not served lately";
+const FEEDBACK_KINDS: readonly FeedbackKind[] = [
+  "audits",
+  "traces",
+  "traces not served lately",
+];
+
 function feedbackBodies(
   table: Table,
   test: TraceSet,
   live: LiveController,
   batch: number,
-  audits: boolean,
+  kind: FeedbackKind,
 ): string[] {
   const q = test.questions[0]!;
   const name = table.questions[0]!.name;
@@ -271,7 +279,8 @@ function feedbackBodies(
     for (let i = start; i < Math.min(texts.length, start + batch); i++) {
       const text = texts[i]!;
       let audit: string | undefined;
-      if (audits) {
+      if (kind !== "traces not served lately") {
+        // Served first, as a proxy does before it asks its model.
         const a = assess(
           table,
           prepareText(table, text),
@@ -279,7 +288,10 @@ function feedbackBodies(
           {},
           QUIET_GUARD,
         );
-        audit = live.recordDecisions(table, [a])?.[0];
+        const ids = live.recordDecisions(table, [a], text);
+        if (kind === "audits") audit = ids?.[0];
+        // A proxy reports, without an id, only the answers served uncertified.
+        if (kind === "traces" && a.answer.certified) continue;
       }
       items.push({
         question: name,
@@ -288,7 +300,9 @@ function feedbackBodies(
         ...(audit === undefined ? {} : { audit }),
       });
     }
-    bodies.push(JSON.stringify(batch === 1 ? items[0] : items));
+    if (items.length > 0) {
+      bodies.push(JSON.stringify(batch === 1 ? items[0] : items));
+    }
   }
   return bodies;
 }
@@ -302,11 +316,16 @@ function feedbackBodies(
 function feedbackCost(table: Table, test: TraceSet): void {
   const served = serveTable(table);
   for (const batch of [1, 100]) {
-    for (const audits of [true, false]) {
-      const live = new LiveController({ auditRate: 1, auditSeed: 1 });
+    for (const kind of FEEDBACK_KINDS) {
+      // Every certified answer audited, or none (so that answers come back
+      // without an id).
+      const live = new LiveController({
+        auditRate: kind === "audits" ? 1 : 1e-9,
+        auditSeed: 1,
+      });
       let line = "";
       for (let round = 0; round < 3; round++) {
-        const bodies = feedbackBodies(table, test, live, batch, audits);
+        const bodies = feedbackBodies(table, test, live, batch, kind);
         let samples = 0;
         let counted = 0;
         const start = performance.now();
@@ -317,9 +336,7 @@ function feedbackCost(table: Table, test: TraceSet): void {
           counted += reply.audits + reply.feedback;
         }
         const us = (performance.now() - start) * 1000 / samples;
-        line = `  ${audits ? "audits" : "traces"} in batches of ${
-          String(batch).padEnd(3)
-        }: ${
+        line = `  ${kind} in batches of ${String(batch).padEnd(3)}: ${
           us.toFixed(2)
         } us per sample (${samples} samples, ${counted} counted; target <= 10 us)`;
       }

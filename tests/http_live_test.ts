@@ -7,11 +7,18 @@
 
 import assert from "node:assert/strict";
 import { createApp } from "../src/http/app.ts";
-import { DriftMonitor } from "../src/engine/drift.ts";
-import { TableState, thresholdInForce } from "../src/engine/state.ts";
+import { DriftMonitor, QUIET_GUARD } from "../src/engine/drift.ts";
+import {
+  setThresholdInForce,
+  TableState,
+  thresholdInForce,
+} from "../src/engine/state.ts";
+import { prepareText } from "../src/engine/answer.ts";
+import { assessRequest } from "../src/http/decision_request.ts";
+import { LiveController, RECENT_ANSWERS } from "../src/http/live/controller.ts";
 import type { Table } from "../src/engine/table.ts";
 import type { AppDeps } from "../src/http/service.ts";
-import { smallTable } from "./_fixtures.ts";
+import { FILLER_WORDS, smallTable, TOPIC_WORDS } from "./_fixtures.ts";
 
 type Json = Record<string, unknown>;
 
@@ -311,4 +318,67 @@ Deno.test("the live section in words: threshold and why, audits, disagreements, 
     .json();
   assert.deepEqual(off.live.questions, {});
   assert.equal(off.live.enabled, false);
+});
+
+Deno.test("feedback without an id on an answer served uncertified counts it as served, even after the threshold moved", async () => {
+  const table = freshTable();
+  const a = app({ table });
+  // Nothing certified: the answer is served uncertified (low_confidence).
+  setThresholdInForce(table, "topic", 1);
+  const served = await decideTopic(a);
+  assert.equal(served.topic!.flag, "low_confidence");
+  // The threshold moves back: answered again now, it would be certified,
+  // and feedback on it would be a trace only.
+  setThresholdInForce(table, "topic", 0);
+  const first = await post(a, "/v1/feedback", {
+    question: "topic",
+    state: CLEAR,
+    answer: served.topic!.choice,
+  });
+  assert.equal(first.json.feedback, 1, JSON.stringify(first.json));
+  // Taken once: the same feedback again is judged on today's answer.
+  const again = await post(a, "/v1/feedback", {
+    question: "topic",
+    state: CLEAR,
+    answer: served.topic!.choice,
+  });
+  assert.equal(again.json.traces_only, 1, JSON.stringify(again.json));
+});
+
+Deno.test("LiveController remembers at most RECENT_ANSWERS uncertified answers, oldest dropped first", () => {
+  const table = freshTable();
+  const live = new LiveController({ auditRate: 1, auditSeed: 1 });
+  setThresholdInForce(table, "topic", 1);
+  // Texts of known words only (a new word would be withheld as foreign, not
+  // served uncertified), each different: three words of the fixture's.
+  const words = [
+    ...new Set([...FILLER_WORDS, ...Object.values(TOPIC_WORDS).flat()]),
+  ];
+  const textAt = (i: number) =>
+    [0, 1, 2].map((d) =>
+      words[Math.floor(i / Math.pow(words.length, d)) % words.length]!
+    ).join(" ");
+  // A few more than the cap (a rare text may be withheld, not remembered).
+  const n = RECENT_ANSWERS + 100;
+  for (let i = 0; i < n; i++) {
+    const text = textAt(i);
+    const answers = assessRequest(
+      table,
+      prepareText(table, text),
+      { text, asks: [{ name: "topic" }], exposed: false, model: null },
+      QUIET_GUARD,
+    );
+    live.recordDecisions(table, answers, text);
+  }
+  // Compare with booleans: a failed assert.equal would print the whole table.
+  assert.ok(
+    live.takeRecent("topic", textAt(0)) === undefined,
+    "oldest dropped",
+  );
+  const last = live.takeRecent("topic", textAt(n - 1));
+  assert.ok(last !== undefined && last.table === table, "newest kept");
+  assert.ok(
+    live.takeRecent("topic", textAt(n - 1)) === undefined,
+    "taken once",
+  );
 });

@@ -222,7 +222,7 @@ export class Service {
         request,
         monitor,
       );
-      const audits = this.live.recordDecisions(table, answers);
+      const audits = this.live.recordDecisions(table, answers, request.text);
       const latencyUs = round1((performance.now() - start) * 1000);
       this.stats.recordDecision(route, request.text, answers, latencyUs);
       shape.write(w, served, request, answers, latencyUs, audits);

@@ -31,6 +31,21 @@ import {
   type PendingAuditsOptions,
 } from "./audits.ts";
 
+/** Uncertified answers remembered for feedback without an audit id (see `takeRecent`). */
+export const RECENT_ANSWERS = 16_384;
+
+/** An uncertified answer as it was served: what feedback on it is counted against. */
+export interface RecentAnswer {
+  /** The table that answered. */
+  table: Table;
+  /** Its question's live certificate. */
+  certificate: LiveCertificate;
+  /** The table's answer. */
+  answer: string | boolean;
+  /** Its full-option confidence. */
+  confidence: number;
+}
+
 /** The default audit rate of `serve` (`--audit-rate`). */
 export const DEFAULT_AUDIT_RATE = 0.02;
 
@@ -90,6 +105,8 @@ export class LiveController {
   /** The seed the sampler started from. */
   readonly seed: number;
   readonly #tables = new WeakMap<Table, Certificates>();
+  /** Recent uncertified eligible answers by question and text, oldest first (see `takeRecent`). */
+  readonly #recent = new Map<string, RecentAnswer>();
 
   /** A controller for `options`; throws `RangeError` for a rate outside [0, 1]. */
   constructor(options: LiveOptions) {
@@ -133,6 +150,7 @@ export class LiveController {
   recordDecisions(
     table: Table,
     answers: readonly Assessment[],
+    text?: string,
   ): (string | undefined)[] | undefined {
     if (!this.enabled) return undefined;
     let ids: (string | undefined)[] | undefined;
@@ -144,6 +162,14 @@ export class LiveController {
       const certified = a.answer.certified;
       const picked = certified && this.#sampler.pick();
       certificate.recordDecision(a.fullConfidence, certified, picked);
+      if (!certified && text !== undefined) {
+        this.#remember(a.question + "\u0000" + text, {
+          table,
+          certificate,
+          answer: answerOf(a)!,
+          confidence: a.fullConfidence,
+        });
+      }
       if (!picked) continue;
       ids ??= new Array<string | undefined>(answers.length);
       ids[i] = this.pending.add({
@@ -155,6 +181,27 @@ export class LiveController {
       });
     }
     return ids;
+  }
+
+  /**
+   * The uncertified answer this service gave lately to `question` about
+   * `text` (the last one, among the `RECENT_ANSWERS` most recent), taken
+   * once; undefined when it has none. Feedback on it is counted with the
+   * confidence it had when it was served, without answering again.
+   */
+  takeRecent(question: string, text: string): RecentAnswer | undefined {
+    const key = question + "\u0000" + text;
+    const found = this.#recent.get(key);
+    if (found !== undefined) this.#recent.delete(key);
+    return found;
+  }
+
+  #remember(key: string, answer: RecentAnswer): void {
+    this.#recent.delete(key);
+    this.#recent.set(key, answer);
+    if (this.#recent.size > RECENT_ANSWERS) {
+      this.#recent.delete(this.#recent.keys().next().value!);
+    }
   }
 
   /**

@@ -199,6 +199,18 @@ export function countFeedback(
       reply.traces_only++;
       continue;
     }
+    // An answer served uncertified moments ago is counted as it was served,
+    // without answering again; others are answered again now.
+    const recent = live.takeRecent(item.question, item.text);
+    if (recent !== undefined) {
+      recent.certificate.recordFeedback(
+        recent.confidence,
+        recent.answer !== item.answer,
+      );
+      touch(recent.table, item.question);
+      reply.feedback++;
+      continue;
+    }
     const a = assess(
       table,
       prepareText(table, item.text),
