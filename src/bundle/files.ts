@@ -96,23 +96,35 @@ export async function checkBundleDestination(dir: string): Promise<void> {
       `Cannot write bundle ${clean}: ${parent} is not a folder`,
     );
   }
+  await existingBundleFolder(clean);
+}
+
+/**
+ * True when `clean` is a folder that may be replaced by a bundle (empty, or
+ * a bundle), false when nothing is there; throws `BundleError` for a file
+ * or a folder that is not a bundle.
+ */
+async function existingBundleFolder(clean: string): Promise<boolean> {
+  let stat: Deno.FileInfo;
   try {
-    const stat = await Deno.stat(clean);
-    if (!stat.isDirectory) {
-      throw new BundleError(
-        `Cannot write bundle ${clean}: a file of that name exists`,
-      );
-    }
-    const entries = [];
-    for await (const e of Deno.readDir(clean)) entries.push(e.name);
-    if (entries.length > 0 && !entries.includes(MANIFEST_FILE)) {
-      throw new BundleError(
-        `Cannot write bundle ${clean}: the folder exists and is not a bundle`,
-      );
-    }
+    stat = await Deno.stat(clean);
   } catch (e) {
-    if (!(e instanceof Deno.errors.NotFound)) throw e;
+    if (e instanceof Deno.errors.NotFound) return false;
+    throw e;
   }
+  if (!stat.isDirectory) {
+    throw new BundleError(
+      `Cannot write bundle ${clean}: a file of that name exists`,
+    );
+  }
+  const entries = [];
+  for await (const e of Deno.readDir(clean)) entries.push(e.name);
+  if (entries.length > 0 && !entries.includes(MANIFEST_FILE)) {
+    throw new BundleError(
+      `Cannot write bundle ${clean}: the folder exists and is not a bundle`,
+    );
+  }
+  return true;
 }
 
 /**
@@ -125,25 +137,7 @@ export async function writeBundleAtomically(
   files: Map<string, Uint8Array>,
 ): Promise<void> {
   const clean = dir.replace(/\/+$/, "") || dir;
-  let exists = false;
-  try {
-    const stat = await Deno.stat(clean);
-    exists = true;
-    if (!stat.isDirectory) {
-      throw new BundleError(
-        `Cannot write bundle ${clean}: a file of that name exists`,
-      );
-    }
-    const entries = [];
-    for await (const e of Deno.readDir(clean)) entries.push(e.name);
-    if (entries.length > 0 && !entries.includes(MANIFEST_FILE)) {
-      throw new BundleError(
-        `Cannot write bundle ${clean}: the folder exists and is not a bundle`,
-      );
-    }
-  } catch (e) {
-    if (!(e instanceof Deno.errors.NotFound)) throw e;
-  }
+  const exists = await existingBundleFolder(clean);
   const suffix = crypto.randomUUID().slice(0, 8);
   const temp = `${clean}.tmp-${suffix}`;
   await Deno.mkdir(temp, { recursive: true });

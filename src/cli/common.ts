@@ -150,3 +150,13 @@ export function userPath<P extends string | undefined>(path: P): P {
   const folder = userFolder();
   return (folder === undefined ? path : resolve(folder, path)) as P;
 }
+
+/** The drift-guard flags `train` sets in the bundle and `serve` may override (`--drift-*`). */
+export const DRIFT_FLAGS = {
+  "drift-delta": { type: "string" },
+  "drift-window": { type: "string" },
+  "drift-single-p": { type: "string" },
+  "drift-max-novelty": { type: "string" },
+  "drift-min-novelty": { type: "string" },
+  "drift-scope-p": { type: "string" },
+} as const satisfies FlagOptions;

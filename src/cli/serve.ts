@@ -34,7 +34,13 @@ import {
   type TokenSource,
 } from "../http/token.ts";
 import { TOOL_VERSION } from "../version.ts";
-import { numberFlag, oneLine, UsageError, userPath } from "./common.ts";
+import {
+  DRIFT_FLAGS,
+  numberFlag,
+  oneLine,
+  UsageError,
+  userPath,
+} from "./common.ts";
 import { type FeedbackLog, openFeedbackLog } from "./feedback_log.ts";
 import { loadServedTable, startReloader } from "./reload.ts";
 
@@ -152,12 +158,7 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
         "cost-per-call": { type: "string" },
         "llm-latency-ms": { type: "string" },
         "keep-text": { type: "boolean", default: false },
-        "drift-delta": { type: "string" },
-        "drift-window": { type: "string" },
-        "drift-single-p": { type: "string" },
-        "drift-max-novelty": { type: "string" },
-        "drift-min-novelty": { type: "string" },
-        "drift-scope-p": { type: "string" },
+        ...DRIFT_FLAGS,
         "word-cache-mb": { type: "string" },
         "audit-rate": { type: "string" },
         "audit-seed": { type: "string" },

@@ -23,6 +23,7 @@ import {
 import { TOOL_VERSION } from "../version.ts";
 import { leakageInWords, splitInWords } from "./report_words.ts";
 import {
+  DRIFT_FLAGS,
   numberFlag,
   parseFlags,
   ProgressPrinter,
@@ -95,12 +96,7 @@ export async function trainCommand(args: string[]): Promise<number> {
     "min-radius": { type: "string" },
     "serve-new-options": { type: "boolean", default: false },
     "force-threshold": { type: "string", multiple: true },
-    "drift-delta": { type: "string" },
-    "drift-window": { type: "string" },
-    "drift-single-p": { type: "string" },
-    "drift-max-novelty": { type: "string" },
-    "drift-min-novelty": { type: "string" },
-    "drift-scope-p": { type: "string" },
+    ...DRIFT_FLAGS,
     "max-epochs": { type: "string" },
     workers: { type: "string" },
     quiet: { type: "boolean", default: false },

@@ -26,6 +26,7 @@
  */
 
 import { seededRandom } from "./random.ts";
+import { countAtMost, countBelow } from "./sorted.ts";
 import type { DriftSettings, QuestionTable } from "./table.ts";
 
 /** The defaults a bundle is trained with. */
@@ -49,26 +50,12 @@ export function driftScore(novelty: number, confidence: number): number {
 
 /** Number of values in the ascending `sorted` that are at least `x`. */
 function countAtLeast(sorted: Float32Array, x: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return sorted.length - lo;
+  return sorted.length - countBelow(sorted, x);
 }
 
 /** Number of values in the ascending `sorted` that are above `x`. */
 function countAbove(sorted: Float32Array, x: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! <= x) lo = mid + 1;
-    else hi = mid;
-  }
-  return sorted.length - lo;
+  return sorted.length - countAtMost(sorted, x);
 }
 
 /**

@@ -22,6 +22,8 @@
  * @module
  */
 
+import { countAtMost } from "./sorted.ts";
+
 /**
  * The energy of raw scores at temperature `t`: `t log sum exp(logit / t)`,
  * computed stably. Higher means more evidence for some option.
@@ -37,18 +39,6 @@ export function energyOf(logits: ArrayLike<number>, t: number): number {
     sum += Math.exp((logits[j]! - max) / t);
   }
   return max + t * Math.log(sum);
-}
-
-/** Number of values in the ascending `sorted` at or below `x`. */
-function countAtMost(sorted: ArrayLike<number>, x: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! <= x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /**
