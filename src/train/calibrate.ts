@@ -17,7 +17,7 @@ import {
   type ThresholdChoice,
 } from "./certify.ts";
 import type { ValidationFigures } from "./fit.ts";
-import { largestPassing, minimumCertifiable } from "./stats.ts";
+import { binomialTail, largestPassing, minimumCertifiable } from "./stats.ts";
 import { effectiveSize } from "./units.ts";
 
 /** A question's answers on the calibration split, as serving would score them. */
@@ -106,7 +106,7 @@ export function calibrateQuestion(
       energy: Float32Array.from(scored.energies).sort(),
     },
     advice: choice.threshold === null
-      ? uncalibratedAdvice(scored, validation, targets)
+      ? uncalibratedAdvice(scored, validation, targets, plan)
       : null,
   };
 }
@@ -114,9 +114,10 @@ export function calibrateQuestion(
 /**
  * The calibration confidences as the test must see them: an answer the
  * out-of-scope rule would withhold (its energy judged against the other
- * calibration texts) can never be certified, whatever the threshold.
+ * calibration texts) can never be certified, whatever the threshold (its
+ * confidence is -1).
  */
-function inScopeConfidences(
+export function inScopeConfidences(
   scored: ScoredAnswers,
   scopeP: number,
 ): Float64Array {
@@ -125,16 +126,24 @@ function inScopeConfidences(
 }
 
 /**
- * What would let an uncalibrated question certify, in words: how many more
- * traces a pass would take at the disagreement rate its most confident
- * calibration answers show, and the smallest alpha at which this same
- * calibration split would pass. Read from the calibration labels, so it is
- * advice only: it never changes the threshold.
+ * What would help an uncalibrated question, in words: how many more traces
+ * a pass would take at the disagreement rate the test's main candidate saw
+ * (its place was fixed before calibration), whether the question was
+ * borderline (one threshold would have passed with the whole test on it),
+ * and the smallest alpha at which this same calibration split would pass.
+ * Read from the calibration labels, so it is advice only: it never changes
+ * the threshold.
  */
 export function uncalibratedAdvice(
   scored: ScoredAnswers,
   validation: ValidationFigures,
   targets: CalibrationTargets,
+  plan: CertificationPlan = planCertification(
+    validation,
+    effectiveOf(scored),
+    targets.alpha,
+    targets.delta,
+  ),
 ): string {
   const { alpha, delta, calibrationShare } = targets;
   const n = scored.confidences.length;
@@ -142,63 +151,71 @@ export function uncalibratedAdvice(
   const parts: string[] = [];
   const traces = (answers: number) =>
     Math.ceil(answers / calibrationShare).toLocaleString("en-US");
+  const tops = topSets(inScopeConfidences(scored, targets.scopeP), scored);
+  const lowest = tops.lowestRate(needed);
   if (n < needed) {
     parts.push(
       `it has ${n} calibration answers and a pass needs at least ${needed} (about ${
         traces(needed - n)
       } more traces answering it)`,
     );
-  } else {
-    // The best rate among the most confident answers (at least `needed` of them).
-    const order = Array.from(scored.confidences, (_, i) => i).sort((a, b) =>
-      scored.confidences[b]! - scored.confidences[a]!
+  } else if (lowest === null || lowest.wrong / lowest.answers >= alpha) {
+    const shown = lowest ?? tops.all;
+    parts.push(
+      `even its ${shown.answers} most confident calibration answers disagree with the model ${
+        (100 * shown.wrong / Math.max(1, shown.answers)).toFixed(1)
+      }% of the time, at least alpha (${alpha}): more traces of the same kind would not help`,
     );
-    let k = 0;
-    let bestRate = Infinity;
-    let bestTop = 0;
-    order.forEach((i, at) => {
-      k += scored.wrong[i]!;
-      const top = at + 1;
-      if (top >= needed && k / top < bestRate) {
-        bestRate = k / top;
-        bestTop = top;
-      }
+  } else {
+    // The candidate the plan put most of delta on, and what it saw there.
+    let main = 0;
+    plan.levels.forEach((l, i) => {
+      if (l > plan.levels[main]!) main = i;
     });
-    // Answers of one cluster or group count together in the test (Kish's
-    // effective size), so a pass needs `design` times as many answers as
-    // independent ones would.
-    const design = n / effectiveOf(scored);
-    if (bestRate >= alpha) {
+    const atMain = tops.at(plan.grid[main]!);
+    const nearest = tops.nearest(alpha);
+    // Project from the main candidate when its rate is below alpha, else
+    // from the top set nearest to passing; with no disagreement seen, from
+    // one (a rate of zero would promise a pass at any size).
+    const fromMain = atMain.answers > 0 &&
+      atMain.wrong / atMain.answers < alpha;
+    const from = fromMain ? atMain : nearest;
+    const rate = Math.max(from.wrong, 1) / from.answers;
+    const design = from.answers / from.effective;
+    const level = fromMain ? plan.levels[main]! : delta;
+    const passes = (grow: number) => {
+      const effective = Math.floor((from.answers * grow) / design);
+      return largestPassing(effective, alpha, level) >=
+        Math.ceil(rate * effective);
+    };
+    let grow = 1.1;
+    while (grow < 64 && !passes(grow)) grow *= 1.1;
+    const clustered = design >= 1.05
+      ? `, counted as about ${
+        Math.round(from.effective)
+      } independent ones (answers of one cluster or group count together)`
+      : "";
+    const seen = `${from.wrong} of ${from.answers} (${
+      (100 * from.wrong / from.answers).toFixed(1)
+    }%)${clustered}`;
+    const what = fromMain
+      ? `at the test's main candidate (placed from the validation answers before calibration) its calibration answers disagree ${seen}`
+      : `its most promising calibration answers disagree ${seen}`;
+    parts.push(
+      grow < 64
+        ? `${what}; at ${
+          from.wrong === 0 ? "one disagreement in as many" : "that rate"
+        } a pass needs about ${
+          Math.ceil(grow * 10) / 10
+        } times as many traces (about ${
+          traces((grow - 1) * n)
+        } more, of as many different kinds as the ones it has)`
+        : `${what}; at that rate a pass needs many times as many traces`,
+    );
+    if (nearest.p <= delta) {
       parts.push(
-        `even its ${bestTop} most confident calibration answers disagree with the model ${
-          (bestRate * 100).toFixed(1)
-        }% of the time, at least alpha (${alpha}): more traces of the same kind would not help`,
+        `a borderline case: its ${nearest.answers} most confident answers (${nearest.wrong} disagreements) would have passed with the whole test on them, but where the test looks is fixed before calibration (retrying other seeds until one passes would void the bound)`,
       );
-    } else {
-      // Calibration answers needed for that rate to pass, growing the top share in proportion.
-      let grow = 1;
-      const passes = (g: number) => {
-        const effective = Math.floor((bestTop * g) / design);
-        return largestPassing(effective, alpha, delta) >=
-          Math.ceil(bestRate * effective);
-      };
-      while (grow < 64 && !passes(grow)) grow *= 1.25;
-      const clustered = design >= 1.05
-        ? ` (its ${n} answers count as about ${
-          Math.round(n / design)
-        } independent ones: answers of one cluster or group count together)`
-        : "";
-      if (grow < 64) {
-        parts.push(
-          `its most confident calibration answers disagree ${
-            (bestRate * 100).toFixed(1)
-          }% of the time${clustered}; at that rate a pass needs about ${
-            Math.ceil(grow * 10) / 10
-          } times as many traces (about ${
-            traces(n * (grow - 1))
-          } more, of as many different kinds as the ones it has)`,
-        );
-      }
     }
   }
   for (const a of ADVICE_ALPHAS) {
@@ -227,6 +244,78 @@ export function uncalibratedAdvice(
   return parts.length === 0
     ? "no alpha up to 0.3 would pass on this calibration split"
     : parts.join("; ");
+}
+
+/** Calibration answers at or above a confidence, as the test counts them. */
+interface TopSet {
+  answers: number;
+  wrong: number;
+  /** Kish's effective number of the answers, by unit. */
+  effective: number;
+  /** The binomial test's p-value at alpha on the effective counts (set by `nearest`). */
+  p: number;
+}
+
+/**
+ * The calibration answers' top sets, most confident first, counted as the
+ * test counts them; answers the out-of-scope rule withholds (confidence -1)
+ * are left out.
+ */
+function topSets(confidences: Float64Array, scored: ScoredAnswers) {
+  const order = Array.from(confidences, (_, i) => i)
+    .filter((i) => confidences[i]! >= 0)
+    .sort((a, b) => confidences[b]! - confidences[a]!);
+  const sets: TopSet[] = [];
+  const perUnit = new Map<number, number>();
+  let wrong = 0;
+  let squares = 0;
+  order.forEach((i, at) => {
+    wrong += scored.wrong[i]!;
+    const answers = at + 1;
+    let effective = answers;
+    if (scored.units !== undefined) {
+      const before = perUnit.get(scored.units[i]!) ?? 0;
+      perUnit.set(scored.units[i]!, before + 1);
+      squares += 2 * before + 1;
+      effective = (answers * answers) / squares;
+    }
+    sets.push({ answers, wrong, effective, p: 1 });
+  });
+  const none: TopSet = { answers: 0, wrong: 0, effective: 0, p: 1 };
+  return {
+    /** Every answer the test can certify. */
+    all: sets[sets.length - 1] ?? none,
+    /** The answers with confidence at least `t`. */
+    at(t: number): TopSet {
+      let count = 0;
+      while (count < order.length && confidences[order[count]!]! >= t) count++;
+      return count === 0 ? none : sets[count - 1]!;
+    },
+    /** The top set nearest to passing with all of the test on it. */
+    nearest(alpha: number): TopSet {
+      let best = none;
+      for (const s of sets) {
+        s.p = binomialTail(
+          (s.wrong * s.effective) / s.answers,
+          s.effective,
+          alpha,
+        );
+        if (s.p < best.p) best = s;
+      }
+      return best;
+    },
+    /** The lowest disagreement rate among top sets of at least `size` answers; null if none is that large. */
+    lowestRate(size: number): TopSet | null {
+      let best: TopSet | null = null;
+      for (const s of sets) {
+        if (
+          s.answers >= size &&
+          (best === null || s.wrong / s.answers < best.wrong / best.answers)
+        ) best = s;
+      }
+      return best;
+    },
+  };
 }
 
 /** The effective number of calibration answers, as the test counts them (Kish, by unit). */

@@ -32,7 +32,11 @@ import {
 } from "../engine/table.ts";
 import { energyOf } from "../engine/scope.ts";
 import { TableState } from "../engine/state.ts";
-import { calibrateQuestion, type ScoredAnswers } from "./calibrate.ts";
+import {
+  calibrateQuestion,
+  type CalibrationOutcome,
+  type ScoredAnswers,
+} from "./calibrate.ts";
 import {
   calibrationTwins,
   leakageCheck,
@@ -80,6 +84,16 @@ export interface TrainOptions extends FitSettings {
   progress?: (line: string) => void;
   /** Called with a warning (a refused question); defaults to `progress`. */
   warn?: (line: string) => void;
+  /**
+   * Called with each question's scored calibration answers and what
+   * calibration decided (for studies of the certification, such as
+   * `scripts/bench-plan.ts`); training never reads what it returns.
+   */
+  onCalibration?: (
+    question: string,
+    scored: ScoredAnswers,
+    outcome: CalibrationOutcome,
+  ) => void;
 }
 
 /** Defaults for every training option. */
@@ -298,6 +312,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
       ...options,
       scopeP: options.settings.drift.scope_p,
     });
+    options.onCalibration?.(qa.name, scored, outcome);
     if (outcome.advice !== null) {
       (options.warn ?? say)(
         `question "${qa.name}" is uncalibrated (${outcome.calibration.reason}): ${outcome.advice}`,
