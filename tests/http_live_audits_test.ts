@@ -29,7 +29,7 @@ Deno.test("an audit id is answered once, for its own question only", () => {
   const found = pending.take(id, "topic");
   assert.ok(typeof found === "object");
   assert.equal(found.confidence, 0.93);
-  assert.equal(pending.take(id, "topic"), "expired");
+  assert.equal(pending.take(id, "topic"), "answered");
   assert.equal(pending.take("p-zz", "topic"), "unknown");
   assert.equal(pending.take("nope", "topic"), "unknown");
   assert.equal(pending.size, 0);
@@ -53,6 +53,21 @@ Deno.test("audits expire after the TTL and the oldest goes first when full", () 
   assert.equal(pending.size, 1);
   assert.equal(pending.take(fourth, "topic"), "expired");
   assert.equal(pending.dropped, 4);
+});
+
+Deno.test("a repeated id is told from an expired one while it is among the last answered", () => {
+  const pending = new PendingAudits({ capacity: 2 });
+  const ids = [pending.add(audit), pending.add(audit)];
+  for (const id of ids) {
+    assert.ok(typeof pending.take(id, "topic") === "object");
+  }
+  assert.equal(pending.take(ids[0]!, "topic"), "answered");
+  // Memory of answered ids is bounded by the capacity: older ones read as expired.
+  const third = pending.add(audit);
+  assert.ok(typeof pending.take(third, "topic") === "object");
+  assert.equal(pending.take(ids[0]!, "topic"), "expired");
+  assert.equal(pending.take(ids[1]!, "topic"), "answered");
+  assert.equal(pending.take(third, "topic"), "answered");
 });
 
 Deno.test("the sampler picks with its rate, the same picks for the same seed", () => {

@@ -142,7 +142,7 @@ Deno.test("/v1/feedback counts an audit once and reports unknown and reused ids"
     feedback: 0,
     traces_only: 2,
     missed_audits: [
-      { audit: id, reason: "expired" },
+      { audit: id, reason: "answered" },
       { audit: "nope", reason: "unknown" },
     ],
   });

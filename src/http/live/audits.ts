@@ -8,7 +8,8 @@
  * Pending audits live in bounded memory: at most `MAX_PENDING_AUDITS`
  * (the oldest is dropped first when full), each for `AUDIT_TTL_MS` at
  * most. An id is answered once; an unknown, expired or already answered id
- * is reported, never counted.
+ * is reported, never counted (the last ids answered, as many as may wait, are
+ * remembered so that a repeat is told from an expiry).
  *
  * @module
  */
@@ -58,7 +59,7 @@ export interface PendingAudit {
 }
 
 /** Why an audit id could not be used. */
-export type AuditMiss = "unknown" | "expired" | "other_question";
+export type AuditMiss = "unknown" | "expired" | "answered" | "other_question";
 
 /** Options of `PendingAudits`. */
 export interface PendingAuditsOptions {
@@ -89,6 +90,8 @@ export interface PendingAuditsOptions {
  */
 export class PendingAudits {
   readonly #entries = new Map<string, PendingAudit>();
+  /** Ids answered lately, oldest first (as many as audits may wait), to tell a repeat from an expiry. */
+  readonly #answered = new Set<string>();
   readonly #capacity: number;
   readonly #ttlMs: number;
   readonly #now: () => number;
@@ -151,12 +154,19 @@ export class PendingAudits {
   take(id: string, question: string): PendingAudit | AuditMiss {
     const now = this.#now();
     const found = this.#entries.get(id);
-    if (found === undefined) return this.#known(id) ? "expired" : "unknown";
+    if (found === undefined) {
+      if (this.#answered.has(id)) return "answered";
+      return this.#known(id) ? "expired" : "unknown";
+    }
     if (found.question !== question) return "other_question";
     this.#entries.delete(id);
     if (now - found.at > this.#ttlMs) {
       this.#dropped++;
       return "expired";
+    }
+    this.#answered.add(id);
+    if (this.#answered.size > this.#capacity) {
+      this.#answered.delete(this.#answered.values().next().value!);
     }
     return found;
   }

@@ -48,7 +48,7 @@ export interface FeedbackItem {
 /** An audit id that could not be used, and why. */
 export interface MissedAudit {
   audit: string;
-  /** `unknown` (never given), `expired` (dropped or already answered), `other_question` (given for another question). */
+  /** `unknown` (never given), `expired` (dropped unanswered, or answered long ago), `answered` (answered already), `other_question` (given for another question). */
   reason: AuditMiss;
 }
 

@@ -78,11 +78,13 @@ export const LIVE_SCHEMAS = {
           required: ["audit", "reason"],
           properties: {
             audit: { type: "string" },
-            reason: { enum: ["unknown", "expired", "other_question"] },
+            reason: {
+              enum: ["unknown", "expired", "answered", "other_question"],
+            },
           },
         },
         description:
-          "Audit ids that were not counted: never given, expired or already answered, or given for another question.",
+          "Audit ids that were not counted: unknown (never given), expired (dropped unanswered, or answered long ago), answered (answered already: each id counts once) or other_question (given for another question).",
       },
     },
   },
