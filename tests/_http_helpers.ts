@@ -206,6 +206,8 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
 export interface RawResponse {
   status: number;
   headers: Map<string, string>;
+  /** The header lines as sent (a repeated header shows twice here). */
+  headerLines: string[];
   body: string;
 }
 
@@ -340,7 +342,12 @@ export class RawClient {
       body = this.#buf;
       this.#buf = new Uint8Array(0);
     }
-    return { status, headers, body: decoder.decode(body) };
+    return {
+      status,
+      headers,
+      headerLines: head.slice(1),
+      body: decoder.decode(body),
+    };
   }
 
   #indexOfCrlf(): number {

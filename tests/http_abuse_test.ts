@@ -143,6 +143,11 @@ Deno.test("serve answers 408 to a client trickling its body, and keeps serving o
       assert.deepEqual(events, ["other client served", "slow client answered"]);
       assert.equal(res.status, 408);
       assert.equal(res.headers.get("connection"), "close");
+      // Deno.serve says so itself for a body left unread: once, not twice.
+      assert.deepEqual(
+        res.headerLines.filter((l) => /^connection:/i.test(l)),
+        ["connection: close"],
+      );
       assert.match(
         JSON.parse(res.body).error,
         /body did not arrive within 1500 ms/,

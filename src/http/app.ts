@@ -52,7 +52,7 @@ const KEPT_WRITER_BYTES = 1_048_576;
 
 /** Limits the app puts on every request. */
 export interface RequestLimits {
-  /** Most milliseconds a request body may take to arrive; later gets 408 and `Connection: close`. */
+  /** Most milliseconds a request body may take to arrive; later gets 408 (and `Deno.serve` closes the connection). */
   bodyTimeoutMs: number;
   /** Most requests being answered at once (bodies still arriving included); more get 503. Ignored when `gate` is given. */
   maxInFlight: number;

@@ -5,8 +5,8 @@
  * byte of the body is read, and a body with one is read in a single call;
  * a body without a length (chunked) is read chunk by chunk until it passes
  * the limit, then refused the same way, without reading the rest. A body
- * that has not arrived whole within the deadline gets 408 with
- * `Connection: close`; one that cannot be read (the client went away
+ * that has not arrived whole within the deadline gets 408 (`Deno.serve`
+ * adds `Connection: close`, the body being unread); one that cannot be read (the client went away
  * mid-body) gets 400. Deno's HTTP server itself answers 400 and closes
  * the connection for a negative, non-numeric or repeated `Content-Length`
  * before this code runs (the framing of the connection is lost); the check
@@ -30,7 +30,7 @@ const decoder = new TextDecoder();
  * Reads the body of `request` as text. Throws `HTTPException` 413 for a
  * body over `limit` bytes (before reading any of it when the length is
  * declared), 400 for a malformed `Content-Length` or a body that could not
- * be read, 408 (with `Connection: close`) when the body has not arrived
+ * be read, 408 when the body has not arrived
  * within the time `deadlines` allows.
  *
  * @example
@@ -206,11 +206,14 @@ export function tooLarge(limit: number = MAX_BODY_BYTES): HTTPException {
   });
 }
 
-/** The 408 for a body that took longer than `ms`; the connection is to close. */
+/**
+ * The 408 for a body that took longer than `ms`. It sets no `Connection`
+ * header: `Deno.serve` sends `connection: close` itself for a reply whose
+ * request body was left unread (setting it here sent it twice).
+ */
 export function tooSlow(ms: number): HTTPException {
   return new HTTPException(408, {
     message: `The request body did not arrive within ${ms} ms`,
-    res: new Response(null, { headers: { connection: "close" } }),
   });
 }
 
