@@ -193,6 +193,13 @@ Deno.test("/v1/feedback refuses bad bodies with 400 and counts nothing", async (
     assert.equal(typeof json.error, "string");
     assert.ok(!(json.error as string).includes("\n"));
   }
+  const item = { question: "topic", state: CLEAR, answer: "billing" };
+  const many = await post(a, "/v1/feedback", Array(1001).fill(item));
+  assert.equal(many.status, 400);
+  assert.match(
+    many.json.error as string,
+    /^The array holds 1001 items; one request may carry at most 1000 \(send the rest in further requests\)/,
+  );
   // The id of the refused array was not used up.
   const { json } = await post(a, "/v1/feedback", {
     question: "topic",

@@ -70,7 +70,11 @@ export interface FeedbackReply {
 export function parseFeedback(body: unknown, table: Table): FeedbackItem[] {
   const shape = FEEDBACK_BODY;
   if (Array.isArray(body)) {
-    shape.atMost(body.length, MAX_FEEDBACK_ITEMS, "the array");
+    if (body.length > MAX_FEEDBACK_ITEMS) {
+      throw shape.fail(
+        `The array holds ${body.length} items; one request may carry at most ${MAX_FEEDBACK_ITEMS} (send the rest in further requests)`,
+      );
+    }
     if (body.length === 0) throw shape.fail("The array is empty");
     return body.map((item, i) => parseItem(item, table, `[${i}].`));
   }
