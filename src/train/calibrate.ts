@@ -214,7 +214,9 @@ export function uncalibratedAdvice(
     );
     if (nearest.p <= delta) {
       parts.push(
-        `a borderline case: its ${nearest.answers} most confident answers (${nearest.wrong} disagreements) would have passed with the whole test on them, but where the test looks is fixed before calibration (retrying other seeds until one passes would void the bound)`,
+        `a borderline case: its ${nearest.answers} most confident answers (${nearest.wrong} ${
+          nearest.wrong === 1 ? "disagreement" : "disagreements"
+        }) would have passed with the whole test on them, but where the test looks is fixed before calibration (retrying other seeds until one passes would void the bound)`,
       );
     }
   }
