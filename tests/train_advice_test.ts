@@ -116,3 +116,22 @@ Deno.test("advice counts answers of one unit together, as the test does", () => 
   );
   assert.match(advice, /counted as about 140 independent ones/);
 });
+
+Deno.test("advice names the out-of-scope rule when it leaves too few answers to pass", () => {
+  // 60 answers, enough in all, but two withheld by the rule (energy far out).
+  const answers = scored(60, () => false);
+  answers.energies = Float32Array.from(
+    { length: 60 },
+    (_, i) => i < 2 ? -50 : i,
+  );
+  const advice = uncalibratedAdvice(
+    answers,
+    NO_VALIDATION,
+    { ...TARGETS, scopeP: 0.05 },
+    plan(60, 30, 60),
+  );
+  assert.match(
+    advice,
+    /^only 5[78] of its 60 calibration answers can be certified \(the out-of-scope rule withholds the rest\) and a pass needs at least 59/,
+  );
+});

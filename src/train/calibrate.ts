@@ -159,11 +159,16 @@ export function uncalibratedAdvice(
         traces(needed - n)
       } more traces answering it)`,
     );
-  } else if (lowest === null || lowest.wrong / lowest.answers >= alpha) {
-    const shown = lowest ?? tops.all;
+  } else if (lowest === null) {
     parts.push(
-      `even its ${shown.answers} most confident calibration answers disagree with the model ${
-        (100 * shown.wrong / Math.max(1, shown.answers)).toFixed(1)
+      `only ${tops.all.answers} of its ${n} calibration answers can be certified (the out-of-scope rule withholds the rest) and a pass needs at least ${needed} (about ${
+        traces(needed - tops.all.answers)
+      } more traces answering it)`,
+    );
+  } else if (lowest.wrong / lowest.answers >= alpha) {
+    parts.push(
+      `even its ${lowest.answers} most confident calibration answers disagree with the model ${
+        (100 * lowest.wrong / lowest.answers).toFixed(1)
       }% of the time, at least alpha (${alpha}): more traces of the same kind would not help`,
     );
   } else {
