@@ -22,12 +22,12 @@
 
 import { parseArgs } from "node:util";
 import { readTraces } from "../src/traces/mod.ts";
-import type { TraceSet } from "../src/traces/types.ts";
 import { inScopeConfidences } from "../src/train/calibrate.ts";
 import { fallbackTest } from "../src/train/certify.ts";
-import { seededRandom, shuffle } from "../src/train/split.ts";
+import { seededRandom } from "../src/train/split.ts";
 import { binomialTail } from "../src/train/stats.ts";
 import { DEFAULT_TRAIN_OPTIONS, train } from "../src/train/trainer.ts";
+import { smallSubset } from "./small_subsets.ts";
 
 const DATA = new URL("../../shared/data/", import.meta.url).pathname;
 const { values } = parseArgs({
@@ -62,19 +62,6 @@ interface Calibration {
   independent: boolean;
 }
 
-function subset(t: TraceSet, indices: readonly number[]): TraceSet {
-  return {
-    texts: indices.map((i) => t.texts[i]!),
-    questions: t.questions.map((q) => ({
-      ...q,
-      labels: Int32Array.from(indices, (i) => q.labels[i]!),
-    })),
-    times: null,
-    groups: null,
-    groupNames: [],
-  };
-}
-
 console.log(
   `== Certification of BANKING77 at ${
     size.toLocaleString("en-US")
@@ -82,12 +69,7 @@ console.log(
 );
 const runs: Calibration[] = [];
 for (let seed = 1; seed <= seeds; seed++) {
-  const n = Math.min(size, all.texts.length);
-  const order = shuffle(
-    all.texts.map((_, i) => i),
-    seededRandom(seed * 7919 + n),
-  );
-  train(subset(all, order.slice(0, n)), {
+  train(smallSubset(all, size, seed), {
     ...DEFAULT_TRAIN_OPTIONS,
     seed,
     onCalibration: (_, scored, outcome) => {
@@ -118,11 +100,12 @@ for (let seed = 1; seed <= seeds; seed++) {
   });
 }
 const failed = runs.filter((r) => !r.calibrated).map((r) => r.seed);
-const failedFirstTen = failed.filter((s) => s <= 10).length;
+const firstTen = Math.min(10, seeds);
+const failedFirstTen = failed.filter((s) => s <= firstTen).length;
 console.log(
   `today's plan: uncalibrated in ${failed.length}/${runs.length} seeds (${
     failed.join(", ") || "none"
-  }); seeds 1-10: ${failedFirstTen}/10`,
+  }); seeds 1-${firstTen}: ${failedFirstTen}/${firstTen}`,
 );
 console.log(
   `near-duplicates counted as independent (reference only): uncalibrated in ${

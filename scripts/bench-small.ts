@@ -17,8 +17,8 @@ import { evaluate } from "../src/cli/eval.ts";
 import { readTraces } from "../src/traces/mod.ts";
 import type { TraceSet } from "../src/traces/types.ts";
 import { percent as pct } from "../src/train/meter.ts";
-import { seededRandom, shuffle } from "../src/train/split.ts";
 import { DEFAULT_TRAIN_OPTIONS, train } from "../src/train/trainer.ts";
+import { smallSubset } from "./small_subsets.ts";
 
 const DATA = new URL("../../shared/data/", import.meta.url).pathname;
 const { values } = parseArgs({
@@ -33,20 +33,6 @@ try {
     `skipped: no data at ${DATA} (the benchmark reads ../shared/data)`,
   );
   Deno.exit(0);
-}
-
-/** The traces at `indices`. */
-function subset(t: TraceSet, indices: readonly number[]): TraceSet {
-  return {
-    texts: indices.map((i) => t.texts[i]!),
-    questions: t.questions.map((q) => ({
-      ...q,
-      labels: Int32Array.from(indices, (i) => q.labels[i]!),
-    })),
-    times: null,
-    groups: null,
-    groupNames: [],
-  };
 }
 
 /** NLU++ banking folds as one yes/no question. */
@@ -102,13 +88,9 @@ for (const set of sets) {
     let uncalibrated = 0;
     let refused = 0;
     for (let seed = 1; seed <= seeds; seed++) {
-      const order = shuffle(
-        set.train.texts.map((_, i) => i),
-        seededRandom(seed * 7919 + n),
-      );
       let r;
       try {
-        r = train(subset(set.train, order.slice(0, n)), {
+        r = train(smallSubset(set.train, n, seed), {
           ...DEFAULT_TRAIN_OPTIONS,
           seed,
         });

@@ -259,8 +259,6 @@ interface TopSet {
   wrong: number;
   /** Kish's effective number of the answers, by unit. */
   effective: number;
-  /** The binomial test's p-value at alpha on the effective counts (set by `nearest`). */
-  p: number;
 }
 
 /**
@@ -286,9 +284,9 @@ function topSets(confidences: Float64Array, scored: ScoredAnswers) {
       squares += 2 * before + 1;
       effective = (answers * answers) / squares;
     }
-    sets.push({ answers, wrong, effective, p: 1 });
+    sets.push({ answers, wrong, effective });
   });
-  const none: TopSet = { answers: 0, wrong: 0, effective: 0, p: 1 };
+  const none: TopSet = { answers: 0, wrong: 0, effective: 0 };
   return {
     /** Every answer the test can certify. */
     all: sets[sets.length - 1] ?? none,
@@ -298,16 +296,16 @@ function topSets(confidences: Float64Array, scored: ScoredAnswers) {
       while (count < order.length && confidences[order[count]!]! >= t) count++;
       return count === 0 ? none : sets[count - 1]!;
     },
-    /** The top set nearest to passing with all of the test on it. */
-    nearest(alpha: number): TopSet {
-      let best = none;
+    /** The top set nearest to passing with all of the test on it, and its p-value there. */
+    nearest(alpha: number): TopSet & { p: number } {
+      let best = { ...none, p: 1 };
       for (const s of sets) {
-        s.p = binomialTail(
+        const p = binomialTail(
           (s.wrong * s.effective) / s.answers,
           s.effective,
           alpha,
         );
-        if (s.p < best.p) best = s;
+        if (p < best.p) best = { ...s, p };
       }
       return best;
     },

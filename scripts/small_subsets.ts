@@ -1,0 +1,33 @@
+/**
+ * The random subsets of a trace set that `bench-small.ts` and
+ * `bench-plan.ts` train on: the same seed and size give the same traces in
+ * both, so their figures describe the same runs.
+ *
+ * @module
+ */
+
+import type { TraceSet } from "../src/traces/types.ts";
+import { seededRandom, shuffle } from "../src/train/split.ts";
+
+/** `size` traces of `traces` (all when it has fewer), drawn at random for `seed`. */
+export function smallSubset(
+  traces: TraceSet,
+  size: number,
+  seed: number,
+): TraceSet {
+  const n = Math.min(size, traces.texts.length);
+  const indices = shuffle(
+    traces.texts.map((_, i) => i),
+    seededRandom(seed * 7919 + n),
+  ).slice(0, n);
+  return {
+    texts: indices.map((i) => traces.texts[i]!),
+    questions: traces.questions.map((q) => ({
+      ...q,
+      labels: Int32Array.from(indices, (i) => q.labels[i]!),
+    })),
+    times: null,
+    groups: null,
+    groupNames: [],
+  };
+}
