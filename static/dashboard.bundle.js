@@ -108,14 +108,15 @@
       maximumFractionDigits: digits
     }).format(x);
   }
+  var clockFormat = new Intl.DateTimeFormat(void 0, {
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit"
+  });
   function fmtClock(iso) {
     const d = new Date(iso);
     if (Number.isNaN(d.getTime())) return "\u2014";
-    return d.toLocaleTimeString(void 0, {
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit"
-    });
+    return clockFormat.format(d);
   }
   function fmtAgo(iso, now = Date.now()) {
     const t = new Date(iso).getTime();

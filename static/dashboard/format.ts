@@ -99,15 +99,19 @@ export function fmtMoney(x: number | null | undefined): string {
   }).format(x);
 }
 
+// One formatter for every time of day: toLocaleTimeString() builds a new
+// one per call, which was the page's costliest work per refresh.
+const clockFormat = new Intl.DateTimeFormat(undefined, {
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+});
+
 /** The time of day of an ISO timestamp, to the second; "—" when unparseable. */
 export function fmtClock(iso: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return "—";
-  return d.toLocaleTimeString(undefined, {
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  });
+  return clockFormat.format(d);
 }
 
 /** How long ago an ISO timestamp was, from `now` (ms): "just now", "40 s ago", "3 min ago". */
