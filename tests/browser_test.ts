@@ -162,6 +162,31 @@ async function stats(
   return await res.json();
 }
 
+/**
+ * A page script counting the pixels of the latency chart's canvas drawn in
+ * the p50 and in the p99 colour (the stylesheet's `--p50` and `--p99`).
+ */
+const INKED_PIXELS = `(() => {
+  const style = getComputedStyle(document.documentElement);
+  const rgb = (name) => {
+    const hex = style.getPropertyValue(name).trim();
+    return [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  };
+  const canvas = document.querySelector("#latency-chart canvas");
+  const px = canvas.getContext("2d")
+    .getImageData(0, 0, canvas.width, canvas.height).data;
+  const count = ([r, g, b]) => {
+    let n = 0;
+    for (let i = 0; i < px.length; i += 4) {
+      const d = Math.abs(px[i] - r) + Math.abs(px[i + 1] - g) +
+        Math.abs(px[i + 2] - b);
+      if (px[i + 3] > 200 && d < 60) n++;
+    }
+    return n;
+  };
+  return { p50: count(rgb("--p50")), p99: count(rgb("--p99")) };
+})()`;
+
 /** Waits until the dashboard's decisions figure reaches `n`. */
 async function waitForAnswersShown(page: Page, n: number): Promise<void> {
   await page.waitForFunction(
@@ -265,16 +290,20 @@ Deno.test({
             "",
           /threshold \d\.\d{3} \(bundle's\), \d+ audits?, \d+ disagreed/,
         );
-        // The latency chart has drawn its lines.
-        // "attached", not "visible": a flat p50 line (the histogram's
-        // percentiles repeat) has an empty bounding box yet is drawn.
-        await page.waitForSelector("#latency-chart path.series.p50", {
-          state: "attached",
-        });
-        assert.match(
-          await page.getAttribute("#latency-chart path.series.p50", "d") ?? "",
-          /^M[\d.]+,[\d.]+L/,
+        // The latency chart (uPlot, on a canvas) has drawn both lines, and
+        // its label names the latest values; the rate's sparkline is drawn.
+        await page.waitForSelector("#latency-chart canvas");
+        const inked = await page.evaluate<{ p50: number; p99: number }>(
+          INKED_PIXELS,
         );
+        assert.ok(inked.p50 > 10, `p50 line pixels: ${inked.p50}`);
+        assert.ok(inked.p99 > 10, `p99 line pixels: ${inked.p99}`);
+        assert.match(
+          await page.getAttribute("#latency-chart", "aria-label") ?? "",
+          /p50 [\d.]+ (µs|ms), p99 [\d.]+ (µs|ms) at the latest sample/,
+        );
+        assert.equal(await page.isVisible("#latency-chart .empty"), false);
+        assert.equal(await page.locator("#rate-spark canvas").count(), 1);
         // Everything the page loads comes from the server itself: no CDN.
         const foreign = browser!.requests.filter((url) =>
           !url.startsWith(`${base}/`) && !url.startsWith("data:")

@@ -1,0 +1,73 @@
+/**
+ * The "Live certificate" card: per question, why its threshold is what it
+ * is, in the server's words, and the audits waiting for an answer.
+ *
+ * @module
+ */
+
+import { byId, h } from "../dom.ts";
+import { fmtDurationShort, fmtInt, fmtPct } from "../format.ts";
+import type { Stats } from "../stats.ts";
+import { stateBadge } from "./badge.ts";
+
+/** The badge of each reason a threshold is in force. */
+const LIVE_BADGES: Record<string, ["quiet" | "alarmed", string]> = {
+  bundle: ["quiet", "● bundle's threshold"],
+  live_lower: ["quiet", "▼ lowered by audits"],
+  live_stricter: ["alarmed", "▲ raised by audits"],
+  withdrawn: ["alarmed", "■ withdrawn"],
+  uncalibrated: ["quiet", "○ uncalibrated"],
+};
+
+/** Fills the card from `st`. */
+export function renderLive(st: Stats): void {
+  const live = st.live;
+  const box = byId("live");
+  if (!live) {
+    box.replaceChildren(
+      h("p", { class: "empty" }, "This server has no live certificate."),
+    );
+    return;
+  }
+  if (!live.enabled) {
+    box.replaceChildren(
+      h(
+        "p",
+        { class: "empty" },
+        "Off: no certified answer is audited (serve --audit-rate 0).",
+      ),
+    );
+    return;
+  }
+  const list = h("ul", { class: "rows cols" });
+  for (const [name, q] of Object.entries(live.questions ?? {})) {
+    const [kind, label] = LIVE_BADGES[q.reason] ?? ["quiet", q.reason];
+    list.append(
+      h(
+        "li",
+        { "data-live": name, "data-reason": q.reason },
+        h(
+          "div",
+          { class: "row-head" },
+          h("span", { class: "name" }, name),
+          stateBadge(kind, label),
+        ),
+        h("p", { class: "row-note" }, q.summary),
+      ),
+    );
+  }
+  box.replaceChildren(
+    list,
+    h(
+      "p",
+      { class: "muted small" },
+      `Audits ${fmtPct(live.audit_rate)} of certified answers · ${
+        fmtInt(live.pending_audits)
+      } waiting for the model's answer (at most ${
+        fmtInt(live.pending_capacity)
+      }, for ${fmtDurationShort(live.audit_ttl_s)}) · ${
+        fmtInt(live.audits_dropped)
+      } dropped unanswered.`,
+    ),
+  );
+}

@@ -1,0 +1,157 @@
+/**
+ * Figures in words: every number the page shows goes through one of these,
+ * so a missing or undefined figure reads "—" everywhere, never 0 or NaN.
+ *
+ * @module
+ */
+
+const intFormat = new Intl.NumberFormat(undefined, {
+  maximumFractionDigits: 0,
+});
+
+const SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹";
+
+/** Whether `x` is a finite number. */
+export function isNum(x: unknown): x is number {
+  return typeof x === "number" && Number.isFinite(x);
+}
+
+/** A whole number with the reader's thousands separator; "—" when absent. */
+export function fmtInt(n: number | null | undefined): string {
+  return isNum(n) ? intFormat.format(n) : "—";
+}
+
+/** A share as a percentage: "87.3%", "<0.1%", ">99.9%"; "—" when absent. */
+export function fmtPct(x: number | null | undefined, digits = 1): string {
+  if (!isNum(x)) return "—";
+  const p = x * 100;
+  if (p > 0 && p < 0.1) return "<0.1%";
+  if (p < 100 && p > 99.95) return ">99.9%";
+  return `${p.toFixed(digits)}%`;
+}
+
+/** A positive number that may be astronomically large: "3.58", "412", "1.3 × 10³⁵". */
+export function fmtEvidence(x: number | null | undefined): string {
+  if (x === Infinity) return "∞";
+  if (!isNum(x)) return "—";
+  if (x < 10) return x.toFixed(2);
+  if (x < 1e5) return intFormat.format(x);
+  const exp = Math.floor(Math.log10(x));
+  const mantissa = x / 10 ** exp;
+  const sup = [...String(exp)].map((d) => SUPERSCRIPT[Number(d)]).join("");
+  return `${mantissa.toFixed(1)} × 10${sup}`;
+}
+
+/** A duration in microseconds, in the unit that reads best: "8.5 µs", "412 µs", "1.25 ms". */
+export function fmtLatency(us: number | null | undefined): string {
+  if (!isNum(us)) return "—";
+  if (us === 0) return "0";
+  if (us < 10) return `${us.toFixed(1)} µs`;
+  if (us < 1000) return `${Math.round(us)} µs`;
+  if (us < 1e6) return `${(us / 1000).toFixed(us < 1e4 ? 2 : 1)} ms`;
+  return `${(us / 1e6).toFixed(2)} s`;
+}
+
+/** A latency for an axis tick: as `fmtLatency`, without trailing zeros ("1 ms", "2.5 ms"). */
+export function fmtLatencyTick(us: number): string {
+  return fmtLatency(us).replace(/\.0+ /, " ").replace(/(\.\d*?)0+ /, "$1 ");
+}
+
+/** Requests per second: "0", "3.25", "41.5", "1,204"; "—" when absent. */
+export function fmtRate(r: number | null | undefined): string {
+  if (!isNum(r)) return "—";
+  if (r === 0) return "0";
+  if (r < 10) return r.toFixed(2);
+  if (r < 100) return r.toFixed(1);
+  return intFormat.format(r);
+}
+
+/** A duration in seconds, in two units: "12 s", "4 min 10 s", "3 h 5 min", "2.5 days". */
+export function fmtDuration(sec: number | null | undefined): string {
+  if (!isNum(sec)) return "—";
+  if (sec < 1) return `${Math.round(sec * 1000)} ms`;
+  if (sec < 60) return `${sec.toFixed(sec < 10 ? 1 : 0)} s`;
+  const m = Math.floor(sec / 60);
+  if (m < 60) return `${m} min ${Math.floor(sec % 60)} s`;
+  const hours = Math.floor(m / 60);
+  if (hours < 48) return `${hours} h ${m % 60} min`;
+  return `${(sec / 86400).toFixed(1)} days`;
+}
+
+/** A duration in one short unit, for big figures: "81 s", "21.5 min", "3.2 h". */
+export function fmtDurationShort(sec: number | null | undefined): string {
+  if (!isNum(sec)) return "—";
+  if (sec === 0) return "0 s";
+  if (sec < 1) return `${Math.round(sec * 1000)} ms`;
+  if (sec < 100) return `${sec.toFixed(sec < 10 ? 1 : 0)} s`;
+  if (sec < 6000) return `${(sec / 60).toFixed(1)} min`;
+  if (sec < 172800) return `${(sec / 3600).toFixed(1)} h`;
+  return `${(sec / 86400).toFixed(1)} days`;
+}
+
+/** An amount of money with no currency sign: "0.00", "12.40", "0.0020". */
+export function fmtMoney(x: number | null | undefined): string {
+  if (!isNum(x)) return "—";
+  const digits = x !== 0 && Math.abs(x) < 1 ? 4 : 2;
+  return new Intl.NumberFormat(undefined, {
+    minimumFractionDigits: Math.min(2, digits),
+    maximumFractionDigits: digits,
+  }).format(x);
+}
+
+// One formatter for every time of day: toLocaleTimeString() builds a new
+// one per call, which was the page's costliest work per refresh.
+const clockFormat = new Intl.DateTimeFormat(undefined, {
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+});
+
+/** The time of day of an ISO timestamp, to the second; "—" when unparseable. */
+export function fmtClock(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "—";
+  return clockFormat.format(d);
+}
+
+/** How long ago an ISO timestamp was, from `now` (ms): "just now", "40 s ago", "3 min ago". */
+export function fmtAgo(iso: string, now: number = Date.now()): string {
+  const t = new Date(iso).getTime();
+  if (Number.isNaN(t)) return "";
+  const sec = Math.max(0, (now - t) / 1000);
+  if (sec < 5) return "just now";
+  if (sec < 60) return `${Math.round(sec)} s ago`;
+  return `${fmtDuration(sec).replace(/ \d+ s$/, "")} ago`;
+}
+
+/** A time offset on a chart's axis, in seconds before the latest sample: "now", "−40 s", "−3 min". */
+export function fmtSecondsAgo(sec: number): string {
+  const ago = Math.round(Math.abs(sec));
+  if (ago === 0) return "now";
+  if (ago < 120) return `−${ago} s`;
+  return `−${Math.round(ago / 60)} min`;
+}
+
+/** An answer: "yes" and "no" for booleans, "—" when there is none. */
+export function fmtAnswer(a: string | boolean | null | undefined): string {
+  if (a === true) return "yes";
+  if (a === false) return "no";
+  if (a === null || a === undefined || a === "") return "—";
+  return String(a);
+}
+
+/** A confidence as a percentage with one decimal. */
+export function fmtConfidence(c: number | null | undefined): string {
+  return isNum(c) ? fmtPct(c, 1) : "—";
+}
+
+/** A certified radius: the number of inserted words that could flip the answer, "∞" for null (none can). */
+export function fmtRadius(r: number | null | undefined): string {
+  if (r === null) return "∞";
+  return isNum(r) ? String(r) : "—";
+}
+
+/** "1 request", "3 requests": `n` with its noun, plural unless 1. */
+export function plural(n: number | null | undefined, noun: string): string {
+  return `${fmtInt(n)} ${noun}${n === 1 ? "" : "s"}`;
+}

@@ -1,0 +1,125 @@
+/**
+ * The parts of the `GET /v1/stats` and `POST /v1/playground` replies the
+ * page reads, typed as the server sends them. Sections a server of an
+ * earlier release may not send are optional.
+ *
+ * @module
+ */
+
+/** Percentiles of server time per decision request, in microseconds. */
+export interface LatencySummary {
+  count: number;
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  max: number | null;
+}
+
+/** A question of the bundle. */
+export interface QuestionSummary {
+  name: string;
+  kind: string;
+  options: string[];
+  threshold: number | null;
+  alpha: number | null;
+}
+
+/** One question's answers since the server started. */
+export interface QuestionCounts {
+  answers: number;
+  certified: number;
+  share_answered: number | null;
+  flags?: Record<string, number>;
+}
+
+/** One question's drift guard. */
+export interface DriftSummary {
+  status: "quiet" | "alarmed";
+  observed: number;
+  alarmed_at: number | null;
+  since: string | null;
+  evidence: number;
+  alarm_level: number;
+  alarms: number;
+  clears: number;
+}
+
+/** One question's live certificate. */
+export interface LiveQuestion {
+  reason: string;
+  summary: string;
+}
+
+/** The live certificate: audits of certified answers. */
+export interface LiveSummary {
+  enabled: boolean;
+  audit_rate: number;
+  pending_audits: number;
+  pending_capacity: number;
+  audit_ttl_s: number;
+  audits_dropped: number;
+  questions: Record<string, LiveQuestion>;
+}
+
+/** One recent decision. */
+export interface RecentDecision {
+  at: string;
+  route: string;
+  question: string;
+  answer: string | boolean | null;
+  confidence: number;
+  certified: boolean;
+  flag: string | null;
+  radius: number | null;
+  text?: string;
+}
+
+/** The statistics document. */
+export interface Stats {
+  started_at: string;
+  uptime_s: number;
+  bundle: {
+    path: string;
+    load_ms?: number | null;
+    questions: QuestionSummary[];
+  };
+  keep_text: boolean;
+  counts: {
+    requests: number;
+    answers: number;
+    certified: number;
+    deferred: number;
+    errors: number;
+    playground: number;
+  };
+  share_answered: number | null;
+  per_question: Record<string, QuestionCounts>;
+  deferral_reasons: Record<string, number>;
+  latency_us: LatencySummary;
+  latency_us_recent?: LatencySummary;
+  rate: { requests_per_s: number };
+  savings: {
+    llm_latency_ms: number | null;
+    cost_per_call: number | null;
+    calls_saved: number;
+    time_saved_s: number | null;
+    money_saved: number | null;
+  };
+  drift: Record<string, DriftSummary>;
+  live?: LiveSummary;
+  recent: RecentDecision[];
+}
+
+/** The playground's answer for one text. */
+export interface PlaygroundReply {
+  question: string;
+  answer: string | boolean | null;
+  confidence: number;
+  threshold: number | null;
+  alpha: number | null;
+  certified: boolean;
+  flag: string | null;
+  reason: string;
+  radius: number | null;
+  top: { option: string; probability: number }[];
+}
