@@ -385,7 +385,12 @@ Deno.test("LiveController remembers at most RECENT_ANSWERS uncertified answers, 
     const answers = assessRequest(
       table,
       prepareText(table, text),
-      { text, asks: [{ name: "topic" }], exposed: false, model: null },
+      {
+        text,
+        asks: [{ name: "topic", options: undefined, type: undefined }],
+        exposed: false,
+        model: null,
+      },
       QUIET_GUARD,
     );
     live.recordDecisions(table, answers, text);

@@ -9,6 +9,7 @@
  */
 
 import { type Assessment, topOptions } from "../engine/answer.ts";
+import { answerOf } from "../engine/verdict.ts";
 import type { DriftState } from "../engine/drift.ts";
 import { reasonInWords } from "../engine/reason.ts";
 import type { Table } from "../engine/table.ts";
@@ -81,7 +82,7 @@ export function playgroundResponse(
   const { answer } = a;
   return {
     question: a.question,
-    answer: answer.choice ?? answer.answer ?? null,
+    answer: answerOf(answer),
     confidence: answer.confidence,
     threshold: a.threshold,
     alpha: a.alpha,

@@ -14,18 +14,13 @@ import { HTTPException } from "hono/http-exception";
 import { prepareText } from "../engine/answer.ts";
 import type { DriftMonitor } from "../engine/drift.ts";
 import type { Table } from "../engine/table.ts";
-import type { Assessment } from "../engine/verdict.ts";
 import { dashboardHtml as defaultDashboard } from "../../static/mod.ts";
-import { ALT_BODY, parseAltDecisions, writeAltReply } from "./altdecisions.ts";
+import { ALT_SHAPE } from "./altdecisions.ts";
 import { type TokenCheck, tokenCheck } from "./auth.ts";
 import { parseJsonBody } from "./body.ts";
-import { DECIDE_BODY, parseDecide, writeDecideReply } from "./decide.ts";
-import { assessRequest, type DecisionRequest } from "./decision_request.ts";
-import {
-  DECISIONS_BODY,
-  parseDecisions,
-  writeDecisionsReply,
-} from "./decisions.ts";
+import { DECIDE_SHAPE } from "./decide.ts";
+import { assessRequest, type DecisionShape } from "./decision_request.ts";
+import { DECISIONS_SHAPE } from "./decisions.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import { LiveController, type LiveOptions } from "./live/controller.ts";
 import { type ServedTable, serveTable } from "./served.ts";
@@ -94,36 +89,6 @@ export const ROUTE_LABELS: readonly string[] = [
 export const HEALTH = "/v1/health";
 /** Paths a person opens in a browser: a 401 there brings up the login prompt. */
 const BROWSER_PATHS = new Set(["/", "/v1/stats", "/metrics"]);
-
-/** How each decision route reads and writes its shape. */
-interface DecisionShape {
-  needed: string;
-  parse: (body: unknown) => DecisionRequest;
-  write: (
-    w: JsonWriter,
-    served: ServedTable,
-    request: DecisionRequest,
-    answers: readonly Assessment[],
-    latencyUs: number,
-    audits: readonly (string | undefined)[] | undefined,
-  ) => void;
-}
-
-const DECIDE_SHAPE: DecisionShape = {
-  needed: DECIDE_BODY.needed,
-  parse: parseDecide,
-  write: writeDecideReply,
-};
-const DECISIONS_SHAPE: DecisionShape = {
-  needed: DECISIONS_BODY.needed,
-  parse: parseDecisions,
-  write: writeDecisionsReply,
-};
-const ALT_SHAPE: DecisionShape = {
-  needed: ALT_BODY.needed,
-  parse: parseAltDecisions,
-  write: writeAltReply,
-};
 
 /**
  * The shape of a decision route. A comparison, not a lookup by the route

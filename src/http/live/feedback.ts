@@ -19,8 +19,8 @@
 import { HTTPException } from "hono/http-exception";
 import { assess, prepareText } from "../../engine/answer.ts";
 import type { QuestionTable, Table } from "../../engine/table.ts";
+import { answerOf } from "../../engine/verdict.ts";
 import type { ServedTable } from "../served.ts";
-import { textOf } from "../decide.ts";
 import { BodyShape, describe, isObject, setKey } from "../fields.ts";
 import type { AuditMiss } from "./audits.ts";
 import { isEligible, type LiveController } from "./controller.ts";
@@ -109,17 +109,11 @@ function parseItem(item: unknown, table: Table, at: string): FeedbackItem {
       }`,
     );
   }
-  const state = item.state;
-  if (state === undefined) throw shape.fail(`"${at}state" is missing`);
-  if (typeof state !== "string" && !isObject(state)) {
-    throw shape.fail(
-      `"${at}state" must be a string or a JSON object, got ${describe(state)}`,
-    );
-  }
+  const text = shape.state(item.state, `${at}state`);
   if (item.answer === undefined) throw shape.fail(`"${at}answer" is missing`);
   const answer = checkAnswer(item.answer, q, `${at}answer`);
   const audit = shape.optionalString(item.audit, `${at}audit`);
-  return { question, text: textOf(state, shape), answer, audit };
+  return { question, text, answer, audit };
 }
 
 function checkAnswer(
@@ -226,9 +220,7 @@ export function countFeedback(
       reply.traces_only++;
       continue;
     }
-    const given = a.answer.kind === "choice"
-      ? a.answer.choice
-      : a.answer.answer;
+    const given = answerOf(a.answer);
     live.certificates(table)[a.slot]!.recordFeedback(
       a.fullConfidence,
       given !== item.answer,

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Assessment } from "../../engine/verdict.ts";
+import { answerOf, type Assessment } from "../../engine/verdict.ts";
 
 /** The routes that answer decisions. */
 export type DecisionRoute = "/v1/decide" | "/v1/decisions" | "/v1/altdecisions";
@@ -70,11 +70,7 @@ export class RecentDecisions {
     slot.at = nowMs;
     slot.route = route;
     slot.question = a.question;
-    slot.answer = answer.kind === "choice"
-      ? answer.choice!
-      : answer.kind === "yes_no"
-      ? answer.answer!
-      : null;
+    slot.answer = answerOf(answer);
     slot.confidence = answer.confidence;
     slot.certified = answer.certified;
     slot.flag = answer.flag;
