@@ -15,7 +15,7 @@ import {
 } from "../src/engine/state.ts";
 import { prepareText } from "../src/engine/answer.ts";
 import { assessRequest } from "../src/http/decision_request.ts";
-import { LiveController, RECENT_ANSWERS } from "../src/http/live/controller.ts";
+import { LiveController, RECENT_ANSWERS } from "../src/live/controller.ts";
 import type { Table } from "../src/engine/table.ts";
 import type { AppDeps } from "../src/http/service.ts";
 import { FILLER_WORDS, smallTable, TOPIC_WORDS } from "./_fixtures.ts";

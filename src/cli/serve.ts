@@ -23,10 +23,7 @@ import {
 import { RequestGate } from "../http/gate.ts";
 import { DRAIN_MS, type HttpServer, startServer } from "../http/server.ts";
 import { Service } from "../http/service.ts";
-import {
-  DEFAULT_AUDIT_RATE,
-  type LiveOptions,
-} from "../http/live/controller.ts";
+import { DEFAULT_AUDIT_RATE, type LiveOptions } from "../live/controller.ts";
 import {
   fileToken,
   fixedToken,

@@ -22,12 +22,13 @@ import {
 } from "./body.ts";
 import { errorResponse, methodNotAllowed, notFound } from "./errors.ts";
 import { JsonWriter } from "./json_writer.ts";
+import { countFeedback, feedbackTrace } from "../live/feedback.ts";
+import { traceLine } from "../traces/write.ts";
 import {
-  countFeedback,
   FEEDBACK_BODY,
+  feedbackReply,
   logFailure,
   parseFeedback,
-  traceLines,
 } from "./live/feedback.ts";
 import { renderLiveMetrics } from "./live/metrics.ts";
 import { liveStats } from "./live/stats.ts";
@@ -210,14 +211,20 @@ export function appFor(
       served.table,
     );
     if (service.feedbackLog !== null) {
+      const time = new Date();
+      const lines = items.map((item) => traceLine(feedbackTrace(item, time)));
       try {
-        await service.feedbackLog(traceLines(items, new Date()));
+        await service.feedbackLog(lines.join(""));
       } catch (e) {
         service.log(`Feedback log: ${(e as Error)?.message ?? String(e)}`);
         throw logFailure(e);
       }
     }
-    return c.json(countFeedback(service.live, served, items));
+    return c.json(
+      feedbackReply(
+        countFeedback(service.live, served.table, served.peek, items),
+      ),
+    );
   });
 
   app.get("/", (c) => {

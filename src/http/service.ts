@@ -22,7 +22,7 @@ import { DECIDE_SHAPE } from "./decide.ts";
 import { assessRequest, type DecisionShape } from "./decision_request.ts";
 import { DECISIONS_SHAPE } from "./decisions.ts";
 import type { JsonWriter } from "./json_writer.ts";
-import { LiveController, type LiveOptions } from "./live/controller.ts";
+import { LiveController, type LiveOptions } from "../live/controller.ts";
 import { type ServedTable, serveTable } from "./served.ts";
 import { round1 } from "./stats/latency.ts";
 import { type DecisionRoute, ServiceStats } from "./stats/service_stats.ts";

@@ -11,7 +11,7 @@
 import type { LiveReason, LiveState } from "../../engine/live.ts";
 import type { Table } from "../../engine/table.ts";
 import { record } from "../stats/document.ts";
-import type { LiveController } from "./controller.ts";
+import type { LiveController } from "../../live/controller.ts";
 
 /** One question's live certificate, as `/v1/stats` shows it. */
 export interface LiveQuestionStats {

@@ -17,14 +17,14 @@
  * @module
  */
 
-import { LiveCertificate, type LiveState } from "../../engine/live.ts";
+import { LiveCertificate, type LiveState } from "../engine/live.ts";
 import {
   reinstateCertification,
   setThresholdInForce,
   withdrawCertification,
-} from "../../engine/state.ts";
-import type { Table } from "../../engine/table.ts";
-import { answerOf, type Assessment } from "../../engine/verdict.ts";
+} from "../engine/state.ts";
+import type { Table } from "../engine/table.ts";
+import { answerOf, type Assessment } from "../engine/verdict.ts";
 import {
   AuditSampler,
   PendingAudits,
@@ -82,8 +82,8 @@ function randomSeed(): number {
  * @example
  * ```ts
  * import { LiveController } from "./controller.ts";
- * import type { Table } from "../../engine/table.ts";
- * import { answerOf, type Assessment } from "../../engine/verdict.ts";
+ * import type { Table } from "../engine/table.ts";
+ * import { answerOf, type Assessment } from "../engine/verdict.ts";
  * declare const table: Table;
  * declare const answers: Assessment[];
  * const live = new LiveController({ auditRate: 0.02, auditSeed: 1 });
