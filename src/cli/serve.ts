@@ -21,6 +21,7 @@ import {
   type RequestLimits,
 } from "../http/app.ts";
 import { RequestGate } from "../http/gate.ts";
+import { ROUTE_TABLE } from "../http/routes.ts";
 import { DRAIN_MS, type HttpServer, startServer } from "../http/server.ts";
 import { Service } from "../http/service.ts";
 import { DEFAULT_AUDIT_RATE, type LiveOptions } from "../live/controller.ts";
@@ -41,16 +42,25 @@ import {
 import { type FeedbackLog, openFeedbackLog } from "./feedback_log.ts";
 import { loadServedTable, startReloader } from "./reload.ts";
 
+/** The routes of `serve --help`: one line each, from the route table. */
+function routeLines(): string {
+  return ROUTE_TABLE.map((r) =>
+    `  ${r.method.padEnd(4)} ${r.path.padEnd(19)} ${r.usage}${
+      r.guarded ? "" : " (no token needed)"
+    }`
+  ).join("\n");
+}
+
 /** Usage text of `serve`. */
 export const SERVE_USAGE = `Usage: serve --bundle DIR [options]
 
-Serves a trained bundle over HTTP/1.1 with keep-alive: POST /v1/decide,
-/v1/decisions, /v1/altdecisions, /v1/playground, /v1/feedback; GET /
-(dashboard), /v1/stats, /metrics, /v1/health, /v1/openapi.json (the OpenAPI
-document). Ctrl-C or SIGTERM stops it: it answers the requests in flight (new
-ones get 503 with connection: close), closes the connections, then exits 0,
-within --drain-ms. SIGHUP loads the bundle again (a broken one is refused; the
-old one keeps serving).
+Serves a trained bundle over HTTP/1.1 with keep-alive. Ctrl-C or SIGTERM stops
+it: it answers the requests in flight (new ones get 503 with connection: close),
+closes the connections, then exits 0, within --drain-ms. SIGHUP loads the bundle
+again (a broken one is refused; the old one keeps serving).
+
+Routes (with an access token set, each needs it unless marked):
+${routeLines()}
 
 Options:
   --bundle DIR             bundle folder to serve (required)

@@ -13,7 +13,8 @@ import type { DriftMonitor, DriftState } from "../engine/drift.ts";
 import { thresholdInForce } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
 import { EXPOSED_BOUNDS_S } from "./stats/latency.ts";
-import { DECISION_ROUTES, type ServiceStats } from "./stats/service_stats.ts";
+import { DECISION_ROUTES } from "./routes.ts";
+import type { ServiceStats } from "./stats/service_stats.ts";
 
 /** Content type of the text exposition format. */
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";

@@ -7,9 +7,7 @@
  */
 
 import { answerOf, type Assessment } from "../../engine/verdict.ts";
-
-/** The routes that answer decisions. */
-export type DecisionRoute = "/v1/decide" | "/v1/decisions" | "/v1/altdecisions";
+import type { DecisionRoute } from "../routes.ts";
 
 /** How many recent decisions are kept. */
 export const RECENT_LIMIT = 50;
