@@ -35,9 +35,10 @@ import {
   logFailure,
   parseFeedback,
 } from "./live/feedback.ts";
-import { renderLiveMetrics } from "./live/metrics.ts";
+import { Exposition } from "./exposition.ts";
+import { writeLiveMetrics } from "./live/metrics.ts";
 import { liveStats } from "./live/stats.ts";
-import { METRICS_CONTENT_TYPE, renderMetrics } from "./metrics.ts";
+import { METRICS_CONTENT_TYPE, writeServiceMetrics } from "./metrics.ts";
 import { countResponses } from "./middleware/count_responses.ts";
 import { gateRequests } from "./middleware/gate_requests.ts";
 import { tokenAuth } from "./middleware/token_auth.ts";
@@ -211,10 +212,10 @@ export function appFor(
     "/metrics": (c) => {
       c.header("Content-Type", METRICS_CONTENT_TYPE);
       const { table, monitor } = service.served;
-      return c.body(
-        renderMetrics(stats, table, monitor) +
-          renderLiveMetrics(liveStats(service.live, table)),
-      );
+      const e = new Exposition();
+      writeServiceMetrics(e, stats, table, monitor);
+      writeLiveMetrics(e, liveStats(service.live, table));
+      return c.body(e.text());
     },
     "/v1/health": (c) =>
       c.json({
