@@ -16,7 +16,7 @@ import { thresholdInForce } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
 import { type Exposition, type MetricType, sampleValue } from "./exposition.ts";
 import { DECISION_ROUTES } from "./routes.ts";
-import type { StatsDocument } from "./stats/document.ts";
+import type { StatsSnapshot } from "./stats/document.ts";
 import { EXPOSED_BOUNDS_S } from "./stats/latency.ts";
 import type { ServiceStats } from "./stats/service_stats.ts";
 
@@ -89,7 +89,7 @@ function writeRequestCounts(e: Exposition, stats: ServiceStats): void {
 }
 
 /** Answers given, certified and deferred: in all, and per bundle question. */
-function writeAnswerCounts(e: Exposition, doc: StatsDocument): void {
+function writeAnswerCounts(e: Exposition, doc: StatsSnapshot): void {
   e.family(
     "dtable_answers_total",
     "counter",

@@ -13,11 +13,8 @@
 
 import { HTTPException } from "hono/http-exception";
 import type { QuestionTable, Table } from "../../engine/table.ts";
-import type {
-  FeedbackItem,
-  FeedbackTally,
-  MissedAudit,
-} from "../../live/feedback.ts";
+import type { FeedbackItem, FeedbackTally } from "../../live/feedback.ts";
+import type { FeedbackReply } from "../openapi/live_schemas.ts";
 import { BodyShape, describe, isObject } from "../fields.ts";
 
 /** Most items one feedback request may carry (more gets 400). */
@@ -29,19 +26,7 @@ export const FEEDBACK_BODY = new BodyShape(
     `${MAX_FEEDBACK_ITEMS} of them`,
 );
 
-/** The reply of `/v1/feedback`. */
-export interface FeedbackReply {
-  /** Items received. */
-  received: number;
-  /** Items counted as audits. */
-  audits: number;
-  /** Items counted as feedback on an uncertified answer. */
-  feedback: number;
-  /** Items kept as traces only (certified, not eligible, a missed id, or the live certificate off). */
-  traces_only: number;
-  /** Audit ids that could not be used. */
-  missed_audits: MissedAudit[];
-}
+export type { FeedbackReply };
 
 /** Checks a `/v1/feedback` body against `table`; throws a 400 naming what is wrong. */
 export function parseFeedback(body: unknown, table: Table): FeedbackItem[] {

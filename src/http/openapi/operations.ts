@@ -9,8 +9,8 @@
  */
 
 import { MAX_BODY_BYTES } from "../body.ts";
-import type { JsonSchema } from "./schema_parts.ts";
-import { type SchemaName, schemaRef } from "./schemas.ts";
+import { type JsonSchema, schemaRef } from "./refs.ts";
+import type { SchemaName } from "./schemas.ts";
 
 /** A named example body. */
 export interface Example {

@@ -9,7 +9,7 @@
  */
 
 import type { GetRouteSpec, JsonRouteSpec } from "./operations.ts";
-import { schemaRef } from "./schemas.ts";
+import { schemaRef } from "./refs.ts";
 
 const PARCEL = "where is my parcel, it has not arrived yet";
 

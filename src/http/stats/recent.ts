@@ -7,6 +7,7 @@
  */
 
 import { answerOf, type Assessment } from "../../engine/verdict.ts";
+import type { RecentDecision } from "../openapi/stats_schemas.ts";
 import type { DecisionRoute } from "../routes.ts";
 
 /** How many recent decisions are kept. */
@@ -14,18 +15,7 @@ export const RECENT_LIMIT = 50;
 /** Longest input text kept per recent decision (with `keepText`), in UTF-16 units. */
 export const RECENT_TEXT_LIMIT = 2000;
 
-/** One recent decision as `/v1/stats` lists it. */
-export interface RecentDecision {
-  at: string;
-  route: DecisionRoute;
-  question: string;
-  answer: string | boolean | null;
-  confidence: number;
-  certified: boolean;
-  flag: string | null;
-  radius: number | null;
-  text?: string;
-}
+export type { RecentDecision };
 
 /** A slot of the ring: the time as a number, the text or null. */
 type Slot = Omit<RecentDecision, "at" | "text"> & {

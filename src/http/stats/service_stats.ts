@@ -16,7 +16,7 @@ import {
   type QuestionCounts,
   record,
   share,
-  type StatsDocument,
+  type StatsSnapshot,
 } from "./document.ts";
 import { LatencyHistogram, round1, WindowedLatency } from "./latency.ts";
 import { RequestRate } from "./rate.ts";
@@ -204,8 +204,8 @@ export class ServiceStats {
     return this.#rate.perSecond(this.#now(), this.uptimeSeconds());
   }
 
-  /** The `/v1/stats` document. */
-  snapshot(): StatsDocument {
+  /** The `/v1/stats` document but its `live` section. */
+  snapshot(): StatsSnapshot {
     const now = this.#now();
     const table = this.#table;
     const requests = this.#requests.reduce((a, b) => a + b, 0);
