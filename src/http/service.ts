@@ -14,14 +14,14 @@
 import { prepareText } from "../engine/answer.ts";
 import type { DriftMonitor } from "../engine/drift.ts";
 import type { Table } from "../engine/table.ts";
+import { LiveController, type LiveOptions } from "../live/controller.ts";
 import { dashboardHtml as defaultDashboard } from "../../static/mod.ts";
 import { parseJsonBody } from "./body.ts";
 import { assessRequest, type DecisionShape } from "./decision_request.ts";
 import type { JsonWriter } from "./json_writer.ts";
-import { LiveController, type LiveOptions } from "../live/controller.ts";
+import type { DecisionRouteSpec } from "./routes.ts";
 import { type ServedTable, serveTable } from "./served.ts";
 import { round1 } from "./stats/latency.ts";
-import type { DecisionRouteSpec } from "./routes.ts";
 import { ServiceStats } from "./stats/service_stats.ts";
 import { NO_TOKEN, type TokenSource } from "./token.ts";
 
