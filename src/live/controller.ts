@@ -83,7 +83,7 @@ function randomSeed(): number {
  * ```ts
  * import { LiveController } from "./controller.ts";
  * import type { Table } from "../engine/table.ts";
- * import { answerOf, type Assessment } from "../engine/verdict.ts";
+ * import type { Assessment } from "../engine/verdict.ts";
  * declare const table: Table;
  * declare const answers: Assessment[];
  * const live = new LiveController({ auditRate: 0.02, auditSeed: 1 });
