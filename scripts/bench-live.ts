@@ -32,8 +32,9 @@ import { QUIET_GUARD } from "../src/engine/drift.ts";
 import { seededRandom } from "../src/engine/random.ts";
 import type { Table } from "../src/engine/table.ts";
 import { DecisionClient, type ModelAsk } from "../src/client/mod.ts";
-import { LiveController } from "../src/http/live/controller.ts";
-import { countFeedback, parseFeedback } from "../src/http/live/feedback.ts";
+import { LiveController } from "../src/live/controller.ts";
+import { countFeedback } from "../src/live/feedback.ts";
+import { parseFeedback } from "../src/http/live/feedback.ts";
 import { serveTable } from "../src/http/served.ts";
 import { SERVE_V8_FLAGS } from "../src/cli/serve.ts";
 import { readTraces } from "../src/traces/mod.ts";
@@ -331,7 +332,7 @@ function feedbackCost(table: Table, test: TraceSet): void {
         const start = performance.now();
         for (const body of bodies) {
           const items = parseFeedback(JSON.parse(body), served.table);
-          const reply = countFeedback(live, served, items);
+          const reply = countFeedback(live, served.table, served.peek, items);
           samples += items.length;
           counted += reply.audits + reply.feedback;
         }

@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { TraceSet } from "../src/train/traces.ts";
+import type { TraceSet } from "../src/traces/mod.ts";
 import {
   FILLER_WORDS,
   pick,

@@ -6,7 +6,13 @@
  * @module
  */
 
+import assert from "node:assert/strict";
 import { encodeBundle } from "../src/bundle/codec.ts";
+import type {
+  Answer,
+  ChoiceAnswer,
+  YesNoAnswer,
+} from "../src/engine/verdict.ts";
 import {
   DEFAULT_TRAIN_OPTIONS,
   train,
@@ -357,4 +363,24 @@ function checkError(
     );
   }
   return thrown;
+}
+
+/** `answer` as a choice answer; fails the test when it is of another kind. */
+export function choiceAnswer(answer: Answer): ChoiceAnswer {
+  if (answer.kind !== "choice") {
+    throw new assert.AssertionError({
+      message: `expected a choice answer, got ${answer.kind}`,
+    });
+  }
+  return answer;
+}
+
+/** `answer` as a yes/no answer; fails the test when it is of another kind. */
+export function yesNoAnswer(answer: Answer): YesNoAnswer {
+  if (answer.kind !== "yes_no") {
+    throw new assert.AssertionError({
+      message: `expected a yes/no answer, got ${answer.kind}`,
+    });
+  }
+  return answer;
 }

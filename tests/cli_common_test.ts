@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
 import {
+  driftFlagSettings,
   oneLine,
   parseFlags,
   ProgressPrinter,
   UsageError,
   userPath,
 } from "../src/cli/common.ts";
-import { parseServeFlags } from "../src/cli/serve.ts";
+import { parseServeFlags, SERVE_USAGE } from "../src/cli/serve.ts";
+import { ROUTE_TABLE } from "../src/http/routes.ts";
 import { readTraceFlags } from "../src/cli/trace_input.ts";
 import { tempDir, throwsWith } from "./_fixtures.ts";
 
@@ -92,6 +94,53 @@ Deno.test("serve takes --bundle and --token-file from INIT_CWD too", () => {
   } finally {
     if (before === undefined) Deno.env.delete("INIT_CWD");
     else Deno.env.set("INIT_CWD", before);
+  }
+});
+
+Deno.test("driftFlagSettings() checks each --drift-* flag by one rule and one wording, for serve as for train", () => {
+  assert.deepEqual(driftFlagSettings({}), {});
+  assert.deepEqual(
+    driftFlagSettings({
+      "drift-delta": "0.02",
+      "drift-window": "50",
+      "drift-scope-p": "0",
+    }),
+    { delta: 0.02, rearm_window: 50, scope_p: 0 },
+  );
+  const wrong: [string, string, string][] = [
+    ["drift-delta", "1", "in (0, 1)"],
+    ["drift-window", "1.5", "a positive integer"],
+    ["drift-single-p", "1", "in [0, 1)"],
+    ["drift-max-novelty", "2", "in [0, 1]"],
+    ["drift-min-novelty", "-1", "in [0, 1]"],
+    ["drift-scope-p", "1", "in [0, 1)"],
+  ];
+  for (const [flag, value, words] of wrong) {
+    const message = `--${flag} must be ${words}: got "${value}"`;
+    const exactly = new RegExp(`^${RegExp.escape(message)}$`);
+    throwsWith(
+      () => driftFlagSettings({ [flag]: value }),
+      UsageError,
+      exactly,
+    );
+    throwsWith(
+      () => parseServeFlags(["--bundle", "b", `--${flag}=${value}`]),
+      UsageError,
+      exactly,
+    );
+  }
+});
+
+Deno.test("serve --help lists every route of the route table, once each, marking the one that needs no token", () => {
+  const lines = SERVE_USAGE.split("\n");
+  for (const route of ROUTE_TABLE) {
+    const line = lines.filter((l) =>
+      l.startsWith(`  ${route.method.padEnd(4)} ${route.path} `)
+    );
+    assert.equal(line.length, 1, `${route.method} ${route.path}`);
+    assert.ok(line[0]!.includes(route.usage));
+    assert.equal(line[0]!.endsWith("(no token needed)"), !route.guarded);
+    assert.ok(line[0]!.length <= 80, line[0]);
   }
 });
 

@@ -448,6 +448,13 @@ Deno.test("the command line reports usage errors in one line with exit code 2", 
       "--alpha",
       "1.5",
     ], /--alpha must be in \(0, 1\): got "1\.5"/],
+    ["a --drift-window out of range, in the words serve uses", [
+      "train",
+      "--traces",
+      TRAIN_FILE,
+      "--drift-window",
+      "1.5",
+    ], /^error: --drift-window must be a positive integer: got "1\.5"$/],
     ["a negative --alpha", [
       "train",
       "--traces",

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { DecisionClient, type ModelAsk } from "../src/client/mod.ts";
 import { tempDir } from "./_fixtures.ts";
+import { missingTool } from "./_tools.ts";
 import {
   type RunningServer,
   startServer,
@@ -98,18 +99,12 @@ Deno.test("the client reports a service error with its status and message", asyn
   });
 });
 
-Deno.test("the client runs in Node (fetch only, no Deno APIs)", async () => {
-  let node = true;
-  try {
-    await new Deno.Command("node", { args: ["--version"], stdout: "null" })
-      .output();
-  } catch {
-    node = false;
-  }
-  if (!node) {
-    console.log("skipped: node is not installed");
-    return;
-  }
+const noNode = missingTool("client_test", "node", "apt-get install nodejs");
+
+Deno.test({
+  name: "the client runs in Node (fetch only, no Deno APIs)",
+  ignore: noNode !== null,
+}, async () => {
   await withServer(["--audit-rate", "0"], async (s, dir) => {
     const bundled = `${dir}/client.mjs`;
     const made = await new Deno.Command(Deno.execPath(), {

@@ -12,6 +12,7 @@
 import assert from "node:assert/strict";
 import { tempDir } from "./_fixtures.ts";
 import { freePort } from "./_http_helpers.ts";
+import { missingTool } from "./_tools.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const ROOT_PATH = ROOT.pathname.replace(/\/$/, "");
@@ -225,21 +226,16 @@ Deno.test("the unit runs as a throw-away user that can write nowhere, with the t
   assert.equal(one(s, "Service.RestartPreventExitStatus"), "2");
 });
 
-Deno.test("systemd-analyze verify accepts the unit", async () => {
-  let available = true;
-  try {
-    await new Deno.Command("systemd-analyze", {
-      args: ["--version"],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-  } catch {
-    available = false;
-  }
-  if (!available) {
-    console.log("skipped: systemd-analyze is not installed");
-    return;
-  }
+const noSystemdAnalyze = missingTool(
+  "deploy_test",
+  "systemd-analyze",
+  "apt-get install systemd",
+);
+
+Deno.test({
+  name: "systemd-analyze verify accepts the unit",
+  ignore: noSystemdAnalyze !== null,
+}, async () => {
   await using dir = await tempDir();
   // The unit names /usr/local/bin/deno, which verify requires to exist:
   // this machine's Deno stands in for it.

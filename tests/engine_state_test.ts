@@ -22,7 +22,7 @@ import {
   withdrawCertification,
 } from "../src/engine/state.ts";
 import type { Table, TableSettings } from "../src/engine/table.ts";
-import { smallTable } from "./_fixtures.ts";
+import { choiceAnswer, smallTable } from "./_fixtures.ts";
 
 const trained = smallTable().table;
 /** A table of its own (fresh state), with the single-text rule off unless a test turns it on. */
@@ -129,7 +129,7 @@ Deno.test("assess() keeps an offered option the table never learned in the proba
   assert.equal(p.teleport, 0);
   assert.ok(Math.abs(p.billing! + p.shipping! - 1) < 1e-9);
   const topic = table.byName.get("topic")!;
-  assert.deepEqual(a.answer.optionIndices, [
+  assert.deepEqual(choiceAnswer(a.answer).optionIndices, [
     topic.optionIndex.get("billing"),
     topic.optionIndex.get("shipping"),
     -1,

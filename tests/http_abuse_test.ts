@@ -9,8 +9,8 @@
  * in the wrong order.
  *
  * `Deno.serve` has no header or idle timeout and no connection cap; the
- * tests of those record what it does today (the connection stays open,
- * other clients are still served), so that a change shows.
+ * tests of those assert what the service promises whatever the transport
+ * does with such connections: other clients are still served.
  */
 
 import assert from "node:assert/strict";
@@ -78,7 +78,7 @@ async function tenDecisions(port: number): Promise<void> {
   }
 }
 
-Deno.test("serve keeps serving others while 50 connections trickle heads, idle or never speak (no header or idle timeout today)", async () => {
+Deno.test("serve keeps serving others while 50 connections trickle heads, sit idle or never speak", async () => {
   await withServer([], async (s) => {
     const held: RawClient[] = [];
     const trickles: { stop: () => void; done: Promise<void> }[] = [];
@@ -98,6 +98,7 @@ Deno.test("serve keeps serving others while 50 connections trickle heads, idle o
           assert.equal((await c.response()).status, 200);
         }
       }
+      // Others are served while the 50 are held, and again a second later.
       await tenDecisions(s.port);
       await sleep(1000);
       await tenDecisions(s.port);
@@ -107,12 +108,6 @@ Deno.test("serve keeps serving others while 50 connections trickle heads, idle o
       const kept = held[1]!;
       await kept.send(rawPost("/v1/decide", JSON.stringify({ state: CLEAR })));
       assert.equal((await kept.response()).status, 200);
-      // Today's behaviour, recorded: none of the 50 was closed by the server.
-      for (const [i, c] of held.entries()) {
-        if (i !== 1) {
-          assert.equal(await c.closedByServer(50), false, `connection ${i}`);
-        }
-      }
     } finally {
       for (const t of trickles) t.stop();
       for (const c of held) c.close();

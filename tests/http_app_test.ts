@@ -5,7 +5,8 @@
  */
 
 import assert from "node:assert/strict";
-import { createApp } from "../src/http/app.ts";
+import { appFor, createApp } from "../src/http/app.ts";
+import { Service } from "../src/http/service.ts";
 import { fileToken, fixedToken } from "../src/http/token.ts";
 import { MAX_BODY_BYTES } from "../src/http/body.ts";
 import { DriftMonitor } from "../src/engine/drift.ts";
@@ -559,6 +560,45 @@ Deno.test("createApp() answers unknown routes with 404 and wrong methods with 40
   const head = await a.request("/v1/health", { method: "HEAD" });
   assert.equal(head.status, 200);
   await head.body?.cancel();
+});
+
+Deno.test("an unexpected failure on a decision route is a 500 with a generic message, logged with its route and counted", async () => {
+  const logged: string[] = [];
+  const service = new Service({
+    table,
+    bundlePath: "test/bundle",
+    monitor: calmDrift(),
+    log: (m) => logged.push(m),
+  });
+  service.live.recordDecisions = () => {
+    throw new Error("the live certificate broke");
+  };
+  const a = appFor(service);
+  for (
+    const [path, body] of [
+      ["/v1/decide", { state: CLEAR }],
+      ["/v1/decisions", { input: CLEAR, questions: [] }],
+    ] as const
+  ) {
+    const res = await post(a, path, body);
+    assert.equal(res.status, 500);
+    assert.deepEqual(res.json, { error: "Internal server error" });
+    assert.equal(res.headers.get("content-type"), "application/json");
+  }
+  assert.equal(logged.length, 2);
+  assert.match(
+    logged[0]!,
+    /^Internal error on POST \/v1\/decide: Error: the live certificate broke\n\s+at /,
+  );
+  assert.match(logged[1]!, /^Internal error on POST \/v1\/decisions: /);
+  const stats = await (await a.request("/v1/stats")).json();
+  assert.equal(stats.counts.requests, 0, "no decision was recorded");
+  assert.equal(stats.counts.errors, 2);
+  const metrics = await (await a.request("/metrics")).text();
+  assert.match(
+    metrics,
+    /^dtable_http_responses_total\{route="\/v1\/decide",code="500"\} 1$/m,
+  );
 });
 
 Deno.test("/v1/health lists the questions and the versions", async () => {

@@ -17,13 +17,13 @@ import type { Table } from "../src/engine/table.ts";
 import { writeAltReply } from "../src/http/altdecisions.ts";
 import { appFor } from "../src/http/app.ts";
 import { writeDecideAnswer, writeDecideReply } from "../src/http/decide.ts";
-import type { DecisionRequest } from "../src/http/decision_request.ts";
+import type { ModelRequest } from "../src/http/decision_request.ts";
 import { writeDecisionsReply } from "../src/http/decisions.ts";
 import { probabilityText } from "../src/http/json_number.ts";
 import { JsonWriter } from "../src/http/json_writer.ts";
 import { serveTable } from "../src/http/served.ts";
 import { Service } from "../src/http/service.ts";
-import { rng, smallTable } from "./_fixtures.ts";
+import { choiceAnswer, rng, smallTable } from "./_fixtures.ts";
 
 type Json = Record<string, unknown>;
 
@@ -135,10 +135,11 @@ Deno.test("writeDecideAnswer() prints a rival that would round like the answer e
       ? 0.40000001
       : 0.19999995 / (options.length - 2)
   );
+  const choice = choiceAnswer(base.answer);
   const a: Assessment = {
     ...base,
     answer: {
-      ...base.answer,
+      ...choice,
       choice: options[0]!,
       chosen: 0,
       probabilities: p,
@@ -155,8 +156,8 @@ Deno.test("writeDecideAnswer() prints a rival that would round like the answer e
   const plain = written((w) => writeDecideAnswer(w, served, base))
     .probabilities as Record<string, number>;
   assert.equal(
-    plain[base.answer.choice!],
-    Number(base.answer.probabilities![base.answer.chosen!]!.toPrecision(6)),
+    plain[choice.choice],
+    Number(choice.probabilities[choice.chosen]!.toPrecision(6)),
   );
 });
 
@@ -179,9 +180,12 @@ Deno.test("the reply writers add an audit id after the spec's fields, or in serv
   assert.ok(!("audit" in answers.urgent!));
   assert.equal(decide.latency_us, 12.5);
 
-  const request: DecisionRequest = {
+  const request: ModelRequest = {
     text: CLEAR,
-    asks: [{ name: "topic", type: "choice" }, { name: "urgent", type: "noul" }],
+    asks: [
+      { name: "topic", options: undefined, type: "choice" },
+      { name: "urgent", options: undefined, type: "noul" },
+    ],
     exposed: false,
     model: "m",
   };
@@ -214,9 +218,9 @@ Deno.test("the reply writers add an audit id after the spec's fields, or in serv
 
 Deno.test("the reply writers escape any name: unknown questions and options, quotes, __proto__, non-ASCII", () => {
   const names = ['we"ird\\name', "__proto__", "é中🙂", "\u0000\n"];
-  const request: DecisionRequest = {
+  const request: ModelRequest = {
     text: CLEAR,
-    asks: names.map((name) => ({ name, type: "choice" })),
+    asks: names.map((name) => ({ name, options: undefined, type: "choice" })),
     exposed: false,
     model: 'mo"del',
   };
@@ -224,7 +228,13 @@ Deno.test("the reply writers escape any name: unknown questions and options, quo
     assess(table, prepareText(table, CLEAR), n, {}, QUIET_GUARD)
   );
   const decide = written((w) =>
-    writeDecideReply(w, served, request, answers, 1)
+    writeDecideReply(
+      w,
+      served,
+      { ...request, asks: null, model: null },
+      answers,
+      1,
+    )
   );
   assert.deepEqual(Object.keys(decide.answers as Json), names);
   const decisions = written((w) =>

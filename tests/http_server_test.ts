@@ -8,6 +8,7 @@
 
 import assert from "node:assert/strict";
 import { tempDir } from "./_fixtures.ts";
+import { missingTool } from "./_tools.ts";
 import { INTERFACE_VERSION, TOOL_VERSION } from "../src/version.ts";
 import {
   freePort,
@@ -696,23 +697,16 @@ Deno.test("serve works with only --allow-net=HOST:PORT, --allow-read=BUNDLE,TOKE
   }
 });
 
-Deno.test("serve's /metrics passes promtool check metrics", async (t) => {
-  let promtool = true;
-  try {
-    await new Deno.Command("promtool", {
-      args: ["--version"],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-  } catch {
-    promtool = false;
-  }
-  if (!promtool) {
-    console.log(
-      "skipped: promtool is not installed (apt-get install prometheus)",
-    );
-    return;
-  }
+const noPromtool = missingTool(
+  "http_server_test",
+  "promtool",
+  "apt-get install prometheus",
+);
+
+Deno.test({
+  name: "serve's /metrics passes promtool check metrics",
+  ignore: noPromtool !== null,
+}, async (t) => {
   await withServer({}, async (s) => {
     const check = async () => {
       const metrics = (await getText(s.base, "/metrics")).text;

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import {
   candidateGrid,
-  chooseThreshold,
   fallbackTest,
   passStart,
   planCertification,
@@ -103,6 +102,11 @@ Deno.test("measure() reports coverage and disagreement, null when nothing is cer
   assert.equal(new Meter().result().coverage, null, "nothing measured");
 });
 
+/** A plan with all of `delta` on the first candidate of `grid`: the scan stops at its first failure. */
+function allOnFirst(grid: readonly number[], delta: number) {
+  return { grid: [...grid], levels: grid.map((_, i) => i === 0 ? delta : 0) };
+}
+
 Deno.test("candidateGrid() starts where enough answers would be certified for a pass", () => {
   const random = rng(8);
   const reference = Float64Array.from(
@@ -128,81 +132,14 @@ Deno.test("candidateGrid() starts where enough answers would be certified for a 
     { length: calibrationSize },
     () => 0.5 + 0.5 * random(),
   );
-  const choice = chooseThreshold(
+  const choice = fallbackTest(
     conf,
     new Uint8Array(calibrationSize),
-    grid,
-    0.05,
+    allOnFirst(grid, 0.05),
     0.05,
   );
   assert.equal(choice.threshold, 0);
   assert.equal(choice.tested, grid.length);
-});
-
-Deno.test("chooseThreshold() stops at the first failing candidate", () => {
-  // Ten answers per confidence level; the errors sit in levels 12 to 14.
-  const conf: number[] = [];
-  const wrong: number[] = [];
-  for (let level = 0; level < 30; level++) {
-    for (let i = 0; i < 10; i++) {
-      conf.push(1 - level / 30);
-      wrong.push(level >= 12 && level < 15 ? 1 : 0);
-    }
-  }
-  const levels = Array.from({ length: 30 }, (_, level) => 1 - level / 30);
-  // A grid that starts at the most confident level stops at once: 10 answers can never pass.
-  const eager = chooseThreshold(
-    Float64Array.from(conf),
-    Uint8Array.from(wrong),
-    levels,
-    0.05,
-    0.05,
-  );
-  assert.equal(eager.threshold, null);
-  assert.equal(eager.tested, 1);
-  // Starting where 59 answers are certified (level 5: 60 answers), the scan passes levels 5-11.
-  const grid = levels.slice(5);
-  const choice = chooseThreshold(
-    Float64Array.from(conf),
-    Uint8Array.from(wrong),
-    grid,
-    0.05,
-    0.05,
-  );
-  assert.equal(choice.threshold, 1 - 11 / 30);
-  assert.equal(choice.certified, 120);
-  assert.equal(choice.disagreements, 0);
-  assert.equal(
-    choice.tested,
-    8,
-    "levels 5 to 12: the failure at level 12 ends the scan",
-  );
-});
-
-Deno.test("chooseThreshold() returns null with a reason when nothing passes or data is too small", () => {
-  const random = rng(4);
-  const few = Float64Array.from({ length: 40 }, () => random());
-  let c = chooseThreshold(
-    few,
-    new Uint8Array(40),
-    candidateGrid(few, 0.5),
-    0.05,
-    0.05,
-  );
-  assert.equal(c.threshold, null);
-  assert.match(
-    c.reason!,
-    /only 40 calibration answers; at least 59 are needed/,
-  );
-  const many = Float64Array.from({ length: 500 }, () => random());
-  const allWrong = Uint8Array.from(
-    { length: 500 },
-    () => (random() < 0.3 ? 1 : 0),
-  );
-  c = chooseThreshold(many, allWrong, candidateGrid(many, 0.2), 0.05, 0.05);
-  assert.equal(c.threshold, null);
-  assert.match(c.reason!, /no candidate threshold passed/);
-  assert.equal(c.certified, 0);
 });
 
 /** A world where confidence is uniform on [0.5, 1] and answers are wrong with probability `p(c)`. */
@@ -234,92 +171,6 @@ const flat: World = {
   coverage: uniformCoverage,
 };
 
-function simulate(
-  world: World,
-  runs: number,
-  n: number,
-  alpha: number,
-  delta: number,
-  seed: number,
-) {
-  const random = rng(seed);
-  let violations = 0;
-  let calibrated = 0;
-  let coverageSum = 0;
-  for (let run = 0; run < runs; run++) {
-    // The grid comes from unlabeled reference confidences, before calibration labels are seen.
-    const reference = Float64Array.from(
-      { length: 500 },
-      () => 0.5 + 0.5 * random(),
-    );
-    const grid = candidateGrid(
-      reference,
-      Math.min(1, (1.5 * minimumCertifiable(alpha, delta)) / n),
-    );
-    const conf = new Float64Array(n);
-    const wrong = new Uint8Array(n);
-    for (let i = 0; i < n; i++) {
-      conf[i] = 0.5 + 0.5 * random();
-      wrong[i] = random() < world.error(conf[i]!) ? 1 : 0;
-    }
-    const choice = chooseThreshold(conf, wrong, grid, alpha, delta);
-    if (choice.threshold === null) continue;
-    calibrated++;
-    coverageSum += world.coverage(choice.threshold);
-    if (world.risk(choice.threshold) > alpha) violations++;
-  }
-  return {
-    rate: violations / runs,
-    calibrated,
-    meanCoverage: calibrated === 0 ? 0 : coverageSum / calibrated,
-  };
-}
-
-Deno.test("chooseThreshold() keeps its promise over many random calibration sets", async (t) => {
-  const runs = 1000;
-  const alpha = 0.05;
-  const delta = 0.05;
-  const slack = delta + 3 * Math.sqrt((delta * (1 - delta)) / runs);
-  await t.step("when error falls with confidence", () => {
-    const r = simulate(decreasing, runs, 1000, alpha, delta, 101);
-    console.log(
-      `LTT, ${decreasing.name}: true risk above alpha in ${
-        (r.rate * 100).toFixed(1)
-      }% of ${runs} runs ` +
-        `(allowed ${
-          (slack * 100).toFixed(1)
-        }%); calibrated in ${r.calibrated} runs, mean coverage ${
-          (r.meanCoverage * 100).toFixed(1)
-        }% (oracle 55.8%)`,
-    );
-    assert.ok(r.rate <= slack, `violation rate ${r.rate}`);
-    // Not vacuous: most runs certify a good share.
-    assert.ok(r.calibrated >= runs * 0.7, `calibrated in ${r.calibrated} runs`);
-    assert.ok(r.meanCoverage > 0.3, `mean coverage ${r.meanCoverage}`);
-  });
-  await t.step("when every threshold is just above alpha", () => {
-    const r = simulate(flat, runs, 1000, alpha, delta, 202);
-    console.log(
-      `LTT, ${flat.name}: a threshold passed (a violation) in ${
-        (r.rate * 100).toFixed(1)
-      }% of ${runs} runs ` +
-        `(allowed ${(slack * 100).toFixed(1)}%)`,
-    );
-    assert.ok(r.rate <= slack, `violation rate ${r.rate}`);
-  });
-  await t.step("with small calibration sets at other alpha and delta", () => {
-    const d = 0.1;
-    const s = d + 3 * Math.sqrt((d * (1 - d)) / runs);
-    const r = simulate(decreasing, runs, 300, 0.08, d, 303);
-    console.log(
-      `LTT, n=300 alpha=0.08 delta=0.1: violations in ${
-        (r.rate * 100).toFixed(1)
-      }% of runs (allowed ${(s * 100).toFixed(1)}%)`,
-    );
-    assert.ok(r.rate <= s, `violation rate ${r.rate}`);
-  });
-});
-
 Deno.test("fallbackTest() hands a rejected candidate's level on, and one failure does not end the scan", () => {
   // 1,000 answers by falling confidence; 3 disagreements among the top 60
   // (too many for 60 answers to pass), then clean down to 700, then poor.
@@ -331,7 +182,7 @@ Deno.test("fallbackTest() hands a rejected candidate's level on, and one failure
   const grid = Array.from({ length: 20 }, (_, j) => 1 - (60 + 50 * j) / n);
   // All of delta on the first candidate: it fails and nothing is certified.
   assert.equal(
-    chooseThreshold(confidences, wrong, grid, 0.05, 0.05).threshold,
+    fallbackTest(confidences, wrong, allOnFirst(grid, 0.05), 0.05).threshold,
     null,
   );
   // Half of delta on it and half on the candidate at 310 answers: the scan

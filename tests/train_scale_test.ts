@@ -24,7 +24,7 @@ import { startRunner } from "../src/train/pool.ts";
 import { logitsOf, trainSoftmax } from "../src/train/softmax_sgd.ts";
 import { DEFAULT_KIND_SCALES, storedWeights } from "../src/train/sparse.ts";
 import { train } from "../src/train/trainer.ts";
-import { parseJsonlTraces, type TraceSet } from "../src/train/traces.ts";
+import { parseJsonlTraces, type TraceSet } from "../src/traces/mod.ts";
 import { learningCurveSvg } from "../scripts/learning_curve_svg.ts";
 import {
   bundleFiles,

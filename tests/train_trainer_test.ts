@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { train, type TrainResult } from "../src/train/trainer.ts";
 import { CALIBRATION, splitTraces, TEST } from "../src/train/split.ts";
-import { parseJsonlTraces } from "../src/train/traces.ts";
+import { parseJsonlTraces } from "../src/traces/mod.ts";
 import { assess, prepareText } from "../src/engine/answer.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
 import {

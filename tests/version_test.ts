@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { INTERFACE_VERSION, TOOL_VERSION } from "../src/version.ts";
 import { runCli } from "./_fixtures.ts";
-import { readSpec } from "./_spec.ts";
+import { specOrSkip } from "./_tools.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/;
@@ -43,13 +43,13 @@ Deno.test("no source file other than deno.json spells the tool version out", asy
   assert.deepEqual(found, []);
 });
 
-Deno.test("INTERFACE_VERSION is the newest release in the interface's history", async () => {
-  const spec = await readSpec();
-  if (spec === null) {
-    console.log("skipped: the interface spec in ../shared/spec is absent");
-    return;
-  }
-  const section = spec.slice(spec.indexOf("## Versioning"));
+const spec = await specOrSkip("version_test");
+
+Deno.test({
+  name: "INTERFACE_VERSION is the newest release in the interface's history",
+  ignore: spec === null,
+}, () => {
+  const section = spec!.slice(spec!.indexOf("## Versioning"));
   const releases = [...section.matchAll(/^\| (\d+\.\d+\.\d+) \|/gm)].map((
     m,
   ) => m[1]!);

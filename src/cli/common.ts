@@ -7,6 +7,7 @@
 
 import { isAbsolute, resolve } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import type { DriftSettings } from "../engine/table.ts";
 
 export {
   ProgressMeter,
@@ -160,3 +161,50 @@ export const DRIFT_FLAGS = {
   "drift-min-novelty": { type: "string" },
   "drift-scope-p": { type: "string" },
 } as const satisfies FlagOptions;
+
+/** A drift flag: the setting it sets, what it accepts and how that is said. */
+type DriftRule = [
+  setting: keyof DriftSettings,
+  accepts: (n: number) => boolean,
+  expected: string,
+];
+
+const DRIFT_RULES: Record<keyof typeof DRIFT_FLAGS, DriftRule> = {
+  "drift-delta": ["delta", (n) => n > 0 && n < 1, "in (0, 1)"],
+  "drift-window": [
+    "rearm_window",
+    (n) => Number.isInteger(n) && n >= 1,
+    "a positive integer",
+  ],
+  "drift-single-p": ["single_p", (n) => n >= 0 && n < 1, "in [0, 1)"],
+  "drift-max-novelty": ["max_novelty", (n) => n >= 0 && n <= 1, "in [0, 1]"],
+  "drift-min-novelty": ["min_novelty", (n) => n >= 0 && n <= 1, "in [0, 1]"],
+  "drift-scope-p": ["scope_p", (n) => n >= 0 && n < 1, "in [0, 1)"],
+};
+
+/**
+ * The drift settings the `--drift-*` flags among `values` give (only those
+ * given), checked by the one set of rules `train` and `serve` share; throws
+ * `UsageError` naming the first flag out of range.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { driftFlagSettings } from "./common.ts";
+ * assert.deepEqual(driftFlagSettings({ "drift-window": "50" }), { rearm_window: 50 });
+ * ```
+ */
+export function driftFlagSettings(
+  values: Partial<Record<keyof typeof DRIFT_FLAGS, string>>,
+): Partial<DriftSettings> {
+  const out: Partial<DriftSettings> = {};
+  for (
+    const [flag, [setting, accepts, expected]] of Object.entries(DRIFT_RULES)
+  ) {
+    const raw = values[flag as keyof typeof DRIFT_FLAGS];
+    if (raw !== undefined) {
+      out[setting] = numberFlag(flag, raw, 0, accepts, expected);
+    }
+  }
+  return out;
+}

@@ -3,7 +3,8 @@
  * trace line (`{"text", "answers": {question: answer}, "time"}`) that
  * `train --traces FILE` reads. Writes are queued, so lines of concurrent
  * requests never interleave; a request is answered after its lines are
- * written (see `src/http/live/feedback.ts`).
+ * written (see `src/http/live/feedback.ts`; the line is `traceLine` of
+ * `src/traces/write.ts`).
  *
  * @module
  */

@@ -4,29 +4,22 @@
  * Reads only the bundle folder, the token file (when given) and the token
  * environment variable, and writes only the feedback log (when given), so
  * it runs under `--allow-net=HOST:PORT --allow-read=BUNDLE[,TOKENFILE]
- * --allow-env=TOKENVAR [--allow-write=FEEDBACKLOG]`. Reloading
- * (`reload.ts`) and the feedback log (`feedback_log.ts`) live in their own
- * modules; this one parses flags and wires them.
+ * --allow-env=TOKENVAR [--allow-write=FEEDBACKLOG]`. The flags
+ * (`serve_flags.ts`), reloading (`reload.ts`) and the feedback log
+ * (`feedback_log.ts`) live in their own modules; this one wires them.
  *
  * @module
  */
 
-import { parseArgs } from "node:util";
 import { DriftMonitor } from "../engine/drift.ts";
 import { DEFAULT_WORD_CACHE_BYTES } from "../engine/word_cache.ts";
-import type { DriftSettings, Table } from "../engine/table.ts";
-import {
-  appFor,
-  DEFAULT_REQUEST_LIMITS,
-  type RequestLimits,
-} from "../http/app.ts";
+import type { Table } from "../engine/table.ts";
+import { appFor, DEFAULT_REQUEST_LIMITS } from "../http/app.ts";
 import { RequestGate } from "../http/gate.ts";
+import { ROUTE_TABLE } from "../http/routes.ts";
 import { DRAIN_MS, type HttpServer, startServer } from "../http/server.ts";
 import { Service } from "../http/service.ts";
-import {
-  DEFAULT_AUDIT_RATE,
-  type LiveOptions,
-} from "../http/live/controller.ts";
+import { DEFAULT_AUDIT_RATE } from "../live/controller.ts";
 import {
   fileToken,
   fixedToken,
@@ -34,26 +27,32 @@ import {
   type TokenSource,
 } from "../http/token.ts";
 import { TOOL_VERSION } from "../version.ts";
-import {
-  DRIFT_FLAGS,
-  numberFlag,
-  oneLine,
-  UsageError,
-  userPath,
-} from "./common.ts";
+import { oneLine, UsageError } from "./common.ts";
 import { type FeedbackLog, openFeedbackLog } from "./feedback_log.ts";
+import { parseServeFlags, type ServeSettings } from "./serve_flags.ts";
+
+export { parseServeFlags, type ServeSettings };
 import { loadServedTable, startReloader } from "./reload.ts";
+
+/** The routes of `serve --help`: one line each, from the route table. */
+function routeLines(): string {
+  return ROUTE_TABLE.map((r) =>
+    `  ${r.method.padEnd(4)} ${r.path.padEnd(19)} ${r.usage}${
+      r.guarded ? "" : " (no token needed)"
+    }`
+  ).join("\n");
+}
 
 /** Usage text of `serve`. */
 export const SERVE_USAGE = `Usage: serve --bundle DIR [options]
 
-Serves a trained bundle over HTTP/1.1 with keep-alive: POST /v1/decide,
-/v1/decisions, /v1/altdecisions, /v1/playground, /v1/feedback; GET /
-(dashboard), /v1/stats, /metrics, /v1/health, /v1/openapi.json (the OpenAPI
-document). Ctrl-C or SIGTERM stops it: it answers the requests in flight (new
-ones get 503 with connection: close), closes the connections, then exits 0,
-within --drain-ms. SIGHUP loads the bundle again (a broken one is refused; the
-old one keeps serving).
+Serves a trained bundle over HTTP/1.1 with keep-alive. Ctrl-C or SIGTERM stops
+it: it answers the requests in flight (new ones get 503 with connection: close),
+closes the connections, then exits 0, within --drain-ms. SIGHUP loads the bundle
+again (a broken one is refused; the old one keeps serving).
+
+Routes (with an access token set, each needs it unless marked):
+${routeLines()}
 
 Options:
   --bundle DIR             bundle folder to serve (required)
@@ -114,180 +113,6 @@ export function isLocalHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, "").toLowerCase();
   return h === "localhost" || h === "::1" ||
     /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
-
-/** Settings of one `serve` run, from its flags. */
-export interface ServeSettings {
-  bundle: string;
-  host: string;
-  port: number;
-  tokenEnv: string;
-  tokenFile: string | undefined;
-  costPerCall: number | null;
-  llmLatencyMs: number | null;
-  keepText: boolean;
-  drift: Partial<DriftSettings>;
-  /** Most bytes the word cache keeps. */
-  wordCacheBytes: number;
-  /** The live certificate's audit rate and seed. */
-  live: LiveOptions;
-  /** Where feedback is appended as traces (`--feedback-log`). */
-  feedbackLog: string | undefined;
-  /** Reload the bundle when its folder is replaced (`--watch`). */
-  watch: boolean;
-  /** The limits on every request (the body size limit is fixed). */
-  limits: RequestLimits;
-  /** Most milliseconds a shutdown waits for requests in flight. */
-  drainMs: number;
-}
-
-/** Parses the flags of `serve`; throws `UsageError` for a bad one. Null for `--help`. */
-export function parseServeFlags(args: string[]): ServeSettings | null {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        bundle: { type: "string" },
-        host: { type: "string", default: "127.0.0.1" },
-        port: { type: "string", default: "8010" },
-        "token-env": { type: "string", default: "SERVICE_PROXY_TOKEN" },
-        "token-file": { type: "string" },
-        "cost-per-call": { type: "string" },
-        "llm-latency-ms": { type: "string" },
-        "keep-text": { type: "boolean", default: false },
-        ...DRIFT_FLAGS,
-        "word-cache-mb": { type: "string" },
-        "audit-rate": { type: "string" },
-        "audit-seed": { type: "string" },
-        "feedback-log": { type: "string" },
-        watch: { type: "boolean", default: false },
-        "body-timeout-ms": { type: "string" },
-        "max-in-flight": { type: "string" },
-        "drain-ms": { type: "string" },
-        help: { type: "boolean", default: false },
-      },
-    }));
-  } catch (e) {
-    throw new UsageError(`${oneLine(e)} (serve --help lists the flags)`);
-  }
-  if (values.help) return null;
-  if (values.bundle === undefined || values.bundle === "") {
-    throw new UsageError("serve needs --bundle DIR");
-  }
-  if (values.host.trim() === "") {
-    throw new UsageError("--host must not be empty");
-  }
-  if (values["token-env"] === "") {
-    throw new UsageError("--token-env must name an environment variable");
-  }
-  const nonNegative = (n: number) => n >= 0;
-  const optional = (name: string, value: string | undefined) =>
-    value === undefined
-      ? null
-      : numberFlag(name, value, 0, nonNegative, "a number at least 0");
-  const drift: Partial<DriftSettings> = {};
-  const set = <K extends keyof DriftSettings>(
-    key: K,
-    value: DriftSettings[K] | undefined,
-  ) => {
-    if (value !== undefined) drift[key] = value;
-  };
-  const flag = (
-    name: string,
-    check: (n: number) => boolean,
-    expected: string,
-  ) => {
-    const raw = values[name as "drift-delta"];
-    return raw === undefined
-      ? undefined
-      : numberFlag(name, raw, 0, check, expected);
-  };
-  set("delta", flag("drift-delta", (n) => n > 0 && n < 1, "in (0, 1)"));
-  set(
-    "rearm_window",
-    flag(
-      "drift-window",
-      (n) => Number.isInteger(n) && n >= 1,
-      "a positive integer",
-    ),
-  );
-  set("single_p", flag("drift-single-p", (n) => n >= 0 && n < 1, "in [0, 1)"));
-  set(
-    "max_novelty",
-    flag("drift-max-novelty", (n) => n >= 0 && n <= 1, "in [0, 1]"),
-  );
-  set(
-    "min_novelty",
-    flag("drift-min-novelty", (n) => n >= 0 && n <= 1, "in [0, 1]"),
-  );
-  set("scope_p", flag("drift-scope-p", (n) => n >= 0 && n < 1, "in [0, 1)"));
-  const positiveInteger = (name: string, fallback: number) =>
-    numberFlag(
-      name,
-      values[name as "drain-ms"],
-      fallback,
-      (n) => Number.isInteger(n) && n >= 1,
-      "a positive integer",
-    );
-  const limits: RequestLimits = {
-    bodyTimeoutMs: positiveInteger(
-      "body-timeout-ms",
-      DEFAULT_REQUEST_LIMITS.bodyTimeoutMs,
-    ),
-    maxInFlight: positiveInteger(
-      "max-in-flight",
-      DEFAULT_REQUEST_LIMITS.maxInFlight,
-    ),
-  };
-  const drainMs = positiveInteger("drain-ms", DRAIN_MS);
-  const wordCacheMb = numberFlag(
-    "word-cache-mb",
-    values["word-cache-mb"],
-    DEFAULT_WORD_CACHE_BYTES / 1048576,
-    (n) => n >= 0 && n <= 65536,
-    "a number of MiB from 0 to 65536",
-  );
-  return {
-    bundle: userPath(values.bundle),
-    host: values.host.trim().replace(/^\[(.*)\]$/, "$1"),
-    port: numberFlag(
-      "port",
-      values.port,
-      8010,
-      (n) => Number.isInteger(n) && n >= 0 && n <= 65535,
-      "an integer from 0 to 65535",
-    ),
-    tokenEnv: values["token-env"],
-    tokenFile: userPath(values["token-file"]),
-    costPerCall: optional("cost-per-call", values["cost-per-call"]),
-    llmLatencyMs: optional("llm-latency-ms", values["llm-latency-ms"]),
-    keepText: values["keep-text"],
-    drift,
-    wordCacheBytes: Math.round(wordCacheMb * 1024 * 1024),
-    limits,
-    feedbackLog: userPath(values["feedback-log"]),
-    watch: values.watch,
-    live: {
-      auditRate: numberFlag(
-        "audit-rate",
-        values["audit-rate"],
-        DEFAULT_AUDIT_RATE,
-        (n) => n >= 0 && n <= 1,
-        "a probability in [0, 1]",
-      ),
-      auditSeed: values["audit-seed"] === undefined ? undefined : numberFlag(
-        "audit-seed",
-        values["audit-seed"],
-        0,
-        (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff,
-        "an integer from 0 to 4294967295",
-      ),
-    },
-    drainMs,
-  };
 }
 
 /** The token source the settings ask for; throws `UsageError` when it cannot be read. */

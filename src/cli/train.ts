@@ -13,7 +13,9 @@ import {
   DEFAULT_TRAIN_OPTIONS,
   train,
   type TrainOptions,
+  type TrainResult,
 } from "../train/trainer.ts";
+import type { TraceSet } from "../traces/mod.ts";
 import {
   AUTO_MIN_GROUPS,
   resolveMode,
@@ -24,6 +26,7 @@ import { TOOL_VERSION } from "../version.ts";
 import { leakageInWords, splitInWords } from "./report_words.ts";
 import {
   DRIFT_FLAGS,
+  driftFlagSettings,
   numberFlag,
   parseFlags,
   ProgressPrinter,
@@ -81,27 +84,37 @@ ${TRACE_FLAGS_USAGE}
   --quiet                    no progress on stderr
   --help                     this text`;
 
+/** The flags of `train`. */
+const TRAIN_FLAGS = {
+  ...TRACE_FLAGS,
+  out: { type: "string", default: "bundle" },
+  alpha: { type: "string" },
+  delta: { type: "string" },
+  seed: { type: "string" },
+  "calibration-share": { type: "string" },
+  "test-share": { type: "string" },
+  split: { type: "string", default: "auto" },
+  similarity: { type: "string" },
+  "min-radius": { type: "string" },
+  "serve-new-options": { type: "boolean", default: false },
+  "force-threshold": { type: "string", multiple: true },
+  ...DRIFT_FLAGS,
+  "max-epochs": { type: "string" },
+  workers: { type: "string" },
+  quiet: { type: "boolean", default: false },
+  help: { type: "boolean", default: false },
+} as const;
+
+/** The flag values of one `train` run. */
+type TrainValues = ReturnType<typeof parseTrainFlags>["values"];
+
+function parseTrainFlags(args: string[]) {
+  return parseFlags("train", args, TRAIN_FLAGS);
+}
+
 /** Runs `train`; returns the exit code. */
 export async function trainCommand(args: string[]): Promise<number> {
-  const { values } = parseFlags("train", args, {
-    ...TRACE_FLAGS,
-    out: { type: "string", default: "bundle" },
-    alpha: { type: "string" },
-    delta: { type: "string" },
-    seed: { type: "string" },
-    "calibration-share": { type: "string" },
-    "test-share": { type: "string" },
-    split: { type: "string", default: "auto" },
-    similarity: { type: "string" },
-    "min-radius": { type: "string" },
-    "serve-new-options": { type: "boolean", default: false },
-    "force-threshold": { type: "string", multiple: true },
-    ...DRIFT_FLAGS,
-    "max-epochs": { type: "string" },
-    workers: { type: "string" },
-    quiet: { type: "boolean", default: false },
-    help: { type: "boolean", default: false },
-  });
+  const { values } = parseTrainFlags(args);
   if (values.help) {
     console.log(TRAIN_USAGE);
     return 0;
@@ -114,19 +127,42 @@ export async function trainCommand(args: string[]): Promise<number> {
   }
   const out = userPath(values.out);
   const printer = new ProgressPrinter({ quiet: values.quiet });
-  const unit = (n: number) => n > 0 && n < 1;
+  const options = trainOptions(values, printer);
+  // Fail now, not after training, when the bundle could not be written.
+  await checkBundleDestination(out);
+  const traces = await readTraceFlags("train", values, printer);
+  checkAgainstTraces(traces, options);
+  const started = performance.now();
+  const result = train(traces, options);
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  options.progress?.("writing bundle");
+  const files = await encodeBundle({
+    featurizer: result.table.featurizer,
+    settings: result.table.settings,
+    toolVersion: TOOL_VERSION,
+    rowBuckets: result.rowBuckets,
+    questions: result.table.questions,
+    report: result.report,
+  });
+  await writeBundleAtomically(out, files);
+  printReport(result);
+  console.log(
+    `wrote ${out} (${result.report.rows} rows, trained in ${seconds}s)`,
+  );
+  return 0;
+}
+
+/**
+ * The training options the flags ask for, every number checked; throws
+ * `UsageError` naming the first flag that is wrong.
+ */
+function trainOptions(
+  values: TrainValues,
+  printer: ProgressPrinter,
+): TrainOptions {
   const d = DEFAULT_TRAIN_OPTIONS;
-  const forced: Record<string, number> = {};
-  for (const item of values["force-threshold"] ?? []) {
-    const at = item.lastIndexOf("=");
-    const t = at > 0 ? Number(item.slice(at + 1)) : NaN;
-    if (at <= 0 || !(t >= 0 && t <= 1) || item.slice(at + 1).trim() === "") {
-      throw new UsageError(
-        `--force-threshold must be QUESTION=T with T in [0, 1]: got "${item}"`,
-      );
-    }
-    forced[item.slice(0, at)] = t;
-  }
+  const unit = (n: number) => n > 0 && n < 1;
+  const forced = forcedThresholds(values["force-threshold"] ?? []);
   const options: TrainOptions = {
     ...d,
     alpha: numberFlag("alpha", values.alpha, d.alpha, unit, "in (0, 1)"),
@@ -176,50 +212,7 @@ export async function trainCommand(args: string[]): Promise<number> {
       ),
       serve_new_options: values["serve-new-options"],
       force_thresholds: forced,
-      drift: {
-        delta: numberFlag(
-          "drift-delta",
-          values["drift-delta"],
-          d.settings.drift.delta,
-          unit,
-          "in (0, 1)",
-        ),
-        rearm_window: numberFlag(
-          "drift-window",
-          values["drift-window"],
-          d.settings.drift.rearm_window,
-          (n) => Number.isInteger(n) && n >= 1,
-          "a positive integer",
-        ),
-        single_p: numberFlag(
-          "drift-single-p",
-          values["drift-single-p"],
-          d.settings.drift.single_p,
-          (n) => n >= 0 && n < 1,
-          "in [0, 1)",
-        ),
-        max_novelty: numberFlag(
-          "drift-max-novelty",
-          values["drift-max-novelty"],
-          d.settings.drift.max_novelty,
-          (n) => n >= 0 && n <= 1,
-          "in [0, 1]",
-        ),
-        min_novelty: numberFlag(
-          "drift-min-novelty",
-          values["drift-min-novelty"],
-          d.settings.drift.min_novelty,
-          (n) => n >= 0 && n <= 1,
-          "in [0, 1]",
-        ),
-        scope_p: numberFlag(
-          "drift-scope-p",
-          values["drift-scope-p"],
-          d.settings.drift.scope_p,
-          (n) => n >= 0 && n < 1,
-          "in [0, 1)",
-        ),
-      },
+      drift: { ...d.settings.drift, ...driftFlagSettings(values) },
     },
     progress: printer.line,
     warn: printer.warn,
@@ -242,10 +235,32 @@ export async function trainCommand(args: string[]): Promise<number> {
       "--calibration-share plus --test-share must leave at least 10% of traces to train on",
     );
   }
-  // Fail now, not after training, when the bundle could not be written.
-  await checkBundleDestination(out);
-  const traces = await readTraceFlags("train", values, printer);
-  for (const q of Object.keys(forced)) {
+  return options;
+}
+
+/** The `--force-threshold Q=T` flags as question to threshold. */
+function forcedThresholds(items: readonly string[]): Record<string, number> {
+  const forced: Record<string, number> = {};
+  for (const item of items) {
+    const at = item.lastIndexOf("=");
+    const t = at > 0 ? Number(item.slice(at + 1)) : NaN;
+    if (at <= 0 || !(t >= 0 && t <= 1) || item.slice(at + 1).trim() === "") {
+      throw new UsageError(
+        `--force-threshold must be QUESTION=T with T in [0, 1]: got "${item}"`,
+      );
+    }
+    forced[item.slice(0, at)] = t;
+  }
+  return forced;
+}
+
+/**
+ * Throws `UsageError`, before any training, when the flags ask what the
+ * traces cannot give: a forced threshold for a question no trace answers,
+ * or a split mode the traces cannot follow.
+ */
+function checkAgainstTraces(traces: TraceSet, options: TrainOptions): void {
+  for (const q of Object.keys(options.settings.force_thresholds)) {
     if (!traces.questions.some((t) => t.name === q)) {
       throw new UsageError(
         `--force-threshold names question "${q}", which no trace answers`,
@@ -255,27 +270,17 @@ export async function trainCommand(args: string[]): Promise<number> {
   try {
     resolveMode(traces, options.split);
   } catch (e) {
-    // A split mode the traces cannot follow is a usage mistake, found before any work.
     throw new UsageError((e as Error).message);
   }
-  const started = performance.now();
-  const result = train(traces, options);
-  const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  options.progress?.("writing bundle");
-  const files = await encodeBundle({
-    featurizer: result.table.featurizer,
-    settings: result.table.settings,
-    toolVersion: TOOL_VERSION,
-    rowBuckets: result.rowBuckets,
-    questions: result.table.questions,
-    report: result.report,
-  });
-  await writeBundleAtomically(out, files);
+}
+
+/** Prints the split and, per question, the calibration, test figures and leakage check. */
+function printReport(result: TrainResult): void {
   console.log(`split: ${splitInWords(result.report.split)}`);
+  const pct = (x: number | null) =>
+    x === null ? "n/a" : `${(x * 100).toFixed(1)}%`;
   for (const q of result.report.questions) {
     const t = q.test;
-    const pct = (x: number | null) =>
-      x === null ? "n/a" : `${(x * 100).toFixed(1)}%`;
     console.log(
       `${q.name}: ${q.calibration.status}, threshold ${
         q.calibration.threshold?.toFixed(4) ?? "none"
@@ -288,8 +293,4 @@ export async function trainCommand(args: string[]): Promise<number> {
     );
     console.log(`  leakage check: ${leakageInWords(q.leakage, false)}`);
   }
-  console.log(
-    `wrote ${out} (${result.report.rows} rows, trained in ${seconds}s)`,
-  );
-  return 0;
 }

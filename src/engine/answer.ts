@@ -46,9 +46,12 @@ import type { QuestionState } from "./state.ts";
 import type {
   Answer,
   Assessment,
+  ChoiceAnswer,
   DriftRule,
   Flag,
+  NoAnswer,
   RankedOption,
+  YesNoAnswer,
 } from "./verdict.ts";
 
 /** How one question is asked. */
@@ -341,7 +344,7 @@ function firstFailure(
  */
 export function topOptions(answer: Answer, n = 3): RankedOption[] {
   if (answer.kind === "yes_no") {
-    const yes = answer.probability!;
+    const yes = answer.probability;
     const ranked = [
       { option: "true", probability: yes },
       { option: "false", probability: 1 - yes },
@@ -350,10 +353,10 @@ export function topOptions(answer: Answer, n = 3): RankedOption[] {
     return ranked.slice(0, n);
   }
   if (answer.kind === "none") return [];
-  const p = answer.probabilities!;
+  const p = answer.probabilities;
   const order = p.map((_, i) => i).sort((a, b) => p[b]! - p[a]! || a - b);
   return order.slice(0, n).map((i) => ({
-    option: answer.options![i]!,
+    option: answer.options[i]!,
     probability: p[i]!,
   }));
 }
@@ -372,8 +375,8 @@ export function topOptions(answer: Answer, n = 3): RankedOption[] {
  */
 export function probabilitiesOf(answer: Answer): Record<string, number> {
   const out: Record<string, number> = {};
-  const names = answer.options ?? [];
-  const p = answer.probabilities ?? [];
+  if (answer.kind !== "choice") return out;
+  const { options: names, probabilities: p } = answer;
   for (let i = 0; i < names.length; i++) {
     Object.defineProperty(out, names[i]!, {
       value: p[i]!,
@@ -433,5 +436,14 @@ export function warmUp(table: Table, rounds = 50): void {
   }
 }
 
-export type { Answer, Assessment, DriftRule, Flag, RankedOption };
+export type {
+  Answer,
+  Assessment,
+  ChoiceAnswer,
+  DriftRule,
+  Flag,
+  NoAnswer,
+  RankedOption,
+  YesNoAnswer,
+};
 export { type PreparedText, prepareFeatures, prepareText, suggestQuestion };

@@ -38,11 +38,16 @@ export {
 export {
   type Answer,
   type AnswerKind,
+  answerOf,
+  type AnswerVerdict,
   type Assessment,
+  type ChoiceAnswer,
   type DriftRule,
   type Flag,
   FLAGS,
+  type NoAnswer,
   type RankedOption,
+  type YesNoAnswer,
 } from "./verdict.ts";
 export {
   type QuestionState,

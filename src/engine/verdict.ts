@@ -43,21 +43,11 @@ export const FLAGS: readonly Flag[] = [
  */
 export type DriftRule = "live_audit" | "alarm" | "novelty" | "out_of_scope";
 
-/** What kind of answer a verdict carries. */
-export type AnswerKind = "choice" | "yes_no" | "none";
-
 /**
- * The table's answer to one question. `kind` says which fields are there:
- * `choice` (a choice question: `choice`, `options`, `probabilities`),
- * `yes_no` (`answer`, `probability`) or `none` (a question the table cannot
- * answer: flag `unsupported`, or `empty_input` for an empty text).
+ * What every answer carries, whatever its kind: the confidence and the
+ * certification verdict on it.
  */
-export interface Answer {
-  kind: AnswerKind;
-  /** Best option (choice questions). */
-  choice?: string;
-  /** Yes or no (yes/no questions). */
-  answer?: boolean;
+export interface AnswerVerdict {
   /** Probability of the answer given (over the offered options when narrowed). */
   confidence: number;
   certified: boolean;
@@ -66,25 +56,87 @@ export interface Answer {
   driftRule: DriftRule | null;
   /** Least number of inserted words that could change the answer; null when none can. */
   radius: number | null;
+}
+
+/** The answer to a choice question: the best option and every option's probability. */
+export interface ChoiceAnswer extends AnswerVerdict {
+  kind: "choice";
+  /** Best option. */
+  choice: string;
   /**
-   * Choice questions: the options answered over, in reply order. All the
-   * learned options (the question's own array), or when narrowed the
-   * offered learned options in table order, then the offered options the
-   * table never learned, in the order given.
+   * The options answered over, in reply order. All the learned options (the
+   * question's own array), or when narrowed the offered learned options in
+   * table order, then the offered options the table never learned, in the
+   * order given.
    */
-  options?: readonly string[];
+  options: readonly string[];
   /**
    * For each entry of `options`, its index among the learned options, or -1
    * for an option the table never learned. Null when `options` is every
    * learned option in table order.
    */
-  optionIndices?: readonly number[] | null;
+  optionIndices: readonly number[] | null;
   /** Position of `choice` in `options`. */
-  chosen?: number;
+  chosen: number;
   /** `probabilities[i]` is the probability of `options[i]` (0 for an option never learned). */
-  probabilities?: readonly number[];
-  /** Probability of yes (yes/no questions). */
-  probability?: number;
+  probabilities: readonly number[];
+  /** A choice answer has no yes/no answer. */
+  answer?: never;
+}
+
+/** The answer to a yes/no question. */
+export interface YesNoAnswer extends AnswerVerdict {
+  kind: "yes_no";
+  /** Yes (true) or no (false). */
+  answer: boolean;
+  /** Probability of yes. */
+  probability: number;
+  /** A yes/no answer has no option. */
+  choice?: never;
+}
+
+/**
+ * No answer: a question the table cannot answer (flag `unsupported`, or
+ * `empty_input` for an empty text); confidence 0, never certified.
+ */
+export interface NoAnswer extends AnswerVerdict {
+  kind: "none";
+  choice?: never;
+  answer?: never;
+}
+
+/**
+ * The table's answer to one question; `kind` says which it is, and
+ * narrowing on it gives that kind's fields. Reading `choice` or `answer`
+ * of another kind gives undefined.
+ */
+export type Answer = ChoiceAnswer | YesNoAnswer | NoAnswer;
+
+/** What kind of answer a verdict carries. */
+export type AnswerKind = Answer["kind"];
+
+/**
+ * The table's answer as a value: the option a choice answer gives, yes
+ * (true) or no (false), or null when there is none. This is what a
+ * reference model's answer is compared with.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { answerOf } from "./verdict.ts";
+ * const verdict = {
+ *   confidence: 0.9, certified: true, flag: null, driftRule: null, radius: 2,
+ * };
+ * assert.equal(answerOf({ ...verdict, kind: "yes_no", answer: false, probability: 0.1 }), false);
+ * assert.equal(answerOf({ ...verdict, kind: "none" }), null);
+ * ```
+ */
+export function answerOf(answer: Answer): string | boolean | null {
+  return answer.kind === "choice"
+    ? answer.choice
+    : answer.kind === "yes_no"
+    ? answer.answer
+    : null;
 }
 
 /** An option and its probability, for the top options of an answer. */

@@ -8,22 +8,17 @@
 
 import type { Assessment } from "../engine/verdict.ts";
 import {
-  type Ask,
-  type DecisionRequest,
+  type DecisionShape,
   MAX_OPTIONS,
   MAX_QUESTIONS,
+  type ModelRequest,
+  type TypedAsk,
 } from "./decision_request.ts";
-import { textOf } from "./decide.ts";
-import { BodyShape, describe, isObject } from "./fields.ts";
+import { BodyShape } from "./fields.ts";
 import type { JsonWriter } from "./json_writer.ts";
-import {
-  writeChoice,
-  writeHint,
-  writeProbabilities,
-  writeQuestionKey,
-  writeService,
-} from "./reply_parts.ts";
+import { writeQuestionKey } from "./reply_parts.ts";
 import type { ServedTable } from "./served.ts";
+import { writeModelAnswer } from "./model_answer.ts";
 
 /** The body `/v1/altdecisions` needs, for error messages. */
 export const ALT_BODY = new BodyShape(
@@ -31,22 +26,16 @@ export const ALT_BODY = new BodyShape(
 );
 
 /** Checks a `/v1/altdecisions` body; throws a 400 naming what is wrong. */
-export function parseAltDecisions(body: unknown): DecisionRequest {
+export function parseAltDecisions(body: unknown): ModelRequest {
   const shape = ALT_BODY;
   const o = shape.object(body);
   const model = shape.optionalString(o.model, "model") ?? "table";
-  if (o.state === undefined) throw shape.fail('"state" is missing');
-  if (typeof o.state !== "string" && !isObject(o.state)) {
-    throw shape.fail(
-      `"state" must be a string or a JSON object, got ${describe(o.state)}`,
-    );
-  }
-  const text = textOf(o.state, shape);
+  const text = shape.state(o.state, "state");
   if (o.questions === undefined) throw shape.fail('"questions" is missing');
   const questions = shape.objectField(o.questions, "questions");
   shape.atMost(Object.keys(questions).length, MAX_QUESTIONS, "questions");
   const entries = Object.entries(questions);
-  const asks = entries.map(([name, entry]): Ask => {
+  const asks = entries.map(([name, entry]): TypedAsk => {
     const at = `questions.${name}`;
     const q = shape.objectField(entry, at);
     if (q.type === undefined) throw shape.fail(`"${at}.type" is missing`);
@@ -72,46 +61,6 @@ export function parseAltDecisions(body: unknown): DecisionRequest {
 }
 
 /**
- * Writes one value of the reply's `answers` object: `type`, then `choice`,
- * `confidence`, `probabilities` (choice), `confidence`, `probability`,
- * `noul`, `answer` (noul), `confidence`, `probability` (predicate) or only
- * `confidence` (unsupported, with a `hint` for a name the table does not
- * know), and `service` (with `audit` when given).
- */
-export function writeAltAnswer(
-  w: JsonWriter,
-  served: ServedTable,
-  type: string,
-  a: Assessment,
-  audit?: string,
-): void {
-  const { answer } = a;
-  w.ascii('{"type":').string(type);
-  if (answer.kind === "choice") {
-    w.ascii(',"choice":');
-    writeChoice(w, served, a);
-    w.ascii(',"confidence":').number(answer.confidence);
-    w.ascii(',"probabilities":');
-    writeProbabilities(w, served, a, false);
-  } else if (answer.kind === "yes_no") {
-    const p = answer.probability!;
-    w.ascii(',"confidence":').number(answer.confidence);
-    w.ascii(',"probability":').number(p);
-    if (type === "noul") {
-      w.ascii(',"noul":').number(p).ascii(',"answer":').boolean(
-        answer.answer!,
-      );
-    }
-  } else {
-    w.ascii(',"confidence":').number(answer.confidence);
-    writeHint(w, served, a);
-  }
-  w.ascii(',"service":');
-  writeService(w, a, audit);
-  w.ascii("}");
-}
-
-/**
  * Writes the `/v1/altdecisions` reply: `model`, `answers` keyed by
  * question, `latency_ms`, `service`. `audits[i]`, when given, is the audit
  * id of answer `i` (in its `service`).
@@ -119,18 +68,18 @@ export function writeAltAnswer(
 export function writeAltReply(
   w: JsonWriter,
   served: ServedTable,
-  request: DecisionRequest,
+  request: ModelRequest,
   answers: readonly Assessment[],
   latencyUs: number,
   audits?: readonly (string | undefined)[],
 ): void {
-  w.ascii('{"model":').string(request.model ?? "table").ascii(',"answers":{');
-  const asks = request.asks!;
+  w.ascii('{"model":').string(request.model).ascii(',"answers":{');
+  const { asks } = request;
   for (let i = 0; i < answers.length; i++) {
     if (i > 0) w.ascii(",");
     const a = answers[i]!;
     writeQuestionKey(w, served, a);
-    writeAltAnswer(w, served, asks[i]!.type!, a, audits?.[i]);
+    writeModelAnswer(w, served, "alt", asks[i]!.type, a, audits?.[i]);
   }
   // An integer over a power of ten prints as 0.6536, not 0.6536000000000001.
   w.ascii('},"latency_ms":').number(Math.round(latencyUs * 10) / 10000);
@@ -138,3 +87,10 @@ export function writeAltReply(
     ',"source":"table"}}',
   );
 }
+
+/** How `/v1/altdecisions` reads its body and writes its reply. */
+export const ALT_SHAPE: DecisionShape<ModelRequest> = {
+  needed: ALT_BODY.needed,
+  parse: parseAltDecisions,
+  write: writeAltReply,
+};

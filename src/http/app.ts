@@ -1,18 +1,24 @@
 /**
- * The HTTP service as a Hono app: every route of the interface, the access
- * token, JSON errors, statistics. Built by a function so tests can call
- * `app.request()` without a network; `src/cli/serve.ts` puts it on
- * `Deno.serve` (see `server.ts`).
+ * The HTTP service as a Hono app: every route of the route table
+ * (`routes.ts`), the access token, JSON errors, statistics. Built by a
+ * function so tests can call `app.request()` without a network;
+ * `src/cli/serve.ts` puts it on `Deno.serve` (see `server.ts`).
  *
- * One middleware layer does the per-request work every route shares: the
- * cap on requests in flight, the token check, and the response counted
- * under its route. Everything else is done once, when the app is built.
+ * Three named middleware do the per-request work every route shares, each
+ * one job, outermost first: `countResponses` (every response counted under
+ * its route), `gateRequests` (the cap on requests in flight) and
+ * `tokenAuth` (the access token; not installed when none is configured).
+ * Handlers and middleware throw `HTTPException` for a failure, and
+ * `app.onError` writes every error reply (`errors.ts`). Everything else is
+ * done once, when the app is built.
  *
  * @module
  */
 
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { assess, prepareText } from "../engine/answer.ts";
+import { countFeedback, feedbackTrace } from "../live/feedback.ts";
+import { traceLine } from "../traces/write.ts";
 import {
   BODY_TIMEOUT_MS,
   BodyDeadlines,
@@ -21,29 +27,38 @@ import {
   readJsonBody,
 } from "./body.ts";
 import { errorResponse, methodNotAllowed, notFound } from "./errors.ts";
+import { RequestGate } from "./gate.ts";
 import { JsonWriter } from "./json_writer.ts";
 import {
-  countFeedback,
   FEEDBACK_BODY,
+  feedbackReply,
   logFailure,
   parseFeedback,
-  traceLines,
 } from "./live/feedback.ts";
-import { renderLiveMetrics } from "./live/metrics.ts";
+import { Exposition } from "./exposition.ts";
+import { writeLiveMetrics } from "./live/metrics.ts";
 import { liveStats } from "./live/stats.ts";
-import { RequestGate } from "./gate.ts";
-import { METRICS_CONTENT_TYPE, renderMetrics } from "./metrics.ts";
-import { OPENAPI_JSON } from "./openapi.ts";
+import { METRICS_CONTENT_TYPE, writeServiceMetrics } from "./metrics.ts";
+import { countResponses } from "./middleware/count_responses.ts";
+import { gateRequests } from "./middleware/gate_requests.ts";
+import { tokenAuth } from "./middleware/token_auth.ts";
+import type { HealthDocument } from "./openapi/decision_schemas.ts";
+import type { StatsDocument } from "./openapi/stats_schemas.ts";
 import {
   parsePlayground,
   PLAYGROUND_BODY,
   playgroundResponse,
 } from "./playground.ts";
-import { type AppDeps, HEALTH, ROUTES, Service } from "./service.ts";
-import { DECISION_ROUTES } from "./stats/service_stats.ts";
+import {
+  type DecisionRouteSpec,
+  methodsOf,
+  type OtherRoute,
+  ROUTE_TABLE,
+} from "./routes.ts";
+import { type AppDeps, Service } from "./service.ts";
 import { INTERFACE_VERSION, TOOL_VERSION } from "../version.ts";
 
-export { type AppDeps, ROUTES };
+export { type AppDeps, ROUTE_TABLE };
 
 const JSON_TYPE = "application/json";
 const JSON_HEADERS: HeadersInit = [["content-type", JSON_TYPE]];
@@ -67,9 +82,9 @@ export const DEFAULT_REQUEST_LIMITS: Readonly<RequestLimits> = {
 };
 
 /**
- * Builds the service. Routes: `POST /v1/decide`, `/v1/decisions`,
- * `/v1/altdecisions`, `/v1/playground`, `/v1/feedback`; `GET /`, `/v1/stats`, `/metrics`,
- * `/v1/health`, `/v1/openapi.json`.
+ * Builds the service: every route of `ROUTE_TABLE` (`POST /v1/decide`,
+ * `/v1/decisions`, `/v1/altdecisions`, `/v1/playground`, `/v1/feedback`;
+ * `GET /`, `/v1/stats`, `/metrics`, `/v1/health`, `/v1/openapi.json`).
  *
  * @example
  * ```ts
@@ -90,6 +105,22 @@ export function createApp(
   return appFor(new Service(deps), limits);
 }
 
+let openApi: Promise<string> | null = null;
+
+/**
+ * The OpenAPI document's text, built on first use: its schemas (TypeBox,
+ * about 50 ms of module loading) are then loaded by no process that is
+ * never asked for the document, such as every command but a `serve` asked
+ * for it.
+ */
+function openApiJson(): Promise<string> {
+  openApi ??= import("./openapi.ts").then((m) => m.OPENAPI_JSON);
+  return openApi;
+}
+
+/** A route handler. */
+type Handler = (c: Context) => Response | Promise<Response>;
+
 /**
  * The Hono app of a running `service`, with `limits` on every request.
  * Throws `RangeError` for a limit that is not a positive integer.
@@ -106,153 +137,123 @@ export function appFor(
   const gate = limits.gate ?? new RequestGate(maxInFlight);
   const { stats } = service;
   const app = new Hono();
-  const refusals = {
-    busy: {
-      body: JSON.stringify({
-        error:
-          `Too many requests in flight: the service answers at most ${gate.maxInFlight} at once; try again shortly`,
-      }),
-      headers: { "content-type": JSON_TYPE, "retry-after": "1" },
-    },
-    draining: {
-      body: JSON.stringify({
-        error: "The service is shutting down; try again shortly",
-      }),
-      headers: {
-        "content-type": JSON_TYPE,
-        "retry-after": "1",
-        connection: "close",
-      },
-    },
-  };
 
-  // One layer: the gate (requests in flight, drain), the token check, then
-  // the response counted under its route.
-  app.use("*", async (c, next) => {
-    const path = c.req.path;
-    const admission = gate.enter();
-    if (admission !== "admitted") {
-      stats.recordResponse(service.routeLabel(path), 503);
-      const { body, headers } = refusals[admission];
-      return new Response(body, { status: 503, headers });
-    }
-    try {
-      const checked = service.check(
-        c.req.method,
-        path,
-        (name) => c.req.raw.headers.get(name),
-      );
-      const refusal = checked instanceof Promise ? await checked : checked;
-      if (refusal !== null) {
-        const res = c.json({ error: refusal.message }, refusal.status);
-        res.headers.set("WWW-Authenticate", refusal.challenge);
-        stats.recordResponse(service.routeLabel(path), res.status);
-        return res;
-      }
-      await next();
-    } finally {
-      gate.leave();
-    }
-    stats.recordResponse(service.routeLabel(path), c.res.status);
-  });
+  app.use(
+    countResponses({ record: (label, s) => stats.recordResponse(label, s) }),
+  );
+  app.use(gateRequests({ gate }));
+  // Without a token every request passes: no layer at all.
+  if (service.token.configured) app.use(tokenAuth({ source: service.token }));
 
   // One writer for every decision reply: `decide` runs to its end without
   // yielding, and the reply leaves as a copy of what was written. A writer
   // grown past `KEPT_WRITER_BYTES` by a huge reply is not kept.
   let writer = new JsonWriter(WRITER_BYTES);
-  for (const route of DECISION_ROUTES) {
-    app.post(route, async (c) => {
-      const body = await readBodyText(c.req.raw, MAX_BODY_BYTES, deadlines);
-      const w = writer;
-      w.reset();
-      const status = service.decide(route, body, w);
-      const bytes = w.bytes();
-      if (w.buffer.length > KEPT_WRITER_BYTES) {
-        writer = new JsonWriter(WRITER_BYTES);
-      }
-      return new Response(bytes, { status, headers: JSON_HEADERS });
-    });
-  }
-
-  app.post("/v1/playground", async (c) => {
-    const { table, monitor, peek, questionNames } = service.served;
-    const request = parsePlayground(
-      await readJsonBody(
-        c.req.raw,
-        PLAYGROUND_BODY.needed,
-        MAX_BODY_BYTES,
-        deadlines,
-      ),
-      table,
-    );
-    const a = assess(
-      table,
-      prepareText(table, request.text),
-      request.question,
-      {},
-      peek,
-    );
-    stats.recordPlayground();
-    return c.json(
-      playgroundResponse(a, monitor.state(a.question), questionNames),
-    );
-  });
-
-  app.post("/v1/feedback", async (c) => {
-    const served = service.served;
-    const items = parseFeedback(
-      await readJsonBody(
-        c.req.raw,
-        FEEDBACK_BODY.needed,
-        MAX_BODY_BYTES,
-        deadlines,
-      ),
-      served.table,
-    );
-    if (service.feedbackLog !== null) {
-      try {
-        await service.feedbackLog(traceLines(items, new Date()));
-      } catch (e) {
-        service.log(`Feedback log: ${(e as Error)?.message ?? String(e)}`);
-        throw logFailure(e);
-      }
+  const decision = (route: DecisionRouteSpec): Handler => async (c) => {
+    const body = await readBodyText(c.req.raw, MAX_BODY_BYTES, deadlines);
+    const w = writer;
+    w.reset();
+    service.decide(route, body, w);
+    const bytes = w.bytes();
+    if (w.buffer.length > KEPT_WRITER_BYTES) {
+      writer = new JsonWriter(WRITER_BYTES);
     }
-    return c.json(countFeedback(service.live, served, items));
-  });
+    return new Response(bytes, { headers: JSON_HEADERS });
+  };
 
-  app.get("/", (c) => {
-    c.header("Cache-Control", "no-store");
-    return c.html(service.dashboardHtml);
-  });
-  app.get("/v1/stats", (c) => {
-    c.header("Cache-Control", "no-store");
-    return c.json({
-      ...stats.snapshot(),
-      live: liveStats(service.live, service.served.table),
-    });
-  });
-  app.get("/metrics", (c) => {
-    c.header("Content-Type", METRICS_CONTENT_TYPE);
-    const { table, monitor } = service.served;
-    return c.body(
-      renderMetrics(stats, table, monitor) +
-        renderLiveMetrics(liveStats(service.live, table)),
-    );
-  });
-  app.get(HEALTH, (c) =>
-    c.json({
-      ok: true,
-      questions: service.served.questionNames,
-      version: TOOL_VERSION,
-      interface_version: INTERFACE_VERSION,
-    }));
-  app.get(
-    "/v1/openapi.json",
-    (c) => c.body(OPENAPI_JSON, 200, { "Content-Type": JSON_TYPE }),
-  );
+  const others: Record<OtherRoute, Handler> = {
+    "/v1/playground": async (c) => {
+      const { table, monitor, peek, questionNames } = service.served;
+      const request = parsePlayground(
+        await readJsonBody(
+          c.req.raw,
+          PLAYGROUND_BODY.needed,
+          MAX_BODY_BYTES,
+          deadlines,
+        ),
+        table,
+      );
+      const a = assess(
+        table,
+        prepareText(table, request.text),
+        request.question,
+        {},
+        peek,
+      );
+      stats.recordPlayground();
+      return c.json(
+        playgroundResponse(a, monitor.state(a.question), questionNames),
+      );
+    },
+    "/v1/feedback": async (c) => {
+      const served = service.served;
+      const items = parseFeedback(
+        await readJsonBody(
+          c.req.raw,
+          FEEDBACK_BODY.needed,
+          MAX_BODY_BYTES,
+          deadlines,
+        ),
+        served.table,
+      );
+      if (service.feedbackLog !== null) {
+        const time = new Date();
+        const lines = items.map((item) => traceLine(feedbackTrace(item, time)));
+        try {
+          await service.feedbackLog(lines.join(""));
+        } catch (e) {
+          service.log(`Feedback log: ${(e as Error)?.message ?? String(e)}`);
+          throw logFailure(e);
+        }
+      }
+      return c.json(
+        feedbackReply(
+          countFeedback(service.live, served.table, served.peek, items),
+        ),
+      );
+    },
+    "/": (c) => {
+      c.header("Cache-Control", "no-store");
+      return c.html(service.dashboardHtml);
+    },
+    "/v1/stats": (c) => {
+      c.header("Cache-Control", "no-store");
+      return c.json(
+        {
+          ...stats.snapshot(),
+          live: liveStats(service.live, service.served.table),
+        } satisfies StatsDocument,
+      );
+    },
+    "/metrics": (c) => {
+      c.header("Content-Type", METRICS_CONTENT_TYPE);
+      const { table, monitor } = service.served;
+      const e = new Exposition();
+      writeServiceMetrics(e, stats, table, monitor);
+      writeLiveMetrics(e, liveStats(service.live, table));
+      return c.body(e.text());
+    },
+    "/v1/health": (c) =>
+      c.json(
+        {
+          ok: true,
+          questions: [...service.served.questionNames],
+          version: TOOL_VERSION,
+          interface_version: INTERFACE_VERSION,
+        } satisfies HealthDocument,
+      ),
+    "/v1/openapi.json": async (c) =>
+      c.body(await openApiJson(), 200, { "Content-Type": JSON_TYPE }),
+  };
 
-  for (const [path, methods] of Object.entries(ROUTES)) {
-    app.all(path, methodNotAllowed(methods));
+  for (const route of ROUTE_TABLE) {
+    const handler = route.decision === null
+      ? others[route.path]
+      : decision(route);
+    app.on(route.method, route.path, handler);
+  }
+  for (const path of new Set(ROUTE_TABLE.map((r) => r.path))) {
+    app.all(path, methodNotAllowed(methodsOf(path)));
   }
   app.notFound(notFound);
   app.onError((error, c) => errorResponse(error, c, service.log));

@@ -1,36 +1,13 @@
 /**
- * The access-token check, shared by the Hono app and the fast path of the
- * decision routes.
- *
- * With a token configured, a request passes when it presents the token as
- * `X-Service-Token: <token>`, `Authorization: Bearer <token>`, or as the
- * password of `Authorization: Basic` (any user name). Comparison takes time
- * independent of where the bytes differ. A missing or wrong token gets 401
- * with a JSON error; on browser routes the 401 carries a Basic challenge so
- * the browser asks for a login, elsewhere a Bearer challenge (no prompt).
+ * What a request presents as the access token, and whether it is the
+ * token. A request may present it as `X-Service-Token: <token>`,
+ * `Authorization: Bearer <token>`, or as the password of
+ * `Authorization: Basic` (any user name). Comparison takes time independent
+ * of where the bytes differ. The middleware that refuses requests without
+ * it is `middleware/token_auth.ts`.
  *
  * @module
  */
-
-import type { TokenSource } from "./token.ts";
-
-/** Options of `tokenCheck`. */
-export interface TokenCheckOptions {
-  /** Where the token comes from; consulted on every guarded request. */
-  source: TokenSource;
-  /** Requests that need no token. */
-  isOpen?: (method: string, path: string) => boolean;
-  /** Requests a person opens in a browser: their 401 asks for a Basic login. */
-  isBrowser?: (method: string, path: string) => boolean;
-  /** Realm named in the challenge. */
-  realm?: string;
-}
-
-const DEFAULTS = {
-  isOpen: () => false,
-  isBrowser: () => false,
-  realm: "decision tables",
-} satisfies Omit<TokenCheckOptions, "source">;
 
 const encoder = new TextEncoder();
 
@@ -82,57 +59,25 @@ export function basicPassword(encoded: string): string | null {
   return colon < 0 ? null : decoded.slice(colon + 1);
 }
 
-/** Why a request was refused: a 401 with its message and challenge. */
-export interface Refusal {
-  status: 401;
-  message: string;
-  /** The `WWW-Authenticate` challenge. */
-  challenge: string;
-}
-
-/** Decides whether a request may pass: null when it may, else the refusal. */
-export type TokenCheck = (
-  method: string,
-  path: string,
-  header: HeaderReader,
-) => Refusal | null | Promise<Refusal | null>;
-
 /**
- * A check refusing requests that lack the configured token. It answers
- * synchronously unless the token source reads a file.
+ * True when the request presents `token` in one of the accepted forms. The
+ * empty token is never presented (an empty or unreadable token file
+ * refuses every request). Every credential is compared, so the time taken
+ * does not say which one matched.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { presentsToken } from "./auth.ts";
+ * const headers = new Headers({ authorization: "Bearer s3cret" });
+ * assert.ok(presentsToken("s3cret", (name) => headers.get(name)));
+ * ```
  */
-export function tokenCheck(options: TokenCheckOptions): TokenCheck {
-  const { source } = options;
-  const isOpen = options.isOpen ?? DEFAULTS.isOpen;
-  const isBrowser = options.isBrowser ?? DEFAULTS.isBrowser;
-  const realm = options.realm ?? DEFAULTS.realm;
-  const judge = (
-    token: string,
-    method: string,
-    path: string,
-    header: HeaderReader,
-  ): Refusal | null => {
-    const expected = encoder.encode(token);
-    let ok = false;
-    for (const presented of presentedTokens(header)) {
-      // Every credential is compared, so timing does not say which one matched.
-      ok = constantTimeEqual(encoder.encode(presented), expected) || ok;
-    }
-    if (ok && token !== "") return null;
-    return {
-      status: 401,
-      message:
-        "Missing or wrong access token: send it as X-Service-Token: <token>, Authorization: Bearer <token>, or as the password of a Basic login",
-      challenge: isBrowser(method, path)
-        ? `Basic realm="${realm}", charset="UTF-8"`
-        : `Bearer realm="${realm}"`,
-    };
-  };
-  return (method, path, header) => {
-    if (!source.configured || isOpen(method, path)) return null;
-    const current = source.current();
-    return typeof current === "string"
-      ? judge(current, method, path, header)
-      : current.then((token) => judge(token, method, path, header));
-  };
+export function presentsToken(token: string, header: HeaderReader): boolean {
+  const expected = encoder.encode(token);
+  let ok = false;
+  for (const presented of presentedTokens(header)) {
+    ok = constantTimeEqual(encoder.encode(presented), expected) || ok;
+  }
+  return ok && token !== "";
 }

@@ -6,14 +6,14 @@
  */
 
 import type { Assessment } from "../engine/verdict.ts";
-import { stateText } from "../engine/text.ts";
 import {
   type Ask,
-  type DecisionRequest,
+  type DecideRequest,
+  type DecisionShape,
   MAX_OPTIONS,
   MAX_QUESTIONS,
 } from "./decision_request.ts";
-import { BodyShape, describe, isObject } from "./fields.ts";
+import { BodyShape } from "./fields.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import {
   writeChoice,
@@ -24,33 +24,16 @@ import {
 } from "./reply_parts.ts";
 import type { ServedTable } from "./served.ts";
 
-/** The text of a checked `state`; a 400 when an object cannot be serialised. */
-export function textOf(state: string | object, shape: BodyShape): string {
-  try {
-    return stateText(state);
-  } catch (e) {
-    throw shape.fail(
-      `"state" cannot be serialised to JSON (${(e as Error).message})`,
-    );
-  }
-}
-
 /** The body `/v1/decide` needs, for error messages. */
 export const DECIDE_BODY = new BodyShape(
   'a JSON object {"state": string or object, "questions"?: {"<question>": {"criteria"?: ["<option>", ...]}}, "exposed"?: boolean}',
 );
 
 /** Checks a `/v1/decide` body; throws a 400 naming what is wrong. */
-export function parseDecide(body: unknown): DecisionRequest {
+export function parseDecide(body: unknown): DecideRequest {
   const shape = DECIDE_BODY;
   const o = shape.object(body);
-  const state = o.state;
-  if (state === undefined) throw shape.fail('"state" is missing');
-  if (typeof state !== "string" && !isObject(state)) {
-    throw shape.fail(
-      `"state" must be a string or a JSON object, got ${describe(state)}`,
-    );
-  }
+  const text = shape.state(o.state, "state");
   let asks: Ask[] | null = null;
   if (o.questions !== undefined && o.questions !== null) {
     const questions = shape.objectField(o.questions, "questions");
@@ -73,7 +56,7 @@ export function parseDecide(body: unknown): DecisionRequest {
     }
   }
   const exposed = shape.optionalBoolean(o.exposed, "exposed") ?? false;
-  return { text: textOf(state, shape), asks, exposed, model: null };
+  return { text, asks, exposed, model: null };
 }
 
 /**
@@ -91,10 +74,10 @@ export function writeDecideAnswer(
   const { answer } = a;
   if (answer.kind === "choice") {
     w.ascii('{"choice":');
-    writeChoice(w, served, a);
+    writeChoice(w, served, a.slot, answer);
     w.ascii(',"confidence":');
   } else if (answer.kind === "yes_no") {
-    w.ascii('{"answer":').boolean(answer.answer!).ascii(',"confidence":');
+    w.ascii('{"answer":').boolean(answer.answer).ascii(',"confidence":');
   } else w.ascii('{"confidence":');
   w.number(answer.confidence).ascii(',"certified":').boolean(answer.certified);
   w.ascii(',"flag":');
@@ -104,9 +87,9 @@ export function writeDecideAnswer(
   else w.number(answer.radius);
   if (answer.kind === "choice") {
     w.ascii(',"probabilities":');
-    writeProbabilities(w, served, a, false);
+    writeProbabilities(w, served, a.slot, answer, false);
   } else if (answer.kind === "yes_no") {
-    w.ascii(',"probability":').number(answer.probability!);
+    w.ascii(',"probability":').number(answer.probability);
   } else writeHint(w, served, a);
   if (audit !== undefined) w.ascii(',"audit":').string(audit);
   w.ascii("}");
@@ -120,7 +103,7 @@ export function writeDecideAnswer(
 export function writeDecideReply(
   w: JsonWriter,
   served: ServedTable,
-  _request: DecisionRequest,
+  _request: DecideRequest,
   answers: readonly Assessment[],
   latencyUs: number,
   audits?: readonly (string | undefined)[],
@@ -134,3 +117,10 @@ export function writeDecideReply(
   }
   w.ascii('},"latency_us":').number(latencyUs).ascii("}");
 }
+
+/** How `/v1/decide` reads its body and writes its reply. */
+export const DECIDE_SHAPE: DecisionShape<DecideRequest> = {
+  needed: DECIDE_BODY.needed,
+  parse: parseDecide,
+  write: writeDecideReply,
+};

@@ -22,6 +22,8 @@ import {
 } from "../engine/answer.ts";
 import type { DriftGuard } from "../engine/drift.ts";
 import type { QuestionKind, Table } from "../engine/table.ts";
+import type { JsonWriter } from "./json_writer.ts";
+import type { ServedTable } from "./served.ts";
 
 /** Most questions one request may ask (more gets 400): keeps every reply bounded. */
 export const MAX_QUESTIONS = 1000;
@@ -35,24 +37,68 @@ export const MAX_OPTIONS = 10_000;
  */
 export interface Ask {
   name: string;
-  /** Offered options (choice); absent or empty: all the table learned. */
-  options?: readonly string[] | undefined;
+  /** Offered options (choice); undefined or empty: all the table learned. */
+  options: readonly string[] | undefined;
   /**
    * The type the decision-model shapes give (`choice`, `predicate`, `noul`,
-   * or anything else: unsupported); absent for `/v1/decide`.
+   * or anything else: unsupported); undefined for `/v1/decide`.
    */
-  type?: string | undefined;
+  type: string | undefined;
 }
 
-/** A checked body of any decision route. */
-export interface DecisionRequest {
-  /** The state or input, as the table reads it. */
+/** A question as the decision-model shapes ask it: always with a type. */
+export interface TypedAsk extends Ask {
+  type: string;
+}
+
+/** A checked `/v1/decide` body. */
+export interface DecideRequest {
+  /** The state, as the table reads it. */
   text: string;
   /** The questions asked; null when the body names none (answer all). */
   asks: readonly Ask[] | null;
   exposed: boolean;
-  /** The model name the decision-model shapes echo (`table` when the body names none); null for `/v1/decide`. */
-  model: string | null;
+  /** No model name: the service's own shape echoes none. */
+  model: null;
+}
+
+/** A checked body of a decision-model shape (`/v1/decisions`, `/v1/altdecisions`). */
+export interface ModelRequest {
+  /** The state or input, as the table reads it. */
+  text: string;
+  /** The questions asked, each with its type. */
+  asks: readonly TypedAsk[];
+  exposed: boolean;
+  /** The model name the reply echoes (`table` when the body names none). */
+  model: string;
+}
+
+/** A checked body of any decision route. */
+export type DecisionRequest = DecideRequest | ModelRequest;
+
+/**
+ * How one decision route reads its body and writes its reply. Method
+ * syntax on purpose: a shape of a narrower request (`DecideRequest`) is a
+ * shape of `DecisionRequest`, so the routes' shapes sit in one table.
+ */
+export interface DecisionShape<R extends DecisionRequest = DecisionRequest> {
+  /** The body the route needs, for error messages. */
+  readonly needed: string;
+  /** Checks a parsed body; throws a 400 naming what is wrong. */
+  parse(body: unknown): R;
+  /**
+   * Writes the 200 reply for the `answers` to `request` (one per question
+   * asked, in order); `audits[i]`, when given, is the audit id of answer
+   * `i`.
+   */
+  write(
+    w: JsonWriter,
+    served: ServedTable,
+    request: R,
+    answers: readonly Assessment[],
+    latencyUs: number,
+    audits: readonly (string | undefined)[] | undefined,
+  ): void;
 }
 
 /** True when a question of `type` may be answered by a bundle question of `kind`. */

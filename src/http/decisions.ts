@@ -7,21 +7,16 @@
 
 import type { Assessment } from "../engine/verdict.ts";
 import {
-  type Ask,
-  type DecisionRequest,
+  type DecisionShape,
   MAX_OPTIONS,
   MAX_QUESTIONS,
+  type ModelRequest,
+  type TypedAsk,
 } from "./decision_request.ts";
 import { BodyShape, describe, isObject } from "./fields.ts";
 import type { JsonWriter } from "./json_writer.ts";
-import {
-  writeChoice,
-  writeHint,
-  writeProbabilities,
-  writeQuestionName,
-  writeService,
-} from "./reply_parts.ts";
 import type { ServedTable } from "./served.ts";
+import { writeModelAnswer } from "./model_answer.ts";
 
 /** The body `/v1/decisions` needs, for error messages. */
 export const DECISIONS_BODY = new BodyShape(
@@ -29,7 +24,7 @@ export const DECISIONS_BODY = new BodyShape(
 );
 
 /** Checks a `/v1/decisions` body; throws a 400 naming what is wrong. */
-export function parseDecisions(body: unknown): DecisionRequest {
+export function parseDecisions(body: unknown): ModelRequest {
   const shape = DECISIONS_BODY;
   const o = shape.object(body);
   const model = shape.optionalString(o.model, "model") ?? "table";
@@ -39,7 +34,7 @@ export function parseDecisions(body: unknown): DecisionRequest {
   const list = shape.array(o.questions, "questions");
   shape.atMost(list.length, MAX_QUESTIONS, "questions");
   const asks = list.map(
-    (item, i): Ask => {
+    (item, i): TypedAsk => {
       const at = `questions[${i}]`;
       const q = shape.objectField(item, at);
       if (q.type === undefined) throw shape.fail(`"${at}.type" is missing`);
@@ -72,47 +67,6 @@ export function parseDecisions(body: unknown): DecisionRequest {
 }
 
 /**
- * Writes one element of the reply's `answers` array: `type`, `name`, then
- * `choice`, `confidence`, `probabilities` (choice), `confidence`,
- * `probability`, `noul`, `answer` (noul), `confidence`, `probability`
- * (predicate) or only `confidence` (unsupported, with a `hint` for a name
- * the table does not know), and `service` (with `audit` when given).
- */
-export function writeDecisionsAnswer(
-  w: JsonWriter,
-  served: ServedTable,
-  type: string,
-  a: Assessment,
-  audit?: string,
-): void {
-  const { answer } = a;
-  w.ascii('{"type":').string(type).ascii(',"name":');
-  writeQuestionName(w, served, a);
-  if (answer.kind === "choice") {
-    w.ascii(',"choice":');
-    writeChoice(w, served, a);
-    w.ascii(',"confidence":').number(answer.confidence);
-    w.ascii(',"probabilities":');
-    writeProbabilities(w, served, a, true);
-  } else if (answer.kind === "yes_no") {
-    const p = answer.probability!;
-    w.ascii(',"confidence":').number(answer.confidence);
-    w.ascii(',"probability":').number(p);
-    if (type === "noul") {
-      w.ascii(',"noul":').number(p).ascii(',"answer":').boolean(
-        answer.answer!,
-      );
-    }
-  } else {
-    w.ascii(',"confidence":').number(answer.confidence);
-    writeHint(w, served, a);
-  }
-  w.ascii(',"service":');
-  writeService(w, a, audit);
-  w.ascii("}");
-}
-
-/**
  * Writes the `/v1/decisions` reply: `object`, `model`, `answers` (in
  * question order), `usage` (all zero), `service`. `audits[i]`, when given,
  * is the audit id of answer `i` (in its `service`).
@@ -120,19 +74,33 @@ export function writeDecisionsAnswer(
 export function writeDecisionsReply(
   w: JsonWriter,
   served: ServedTable,
-  request: DecisionRequest,
+  request: ModelRequest,
   answers: readonly Assessment[],
   latencyUs: number,
   audits?: readonly (string | undefined)[],
 ): void {
-  w.ascii('{"object":"decision","model":').string(request.model ?? "table");
+  w.ascii('{"object":"decision","model":').string(request.model);
   w.ascii(',"answers":[');
-  const asks = request.asks!;
+  const { asks } = request;
   for (let i = 0; i < answers.length; i++) {
     if (i > 0) w.ascii(",");
-    writeDecisionsAnswer(w, served, asks[i]!.type!, answers[i]!, audits?.[i]);
+    writeModelAnswer(
+      w,
+      served,
+      "decisions",
+      asks[i]!.type,
+      answers[i]!,
+      audits?.[i],
+    );
   }
   w.ascii(
     '],"usage":{"input_tokens":0,"output_tokens":0,"total_tokens":0},"service":{"latency_us":',
   ).number(latencyUs).ascii(',"source":"table"}}');
 }
+
+/** How `/v1/decisions` reads its body and writes its reply. */
+export const DECISIONS_SHAPE: DecisionShape<ModelRequest> = {
+  needed: DECISIONS_BODY.needed,
+  parse: parseDecisions,
+  write: writeDecisionsReply,
+};

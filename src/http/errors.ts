@@ -1,8 +1,11 @@
 /**
- * Turning failures into JSON responses: `{"error": "<message>"}` with the
- * status of the `HTTPException` thrown, 404 for an unknown route, 405 (with
- * `Allow`) for a known route asked with another method, 500 for anything
- * unexpected (logged, never shown to the client).
+ * Every error reply of the service is written here: `{"error":
+ * "<message>"}` with the status of the `HTTPException` thrown (and the
+ * headers of its `res`, such as `Allow`, `WWW-Authenticate` or
+ * `Retry-After`), by `app.onError`; 500 for anything unexpected (logged,
+ * never shown to the client). Handlers and middleware throw, the route
+ * answering 405 too; only Hono's not-found handler, which returns a reply
+ * rather than throwing, writes its 404 with `errorReply` directly.
  *
  * @module
  */
@@ -11,45 +14,57 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
-/** The JSON error response for `error`; `log` is told about unexpected errors. */
+/** The error reply `{"error": message}` with `status`, and `headers` when given. */
+export function errorReply(
+  c: Context,
+  status: ContentfulStatusCode,
+  message: string,
+  headers?: Headers,
+): Response {
+  const res = c.json({ error: message }, status);
+  headers?.forEach((value, name) => res.headers.set(name, value));
+  return res;
+}
+
+/** The JSON error response for `error` (`app.onError`); `log` is told about unexpected errors. */
 export function errorResponse(
   error: Error,
   c: Context,
   log: (message: string) => void = console.error,
 ): Response {
   if (error instanceof HTTPException) {
-    const res = c.json(
-      { error: error.message },
+    return errorReply(
+      c,
       error.status as ContentfulStatusCode,
+      error.message,
+      error.res?.headers,
     );
-    error.res?.headers.forEach((value, name) => res.headers.set(name, value));
-    return res;
   }
   log(
     `Internal error on ${c.req.method} ${c.req.path}: ${
       error.stack ?? error.message
     }`,
   );
-  return c.json({ error: "Internal server error" }, 500);
+  return errorReply(c, 500, "Internal server error");
 }
 
-/** The 404 for a path no route serves. */
+/** The 404 for a path no route serves (`app.notFound`). */
 export function notFound(c: Context): Response {
-  return c.json({ error: `No route ${c.req.method} ${c.req.path}` }, 404);
+  return errorReply(c, 404, `No route ${c.req.method} ${c.req.path}`);
 }
 
-/** A handler answering 405 for a path served only with the `allowed` methods. */
+/** A handler answering 405 (with `Allow`) for a path served only with the `allowed` methods. */
 export function methodNotAllowed(
   allowed: readonly string[],
-): (c: Context) => Response {
+): (c: Context) => never {
   const allow = allowed.includes("GET")
     ? [...allowed, "HEAD"].join(", ")
     : allowed.join(", ");
+  const res = new Response(null, { headers: { Allow: allow } });
   return (c) => {
-    const res = c.json({
-      error: `${c.req.path} accepts ${allow}, not ${c.req.method}`,
-    }, 405);
-    res.headers.set("Allow", allow);
-    return res;
+    throw new HTTPException(405, {
+      message: `${c.req.path} accepts ${allow}, not ${c.req.method}`,
+      res,
+    });
   };
 }

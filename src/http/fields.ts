@@ -6,6 +6,7 @@
  */
 
 import type { HTTPException } from "hono/http-exception";
+import { stateText } from "../engine/text.ts";
 import { badBody } from "./body.ts";
 
 /** A JSON object (not an array, not null). */
@@ -85,6 +86,28 @@ export class BodyShape {
       throw this.fail(`"${field}" must be an object, got ${describe(value)}`);
     }
     return value;
+  }
+
+  /**
+   * A state field (`state` of `/v1/decide`, `/v1/altdecisions` and
+   * feedback): present, a string or a JSON object; the text the table
+   * reads (an object serialised as JSON).
+   */
+  state(value: unknown, field: string): string {
+    if (value === undefined) throw this.fail(`"${field}" is missing`);
+    if (typeof value !== "string" && !isObject(value)) {
+      throw this.fail(
+        `"${field}" must be a string or a JSON object, got ${describe(value)}`,
+      );
+    }
+    try {
+      return stateText(value);
+    } catch (e) {
+      // A parsed object too deeply nested for JSON.stringify.
+      throw this.fail(
+        `"${field}" cannot be serialised to JSON (${(e as Error).message})`,
+      );
+    }
   }
 
   /** Throws a 400 when `field` holds more than `limit` entries (`count`). */

@@ -3,7 +3,8 @@
  * UTF-8: pre-encoded fragments (option names, fixed keys) are copied,
  * numbers are printed digit by digit, and only free text (a question name
  * the table does not know, a model name) goes through `JSON.stringify`.
- * One writer per connection is reused for every reply it sends.
+ * The app keeps one writer for every decision reply (`app.ts`): a reply is
+ * written whole without yielding, then copied out.
  *
  * @module
  */
@@ -53,7 +54,7 @@ export class JsonWriter {
     return this.#buf.subarray(0, this.#at);
   }
 
-  /** The underlying buffer (for writing a reply head in front of the text). */
+  /** The underlying buffer (its length is the writer's capacity). */
   get buffer(): Uint8Array<ArrayBuffer> {
     return this.#buf;
   }

@@ -1,5 +1,7 @@
 /**
- * The Prometheus text exposition of the service's statistics.
+ * The service's statistics in the Prometheus text exposition (written with
+ * `exposition.ts`, the live certificate's families after them by
+ * `live/metrics.ts`).
  *
  * Names follow Prometheus conventions: a `dtable_` prefix, counters end in
  * `_total`, durations are in seconds, the latency histogram has
@@ -12,70 +14,59 @@
 import type { DriftMonitor, DriftState } from "../engine/drift.ts";
 import { thresholdInForce } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
+import { type Exposition, type MetricType, sampleValue } from "./exposition.ts";
+import { DECISION_ROUTES } from "./routes.ts";
+import type { StatsSnapshot } from "./stats/document.ts";
 import { EXPOSED_BOUNDS_S } from "./stats/latency.ts";
-import { DECISION_ROUTES, type ServiceStats } from "./stats/service_stats.ts";
+import type { ServiceStats } from "./stats/service_stats.ts";
 
-/** Content type of the text exposition format. */
-export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+export { METRICS_CONTENT_TYPE } from "./exposition.ts";
 
-/** Escapes a label value as the exposition format requires. */
-export function escapeLabel(value: string): string {
-  return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(
-    /\n/g,
-    "\\n",
-  );
-}
-
-function labels(pairs: Record<string, string>): string {
-  const parts = Object.entries(pairs).map(([k, v]) =>
-    `${k}="${escapeLabel(v)}"`
-  );
-  return parts.length === 0 ? "" : `{${parts.join(",")}}`;
-}
-
-function num(x: number): string {
-  if (Number.isNaN(x)) return "NaN";
-  if (x === Infinity) return "+Inf";
-  if (x === -Infinity) return "-Inf";
-  return String(x);
-}
-
-class Exposition {
-  readonly lines: string[] = [];
-
-  family(
-    name: string,
-    type: "counter" | "gauge" | "histogram",
-    help: string,
-  ): void {
-    this.lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-  }
-
-  sample(
-    name: string,
-    value: number,
-    pairs: Record<string, string> = {},
-  ): void {
-    this.lines.push(`${name}${labels(pairs)} ${num(value)}`);
-  }
-}
-
-/** Renders the service's counters, latency and drift state in Prometheus text format. */
-export function renderMetrics(
+/** Writes the service's counters, latency and drift state. */
+export function writeServiceMetrics(
+  e: Exposition,
   stats: ServiceStats,
   table: Table,
   monitor: DriftMonitor,
-): string {
+): void {
   const doc = stats.snapshot();
-  const e = new Exposition();
-
   e.family(
     "dtable_start_time_seconds",
     "gauge",
     "Start time of the service since the Unix epoch, in seconds.",
   );
   e.sample("dtable_start_time_seconds", stats.startedAt / 1000);
+  writeRequestCounts(e, stats);
+  writeAnswerCounts(e, doc);
+  e.family(
+    "dtable_playground_requests_total",
+    "counter",
+    "Playground requests answered (never decisions).",
+  );
+  e.sample("dtable_playground_requests_total", doc.counts.playground);
+  writeLatency(e, stats);
+  e.family(
+    "dtable_decision_requests_per_second",
+    "gauge",
+    "Decision requests per second over the last 10 seconds.",
+  );
+  e.sample("dtable_decision_requests_per_second", doc.rate.requests_per_s);
+  e.family(
+    "dtable_question_threshold",
+    "gauge",
+    "Certified confidence threshold in force per calibrated question.",
+  );
+  for (const q of table.questions) {
+    const threshold = thresholdInForce(table, q.name);
+    if (threshold !== null) {
+      e.sample("dtable_question_threshold", threshold, { question: q.name });
+    }
+  }
+  writeDrift(e, table, monitor);
+}
 
+/** HTTP responses by route and status, and decision requests by route. */
+function writeRequestCounts(e: Exposition, stats: ServiceStats): void {
   e.family(
     "dtable_http_responses_total",
     "counter",
@@ -84,7 +75,6 @@ export function renderMetrics(
   for (const [route, code, n] of stats.responses()) {
     e.sample("dtable_http_responses_total", n, { route, code: String(code) });
   }
-
   e.family(
     "dtable_decision_requests_total",
     "counter",
@@ -96,7 +86,10 @@ export function renderMetrics(
       route,
     });
   }
+}
 
+/** Answers given, certified and deferred: in all, and per bundle question. */
+function writeAnswerCounts(e: Exposition, doc: StatsSnapshot): void {
   e.family(
     "dtable_answers_total",
     "counter",
@@ -117,13 +110,13 @@ export function renderMetrics(
   for (const [flag, n] of Object.entries(doc.deferral_reasons)) {
     e.sample("dtable_deferred_answers_total", n, { flag });
   }
-
+  const perQuestion = Object.entries(doc.per_question);
   e.family(
     "dtable_question_answers_total",
     "counter",
     "Answers given per bundle question.",
   );
-  for (const [question, c] of Object.entries(doc.per_question)) {
+  for (const [question, c] of perQuestion) {
     e.sample("dtable_question_answers_total", c.answers, { question });
   }
   e.family(
@@ -131,7 +124,7 @@ export function renderMetrics(
     "counter",
     "Certified answers per bundle question.",
   );
-  for (const [question, c] of Object.entries(doc.per_question)) {
+  for (const [question, c] of perQuestion) {
     e.sample("dtable_question_certified_answers_total", c.certified, {
       question,
     });
@@ -141,107 +134,86 @@ export function renderMetrics(
     "counter",
     "Uncertified answers per bundle question and flag.",
   );
-  for (const [question, c] of Object.entries(doc.per_question)) {
+  for (const [question, c] of perQuestion) {
     for (const [flag, n] of Object.entries(c.flags)) {
       e.sample("dtable_question_deferred_answers_total", n, { question, flag });
     }
   }
+}
 
+/** The latency histogram of decision requests, in seconds. */
+function writeLatency(e: Exposition, stats: ServiceStats): void {
+  const name = "dtable_decision_latency_seconds";
   e.family(
-    "dtable_playground_requests_total",
-    "counter",
-    "Playground requests answered (never decisions).",
-  );
-  e.sample("dtable_playground_requests_total", doc.counts.playground);
-
-  e.family(
-    "dtable_decision_latency_seconds",
+    name,
     "histogram",
     "Time spent inside the server per decision request.",
   );
   const cumulative = stats.latency.cumulative();
   EXPOSED_BOUNDS_S.forEach((le, i) => {
-    e.sample("dtable_decision_latency_seconds_bucket", cumulative[i]!, {
-      le: num(le),
-    });
+    e.sample(`${name}_bucket`, cumulative[i]!, { le: sampleValue(le) });
   });
-  e.sample(
-    "dtable_decision_latency_seconds_bucket",
-    cumulative[cumulative.length - 1]!,
-    { le: "+Inf" },
-  );
-  e.sample("dtable_decision_latency_seconds_sum", stats.latency.sumSeconds);
-  e.sample("dtable_decision_latency_seconds_count", stats.latency.count);
+  e.sample(`${name}_bucket`, cumulative[cumulative.length - 1]!, {
+    le: "+Inf",
+  });
+  e.sample(`${name}_sum`, stats.latency.sumSeconds);
+  e.sample(`${name}_count`, stats.latency.count);
+}
 
-  e.family(
-    "dtable_decision_requests_per_second",
+/** A per-question family of the drift guard's state. */
+type DriftFamily = [
+  name: string,
+  type: MetricType,
+  help: string,
+  value: (s: DriftState) => number,
+];
+
+const DRIFT_FAMILIES: readonly DriftFamily[] = [
+  [
+    "dtable_drift_alarm",
     "gauge",
-    "Decision requests per second over the last 10 seconds.",
-  );
-  e.sample("dtable_decision_requests_per_second", doc.rate.requests_per_s);
-
-  e.family(
-    "dtable_question_threshold",
+    "1 while the drift guard withholds certification of the question.",
+    (s) => s.status === "alarmed" ? 1 : 0,
+  ],
+  [
+    "dtable_drift_evidence",
     "gauge",
-    "Certified confidence threshold in force per calibrated question.",
-  );
-  for (const q of table.questions) {
-    const threshold = thresholdInForce(table, q.name);
-    if (threshold !== null) {
-      e.sample("dtable_question_threshold", threshold, { question: q.name });
-    }
-  }
+    "Current value of the drift test martingale.",
+    (s) => s.evidence,
+  ],
+  [
+    "dtable_drift_alarm_level",
+    "gauge",
+    "Evidence at which the drift alarm is raised (2/delta).",
+    (s) => s.alarm_level,
+  ],
+  [
+    "dtable_drift_observed_total",
+    "counter",
+    "Texts the drift guard has scored.",
+    (s) => s.observed,
+  ],
+  [
+    "dtable_drift_alarms_total",
+    "counter",
+    "Drift alarms raised.",
+    (s) => s.alarms,
+  ],
+  [
+    "dtable_drift_clears_total",
+    "counter",
+    "Drift alarms cleared.",
+    (s) => s.clears,
+  ],
+];
 
+/** The drift guard's state per question. */
+function writeDrift(e: Exposition, table: Table, monitor: DriftMonitor): void {
   const drift = table.questions.map((q) =>
     [q.name, monitor.state(q.name)] as const
   );
-  const driftFamilies: [
-    string,
-    "gauge" | "counter",
-    string,
-    (s: DriftState) => number,
-  ][] = [
-    [
-      "dtable_drift_alarm",
-      "gauge",
-      "1 while the drift guard withholds certification of the question.",
-      (s) => s.status === "alarmed" ? 1 : 0,
-    ],
-    [
-      "dtable_drift_evidence",
-      "gauge",
-      "Current value of the drift test martingale.",
-      (s) => s.evidence,
-    ],
-    [
-      "dtable_drift_alarm_level",
-      "gauge",
-      "Evidence at which the drift alarm is raised (2/delta).",
-      (s) => s.alarm_level,
-    ],
-    [
-      "dtable_drift_observed_total",
-      "counter",
-      "Texts the drift guard has scored.",
-      (s) => s.observed,
-    ],
-    [
-      "dtable_drift_alarms_total",
-      "counter",
-      "Drift alarms raised.",
-      (s) => s.alarms,
-    ],
-    [
-      "dtable_drift_clears_total",
-      "counter",
-      "Drift alarms cleared.",
-      (s) => s.clears,
-    ],
-  ];
-  for (const [name, type, help, value] of driftFamilies) {
+  for (const [name, type, help, value] of DRIFT_FAMILIES) {
     e.family(name, type, help);
     for (const [question, s] of drift) e.sample(name, value(s), { question });
   }
-
-  return e.lines.join("\n") + "\n";
 }

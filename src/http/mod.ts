@@ -36,7 +36,8 @@ export {
   type ServerOptions,
   startServer,
 } from "./server.ts";
-export { type AppDeps, ROUTES, Service } from "./service.ts";
+export { type AppDeps, Service } from "./service.ts";
+export { type DecisionRoute, ROUTE_TABLE, type RouteSpec } from "./routes.ts";
 export { type ServedTable } from "./served.ts";
 export { type StatsDocument } from "./stats/document.ts";
 export {

@@ -7,13 +7,15 @@
  * the same bytes to `docs/openapi.json`, which is committed, and a test
  * keeps the two equal. The version comes from `src/version.ts`.
  *
- * The parts live in `src/http/openapi/`: the body schemas
- * (`decision_schemas.ts`, `stats_schemas.ts`), the operation builders and
- * error replies (`operations.ts`) and the routes (`paths.ts`). To document
- * a new route, add an entry to `PATHS` made with `jsonRoute()` or
- * `getRoute()`, and its body schemas to `DECISION_SCHEMAS`. `tests/openapi_test.ts`
- * then checks that the app has the route, sends every example request to a
- * real server, and validates each reply against the documented schema.
+ * Its paths are the rows of the route table (`routes.ts`: method, path,
+ * whether the token is needed); the parts live in `src/http/openapi/`: the
+ * body schemas (`decision_schemas.ts`, `stats_schemas.ts`,
+ * `live_schemas.ts`), the operation builders and error replies
+ * (`operations.ts`) and what each route does (`route_docs.ts`). A new
+ * route is a row of the table with its description, and its body schemas
+ * in `DECISION_SCHEMAS`. `tests/openapi_test.ts` then sends every example
+ * request to a real server and validates each reply against the documented
+ * schema.
  *
  * @example
  * ```ts
@@ -29,8 +31,14 @@
 
 import { INTERFACE_VERSION, TOOL_VERSION } from "../version.ts";
 import { MAX_BODY_BYTES } from "./body.ts";
-import { type Operation, RESPONSES, TAGS } from "./openapi/operations.ts";
-import { PATHS } from "./openapi/paths.ts";
+import {
+  getRoute,
+  jsonRoute,
+  type Operation,
+  RESPONSES,
+  TAGS,
+} from "./openapi/operations.ts";
+import { ROUTE_TABLE, type RouteSpec } from "./routes.ts";
 import type { JsonSchema } from "./openapi/schema_parts.ts";
 import { SCHEMAS } from "./openapi/schemas.ts";
 
@@ -68,6 +76,26 @@ const DESCRIPTION =
 
 This program is decision-tables ${TOOL_VERSION}; it implements release ${INTERFACE_VERSION} of the HTTP interface.`;
 
+/** The OpenAPI operation of `route`. */
+function operationOf(route: RouteSpec): Operation {
+  return route.method === "POST"
+    ? jsonRoute(route.operation, route.guarded)
+    : getRoute(route.operation, route.guarded);
+}
+
+/** The document's paths: every route of the table, path then method. */
+function pathsOf(
+  routes: readonly RouteSpec[],
+): Record<string, Record<string, Operation>> {
+  const paths: Record<string, Record<string, Operation>> = {};
+  for (const route of routes) {
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operationOf(
+      route,
+    );
+  }
+  return paths;
+}
+
 /** Builds the OpenAPI document of the service. */
 export function openApiDocument(): OpenApiDocument {
   return {
@@ -90,7 +118,7 @@ export function openApiDocument(): OpenApiDocument {
       name,
       description,
     })),
-    paths: PATHS,
+    paths: pathsOf(ROUTE_TABLE),
     components: {
       schemas: SCHEMAS,
       responses: RESPONSES,

@@ -9,10 +9,12 @@
  */
 
 import { type Assessment, topOptions } from "../engine/answer.ts";
+import { answerOf } from "../engine/verdict.ts";
 import type { DriftState } from "../engine/drift.ts";
 import { reasonInWords } from "../engine/reason.ts";
 import type { Table } from "../engine/table.ts";
 import { BodyShape } from "./fields.ts";
+import type { PlaygroundResponse } from "./openapi/decision_schemas.ts";
 
 /** A checked playground body. */
 export interface PlaygroundRequest {
@@ -20,19 +22,7 @@ export interface PlaygroundRequest {
   text: string;
 }
 
-/** The playground response. */
-export interface PlaygroundResponse {
-  question: string;
-  answer: string | boolean | null;
-  confidence: number;
-  threshold: number | null;
-  alpha: number | null;
-  certified: boolean;
-  flag: string | null;
-  reason: string;
-  radius: number | null;
-  top: { option: string; probability: number }[];
-}
+export type { PlaygroundResponse };
 
 /** The body the playground needs, for error messages. */
 export const PLAYGROUND_BODY = new BodyShape(
@@ -81,7 +71,7 @@ export function playgroundResponse(
   const { answer } = a;
   return {
     question: a.question,
-    answer: answer.choice ?? answer.answer ?? null,
+    answer: answerOf(answer),
     confidence: answer.confidence,
     threshold: a.threshold,
     alpha: a.alpha,

@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { Answer, Assessment, Flag } from "../engine/verdict.ts";
+import type { Assessment, ChoiceAnswer, Flag } from "../engine/verdict.ts";
 import { unsupportedInWords } from "../engine/reason.ts";
 import { EXACT_KEY, writeProbabilityKey } from "./json_number.ts";
 import { fragment, JsonWriter, probabilityKey } from "./json_writer.ts";
@@ -55,19 +55,19 @@ export function writeQuestionKey(
   else w.string(a.question).ascii(":");
 }
 
-/** Writes the best option of a choice answer as a JSON string. */
+/** Writes the best option of a choice answer to the question at `slot` as a JSON string. */
 export function writeChoice(
   w: JsonWriter,
   served: ServedTable,
-  a: Assessment,
+  slot: number,
+  answer: ChoiceAnswer,
 ): void {
-  const { answer } = a;
-  const index = answer.optionIndices == null
-    ? answer.chosen!
-    : answer.optionIndices[answer.chosen!]!;
-  if (a.slot >= 0 && index >= 0) {
-    w.raw(served.fragments[a.slot]!.option[index]!);
-  } else w.string(answer.choice!);
+  const index = answer.optionIndices === null
+    ? answer.chosen
+    : answer.optionIndices[answer.chosen]!;
+  if (slot >= 0 && index >= 0) {
+    w.raw(served.fragments[slot]!.option[index]!);
+  } else w.string(answer.choice);
 }
 
 /**
@@ -86,20 +86,22 @@ export function writeHint(
 }
 
 /**
- * Writes a choice answer's probabilities: `{"a":0.5,...}` (`array` false)
- * or `[{"value":"a","probability":0.5},...]` (`array` true).
+ * Writes the probabilities of a choice answer to the question at `slot`:
+ * `{"a":0.5,...}` (`array` false) or `[{"value":"a","probability":0.5},...]`
+ * (`array` true).
  */
 export function writeProbabilities(
   w: JsonWriter,
   served: ServedTable,
-  a: Assessment,
+  slot: number,
+  answer: ChoiceAnswer,
   array: boolean,
 ): void {
   const start = w.length;
-  if (!writeProbabilitiesOnce(w, served, a, array, false)) {
+  if (!writeProbabilitiesOnce(w, served, slot, answer, array, false)) {
     // A rival prints like the answer: print those exactly.
     w.reset(start);
-    writeProbabilitiesOnce(w, served, a, array, true);
+    writeProbabilitiesOnce(w, served, slot, answer, array, true);
   }
 }
 
@@ -115,17 +117,17 @@ const NUMBER_ROOM = 26;
 function writeProbabilitiesOnce(
   w: JsonWriter,
   served: ServedTable,
-  a: Assessment,
+  slot: number,
+  answer: ChoiceAnswer,
   array: boolean,
   exactTies: boolean,
 ): boolean {
-  const answer: Answer = a.answer;
-  const p = answer.probabilities!;
-  const indices = answer.optionIndices ?? null;
-  const chosen = answer.chosen!;
-  const frags = a.slot >= 0 ? served.fragments[a.slot]! : null;
+  const p = answer.probabilities;
+  const indices = answer.optionIndices;
+  const chosen = answer.chosen;
+  const frags = slot >= 0 ? served.fragments[slot]! : null;
   if (frags === null || (indices !== null && indices.includes(-1))) {
-    return writeNamedProbabilities(w, a, array, exactTies);
+    return writeNamedProbabilities(w, answer, array, exactTies);
   }
   const first = array ? frags.optionEntry : frags.optionKey;
   const next = array ? frags.nextOptionEntry : frags.nextOptionKey;
@@ -158,14 +160,13 @@ function writeProbabilitiesOnce(
 /** `writeProbabilitiesOnce` for options without fragments (names the table never learned). */
 function writeNamedProbabilities(
   w: JsonWriter,
-  a: Assessment,
+  answer: ChoiceAnswer,
   array: boolean,
   exactTies: boolean,
 ): boolean {
-  const answer = a.answer;
-  const p = answer.probabilities!;
-  const names = answer.options!;
-  const chosen = answer.chosen!;
+  const p = answer.probabilities;
+  const names = answer.options;
+  const chosen = answer.chosen;
   const chosenKey = probabilityKey(p[chosen]!);
   w.ascii(array ? "[" : "{");
   let clean = true;

@@ -1,8 +1,9 @@
 /**
  * The service behind every route: the served table (read once per request,
- * replaced whole by `swap`), the statistics, the access-token check, and
- * the three decision routes as one function from body text to reply bytes.
- * The Hono app (`app.ts`) answers decisions through `decide`.
+ * replaced whole by `swap`), the statistics, the access token, the live
+ * certificate, and the three decision routes as one function from body
+ * text to reply bytes. The Hono app (`app.ts`) answers decisions through
+ * `decide`.
  *
  * The engine decides every answer and flag; this module only reads bodies,
  * asks the table and hands the verdicts to the reply writers.
@@ -10,27 +11,18 @@
  * @module
  */
 
-import { HTTPException } from "hono/http-exception";
 import { prepareText } from "../engine/answer.ts";
 import type { DriftMonitor } from "../engine/drift.ts";
 import type { Table } from "../engine/table.ts";
-import type { Assessment } from "../engine/verdict.ts";
+import { LiveController, type LiveOptions } from "../live/controller.ts";
 import { dashboardHtml as defaultDashboard } from "../../static/mod.ts";
-import { ALT_BODY, parseAltDecisions, writeAltReply } from "./altdecisions.ts";
-import { type TokenCheck, tokenCheck } from "./auth.ts";
 import { parseJsonBody } from "./body.ts";
-import { DECIDE_BODY, parseDecide, writeDecideReply } from "./decide.ts";
-import { assessRequest, type DecisionRequest } from "./decision_request.ts";
-import {
-  DECISIONS_BODY,
-  parseDecisions,
-  writeDecisionsReply,
-} from "./decisions.ts";
+import { assessRequest, type DecisionShape } from "./decision_request.ts";
 import type { JsonWriter } from "./json_writer.ts";
-import { LiveController, type LiveOptions } from "./live/controller.ts";
+import type { DecisionRouteSpec } from "./routes.ts";
 import { type ServedTable, serveTable } from "./served.ts";
 import { round1 } from "./stats/latency.ts";
-import { type DecisionRoute, ServiceStats } from "./stats/service_stats.ts";
+import { ServiceStats } from "./stats/service_stats.ts";
 import { NO_TOKEN, type TokenSource } from "./token.ts";
 
 /** What the service serves and how. */
@@ -70,81 +62,13 @@ export interface AppDeps {
 /** Appends feedback trace lines (JSON text, one per line, newline-terminated) somewhere durable. */
 export type FeedbackSink = (lines: string) => Promise<void>;
 
-/** Every route of the service and the methods it answers. */
-export const ROUTES: Readonly<Record<string, readonly string[]>> = {
-  "/": ["GET"],
-  "/v1/decide": ["POST"],
-  "/v1/decisions": ["POST"],
-  "/v1/altdecisions": ["POST"],
-  "/v1/playground": ["POST"],
-  "/v1/feedback": ["POST"],
-  "/v1/stats": ["GET"],
-  "/metrics": ["GET"],
-  "/v1/health": ["GET"],
-  "/v1/openapi.json": ["GET"],
-};
-
-/** Route labels of the response counters: every route, then `other`. */
-export const ROUTE_LABELS: readonly string[] = [
-  ...Object.keys(ROUTES),
-  "other",
-];
-
-/** The only path that needs no token. */
-export const HEALTH = "/v1/health";
-/** Paths a person opens in a browser: a 401 there brings up the login prompt. */
-const BROWSER_PATHS = new Set(["/", "/v1/stats", "/metrics"]);
-
-/** How each decision route reads and writes its shape. */
-interface DecisionShape {
-  needed: string;
-  parse: (body: unknown) => DecisionRequest;
-  write: (
-    w: JsonWriter,
-    served: ServedTable,
-    request: DecisionRequest,
-    answers: readonly Assessment[],
-    latencyUs: number,
-    audits: readonly (string | undefined)[] | undefined,
-  ) => void;
-}
-
-const DECIDE_SHAPE: DecisionShape = {
-  needed: DECIDE_BODY.needed,
-  parse: parseDecide,
-  write: writeDecideReply,
-};
-const DECISIONS_SHAPE: DecisionShape = {
-  needed: DECISIONS_BODY.needed,
-  parse: parseDecisions,
-  write: writeDecisionsReply,
-};
-const ALT_SHAPE: DecisionShape = {
-  needed: ALT_BODY.needed,
-  parse: parseAltDecisions,
-  write: writeAltReply,
-};
-
-/**
- * The shape of a decision route. A comparison, not a lookup by the route
- * string: a keyed lookup that sees three different keys makes V8 give up
- * optimising the function around it.
- */
-function shapeOf(route: DecisionRoute): DecisionShape {
-  return route === "/v1/decide"
-    ? DECIDE_SHAPE
-    : route === "/v1/decisions"
-    ? DECISIONS_SHAPE
-    : ALT_SHAPE;
-}
-
 /** A running service: what every route reads and records. */
 export class Service {
   #served: ServedTable;
   /** Counters, latency and recent decisions. */
   readonly stats: ServiceStats;
-  /** The access-token check of every route but health. */
-  readonly check: TokenCheck;
+  /** Where the access token comes from (`NO_TOKEN`: every route is open). */
+  readonly token: TokenSource;
   /** The dashboard page. */
   readonly dashboardHtml: string;
   /** Where unexpected errors are reported. */
@@ -164,19 +88,13 @@ export class Service {
     this.stats = new ServiceStats({
       table: deps.table,
       monitor: this.#served.monitor,
-      routeLabels: ROUTE_LABELS,
       bundlePath: deps.bundlePath,
       loadMs: deps.loadMs,
       keepText: deps.keepText,
       costPerCall: deps.costPerCall,
       llmLatencyMs: deps.llmLatencyMs,
     });
-    this.check = tokenCheck({
-      source: deps.token ?? NO_TOKEN,
-      isOpen: (_method, path) => path === HEALTH,
-      isBrowser: (method, path) =>
-        (method === "GET" || method === "HEAD") && BROWSER_PATHS.has(path),
-    });
+    this.token = deps.token ?? NO_TOKEN;
   }
 
   /** The table served now; a request reads it once, at its start. */
@@ -197,47 +115,28 @@ export class Service {
     return next;
   }
 
-  /** The label a response to `path` is counted under. */
-  routeLabel(path: string): string {
-    return ROUTES[path] === undefined ? "other" : path;
-  }
-
   /**
-   * Answers a decision route: parses `body`, asks the table, records the
-   * decision and writes the JSON reply (or a JSON error) into `w`; returns
-   * the status. `latency_us` runs from here (the body received as text) to
-   * the answers ready.
+   * Answers a decision `route`: parses `body`, asks the table, records the
+   * decision and writes the JSON reply into `w`. Throws `HTTPException`
+   * (400) for a body of the wrong shape, having recorded nothing;
+   * `app.onError` writes that reply. `latency_us` runs from here (the body
+   * received as text) to the answers ready.
    */
-  decide(route: DecisionRoute, body: string, w: JsonWriter): number {
+  decide(route: DecisionRouteSpec, body: string, w: JsonWriter): void {
     const served = this.#served;
     const start = performance.now();
-    const shape = shapeOf(route);
-    const mark = w.length;
-    try {
-      const request = shape.parse(parseJsonBody(body, shape.needed));
-      const { table, monitor } = served;
-      const answers = assessRequest(
-        table,
-        prepareText(table, request.text),
-        request,
-        monitor,
-      );
-      const audits = this.live.recordDecisions(table, answers, request.text);
-      const latencyUs = round1((performance.now() - start) * 1000);
-      this.stats.recordDecision(route, request.text, answers, latencyUs);
-      shape.write(w, served, request, answers, latencyUs, audits);
-      return 200;
-    } catch (e) {
-      w.reset(mark);
-      if (e instanceof HTTPException) {
-        w.ascii('{"error":').string(e.message).ascii("}");
-        return e.status;
-      }
-      this.log(
-        `Internal error on POST ${route}: ${(e as Error)?.stack ?? String(e)}`,
-      );
-      w.ascii('{"error":"Internal server error"}');
-      return 500;
-    }
+    const shape: DecisionShape = route.decision;
+    const request = shape.parse(parseJsonBody(body, shape.needed));
+    const { table, monitor } = served;
+    const answers = assessRequest(
+      table,
+      prepareText(table, request.text),
+      request,
+      monitor,
+    );
+    const audits = this.live.recordDecisions(table, answers, request.text);
+    const latencyUs = round1((performance.now() - start) * 1000);
+    this.stats.recordDecision(route.path, request.text, answers, latencyUs);
+    shape.write(w, served, request, answers, latencyUs, audits);
   }
 }

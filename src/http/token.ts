@@ -16,19 +16,22 @@ export interface TokenSource {
    * The token now. An empty string refuses every request (fail closed); it
    * is what an emptied or unreadable token file gives.
    */
-  current(): string | Promise<string>;
+  current(): Promise<string>;
 }
+
+const NONE = Promise.resolve("");
 
 /** No token: every route is open. */
 export const NO_TOKEN: TokenSource = {
   configured: false,
   description: "not set",
-  current: () => "",
+  current: () => NONE,
 };
 
 /** A token fixed at startup, such as the value of an environment variable. */
 export function fixedToken(token: string, description: string): TokenSource {
-  return { configured: true, description, current: () => token };
+  const current = Promise.resolve(token);
+  return { configured: true, description, current: () => current };
 }
 
 /** Options of `fileToken`. */

@@ -1,10 +1,12 @@
 /**
  * Reading traces: JSON Lines, CSV, TSV or a JSON array, from files (`.gz`
  * too) or standard input, into one `TraceSet` of texts, per-question answers,
- * and the time and group of each trace.
+ * and the time and group of each trace; and writing one trace as JSON Lines.
  *
  * - `readTraces(sources, options)` streams any number of sources;
- * - `parseTraceText(name, content, options)` parses one file's text at once.
+ * - `parseTraceText(name, content, options)` parses one file's text at once;
+ * - `traceLine(trace)` writes one trace as a JSON Lines line that reading
+ *   takes back.
  *
  * @module
  */
@@ -15,6 +17,7 @@ export { formatByName, STDIN, type TraceFormat } from "./format.ts";
 export { parseIsoTime } from "./provenance.ts";
 export { parseCsvTraces, parseJsonlTraces, parseTraceText } from "./parse.ts";
 export { readTraces } from "./read.ts";
+export { traceLine, type TraceRecord } from "./write.ts";
 export type {
   HeapUse,
   QuestionAnswers,

@@ -277,18 +277,3 @@ export function fallbackTest(
       : `no candidate threshold passed the binomial test at alpha ${alpha}, delta ${delta}`,
   };
 }
-
-/**
- * The plain fixed-sequence test over `grid` (strictest first), all of delta
- * on the first candidate: the scan stops at the first failure.
- */
-export function chooseThreshold(
-  confidences: Float64Array,
-  wrong: Uint8Array,
-  grid: readonly number[],
-  alpha: number,
-  delta: number,
-): ThresholdChoice {
-  const levels = grid.map((_, i) => i === 0 ? delta : 0);
-  return fallbackTest(confidences, wrong, { grid: [...grid], levels }, alpha);
-}

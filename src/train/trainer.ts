@@ -60,7 +60,7 @@ import {
   splitTraces,
 } from "./split.ts";
 import { minimumCertifiable } from "./stats.ts";
-import type { QuestionAnswers, TraceSet } from "./traces.ts";
+import type { QuestionAnswers, TraceSet } from "../traces/mod.ts";
 
 /** Everything training can be told. */
 export interface TrainOptions extends FitSettings {

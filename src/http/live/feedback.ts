@@ -1,12 +1,7 @@
 /**
  * `POST /v1/feedback`: what the caller's reference model answered, one
- * item or an array of them. An item with an audit id the service gave is
- * an audit: the table's answer and confidence are the ones kept under the
- * id, never recomputed. An item without one is an ordinary trace: the
- * table's assessment is recomputed (without feeding the drift guard) and,
- * when the answer is eligible but not certified, counted as feedback on an
- * uncertified answer; a certified one is a trace only. Unknown, expired or
- * already answered ids are reported and never counted.
+ * item or an array of them. This module checks the body and writes the
+ * reply; counting lives in `src/live/feedback.ts`.
  *
  * The whole body is checked before anything happens (a bad item is a 400
  * and nothing of the request is counted or logged); then the items are
@@ -17,13 +12,10 @@
  */
 
 import { HTTPException } from "hono/http-exception";
-import { assess, prepareText } from "../../engine/answer.ts";
 import type { QuestionTable, Table } from "../../engine/table.ts";
-import type { ServedTable } from "../served.ts";
-import { textOf } from "../decide.ts";
-import { BodyShape, describe, isObject, setKey } from "../fields.ts";
-import type { AuditMiss } from "./audits.ts";
-import { isEligible, type LiveController } from "./controller.ts";
+import type { FeedbackItem, FeedbackTally } from "../../live/feedback.ts";
+import type { FeedbackReply } from "../openapi/live_schemas.ts";
+import { BodyShape, describe, isObject } from "../fields.ts";
 
 /** Most items one feedback request may carry (more gets 400). */
 export const MAX_FEEDBACK_ITEMS = 1000;
@@ -34,37 +26,7 @@ export const FEEDBACK_BODY = new BodyShape(
     `${MAX_FEEDBACK_ITEMS} of them`,
 );
 
-/** One checked feedback item. */
-export interface FeedbackItem {
-  question: string;
-  /** The text the table reads (the state, serialised when an object). */
-  text: string;
-  /** What the reference model answered. */
-  answer: string | boolean;
-  /** The audit id the service gave, when this answers an audit. */
-  audit: string | undefined;
-}
-
-/** An audit id that could not be used, and why. */
-export interface MissedAudit {
-  audit: string;
-  /** `unknown` (never given), `expired` (dropped unanswered, or answered long ago), `answered` (answered already), `other_question` (given for another question). */
-  reason: AuditMiss;
-}
-
-/** The reply of `/v1/feedback`. */
-export interface FeedbackReply {
-  /** Items received. */
-  received: number;
-  /** Items counted as audits. */
-  audits: number;
-  /** Items counted as feedback on an uncertified answer. */
-  feedback: number;
-  /** Items kept as traces only (certified, not eligible, a missed id, or the live certificate off). */
-  traces_only: number;
-  /** Audit ids that could not be used. */
-  missed_audits: MissedAudit[];
-}
+export type { FeedbackReply };
 
 /** Checks a `/v1/feedback` body against `table`; throws a 400 naming what is wrong. */
 export function parseFeedback(body: unknown, table: Table): FeedbackItem[] {
@@ -109,17 +71,11 @@ function parseItem(item: unknown, table: Table, at: string): FeedbackItem {
       }`,
     );
   }
-  const state = item.state;
-  if (state === undefined) throw shape.fail(`"${at}state" is missing`);
-  if (typeof state !== "string" && !isObject(state)) {
-    throw shape.fail(
-      `"${at}state" must be a string or a JSON object, got ${describe(state)}`,
-    );
-  }
+  const text = shape.state(item.state, `${at}state`);
   if (item.answer === undefined) throw shape.fail(`"${at}answer" is missing`);
   const answer = checkAnswer(item.answer, q, `${at}answer`);
   const audit = shape.optionalString(item.audit, `${at}audit`);
-  return { question, text: textOf(state, shape), answer, audit };
+  return { question, text, answer, audit };
 }
 
 function checkAnswer(
@@ -147,99 +103,15 @@ function checkAnswer(
   return value;
 }
 
-/** The feedback items as trace lines (`{"text", "answers", "time"}`, newline-terminated) that `train --traces` reads. */
-export function traceLines(items: readonly FeedbackItem[], time: Date): string {
-  const iso = time.toISOString();
-  let out = "";
-  for (const item of items) {
-    const answers: Record<string, string | boolean> = {};
-    setKey(answers, item.question, item.answer);
-    out += JSON.stringify({ text: item.text, answers, time: iso }) + "\n";
-  }
-  return out;
-}
-
-/**
- * Counts checked feedback `items` in the live certificates of `served`
- * (audits in the certificates of the table that gave them) and applies the
- * live decision of every question touched. See the module doc.
- */
-export function countFeedback(
-  live: LiveController,
-  served: ServedTable,
-  items: readonly FeedbackItem[],
-): FeedbackReply {
-  const reply: FeedbackReply = {
-    received: items.length,
-    audits: 0,
-    feedback: 0,
-    traces_only: 0,
-    missed_audits: [],
+/** The reply of `/v1/feedback` for a `tally`. */
+export function feedbackReply(tally: FeedbackTally): FeedbackReply {
+  return {
+    received: tally.received,
+    audits: tally.audits,
+    feedback: tally.feedback,
+    traces_only: tally.tracesOnly,
+    missed_audits: tally.missedAudits,
   };
-  const touched = new Map<Table, Set<string>>();
-  const touch = (table: Table, name: string) => {
-    let names = touched.get(table);
-    if (names === undefined) touched.set(table, names = new Set());
-    names.add(name);
-  };
-  const { table, peek } = served;
-  for (const item of items) {
-    if (item.audit !== undefined) {
-      const found = live.pending.take(item.audit, item.question);
-      if (typeof found === "string") {
-        reply.missed_audits.push({ audit: item.audit, reason: found });
-        reply.traces_only++;
-        continue;
-      }
-      found.certificate.recordAudit(
-        found.confidence,
-        found.answer !== item.answer,
-      );
-      touch(found.table, found.question);
-      reply.audits++;
-      continue;
-    }
-    if (!live.enabled) {
-      reply.traces_only++;
-      continue;
-    }
-    // An answer served uncertified moments ago is counted as it was served,
-    // without answering again; others are answered again now.
-    const recent = live.takeRecent(item.question, item.text);
-    if (recent !== undefined) {
-      recent.certificate.recordFeedback(
-        recent.confidence,
-        recent.answer !== item.answer,
-      );
-      touch(recent.table, item.question);
-      reply.feedback++;
-      continue;
-    }
-    const a = assess(
-      table,
-      prepareText(table, item.text),
-      item.question,
-      {},
-      peek,
-    );
-    if (!isEligible(a) || a.answer.certified) {
-      reply.traces_only++;
-      continue;
-    }
-    const given = a.answer.kind === "choice"
-      ? a.answer.choice
-      : a.answer.answer;
-    live.certificates(table)[a.slot]!.recordFeedback(
-      a.fullConfidence,
-      given !== item.answer,
-    );
-    touch(table, item.question);
-    reply.feedback++;
-  }
-  for (const [t, names] of touched) {
-    for (const name of names) live.apply(t, name);
-  }
-  return reply;
 }
 
 /** The 503 when the feedback log cannot be written (nothing was counted). */

@@ -1,17 +1,19 @@
 /**
- * The live certificate in the Prometheus text exposition, appended to the
- * service's `/metrics` (same conventions: `dtable_live_` prefix, counters
- * end in `_total`, labels only question names and reasons).
+ * The live certificate in the Prometheus text exposition, after the
+ * service's families in `/metrics` (same writer and conventions:
+ * `dtable_live_` prefix, counters end in `_total`, labels only question
+ * names).
  *
  * @module
  */
 
-import { escapeLabel } from "../metrics.ts";
+import type { Exposition, MetricType } from "../exposition.ts";
 import type { LiveQuestionStats, LiveStatsDocument } from "./stats.ts";
 
+/** A per-question family; a null value writes no sample for the question. */
 type Family = [
   name: string,
-  type: "gauge" | "counter",
+  type: MetricType,
   help: string,
   value: (q: LiveQuestionStats) => number | null,
 ];
@@ -73,38 +75,32 @@ const QUESTION_FAMILIES: readonly Family[] = [
   ],
 ];
 
-/** Renders the `live` section as exposition lines (newline-terminated). */
-export function renderLiveMetrics(live: LiveStatsDocument): string {
-  const lines: string[] = [];
-  const family = (name: string, type: string, help: string) =>
-    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-  family(
+/** Writes the `live` section of `/v1/stats`. */
+export function writeLiveMetrics(e: Exposition, live: LiveStatsDocument): void {
+  e.family(
     "dtable_live_audit_rate",
     "gauge",
     "Probability that a certified answer is picked for audit (0: the live certificate is off).",
   );
-  lines.push(`dtable_live_audit_rate ${live.audit_rate}`);
-  family(
+  e.sample("dtable_live_audit_rate", live.audit_rate);
+  e.family(
     "dtable_live_pending_audits",
     "gauge",
     "Audits waiting for the proxy's answer.",
   );
-  lines.push(`dtable_live_pending_audits ${live.pending_audits}`);
-  family(
+  e.sample("dtable_live_pending_audits", live.pending_audits);
+  e.family(
     "dtable_live_audits_dropped_total",
     "counter",
     "Audits dropped unanswered (expired, or the oldest when full).",
   );
-  lines.push(`dtable_live_audits_dropped_total ${live.audits_dropped}`);
+  e.sample("dtable_live_audits_dropped_total", live.audits_dropped);
   const questions = Object.entries(live.questions);
   for (const [name, type, help, value] of QUESTION_FAMILIES) {
-    family(name, type, help);
+    e.family(name, type, help);
     for (const [question, q] of questions) {
       const v = value(q);
-      if (v !== null) {
-        lines.push(`${name}{question="${escapeLabel(question)}"} ${v}`);
-      }
+      if (v !== null) e.sample(name, v, { question });
     }
   }
-  return lines.join("\n") + "\n";
 }

@@ -10,45 +10,14 @@
 
 import type { LiveReason, LiveState } from "../../engine/live.ts";
 import type { Table } from "../../engine/table.ts";
+import type {
+  LiveQuestionStats,
+  LiveStatsDocument,
+} from "../openapi/live_schemas.ts";
 import { record } from "../stats/document.ts";
-import type { LiveController } from "./controller.ts";
 
-/** One question's live certificate, as `/v1/stats` shows it. */
-export interface LiveQuestionStats {
-  /** The threshold in force; null when withdrawn or uncalibrated. */
-  threshold: number | null;
-  reason: LiveReason;
-  bundle_threshold: number | null;
-  audited: number;
-  audit_disagreements: number;
-  /** Feedback on uncertified answers, and the uncertified decisions it covers. */
-  feedback: number;
-  uncertified_decisions: number;
-  /** At the threshold in force (the bundle's when withdrawn): decisions, labelled answers, weighted estimate and interval. */
-  decisions: number;
-  labelled: number;
-  estimate: number | null;
-  lower: number | null;
-  upper: number | null;
-  /** The question's target rate and the confidence of the interval (1 - delta). */
-  alpha: number;
-  confidence: number;
-  /** The same in one line of plain words. */
-  summary: string;
-}
-
-/** The `live` section of `/v1/stats`. */
-export interface LiveStatsDocument {
-  /** False when the audit rate is 0 (no audits, thresholds never move). */
-  enabled: boolean;
-  audit_rate: number;
-  pending_audits: number;
-  pending_capacity: number;
-  audit_ttl_s: number;
-  /** Audits dropped unanswered (expired, or the oldest when full). */
-  audits_dropped: number;
-  questions: Record<string, LiveQuestionStats>;
-}
+export type { LiveQuestionStats, LiveStatsDocument };
+import type { LiveController } from "../../live/controller.ts";
 
 const REASON_WORDS: Record<LiveReason, string> = {
   bundle: "bundle's",

@@ -1,15 +1,16 @@
 /**
  * OpenAPI operation objects of the service, built from short route
- * descriptions: a POST with JSON bodies and example requests, or a GET; the
- * shared error replies (every error body is `{"error": "..."}`) and the
- * tags.
+ * descriptions (`route_docs.ts`) and whether the route needs the token
+ * (the route table, `../routes.ts`): a POST with JSON bodies and example
+ * requests, or a GET; the shared error replies (every error body is
+ * `{"error": "..."}`) and the tags.
  *
  * @module
  */
 
 import { MAX_BODY_BYTES } from "../body.ts";
-import type { JsonSchema } from "./schema_parts.ts";
-import { type SchemaName, schemaRef } from "./schemas.ts";
+import { type JsonSchema, schemaRef } from "./refs.ts";
+import type { SchemaName } from "./schemas.ts";
 
 /** A named example body. */
 export interface Example {
@@ -115,17 +116,22 @@ export interface JsonRouteSpec {
   response: SchemaName;
   /** An example 200 reply. */
   responseExample: unknown;
-  /** Error statuses besides 401 (every route but health needs the token). */
+  /** Error statuses besides 401 (which `guarded` adds). */
   errors: readonly ErrorStatus[];
 }
 
-/** A POST operation with a JSON request and a JSON reply. */
-export function jsonRoute(spec: JsonRouteSpec): Operation {
+/**
+ * A POST operation with a JSON request and a JSON reply; `guarded` routes
+ * need the token (the document's global security, and a 401), others
+ * none.
+ */
+export function jsonRoute(spec: JsonRouteSpec, guarded: boolean): Operation {
   return {
     operationId: spec.operationId,
     summary: spec.summary,
     description: spec.description,
     tags: [spec.tag],
+    ...(guarded ? {} : { security: [] }),
     requestBody: {
       required: true,
       content: {
@@ -145,7 +151,9 @@ export function jsonRoute(spec: JsonRouteSpec): Operation {
           },
         },
       },
-      ...errorResponses([...spec.errors, 401].sort() as ErrorStatus[]),
+      ...errorResponses(
+        [...spec.errors, ...(guarded ? [401 as const] : [])].sort(),
+      ),
     },
   };
 }
@@ -160,24 +168,22 @@ export interface GetRouteSpec {
   mediaType: string;
   /** The reply's schema. */
   schema: JsonSchema;
-  /** Whether the route is open without the token. */
-  open?: boolean;
 }
 
-/** A GET operation. */
-export function getRoute(spec: GetRouteSpec): Operation {
+/** A GET operation; `guarded` as for `jsonRoute`. */
+export function getRoute(spec: GetRouteSpec, guarded: boolean): Operation {
   return {
     operationId: spec.operationId,
     summary: spec.summary,
     description: spec.description,
     tags: [spec.tag],
-    ...(spec.open ? { security: [] } : {}),
+    ...(guarded ? {} : { security: [] }),
     responses: {
       "200": {
         description: "Success.",
         content: { [spec.mediaType]: { schema: spec.schema } },
       },
-      ...(spec.open ? {} : errorResponses([401])),
+      ...(guarded ? errorResponses([401]) : {}),
     },
   };
 }

@@ -6,7 +6,7 @@
 
 import { DECISION_SCHEMAS } from "./decision_schemas.ts";
 import { LIVE_SCHEMAS } from "./live_schemas.ts";
-import { componentRef, type JsonSchema } from "./schema_parts.ts";
+import type { JsonSchema } from "./refs.ts";
 import { STATS_SCHEMAS } from "./stats_schemas.ts";
 
 /** The component schemas, by name. */
@@ -21,8 +21,3 @@ export const SCHEMAS = {
 
 /** The name of a component schema. */
 export type SchemaName = keyof typeof SCHEMAS;
-
-/** A reference to the component schema `name`. */
-export function schemaRef(name: SchemaName): JsonSchema {
-  return componentRef(name);
-}

@@ -1,192 +1,154 @@
 /**
  * JSON Schema of the statistics document, `GET /v1/stats` (the interface
- * leaves its fields open; these are the ones the service sends).
+ * leaves its fields open; these are the ones the service sends), and the
+ * TypeScript types the service builds it with.
  *
  * @module
  */
 
+import { type Static, Type } from "@sinclair/typebox";
+import type { DriftState as EngineDriftState } from "../../engine/drift.ts";
+import type { QuestionKind } from "../../engine/table.ts";
+import type { DecisionRoute } from "../routes.ts";
+import { LiveStats } from "./live_schemas.ts";
 import {
-  componentRef as ref,
   confidence,
   count,
-  type JsonSchema,
+  Flag,
   nonNegative,
+  nullable,
   nullableNumber,
+  oneOf,
+  radius,
+  recordOf,
+  ref,
 } from "./schema_parts.ts";
+import type { Same } from "./same.ts";
+
+/** A percentile summary of latencies. */
+export const LatencySummary = Type.Object({
+  count,
+  p50: nullableNumber,
+  p90: nullableNumber,
+  p99: nullableNumber,
+  max: nullableNumber,
+}, { description: "Microseconds; null before any request." });
+
+/** Percentile summary in microseconds; null where no value was recorded. */
+export type LatencySummary = Static<typeof LatencySummary>;
+
+/** A question of the bundle as `/v1/stats` describes it. */
+export const QuestionSummary = Type.Object({
+  name: Type.String(),
+  kind: oneOf(["choice", "yes_no"]),
+  options: Type.Array(Type.String()),
+  threshold: nullable(Type.Number(), {
+    description:
+      "The threshold in force (the calibrated one unless serving moved it).",
+  }),
+  alpha: nullableNumber,
+});
+
+/** A question of the bundle as `/v1/stats` describes it. */
+export type QuestionSummary = Static<typeof QuestionSummary>;
+
+/** One bundle question's counts. */
+export const QuestionCounts = Type.Object({
+  answers: count,
+  certified: count,
+  share_answered: nullableNumber,
+  flags: recordOf(count),
+});
+
+/** Per-question counts. */
+export type QuestionCounts = Static<typeof QuestionCounts>;
+
+/** One question's drift guard, with the wall time its alarm was first seen. */
+export const DriftState = Type.Object({
+  status: oneOf(["quiet", "alarmed"]),
+  observed: count,
+  alarmed_at: nullable(Type.Integer()),
+  evidence: nonNegative,
+  alarm_level: nonNegative,
+  alarms: count,
+  clears: count,
+  since: nullable(Type.String()),
+});
+
+/** One recent decision. */
+export const RecentDecision = Type.Object({
+  at: Type.String({ format: "date-time" }),
+  route: Type.Unsafe<DecisionRoute>(Type.String()),
+  question: Type.String(),
+  answer: Type.Union([Type.String(), Type.Boolean(), Type.Null()]),
+  confidence,
+  certified: Type.Boolean(),
+  flag: ref("Flag", Flag),
+  radius,
+  text: Type.Optional(Type.String({
+    description: "Only when the server runs with --keep-text.",
+  })),
+});
+
+/** One recent decision as `/v1/stats` lists it. */
+export type RecentDecision = Static<typeof RecentDecision>;
+
+/** The statistics document. */
+export const StatsDocument = Type.Object({
+  started_at: Type.String({ format: "date-time" }),
+  uptime_s: nonNegative,
+  bundle: Type.Object({
+    path: Type.String(),
+    load_ms: nullableNumber,
+    questions: Type.Array(QuestionSummary),
+  }),
+  keep_text: Type.Boolean(),
+  counts: Type.Object({
+    requests: count,
+    answers: count,
+    certified: count,
+    deferred: count,
+    errors: count,
+    playground: count,
+  }),
+  share_answered: nullableNumber,
+  per_question: recordOf(QuestionCounts),
+  deferral_reasons: recordOf(count),
+  latency_us: ref("LatencySummary", LatencySummary),
+  latency_us_recent: ref("LatencySummary", LatencySummary),
+  rate: Type.Object({ requests_per_s: nonNegative }),
+  savings: Type.Object({
+    llm_latency_ms: nullableNumber,
+    cost_per_call: nullableNumber,
+    calls_saved: count,
+    time_saved_s: nullableNumber,
+    money_saved: nullableNumber,
+  }),
+  drift: recordOf(DriftState),
+  live: ref("LiveStats", LiveStats),
+  recent: Type.Array(RecentDecision),
+  memory: Type.Object({
+    rss_bytes: count,
+    heap_used_bytes: count,
+    heap_total_bytes: count,
+    external_bytes: count,
+    word_cache_words: count,
+    word_cache_bytes: count,
+    word_cache_budget_bytes: count,
+  }, {
+    description: "The process's memory, and the word cache (bounded in bytes).",
+  }),
+});
+
+/** The `/v1/stats` document. */
+export type StatsDocument = Static<typeof StatsDocument>;
 
 /** The component schemas of the statistics document. */
-export const STATS_SCHEMAS = {
-  LatencySummary: {
-    type: "object",
-    required: ["count", "p50", "p90", "p99", "max"],
-    properties: {
-      count,
-      p50: nullableNumber,
-      p90: nullableNumber,
-      p99: nullableNumber,
-      max: nullableNumber,
-    },
-    description: "Microseconds; null before any request.",
-  },
-  StatsDocument: {
-    type: "object",
-    required: [
-      "started_at",
-      "uptime_s",
-      "bundle",
-      "keep_text",
-      "counts",
-      "share_answered",
-      "per_question",
-      "deferral_reasons",
-      "latency_us",
-      "latency_us_recent",
-      "rate",
-      "savings",
-      "drift",
-      "recent",
-    ],
-    properties: {
-      started_at: { type: "string", format: "date-time" },
-      uptime_s: nonNegative,
-      bundle: {
-        type: "object",
-        required: ["path", "load_ms", "questions"],
-        properties: {
-          path: { type: "string" },
-          load_ms: nullableNumber,
-          questions: {
-            type: "array",
-            items: {
-              type: "object",
-              required: ["name", "kind", "options", "threshold", "alpha"],
-              properties: {
-                name: { type: "string" },
-                kind: { enum: ["choice", "yes_no"] },
-                options: { type: "array", items: { type: "string" } },
-                threshold: nullableNumber,
-                alpha: nullableNumber,
-              },
-            },
-          },
-        },
-      },
-      keep_text: { type: "boolean" },
-      counts: {
-        type: "object",
-        required: [
-          "requests",
-          "answers",
-          "certified",
-          "deferred",
-          "errors",
-          "playground",
-        ],
-        properties: {
-          requests: count,
-          answers: count,
-          certified: count,
-          deferred: count,
-          errors: count,
-          playground: count,
-        },
-      },
-      share_answered: nullableNumber,
-      per_question: {
-        type: "object",
-        additionalProperties: {
-          type: "object",
-          required: ["answers", "certified", "share_answered", "flags"],
-          properties: {
-            answers: count,
-            certified: count,
-            share_answered: nullableNumber,
-            flags: { type: "object", additionalProperties: count },
-          },
-        },
-      },
-      deferral_reasons: { type: "object", additionalProperties: count },
-      latency_us: ref("LatencySummary"),
-      latency_us_recent: ref("LatencySummary"),
-      rate: {
-        type: "object",
-        required: ["requests_per_s"],
-        properties: { requests_per_s: nonNegative },
-      },
-      savings: {
-        type: "object",
-        required: [
-          "llm_latency_ms",
-          "cost_per_call",
-          "calls_saved",
-          "time_saved_s",
-          "money_saved",
-        ],
-        properties: {
-          llm_latency_ms: nullableNumber,
-          cost_per_call: nullableNumber,
-          calls_saved: count,
-          time_saved_s: nullableNumber,
-          money_saved: nullableNumber,
-        },
-      },
-      drift: {
-        type: "object",
-        additionalProperties: {
-          type: "object",
-          required: [
-            "status",
-            "observed",
-            "alarmed_at",
-            "evidence",
-            "alarm_level",
-            "alarms",
-            "clears",
-            "since",
-          ],
-          properties: {
-            status: { enum: ["quiet", "alarmed"] },
-            observed: count,
-            alarmed_at: { type: ["integer", "null"] },
-            evidence: nonNegative,
-            alarm_level: nonNegative,
-            alarms: count,
-            clears: count,
-            since: { type: ["string", "null"] },
-          },
-        },
-      },
-      live: ref("LiveStats"),
-      recent: {
-        type: "array",
-        items: {
-          type: "object",
-          required: [
-            "at",
-            "route",
-            "question",
-            "answer",
-            "confidence",
-            "certified",
-            "flag",
-            "radius",
-          ],
-          properties: {
-            at: { type: "string", format: "date-time" },
-            route: { type: "string" },
-            question: { type: "string" },
-            answer: { type: ["string", "boolean", "null"] },
-            confidence,
-            certified: { type: "boolean" },
-            flag: ref("Flag"),
-            radius: { type: ["integer", "null"], minimum: 0 },
-            text: {
-              type: "string",
-              description: "Only when the server runs with --keep-text.",
-            },
-          },
-        },
-      },
-    },
-  },
-} satisfies Record<string, JsonSchema>;
+export const STATS_SCHEMAS = { LatencySummary, StatsDocument };
+
+// The engine owns these types; the schema must describe them exactly.
+const _driftState: Same<
+  Omit<Static<typeof DriftState>, "since">,
+  EngineDriftState
+> = true;
+const _kind: Same<QuestionSummary["kind"], QuestionKind> = true;

@@ -7,6 +7,8 @@
  * @module
  */
 
+import type { LatencySummary } from "../openapi/stats_schemas.ts";
+
 /** Upper bounds of the exposed buckets, in seconds (Prometheus `le`). */
 export const EXPOSED_BOUNDS_S: readonly number[] = [
   0.000005,
@@ -30,14 +32,7 @@ const STEPS_PER_DOUBLING = 16;
 /** Fine buckets: index 0 holds values up to 1 µs, the last one everything above ~2^31 µs. */
 const FINE_BUCKETS = 1 + STEPS_PER_DOUBLING * 32;
 
-/** Percentile summary in microseconds; null where no value was recorded. */
-export interface LatencySummary {
-  count: number;
-  p50: number | null;
-  p90: number | null;
-  p99: number | null;
-  max: number | null;
-}
+export type { LatencySummary };
 
 /** A histogram of durations in microseconds. */
 export class LatencyHistogram {

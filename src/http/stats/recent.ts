@@ -6,28 +6,16 @@
  * @module
  */
 
-import type { Assessment } from "../../engine/verdict.ts";
-
-/** The routes that answer decisions. */
-export type DecisionRoute = "/v1/decide" | "/v1/decisions" | "/v1/altdecisions";
+import { answerOf, type Assessment } from "../../engine/verdict.ts";
+import type { RecentDecision } from "../openapi/stats_schemas.ts";
+import type { DecisionRoute } from "../routes.ts";
 
 /** How many recent decisions are kept. */
 export const RECENT_LIMIT = 50;
 /** Longest input text kept per recent decision (with `keepText`), in UTF-16 units. */
 export const RECENT_TEXT_LIMIT = 2000;
 
-/** One recent decision as `/v1/stats` lists it. */
-export interface RecentDecision {
-  at: string;
-  route: DecisionRoute;
-  question: string;
-  answer: string | boolean | null;
-  confidence: number;
-  certified: boolean;
-  flag: string | null;
-  radius: number | null;
-  text?: string;
-}
+export type { RecentDecision };
 
 /** A slot of the ring: the time as a number, the text or null. */
 type Slot = Omit<RecentDecision, "at" | "text"> & {
@@ -70,11 +58,7 @@ export class RecentDecisions {
     slot.at = nowMs;
     slot.route = route;
     slot.question = a.question;
-    slot.answer = answer.kind === "choice"
-      ? answer.choice!
-      : answer.kind === "yes_no"
-      ? answer.answer!
-      : null;
+    slot.answer = answerOf(answer);
     slot.confidence = answer.confidence;
     slot.certified = answer.certified;
     slot.flag = answer.flag;

@@ -16,24 +16,16 @@ import {
   type QuestionCounts,
   record,
   share,
-  type StatsDocument,
+  type StatsSnapshot,
 } from "./document.ts";
 import { LatencyHistogram, round1, WindowedLatency } from "./latency.ts";
 import { RequestRate } from "./rate.ts";
+import { RECENT_TEXT_LIMIT, RecentDecisions } from "./recent.ts";
 import {
+  DECISION_ROUTES,
   type DecisionRoute,
-  RECENT_TEXT_LIMIT,
-  RecentDecisions,
-} from "./recent.ts";
-
-export type { DecisionRoute };
-
-/** The decision routes, in the order they are reported. */
-export const DECISION_ROUTES: readonly DecisionRoute[] = [
-  "/v1/decide",
-  "/v1/decisions",
-  "/v1/altdecisions",
-];
+  ROUTE_LABELS,
+} from "../routes.ts";
 
 /** Seconds over which the request rate (and each recent-latency window) is measured. */
 export const RATE_WINDOW_S = 10;
@@ -44,8 +36,6 @@ export interface StatsOptions {
   table: Table;
   /** The drift guard of the decision routes. */
   monitor: DriftMonitor;
-  /** Route labels responses are counted under; anything else counts as the last one. */
-  routeLabels?: readonly string[] | undefined;
   /** The bundle folder as given on the command line. */
   bundlePath: string;
   /** Milliseconds the bundle took to load, when known. */
@@ -108,9 +98,7 @@ export class ServiceStats {
     this.#now = options.now ?? Date.now;
     this.#memoryUsage = options.memoryUsage ?? (() => Deno.memoryUsage());
     this.#startedAt = this.#now();
-    this.#responses = new ResponseCounts(
-      options.routeLabels ?? [...DECISION_ROUTES, "other"],
-    );
+    this.#responses = new ResponseCounts(ROUTE_LABELS);
     this.serve(options.table, options.monitor);
   }
 
@@ -154,9 +142,7 @@ export class ServiceStats {
     latencyUs: number,
   ): void {
     const now = this.#now();
-    this.#requests[
-      route === "/v1/decide" ? 0 : route === "/v1/decisions" ? 1 : 2
-    ]!++;
+    this.#requests[DECISION_ROUTES.indexOf(route)]!++;
     this.#latency.record(latencyUs);
     this.#recentLatency.record(now, latencyUs);
     this.#rate.count(now);
@@ -218,8 +204,8 @@ export class ServiceStats {
     return this.#rate.perSecond(this.#now(), this.uptimeSeconds());
   }
 
-  /** The `/v1/stats` document. */
-  snapshot(): StatsDocument {
+  /** The `/v1/stats` document but its `live` section. */
+  snapshot(): StatsSnapshot {
     const now = this.#now();
     const table = this.#table;
     const requests = this.#requests.reduce((a, b) => a + b, 0);

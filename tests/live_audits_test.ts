@@ -4,7 +4,7 @@
  */
 
 import assert from "node:assert/strict";
-import { AuditSampler, PendingAudits } from "../src/http/live/audits.ts";
+import { AuditSampler, PendingAudits } from "../src/live/audits.ts";
 import { LiveCertificate } from "../src/engine/live.ts";
 import { smallTable } from "./_fixtures.ts";
 

@@ -17,14 +17,14 @@
  * @module
  */
 
-import { LiveCertificate, type LiveState } from "../../engine/live.ts";
+import { LiveCertificate, type LiveState } from "../engine/live.ts";
 import {
   reinstateCertification,
   setThresholdInForce,
   withdrawCertification,
-} from "../../engine/state.ts";
-import type { Table } from "../../engine/table.ts";
-import type { Assessment } from "../../engine/verdict.ts";
+} from "../engine/state.ts";
+import type { Table } from "../engine/table.ts";
+import { answerOf, type Assessment } from "../engine/verdict.ts";
 import {
   AuditSampler,
   PendingAudits,
@@ -67,14 +67,6 @@ export function isEligible(a: Assessment): boolean {
     (flag === "drift" && a.answer.driftRule === "live_audit");
 }
 
-/** The table's answer of an assessment: an option, or yes (true) / no (false); null for none. */
-export function answerOf(a: Assessment): string | boolean | null {
-  const { answer } = a;
-  if (answer.kind === "choice") return answer.choice!;
-  if (answer.kind === "yes_no") return answer.answer!;
-  return null;
-}
-
 /** The live certificates of one table, by question position. */
 type Certificates = readonly LiveCertificate[];
 
@@ -90,8 +82,8 @@ function randomSeed(): number {
  * @example
  * ```ts
  * import { LiveController } from "./controller.ts";
- * import type { Table } from "../../engine/table.ts";
- * import type { Assessment } from "../../engine/verdict.ts";
+ * import type { Table } from "../engine/table.ts";
+ * import type { Assessment } from "../engine/verdict.ts";
  * declare const table: Table;
  * declare const answers: Assessment[];
  * const live = new LiveController({ auditRate: 0.02, auditSeed: 1 });
@@ -166,7 +158,7 @@ export class LiveController {
         this.#remember(a.question + "\u0000" + text, {
           table,
           certificate,
-          answer: answerOf(a)!,
+          answer: answerOf(a.answer)!,
           confidence: a.fullConfidence,
         });
       }
@@ -176,7 +168,7 @@ export class LiveController {
         table,
         certificate,
         question: a.question,
-        answer: answerOf(a)!,
+        answer: answerOf(a.answer)!,
         confidence: a.fullConfidence,
       });
     }

@@ -14,9 +14,9 @@
  * @module
  */
 
-import type { LiveCertificate } from "../../engine/live.ts";
-import { seededRandom } from "../../engine/random.ts";
-import type { Table } from "../../engine/table.ts";
+import type { LiveCertificate } from "../engine/live.ts";
+import { seededRandom } from "../engine/random.ts";
+import type { Table } from "../engine/table.ts";
 
 /** Most audits waiting for an answer at once; the oldest is dropped first. */
 export const MAX_PENDING_AUDITS = 65_536;
@@ -79,8 +79,8 @@ export interface PendingAuditsOptions {
  * @example
  * ```ts
  * import { PendingAudits } from "./audits.ts";
- * import type { LiveCertificate } from "../../engine/live.ts";
- * import type { Table } from "../../engine/table.ts";
+ * import type { LiveCertificate } from "../engine/live.ts";
+ * import type { Table } from "../engine/table.ts";
  * declare const table: Table;
  * declare const certificate: LiveCertificate;
  * const pending = new PendingAudits();

@@ -1,0 +1,195 @@
+/**
+ * The flags of `serve`, parsed and checked into the settings of one run
+ * (`ServeSettings`); every mistake is a one-line `UsageError`.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import type { DriftSettings } from "../engine/table.ts";
+import { DEFAULT_WORD_CACHE_BYTES } from "../engine/word_cache.ts";
+import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from "../http/app.ts";
+import { DRAIN_MS } from "../http/server.ts";
+import { DEFAULT_AUDIT_RATE, type LiveOptions } from "../live/controller.ts";
+import {
+  DRIFT_FLAGS,
+  driftFlagSettings,
+  numberFlag,
+  oneLine,
+  UsageError,
+  userPath,
+} from "./common.ts";
+
+/** Settings of one `serve` run, from its flags. */
+export interface ServeSettings {
+  bundle: string;
+  host: string;
+  port: number;
+  tokenEnv: string;
+  tokenFile: string | undefined;
+  costPerCall: number | null;
+  llmLatencyMs: number | null;
+  keepText: boolean;
+  drift: Partial<DriftSettings>;
+  /** Most bytes the word cache keeps. */
+  wordCacheBytes: number;
+  /** The live certificate's audit rate and seed. */
+  live: LiveOptions;
+  /** Where feedback is appended as traces (`--feedback-log`). */
+  feedbackLog: string | undefined;
+  /** Reload the bundle when its folder is replaced (`--watch`). */
+  watch: boolean;
+  /** The limits on every request (the body size limit is fixed). */
+  limits: RequestLimits;
+  /** Most milliseconds a shutdown waits for requests in flight. */
+  drainMs: number;
+}
+
+/** The flags of `serve`. */
+const SERVE_FLAGS = {
+  bundle: { type: "string" },
+  host: { type: "string", default: "127.0.0.1" },
+  port: { type: "string", default: "8010" },
+  "token-env": { type: "string", default: "SERVICE_PROXY_TOKEN" },
+  "token-file": { type: "string" },
+  "cost-per-call": { type: "string" },
+  "llm-latency-ms": { type: "string" },
+  "keep-text": { type: "boolean", default: false },
+  ...DRIFT_FLAGS,
+  "word-cache-mb": { type: "string" },
+  "audit-rate": { type: "string" },
+  "audit-seed": { type: "string" },
+  "feedback-log": { type: "string" },
+  watch: { type: "boolean", default: false },
+  "body-timeout-ms": { type: "string" },
+  "max-in-flight": { type: "string" },
+  "drain-ms": { type: "string" },
+  help: { type: "boolean", default: false },
+} as const;
+
+/** The flag values of one `serve` run. */
+type ServeValues = ReturnType<typeof parseServeArgs>;
+
+function parseServeArgs(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: SERVE_FLAGS,
+    }).values;
+  } catch (e) {
+    throw new UsageError(`${oneLine(e)} (serve --help lists the flags)`);
+  }
+}
+
+/** Parses the flags of `serve`; throws `UsageError` for a bad one. Null for `--help`. */
+export function parseServeFlags(args: string[]): ServeSettings | null {
+  const values = parseServeArgs(args);
+  if (values.help) return null;
+  if (values.bundle === undefined || values.bundle === "") {
+    throw new UsageError("serve needs --bundle DIR");
+  }
+  if (values.host.trim() === "") {
+    throw new UsageError("--host must not be empty");
+  }
+  if (values["token-env"] === "") {
+    throw new UsageError("--token-env must name an environment variable");
+  }
+  const costs = savingsFrom(values);
+  const drift = driftFlagSettings(values);
+  const { limits, drainMs } = limitsFrom(values);
+  const wordCacheMb = numberFlag(
+    "word-cache-mb",
+    values["word-cache-mb"],
+    DEFAULT_WORD_CACHE_BYTES / 1048576,
+    (n) => n >= 0 && n <= 65536,
+    "a number of MiB from 0 to 65536",
+  );
+  return {
+    bundle: userPath(values.bundle),
+    host: values.host.trim().replace(/^\[(.*)\]$/, "$1"),
+    port: numberFlag(
+      "port",
+      values.port,
+      8010,
+      (n) => Number.isInteger(n) && n >= 0 && n <= 65535,
+      "an integer from 0 to 65535",
+    ),
+    tokenEnv: values["token-env"],
+    tokenFile: userPath(values["token-file"]),
+    ...costs,
+    keepText: values["keep-text"],
+    drift,
+    wordCacheBytes: Math.round(wordCacheMb * 1024 * 1024),
+    limits,
+    feedbackLog: userPath(values["feedback-log"]),
+    watch: values.watch,
+    live: liveFrom(values),
+    drainMs,
+  };
+}
+
+/** What one language-model call costs, in money and time, when given. */
+function savingsFrom(
+  values: ServeValues,
+): Pick<ServeSettings, "costPerCall" | "llmLatencyMs"> {
+  const optional = (name: string, value: string | undefined) =>
+    value === undefined
+      ? null
+      : numberFlag(name, value, 0, (n) => n >= 0, "a number at least 0");
+  return {
+    costPerCall: optional("cost-per-call", values["cost-per-call"]),
+    llmLatencyMs: optional("llm-latency-ms", values["llm-latency-ms"]),
+  };
+}
+
+/** The limits on every request, and how long a shutdown waits. */
+function limitsFrom(
+  values: ServeValues,
+): { limits: RequestLimits; drainMs: number } {
+  const positiveInteger = (
+    name: "body-timeout-ms" | "max-in-flight" | "drain-ms",
+    fallback: number,
+  ) =>
+    numberFlag(
+      name,
+      values[name],
+      fallback,
+      (n) => Number.isInteger(n) && n >= 1,
+      "a positive integer",
+    );
+  return {
+    limits: {
+      bodyTimeoutMs: positiveInteger(
+        "body-timeout-ms",
+        DEFAULT_REQUEST_LIMITS.bodyTimeoutMs,
+      ),
+      maxInFlight: positiveInteger(
+        "max-in-flight",
+        DEFAULT_REQUEST_LIMITS.maxInFlight,
+      ),
+    },
+    drainMs: positiveInteger("drain-ms", DRAIN_MS),
+  };
+}
+
+/** The live certificate's audit rate and seed. */
+function liveFrom(values: ServeValues): LiveOptions {
+  return {
+    auditRate: numberFlag(
+      "audit-rate",
+      values["audit-rate"],
+      DEFAULT_AUDIT_RATE,
+      (n) => n >= 0 && n <= 1,
+      "a probability in [0, 1]",
+    ),
+    auditSeed: values["audit-seed"] === undefined ? undefined : numberFlag(
+      "audit-seed",
+      values["audit-seed"],
+      0,
+      (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff,
+      "an integer from 0 to 4294967295",
+    ),
+  };
+}

@@ -1,0 +1,338 @@
+/**
+ * What the OpenAPI document says of each route: what it does, its bodies,
+ * its errors, and example requests that the demo bundle answers. The route
+ * table (`../routes.ts`) gives each route its description from here; to
+ * document a new route, add its description here and its body schemas to
+ * `decision_schemas.ts`.
+ *
+ * @module
+ */
+
+import type { GetRouteSpec, JsonRouteSpec } from "./operations.ts";
+import { schemaRef } from "./refs.ts";
+
+const PARCEL = "where is my parcel, it has not arrived yet";
+
+/** `POST /v1/decide`. */
+export const DECIDE_DOC: JsonRouteSpec = {
+  operationId: "decide",
+  summary: "Answer questions about a text (the service's own shape)",
+  description:
+    "Answers the questions asked (all of the bundle's when questions is absent). A question the bundle does not have is answered, not an error: confidence 0, certified false, flag unsupported, radius null, and no answer fields. Narrowing by criteria never raises certification: it is judged on the answer over all options.",
+  tag: "decisions",
+  request: "DecideRequest",
+  examples: {
+    all: {
+      summary: "Every question of the bundle",
+      value: { state: PARCEL },
+    },
+    narrowed: {
+      summary: "Two questions, the choice narrowed to two options",
+      value: {
+        state: PARCEL,
+        questions: {
+          topic: { criteria: ["delivery", "returns"] },
+          wants_human: {},
+        },
+        exposed: false,
+      },
+    },
+    objectState: {
+      summary: "An object state, serialised as JSON",
+      value: {
+        state: { subject: "refund", body: "I sent the shoes back" },
+        questions: { topic: null },
+      },
+    },
+    unknownQuestion: {
+      summary: "A question the bundle does not have",
+      value: { state: PARCEL, questions: { mood: {} } },
+    },
+  },
+  response: "DecideResponse",
+  responseExample: {
+    answers: {
+      topic: {
+        choice: "delivery",
+        confidence: 0.9882,
+        certified: true,
+        flag: null,
+        radius: 2,
+        probabilities: {
+          billing: 0.007,
+          returns: 0.0014,
+          technical: 0.0017,
+          delivery: 0.9882,
+          account: 0.0017,
+        },
+      },
+      wants_human: {
+        answer: false,
+        confidence: 0.994,
+        certified: true,
+        flag: null,
+        radius: 1,
+        probability: 0.006,
+      },
+    },
+    latency_us: 14.2,
+  },
+  errors: [400, 413],
+};
+
+/** `POST /v1/decisions`. */
+export const DECISIONS_DOC: JsonRouteSpec = {
+  operationId: "decisions",
+  summary: "Answer questions about a text (decisions-API shape)",
+  description:
+    "Answers in question order. A question is answered by the table only when its type fits the bundle question: choice for a choice question, predicate or noul for a yes/no question; any other type (score included), an unknown name, or a type that does not fit comes back with service.flag unsupported.",
+  tag: "decisions",
+  request: "DecisionsRequest",
+  examples: {
+    choiceAndNoul: {
+      summary: "A narrowed choice and a noul question",
+      value: {
+        model: "gpt-x",
+        input: PARCEL,
+        questions: [
+          {
+            type: "choice",
+            name: "topic",
+            instructions: "Which team should handle it?",
+            choices: [{ value: "delivery" }, { value: "returns" }],
+          },
+          {
+            type: "noul",
+            name: "wants_human",
+            instructions: "Does the customer ask for a person?",
+          },
+        ],
+      },
+    },
+    score: {
+      summary: "A score question, which the table does not answer",
+      value: {
+        input: PARCEL,
+        questions: [{ type: "score", name: "urgency" }],
+      },
+    },
+  },
+  response: "DecisionsResponse",
+  responseExample: {
+    object: "decision",
+    model: "gpt-x",
+    answers: [
+      {
+        type: "choice",
+        name: "topic",
+        choice: "delivery",
+        confidence: 0.9985,
+        probabilities: [
+          { value: "returns", probability: 0.0015 },
+          { value: "delivery", probability: 0.9985 },
+        ],
+        service: { source: "table", certified: true, flag: null },
+      },
+      {
+        type: "noul",
+        name: "wants_human",
+        confidence: 0.994,
+        probability: 0.006,
+        noul: 0.006,
+        answer: false,
+        service: { source: "table", certified: true, flag: null },
+      },
+    ],
+    usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
+    service: { latency_us: 15.1, source: "table" },
+  },
+  errors: [400, 413],
+};
+
+/** `POST /v1/altdecisions`. */
+export const ALT_DECISIONS_DOC: JsonRouteSpec = {
+  operationId: "altDecisions",
+  summary: "Answer questions about a text (alternate decision-model shape)",
+  description:
+    "Answers keyed by question name. The same type rules as /v1/decisions: a question whose type does not fit the bundle question, or an unknown name, comes back with service.flag unsupported.",
+  tag: "decisions",
+  request: "AltDecisionsRequest",
+  examples: {
+    choiceAndPredicate: {
+      summary: "A narrowed choice and a predicate question",
+      value: {
+        model: "m",
+        state: PARCEL,
+        questions: {
+          topic: {
+            type: "choice",
+            instructions: "Which team should handle it?",
+            criteria: {
+              delivery: "about shipping",
+              returns: "about returns",
+            },
+          },
+          wants_human: {
+            type: "predicate",
+            instructions: "Does the customer ask for a person?",
+          },
+        },
+      },
+    },
+  },
+  response: "AltDecisionsResponse",
+  responseExample: {
+    model: "m",
+    answers: {
+      topic: {
+        type: "choice",
+        choice: "delivery",
+        confidence: 0.9985,
+        probabilities: { returns: 0.0015, delivery: 0.9985 },
+        service: { source: "table", certified: true, flag: null },
+      },
+      wants_human: {
+        type: "predicate",
+        confidence: 0.994,
+        probability: 0.006,
+        service: { source: "table", certified: true, flag: null },
+      },
+    },
+    latency_ms: 0.0151,
+    service: { latency_us: 15.1, source: "table" },
+  },
+  errors: [400, 413],
+};
+
+/** `POST /v1/playground`. */
+export const PLAYGROUND_DOC: JsonRouteSpec = {
+  operationId: "playground",
+  summary: "What the table thinks of a text, not counted as a decision",
+  description:
+    "The answer, its confidence against the threshold, alpha, the verdict and its reason in words, and the top three options. It reads the drift guard without feeding it. A missing question with more than one bundle question is a 400; an unknown question is answered with flag unsupported, the bundle's questions named in the reason (with a suggestion for a near miss).",
+  tag: "operations",
+  request: "PlaygroundRequest",
+  examples: {
+    topic: {
+      summary: "One question of the demo bundle",
+      value: { question: "topic", text: PARCEL },
+    },
+  },
+  response: "PlaygroundResponse",
+  responseExample: {
+    question: "topic",
+    answer: "delivery",
+    confidence: 0.988,
+    threshold: 0.4396,
+    alpha: 0.05,
+    certified: true,
+    flag: null,
+    reason:
+      "Certified: confidence 98.8% reaches the threshold 44.0% (certified answers disagree with the model at most 5.0% of the time).",
+    radius: 2,
+    top: [
+      { option: "delivery", probability: 0.988 },
+      { option: "billing", probability: 0.007 },
+      { option: "account", probability: 0.0017 },
+    ],
+  },
+  errors: [400, 413],
+};
+
+/** `POST /v1/feedback`. */
+export const FEEDBACK_DOC: JsonRouteSpec = {
+  operationId: "feedback",
+  summary: "What the reference model answered (audits and traces)",
+  description:
+    "One item or an array of at most 1000. With an audit id the service gave, the item is an audit of that certified answer (its answer and confidence are the ones kept under the id); the live certificate counts it once. Without one, it is a trace: counted as feedback when the table's answer is uncertified only because of its threshold, else kept as a trace only. Unknown, expired or already answered ids are listed in missed_audits, never counted. With serve --feedback-log every item is appended to that file as a trace line first (503, nothing counted, when it cannot be written).",
+  tag: "decisions",
+  request: "FeedbackRequest",
+  examples: {
+    trace: {
+      summary: "What the model said about a text (no audit id)",
+      value: { question: "topic", state: PARCEL, answer: "delivery" },
+    },
+    batch: {
+      summary: "Several at once, one answering an audit",
+      value: [
+        { question: "topic", state: PARCEL, answer: "delivery" },
+        {
+          question: "wants_human",
+          state: PARCEL,
+          answer: false,
+          audit: "5f0c2a91-1k",
+        },
+      ],
+    },
+  },
+  response: "FeedbackResponse",
+  responseExample: {
+    received: 2,
+    audits: 0,
+    feedback: 0,
+    traces_only: 2,
+    missed_audits: [{ audit: "5f0c2a91-1k", reason: "unknown" }],
+  },
+  errors: [400, 413],
+};
+
+/** `GET /`. */
+export const DASHBOARD_DOC: GetRouteSpec = {
+  operationId: "dashboard",
+  summary: "The live dashboard",
+  description:
+    "One HTML page that polls /v1/stats and uses /v1/playground. With a token configured, the browser's login prompt asks for it (any user name, the token as the password).",
+  tag: "operations",
+  mediaType: "text/html",
+  schema: { type: "string" },
+};
+
+/** `GET /v1/stats`. */
+export const STATS_DOC: GetRouteSpec = {
+  operationId: "stats",
+  summary: "Statistics since the server started",
+  description:
+    "Counts, the share answered, deferral reasons, latency, savings, the drift guard, the live certificate (live) and recent decisions (with their text only under --keep-text).",
+  tag: "operations",
+  mediaType: "application/json",
+  schema: schemaRef("StatsDocument"),
+};
+
+/** `GET /metrics`. */
+export const METRICS_DOC: GetRouteSpec = {
+  operationId: "metrics",
+  summary: "Prometheus metrics",
+  description: "Prometheus text exposition format 0.0.4.",
+  tag: "operations",
+  mediaType: "text/plain",
+  schema: { type: "string" },
+};
+
+/** `GET /v1/health`. */
+export const HEALTH_DOC: GetRouteSpec = {
+  operationId: "health",
+  summary: "Health, questions and versions",
+  description:
+    "The only route that needs no token. Besides ok and the bundle's question names, it names this program's version and the interface release it implements.",
+  tag: "operations",
+  mediaType: "application/json",
+  schema: schemaRef("HealthDocument"),
+};
+
+/** `GET /v1/openapi.json`. */
+export const OPENAPI_DOC: GetRouteSpec = {
+  operationId: "openapi",
+  summary: "This document",
+  description: "The OpenAPI 3.1 document of the service.",
+  tag: "operations",
+  mediaType: "application/json",
+  schema: {
+    type: "object",
+    required: ["openapi", "info", "paths"],
+    properties: {
+      openapi: { const: "3.1.0" },
+      info: { type: "object" },
+      paths: { type: "object" },
+    },
+  },
+};

@@ -1,0 +1,139 @@
+/**
+ * Counting what a reference model answered in the live certificates. An
+ * item with an audit id the service gave is an audit: the table's answer
+ * and confidence are the ones kept under the id, never recomputed. An item
+ * without one is an ordinary trace: an answer served uncertified lately is
+ * counted as it was served; any other is answered again now (without
+ * feeding the drift guard) and, when eligible but not certified, counted as
+ * feedback on an uncertified answer; a certified one is a trace only.
+ * Unknown, expired or already answered ids are reported and never counted.
+ * Then the live decision of every question touched is applied.
+ *
+ * @module
+ */
+
+import { assess, prepareText } from "../engine/answer.ts";
+import type { DriftGuard } from "../engine/drift.ts";
+import type { Table } from "../engine/table.ts";
+import { answerOf } from "../engine/verdict.ts";
+import type { TraceRecord } from "../traces/write.ts";
+import type { AuditMiss } from "./audits.ts";
+import { isEligible, type LiveController } from "./controller.ts";
+
+/** What the reference model answered about one text. */
+export interface FeedbackItem {
+  question: string;
+  /** The text the table reads (the state, serialised when an object). */
+  text: string;
+  /** What the reference model answered: an option, or yes (true) / no (false). */
+  answer: string | boolean;
+  /** The audit id the service gave, when this answers an audit. */
+  audit: string | undefined;
+}
+
+/** An audit id that could not be used, and why. */
+export interface MissedAudit {
+  audit: string;
+  /** `unknown` (never given), `expired` (dropped unanswered, or answered long ago), `answered` (answered already), `other_question` (given for another question). */
+  reason: AuditMiss;
+}
+
+/** How a batch of feedback items was counted. */
+export interface FeedbackTally {
+  /** Items received. */
+  received: number;
+  /** Items counted as audits. */
+  audits: number;
+  /** Items counted as feedback on an uncertified answer. */
+  feedback: number;
+  /** Items kept as traces only (certified, not eligible, a missed id, or the live certificate off). */
+  tracesOnly: number;
+  /** Audit ids that could not be used. */
+  missedAudits: MissedAudit[];
+}
+
+/** A feedback item as the trace it is, seen at `time`. */
+export function feedbackTrace(item: FeedbackItem, time: Date): TraceRecord {
+  return { text: item.text, answers: [[item.question, item.answer]], time };
+}
+
+/**
+ * Counts feedback `items` in the live certificates of `live`: audits in
+ * those of the table that gave them, other items against `table` (read
+ * through `guard`, which is not fed); then applies the live decision of
+ * every question touched. See the module doc.
+ */
+export function countFeedback(
+  live: LiveController,
+  table: Table,
+  guard: DriftGuard,
+  items: readonly FeedbackItem[],
+): FeedbackTally {
+  const tally: FeedbackTally = {
+    received: items.length,
+    audits: 0,
+    feedback: 0,
+    tracesOnly: 0,
+    missedAudits: [],
+  };
+  const touched = new Map<Table, Set<string>>();
+  const touch = (t: Table, name: string) => {
+    let names = touched.get(t);
+    if (names === undefined) touched.set(t, names = new Set());
+    names.add(name);
+  };
+  for (const item of items) {
+    if (item.audit !== undefined) {
+      const found = live.pending.take(item.audit, item.question);
+      if (typeof found === "string") {
+        tally.missedAudits.push({ audit: item.audit, reason: found });
+        tally.tracesOnly++;
+        continue;
+      }
+      found.certificate.recordAudit(
+        found.confidence,
+        found.answer !== item.answer,
+      );
+      touch(found.table, found.question);
+      tally.audits++;
+      continue;
+    }
+    if (!live.enabled) {
+      tally.tracesOnly++;
+      continue;
+    }
+    // An answer served uncertified moments ago is counted as it was served,
+    // without answering again; others are answered again now.
+    const recent = live.takeRecent(item.question, item.text);
+    if (recent !== undefined) {
+      recent.certificate.recordFeedback(
+        recent.confidence,
+        recent.answer !== item.answer,
+      );
+      touch(recent.table, item.question);
+      tally.feedback++;
+      continue;
+    }
+    const a = assess(
+      table,
+      prepareText(table, item.text),
+      item.question,
+      {},
+      guard,
+    );
+    if (!isEligible(a) || a.answer.certified) {
+      tally.tracesOnly++;
+      continue;
+    }
+    live.certificates(table)[a.slot]!.recordFeedback(
+      a.fullConfidence,
+      answerOf(a.answer) !== item.answer,
+    );
+    touch(table, item.question);
+    tally.feedback++;
+  }
+  for (const [t, names] of touched) {
+    for (const name of names) live.apply(t, name);
+  }
+  return tally;
+}

@@ -1,0 +1,41 @@
+/**
+ * Writing traces: one trace as a line of JSON Lines, in the form
+ * `readTraces` reads back (`{"text", "answers", "time"}`), so what a
+ * service keeps (the feedback log) trains the next table as it is.
+ *
+ * @module
+ */
+
+/** One trace to write: its text, its answers by question, and when it was seen. */
+export interface TraceRecord {
+  text: string;
+  /** Question name and answer (an option, or true / false for yes/no), in order. */
+  answers: readonly (readonly [question: string, answer: string | boolean])[];
+  time: Date;
+}
+
+/**
+ * The trace as one JSON Lines line, newline-terminated:
+ * `{"text":...,"answers":{...},"time":"<ISO 8601>"}`. Any question name,
+ * `__proto__` included, is written as a key.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { traceLine } from "./write.ts";
+ * assert.equal(
+ *   traceLine({ text: "hi", answers: [["topic", "greeting"]], time: new Date(0) }),
+ *   '{"text":"hi","answers":{"topic":"greeting"},"time":"1970-01-01T00:00:00.000Z"}\n',
+ * );
+ * ```
+ */
+export function traceLine(trace: TraceRecord): string {
+  let answers = "";
+  for (const [question, answer] of trace.answers) {
+    if (answers !== "") answers += ",";
+    answers += `${JSON.stringify(question)}:${JSON.stringify(answer)}`;
+  }
+  return `{"text":${JSON.stringify(trace.text)},"answers":{${answers}},"time":${
+    JSON.stringify(trace.time.toISOString())
+  }}\n`;
+}
