@@ -38,8 +38,8 @@ export const FLAGS: readonly Flag[] = [
  * `live_audit` when serving withdrew the question's certification
  * (`withdrawCertification`), `alarm` when the online test's alarm stands,
  * `novelty` when the text alone looks foreign (its share of unseen features),
- * `out_of_scope` when it looks like none of the options (its energy, see
- * `scope.ts`).
+ * `out_of_scope` when it looks like none of the options (how its answer is
+ * spread over them, see `scope.ts`).
  */
 export type DriftRule = "live_audit" | "alarm" | "novelty" | "out_of_scope";
 
@@ -109,6 +109,12 @@ export interface Assessment {
   alpha: number | null;
   /** Confidence of the full-option answer (what the threshold is compared with). */
   fullConfidence: number;
+  /**
+   * How the full-option answer is spread over the options, `sum p ln p`
+   * (what the out-of-scope rule judges, see `scope.ts`); null when not
+   * answered.
+   */
+  spread: number | null;
   /** The drift score of the text, null when not scored. */
   driftScore: number | null;
   /** Share of the text's buckets no training text had. */

@@ -346,6 +346,75 @@ function linkNearDuplicates(
   return joined;
 }
 
+/** What feeding starved options moved, per question and option. */
+export interface FedOption {
+  question: string;
+  option: string;
+  /** Traces moved from calibration and test into fit. */
+  moved: number;
+  /** The option's traces in all. */
+  traces: number;
+}
+
+/** The answers of a question, as `feedStarvedOptions` reads them. */
+export interface LabelledQuestion {
+  name: string;
+  options: readonly string[];
+  /** Per trace, the option index (-1: unanswered). */
+  labels: Int32Array;
+}
+
+/**
+ * In time mode, an option that only the newest traces hold (a new product,
+ * a seasonal intent) lands wholly in calibration and test, and the table
+ * never learns it. For each such option, one with fewer training answers
+ * (fit and validation) than half its fair share (`trainShare` of its
+ * traces), its oldest calibration and test traces move to the fit part
+ * until it has its fair share; every other trace keeps its place. This
+ * reads answers, but only to decide which traces train: the calibration
+ * and test parts keep each option's newest traces, out of time as before.
+ * Changes `split` in place (parts and per-part counts); returns what moved.
+ */
+export function feedStarvedOptions(
+  split: Split,
+  questions: readonly LabelledQuestion[],
+  times: Float64Array,
+  trainShare: number,
+): FedOption[] {
+  const fed: FedOption[] = [];
+  const { parts } = split;
+  for (const q of questions) {
+    const held: number[][] = q.options.map(() => []);
+    const trained = new Int32Array(q.options.length);
+    const total = new Int32Array(q.options.length);
+    for (let i = 0; i < q.labels.length; i++) {
+      const o = q.labels[i]!;
+      if (o < 0) continue;
+      total[o]!++;
+      if (isTrain(parts[i]!)) trained[o]!++;
+      else held[o]!.push(i);
+    }
+    q.options.forEach((option, o) => {
+      const fair = Math.ceil(trainShare * total[o]!);
+      if (trained[o]! >= fair / 2 || held[o]!.length === 0) return;
+      const oldest = held[o]!.sort((a, b) => times[a]! - times[b]! || a - b);
+      let moved = 0;
+      for (const i of oldest) {
+        if (trained[o]! >= fair) break;
+        split.traces[parts[i]!]!--;
+        split.units[parts[i]!]!--;
+        parts[i] = FIT;
+        split.traces[FIT]!++;
+        split.units[FIT]!++;
+        trained[o]!++;
+        moved++;
+      }
+      fed.push({ question: q.name, option, moved, traces: total[o]! });
+    });
+  }
+  return fed;
+}
+
 /** True for the parts that train the weights (fit and validation). */
 export function isTrain(part: number): boolean {
   return part === FIT || part === VALIDATION;
