@@ -47,13 +47,14 @@ import { type Measurement, Meter } from "./meter.ts";
 import { DEFAULT_KIND_SCALES } from "./sparse.ts";
 import {
   type FedOption,
-  feedStarvedOptions,
   isTrain,
   PART_NAMES,
   type ResolvedSplitMode,
   type Split,
   type SplitMode,
+  type SplitOptions,
   splitTraces,
+  starvedOptions,
 } from "./split.ts";
 import { minimumCertifiable } from "./stats.ts";
 import type { QuestionAnswers, TraceSet } from "./traces.ts";
@@ -137,9 +138,8 @@ export interface SplitReport {
   /** Per part: traces, and units (groups of traces kept together: texts, clusters or groups). */
   parts: Record<(typeof PART_NAMES)[number], { traces: number; units: number }>;
   /**
-   * Time mode: options only the newest traces held, whose oldest
-   * calibration and test traces were moved into fit (see
-   * `feedStarvedOptions`); empty otherwise.
+   * Time mode: options only the newest traces held, whose oldest traces
+   * were pinned to the fit part (see `starvedOptions`); empty otherwise.
    */
   fed_options: FedOption[];
 }
@@ -306,22 +306,32 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
   for (const reason of refusals) (options.warn ?? say)(`refused ${reason}`);
 
   say(`splitting ${texts.length} traces`);
-  const split = splitTraces(traces, {
+  const splitOptions: SplitOptions = {
     mode: options.split,
     calibration: options.calibrationShare,
     test: options.testShare,
     validation: options.validationShare,
     seed: options.seed,
     similarity: options.similarity,
-  });
-  const fed = split.mode === "time"
-    ? feedStarvedOptions(
+  };
+  let split = splitTraces(traces, splitOptions);
+  const fed: FedOption[] = [];
+  // Options only the newest traces hold train on their oldest ones; the
+  // parts they leave fill up with the next newest traces, which may starve
+  // the options of the month before: again, until none starves.
+  for (let round = 0; split.mode === "time" && round < 20; round++) {
+    const starved = starvedOptions(
       split,
       trainable,
       traces.times!,
       1 - options.calibrationShare - options.testShare,
-    )
-    : [];
+      splitOptions.pinned,
+    );
+    if (starved.fed.length === 0) break;
+    fed.push(...starved.fed);
+    splitOptions.pinned = starved.pinned;
+    split = splitTraces(traces, splitOptions);
+  }
   say(`split: ${describeSplit(split)}`);
   if (fed.length > 0) (options.warn ?? say)(fedInWords(fed));
 
@@ -660,16 +670,15 @@ function thinInWords(question: string, thin: readonly ThinOption[]): string {
 
 /** What feeding starved options did, in words. */
 function fedInWords(fed: readonly FedOption[]): string {
-  const moved = fed.reduce((n, f) => n + f.moved, 0);
   const shown = fed.slice(0, 6).map((f) =>
-    `${f.option} (${f.moved} of ${f.traces})`
+    `${f.option} (${f.pinned} of ${f.traces})`
   );
   const more = fed.length > 6 ? ` and ${fed.length - 6} more` : "";
   return `time split: ${fed.length} ${
     fed.length === 1 ? "option is" : "options are"
   } held almost only by the newest traces, so ${
     fed.length === 1 ? "its" : "their"
-  } oldest ${moved} calibration and test traces train the table instead: ${
+  } oldest traces train the table and calibration takes the next newest: ${
     shown.join(", ")
   }${more}`;
 }
