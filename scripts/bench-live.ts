@@ -42,9 +42,9 @@ import type { TraceSet } from "../src/traces/types.ts";
 import {
   DEFAULT_TRAIN_OPTIONS,
   train,
+  trainedContents,
   type TrainOptions,
 } from "../src/train/trainer.ts";
-import { TOOL_VERSION } from "../src/version.ts";
 import { paraphraseFamilies } from "./bench_honest.ts";
 
 const { values } = parseArgs({
@@ -93,14 +93,7 @@ async function trainBundle(
   const r = train(traces, { ...DEFAULT_TRAIN_OPTIONS, ...extra });
   await writeBundleAtomically(
     dir,
-    await encodeBundle({
-      featurizer: r.table.featurizer,
-      settings: r.table.settings,
-      toolVersion: TOOL_VERSION,
-      rowBuckets: r.rowBuckets,
-      questions: r.table.questions,
-      report: r.report,
-    }),
+    await encodeBundle(trainedContents(r)),
   );
 }
 

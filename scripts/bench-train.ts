@@ -36,9 +36,12 @@ import { encodeBundle } from "../src/bundle/codec.ts";
 import { loadBundle, writeBundleAtomically } from "../src/bundle/files.ts";
 import { evaluate } from "../src/cli/eval.ts";
 import { readTraces } from "../src/traces/mod.ts";
-import { DEFAULT_TRAIN_OPTIONS, train } from "../src/train/trainer.ts";
+import {
+  DEFAULT_TRAIN_OPTIONS,
+  train,
+  trainedContents,
+} from "../src/train/trainer.ts";
 import { seededRandom, shuffle } from "../src/train/split.ts";
-import { TOOL_VERSION } from "../src/version.ts";
 import { banking77Rows, writeScaleTraces } from "./scale_data.ts";
 import { type CurvePoint, learningCurveSvg } from "./learning_curve_svg.ts";
 
@@ -395,14 +398,7 @@ async function child(args: string[]): Promise<void> {
   };
   await writeBundleAtomically(
     out!,
-    await encodeBundle({
-      featurizer: result.table.featurizer,
-      settings: result.table.settings,
-      toolVersion: TOOL_VERSION,
-      rowBuckets: result.rowBuckets,
-      questions: result.table.questions,
-      report: result.report,
-    }),
+    await encodeBundle(trainedContents(result)),
   );
   const report: ChildReport = {
     readSeconds,

@@ -16,11 +16,11 @@ import type {
 import {
   DEFAULT_TRAIN_OPTIONS,
   train,
+  trainedContents,
   type TrainOptions,
   type TrainResult,
 } from "../src/train/trainer.ts";
 import { parseJsonlTraces, type TraceSet } from "../src/traces/mod.ts";
-import { TOOL_VERSION } from "../src/version.ts";
 
 /** A seeded generator of numbers in [0, 1) (mulberry32), independent of the code under test. */
 export function rng(seed: number): () => number {
@@ -242,14 +242,7 @@ export function smallTable(extra: Partial<TrainOptions> = {}): TrainResult {
 
 /** The bundle files of a training result. */
 export function bundleFiles(r: TrainResult): Promise<Map<string, Uint8Array>> {
-  return encodeBundle({
-    featurizer: r.table.featurizer,
-    settings: r.table.settings,
-    toolVersion: TOOL_VERSION,
-    rowBuckets: r.rowBuckets,
-    questions: r.table.questions,
-    report: r.report,
-  });
+  return encodeBundle(trainedContents(r));
 }
 
 /** A fresh temporary folder, removed by the returned disposer. */

@@ -14,6 +14,11 @@ import {
 } from "../src/bundle/codec.ts";
 import { assess, prepareText } from "../src/engine/answer.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
+import type { QuestionTable } from "../src/engine/table.ts";
+import {
+  DEFAULT_TRAIN_OPTIONS,
+  type TrainResult,
+} from "../src/train/trainer.ts";
 import {
   bundleFiles,
   exists,
@@ -326,32 +331,55 @@ Deno.test("train exits 2 with one line when the bundle cannot be written", async
   assert.deepEqual(await list(tmp.path), ["plain-file", "t.jsonl"]);
 });
 
-Deno.test("loadBundle() keeps the energies, live candidates and out-of-scope level of format 2", async () => {
+Deno.test("loadBundle() keeps the spreads, live candidates, out-of-scope level and training settings of format 3", async () => {
   await using tmp = await tempDir();
   const r = smallTable(SCOPED);
   const dir = `${tmp.path}/bundle`;
   await writeBundleAtomically(dir, await bundleFiles(r));
   const loaded = await loadBundle(dir);
-  assert.equal(loaded.info.format_version, 2);
-  assert.equal(loaded.settings.drift.scope_p, 0.01);
+  assert.equal(loaded.info.format_version, 3);
+  assert.equal(loaded.settings.drift.scope_p, 0.05);
+  const training = loaded.info.training as Record<string, unknown>;
+  assert.equal(training.seed, r.report.seed);
+  assert.equal(training.learning_rate, DEFAULT_TRAIN_OPTIONS.learningRate);
+  assert.equal(training.ensemble, DEFAULT_TRAIN_OPTIONS.ensemble);
+  const manifest = JSON.parse(
+    await Deno.readTextFile(`${dir}/${MANIFEST_FILE}`),
+  );
   for (const q of r.table.questions) {
     const l = loaded.byName.get(q.name)!;
-    assert.deepEqual(l.drift.energy, q.drift.energy);
-    assert.ok(l.drift.energy.length > 0);
+    assert.equal(l.drift.scope.score, "spread");
+    assert.deepEqual(l.drift.scope.values, q.drift.scope.values);
+    assert.equal(
+      l.drift.scope.values.length > 0,
+      q.options.length >= 3,
+      `${q.name}: spreads only for choices of three or more`,
+    );
     assert.deepEqual(l.calibration.candidates, q.calibration.candidates);
     if (q.calibration.threshold !== null) {
       assert.ok(l.calibration.candidates.includes(q.calibration.threshold));
     }
+    const mq = manifest.questions.find((m: { name: string }) =>
+      m.name === q.name
+    );
+    const model = r.report.questions.find((x) => x.name === q.name)!.model;
+    assert.deepEqual(mq.model, { l2: model.l2, epochs: model.epochs });
   }
 });
 
-Deno.test("loadBundle() reads a format 1 bundle, with the out-of-scope rule off and no live candidates", async () => {
-  await using tmp = await tempDir();
-  const r = smallTable(SCOPED);
-  // The bundle as format 1 wrote it: no energies, no candidates, no scope_p.
+/**
+ * The bundle of `r` as an older format wrote it: format 1 with no
+ * out-of-scope reference, candidates or scope_p; format 2 with `energies`
+ * per question (as many as its drift scores) and no training settings.
+ */
+async function olderBundle(
+  r: TrainResult,
+  version: 1 | 2,
+  energies: (q: QuestionTable) => Float32Array = (q) => q.drift.scores,
+): Promise<Map<string, Uint8Array>> {
   const header = new Uint8Array(16);
   header.set(new TextEncoder().encode("DTWEIGHT"));
-  new DataView(header.buffer).setUint32(8, 1, true);
+  new DataView(header.buffer).setUint32(8, version, true);
   new DataView(header.buffer).setUint32(12, r.rowBuckets.length, true);
   const parts: ArrayBufferView[] = [header, r.rowBuckets];
   for (const q of r.table.questions) {
@@ -363,6 +391,7 @@ Deno.test("loadBundle() reads a format 1 bundle, with the out-of-scope rule off 
       q.drift.scores,
       q.drift.novelty,
     );
+    if (version === 2) parts.push(energies(q));
   }
   const weights = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
   let at = 0;
@@ -376,9 +405,16 @@ Deno.test("loadBundle() reads a format 1 bundle, with the out-of-scope rule off 
     new TextDecoder().decode(files.get(MANIFEST_FILE)!),
   );
   delete manifest.manifest_sha256;
-  manifest.format_version = 1;
-  delete manifest.settings.drift.scope_p;
-  for (const q of manifest.questions) delete q.calibration.candidates;
+  delete manifest.training;
+  manifest.format_version = version;
+  for (const q of manifest.questions) {
+    delete q.scope_score;
+    delete q.scope_values;
+    delete q.model;
+    if (version === 1) delete q.calibration.candidates;
+  }
+  if (version === 1) delete manifest.settings.drift.scope_p;
+  else manifest.settings.drift.scope_p = 0.01;
   manifest.files[WEIGHTS_FILE] = {
     sha256: await sha256Hex(weights),
     bytes: weights.byteLength,
@@ -386,19 +422,50 @@ Deno.test("loadBundle() reads a format 1 bundle, with the out-of-scope rule off 
   manifest.manifest_sha256 = await sha256Hex(
     new TextEncoder().encode(JSON.stringify(manifest)),
   );
-  const dir = `${tmp.path}/old`;
-  await writeFiles(
-    dir,
-    new Map([
-      [MANIFEST_FILE, new TextEncoder().encode(JSON.stringify(manifest))],
-      [WEIGHTS_FILE, weights],
-      [REPORT_FILE, report],
-    ]),
+  return new Map([
+    [MANIFEST_FILE, new TextEncoder().encode(JSON.stringify(manifest))],
+    [WEIGHTS_FILE, weights],
+    [REPORT_FILE, report],
+  ]);
+}
+
+Deno.test("loadBundle() reads a format 2 bundle with the energy rule it was calibrated with", async () => {
+  await using tmp = await tempDir();
+  const r = smallTable(SCOPED);
+  const dir = `${tmp.path}/v2`;
+  // Stand-in energies: any sorted values the rule can judge against.
+  const energies = (q: QuestionTable) =>
+    Float32Array.from(q.drift.scores, (_, i) => i - 1e6);
+  await writeFiles(dir, await olderBundle(r, 2, energies));
+  const loaded = await loadBundle(dir);
+  assert.equal(loaded.info.format_version, 2);
+  assert.equal(loaded.settings.drift.scope_p, 0.01);
+  assert.equal(loaded.info.training, null);
+  for (const q of r.table.questions) {
+    const l = loaded.byName.get(q.name)!;
+    assert.equal(l.drift.scope.score, "energy");
+    assert.deepEqual(l.drift.scope.values, energies(q));
+  }
+  // Every real text has far more energy than the stand-ins: in scope.
+  const a = assess(
+    loaded,
+    prepareText(loaded, "invoice parcel refund password"),
+    "topic",
+    {},
+    QUIET_GUARD,
   );
+  assert.notEqual(a.answer.driftRule, "out_of_scope");
+});
+
+Deno.test("loadBundle() reads a format 1 bundle, with the out-of-scope rule off and no live candidates", async () => {
+  await using tmp = await tempDir();
+  const r = smallTable(SCOPED);
+  const dir = `${tmp.path}/old`;
+  await writeFiles(dir, await olderBundle(r, 1));
   const loaded = await loadBundle(dir);
   assert.equal(loaded.settings.drift.scope_p, 0);
   for (const q of loaded.questions) {
-    assert.equal(q.drift.energy.length, 0);
+    assert.equal(q.drift.scope.values.length, 0);
     assert.deepEqual(q.calibration.candidates, []);
     assert.deepEqual(
       q.drift.novelty,

@@ -4,14 +4,42 @@ import {
   energyOf,
   looksInScope,
   scopePValue,
+  spreadApplies,
+  spreadOf,
 } from "../src/engine/scope.ts";
 import { assess } from "../src/engine/answer.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
-import { featurize } from "../src/engine/features.ts";
 import { prepareText } from "../src/engine/prepare.ts";
 import { reasonInWords } from "../src/engine/reason.ts";
-import { scoreText } from "../src/engine/table.ts";
+import { argmax, softmax } from "../src/engine/table.ts";
 import { rng, SCOPED, smallTable } from "./_fixtures.ts";
+
+Deno.test("spreadOf() is sum p ln p over the options, from the softmax's own terms", () => {
+  const random = rng(3);
+  for (let run = 0; run < 200; run++) {
+    const k = 2 + Math.floor(random() * 80);
+    const logits = Float64Array.from({ length: k }, () => 20 * random() - 10);
+    const t = 0.2 + 3 * random();
+    const p = softmax(logits, t);
+    const want = Array.from(p).reduce(
+      (s, x) => s + (x > 0 ? x * Math.log(x) : 0),
+      0,
+    );
+    assert.ok(Math.abs(spreadOf(logits, t, p, argmax(p)) - want) < 1e-9);
+  }
+  // A sure answer has spread 0; an even one over K options, -ln K.
+  const even = Float64Array.of(1, 1, 1, 1);
+  assert.ok(
+    Math.abs(spreadOf(even, 1, softmax(even, 1), 0) + Math.log(4)) < 1e-12,
+  );
+  const sure = Float64Array.of(500, 0, 0);
+  assert.ok(Math.abs(spreadOf(sure, 1, softmax(sure, 1), 0)) < 1e-12);
+});
+
+Deno.test("spreadApplies() only to choices of three options or more", () => {
+  assert.equal(spreadApplies(2), false);
+  assert.equal(spreadApplies(3), true);
+});
 
 Deno.test("energyOf() is t log sum exp(logit / t), stable for large logits", () => {
   const logits = [1.5, -0.5, 3];
@@ -26,7 +54,7 @@ Deno.test("energyOf() is t log sum exp(logit / t), stable for large logits", () 
   assert.ok(energyOf([4, 0, 0], 1) > energyOf([1, 0, 0], 1));
 });
 
-Deno.test("scopePValue() ranks a text's energy among the calibration texts'", () => {
+Deno.test("scopePValue() ranks a text's score among the calibration texts'", () => {
   const sorted = Float32Array.from([1, 2, 3, 4]);
   assert.equal(scopePValue(sorted, 0), 1 / 5);
   assert.equal(scopePValue(sorted, 2), 3 / 5);
@@ -95,15 +123,11 @@ Deno.test("assess() withholds a text that looks like none of the options: flag d
     assess(table, prepareText(table, text), "topic", {}, QUIET_GUARD);
   // One word of every topic: the evidence for each option cancels out.
   const mixed = ask("invoice parcel refund password");
-  const energy = energyOf(
-    scoreText(
-      table,
-      topic,
-      featurize("invoice parcel refund password", table.featurizer),
-    ),
-    topic.temperature,
+  assert.equal(topic.drift.scope.score, "spread");
+  assert.ok(
+    scopePValue(topic.drift.scope.values, mixed.spread!) <=
+      table.settings.drift.scope_p,
   );
-  assert.ok(scopePValue(topic.drift.energy, energy) <= 0.02);
   assert.equal(mixed.answer.flag, "drift");
   assert.equal(mixed.answer.driftRule, "out_of_scope");
   assert.match(reasonInWords(mixed), /looks like none of the options/);
@@ -136,14 +160,17 @@ Deno.test("assess() withholds a text that looks like none of the options: flag d
   );
 });
 
-Deno.test("train() judges calibration with the out-of-scope rule, and stores energies and live candidates", () => {
+Deno.test("train() judges calibration with the out-of-scope rule, and stores spreads (choices of three or more) and live candidates", () => {
   const scoped = smallTable(SCOPED);
   for (const q of scoped.table.questions) {
-    assert.equal(q.drift.energy.length, q.drift.scores.length);
-    assert.ok(
-      q.drift.energy.every((e, i, a) => i === 0 || a[i - 1]! <= e),
-      "sorted",
+    const { values } = q.drift.scope;
+    assert.equal(
+      values.length,
+      spreadApplies(q.options.length) ? q.drift.scores.length : 0,
+      q.name,
     );
+    assert.ok(values.every((e, i, a) => i === 0 || a[i - 1]! <= e), "sorted");
+    assert.ok(values.every((e) => e <= 0), "a spread is at most 0");
     assert.ok(
       q.calibration.candidates.length >= 2 &&
         q.calibration.candidates.length <= 16,

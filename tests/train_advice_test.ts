@@ -26,7 +26,7 @@ function scored(n: number, wrong: (rank: number) => boolean): ScoredAnswers {
     wrong: Uint8Array.from({ length: n }, (_, i) => wrong(i) ? 1 : 0),
     novelty: new Float32Array(n),
     driftScores: new Float32Array(n),
-    energies: new Float32Array(n),
+    scopeScores: new Float32Array(n),
   };
 }
 
@@ -118,9 +118,9 @@ Deno.test("advice counts answers of one unit together, as the test does", () => 
 });
 
 Deno.test("advice names the out-of-scope rule when it leaves too few answers to pass", () => {
-  // 60 answers, enough in all, but two withheld by the rule (energy far out).
+  // 60 answers, enough in all, but two withheld by the rule (spread far out).
   const answers = scored(60, () => false);
-  answers.energies = Float32Array.from(
+  answers.scopeScores = Float32Array.from(
     { length: 60 },
     (_, i) => i < 2 ? -50 : i,
   );

@@ -9,10 +9,14 @@
  * version, a u32 row count, the row buckets (i32 each), then per question in
  * manifest order: weights (`rows × K` f32), bias (`K` f32), word gain and
  * bigram gain (`K × K` f32 each), the sorted calibration drift scores,
- * the sorted calibration novelty shares and (format 2) the sorted
- * calibration energies (f32 each).
+ * the sorted calibration novelty shares and the out-of-scope rule's sorted
+ * calibration scores (f32 each; see below).
  *
- * Format 2 adds the energies (the out-of-scope rule), each question's live
+ * Format 3 stores the out-of-scope rule's score per question (`scope_score`,
+ * `spread`, with `scope_values` of them: none for questions of two
+ * options) and how the table was trained (`training`: the fit settings and
+ * what validation chose, as fastText stores its arguments). Format 2 stored
+ * the energies instead (as many as the drift scores), each question's live
  * candidate thresholds and the `scope_p` setting; a format 1 bundle is read
  * with neither (the out-of-scope rule off, the live certificate on the
  * bundle's threshold alone).
@@ -21,6 +25,7 @@
  */
 
 import type { FeaturizerSettings } from "../engine/features.ts";
+import { NO_SCOPE, type ScopeScore } from "../engine/scope.ts";
 import { TableState } from "../engine/state.ts";
 import type {
   Calibration,
@@ -33,9 +38,9 @@ import type {
 /** Names the format in every manifest. */
 export const BUNDLE_FORMAT = "decision-table-bundle";
 /** The version of the format this program writes. */
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 /** The versions this program reads. */
-export const READABLE_VERSIONS: readonly number[] = [1, 2];
+export const READABLE_VERSIONS: readonly number[] = [1, 2, 3];
 /** The files of a bundle. */
 export const MANIFEST_FILE = "manifest.json";
 export const WEIGHTS_FILE = "weights.bin";
@@ -56,6 +61,11 @@ export interface ManifestQuestion {
   temperature: number;
   calibration: Calibration;
   drift_scores: number;
+  /** Format 3: the out-of-scope rule's score, and how many calibration scores it keeps (0: off). */
+  scope_score?: ScopeScore;
+  scope_values?: number;
+  /** Format 3: what the fit chose for this question. */
+  model?: { l2: number; epochs: number };
 }
 
 /** The manifest's contents. */
@@ -66,6 +76,8 @@ export interface Manifest {
   featurizer: FeaturizerSettings;
   settings: TableSettings;
   rows: number;
+  /** Format 3: how the table was trained (fit settings, split, targets). */
+  training?: Record<string, unknown>;
   questions: ManifestQuestion[];
   files: Record<string, { sha256: string; bytes: number }>;
   /** SHA-256 of this manifest's compact JSON without this field. */
@@ -91,6 +103,10 @@ export interface BundleContents {
   toolVersion: string;
   rowBuckets: Int32Array;
   questions: QuestionTable[];
+  /** How the table was trained, stored in the manifest. */
+  training: Record<string, unknown>;
+  /** Per question (in order), what the fit chose. */
+  models: { l2: number; epochs: number }[];
   report: unknown;
 }
 
@@ -113,7 +129,7 @@ export async function encodeBundle(
       q.bigramGain,
       q.drift.scores,
       q.drift.novelty,
-      q.drift.energy,
+      q.drift.scope.values,
     );
   }
   const size = parts.reduce((n, p) => n + p.byteLength, 0);
@@ -137,13 +153,17 @@ export async function encodeBundle(
     featurizer: c.featurizer,
     settings: c.settings,
     rows: c.rowBuckets.length,
-    questions: c.questions.map((q) => ({
+    training: c.training,
+    questions: c.questions.map((q, i) => ({
       name: q.name,
       kind: q.kind,
       options: q.options,
       temperature: q.temperature,
       calibration: q.calibration,
       drift_scores: q.drift.scores.length,
+      scope_score: q.drift.scope.score,
+      scope_values: q.drift.scope.values.length,
+      model: c.models[i]!,
     })),
     files: {
       [WEIGHTS_FILE]: {
@@ -234,6 +254,17 @@ export function parseManifest(bytes: Uint8Array): Manifest {
     (manifest.format_version >= 2 && typeof drift.scope_p !== "number")
   ) {
     throw new BundleError(`${MANIFEST_FILE} has no valid settings`);
+  }
+  for (const q of manifest.questions) {
+    if (
+      manifest.format_version >= 3 &&
+      (q.scope_score !== "spread" || !Number.isInteger(q.scope_values) ||
+        q.scope_values! < 0)
+    ) {
+      throw new BundleError(
+        `${MANIFEST_FILE} has a malformed out-of-scope reference for question "${q.name}"`,
+      );
+    }
   }
   for (const q of manifest.questions) {
     const c = q.calibration.candidates;
@@ -368,7 +399,12 @@ export function decodeTable(
       drift: {
         scores: f32(mq.drift_scores),
         novelty: f32(mq.drift_scores),
-        energy: version >= 2 ? f32(mq.drift_scores) : new Float32Array(0),
+        // Format 2 kept the energies, format 1 no out-of-scope reference.
+        scope: version >= 3
+          ? { score: "spread", values: f32(mq.scope_values!) }
+          : version === 2
+          ? { score: "energy", values: f32(mq.drift_scores) }
+          : NO_SCOPE,
       },
       optionIndex: new Map(mq.options.map((o, i) => [o, i])),
     };
@@ -394,6 +430,7 @@ export function decodeTable(
       format: manifest.format,
       format_version: manifest.format_version,
       tool_version: manifest.tool_version,
+      training: manifest.training ?? null,
       report,
     },
   };

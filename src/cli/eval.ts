@@ -8,7 +8,7 @@ import { loadBundle } from "../bundle/files.ts";
 import { assess, prepareText } from "../engine/answer.ts";
 import { type DriftGuard, DriftMonitor, QUIET_GUARD } from "../engine/drift.ts";
 import type { Table } from "../engine/table.ts";
-import { answerOf } from "../engine/verdict.ts";
+import { disagrees } from "../engine/verdict.ts";
 import { type Measurement, Meter } from "../train/meter.ts";
 import type { TraceSet } from "../traces/mod.ts";
 import { parseFlags, ProgressPrinter, UsageError, userPath } from "./common.ts";
@@ -81,9 +81,7 @@ export function evaluate(
       const tq = table.byName.get(q.name)!;
       const a = assess(table, prepared, q.name, {}, guard).answer;
       const expected = q.options[label]!;
-      // Yes/no answers are compared as the traces spell them: "true", "false".
-      const given = answerOf(a);
-      meters[t]!.add(a.certified, given === null || String(given) !== expected);
+      meters[t]!.add(a.certified, disagrees(a, expected));
       if (!tq.optionIndex.has(expected)) unlearned[t]!++;
       if (monitor !== undefined) {
         const state = monitor.state(q.name);

@@ -90,6 +90,20 @@ interface InspectedQuestion {
   test: Record<string, number | null> | null;
 }
 
+/** What the out-of-scope rule of a table's questions judges, in words. */
+function scopeInWords(table: Table): string {
+  const scores = new Set(
+    table.questions.filter((q) => q.drift.scope.values.length > 0).map((q) =>
+      q.drift.scope.score === "spread"
+        ? "answer spread (choices of three or more)"
+        : "energy (evidence for any option)"
+    ),
+  );
+  return scores.size === 0 ? "score (no question has one)" : [...scores].join(
+    " or ",
+  );
+}
+
 /** Runs `inspect`; returns the exit code. */
 export async function inspectCommand(args: string[]): Promise<number> {
   const { values } = parseFlags("inspect", args, {
@@ -157,9 +171,11 @@ export async function inspectCommand(args: string[]): Promise<number> {
   );
   console.log(
     s.drift.scope_p > 0
-      ? `out-of-scope rule: single texts whose energy has p <= ${s.drift.scope_p} against the calibration texts are not certified (costs at most ${
+      ? `out-of-scope rule: single texts whose ${
+        scopeInWords(table)
+      } has p <= ${s.drift.scope_p} against the calibration texts are not certified (costs at most ${
         s.drift.scope_p * 100
-      }% of in-scope texts)`
+      }% of texts like the calibration ones)`
       : "out-of-scope rule: off",
   );
   if (d.split !== null) {

@@ -12,6 +12,7 @@ import {
 import {
   DEFAULT_TRAIN_OPTIONS,
   train,
+  trainedContents,
   type TrainOptions,
   type TrainResult,
 } from "../train/trainer.ts";
@@ -22,7 +23,6 @@ import {
   SPLIT_MODES,
   type SplitMode,
 } from "../train/split.ts";
-import { TOOL_VERSION } from "../version.ts";
 import { leakageInWords, splitInWords } from "./report_words.ts";
 import {
   DRIFT_FLAGS,
@@ -74,10 +74,11 @@ ${TRACE_FLAGS_USAGE}
                              are not certified (default 0.5)
   --drift-min-novelty S      the --drift-single-p rule applies only to texts with a share
                              >= S of unseen features (default 0.1)
-  --drift-scope-p P          single texts whose energy (evidence for any option) has a p-value
-                             <= P against the calibration texts look like none of the options
-                             and are not certified; costs at most P of in-scope texts
-                             (default 0.01; 0 turns the rule off)
+  --drift-scope-p P          single texts whose answer is spread over the options (choices of
+                             three or more) as few calibration texts' are (p-value <= P) look
+                             like none of the options, or like nothing the table was calibrated
+                             on, and are not certified; costs at most P of texts like the
+                             calibration ones (default 0.05; 0 turns the rule off)
   --max-epochs N             most training epochs (default 10)
   --workers N                fits run in parallel on N workers (default: the number of cores;
                              1 starts none); the bundle is the same for any N
@@ -136,15 +137,7 @@ export async function trainCommand(args: string[]): Promise<number> {
   const result = train(traces, options);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   options.progress?.("writing bundle");
-  const files = await encodeBundle({
-    featurizer: result.table.featurizer,
-    settings: result.table.settings,
-    toolVersion: TOOL_VERSION,
-    rowBuckets: result.rowBuckets,
-    questions: result.table.questions,
-    report: result.report,
-  });
-  await writeBundleAtomically(out, files);
+  await writeBundleAtomically(out, await encodeBundle(trainedContents(result)));
   printReport(result);
   console.log(
     `wrote ${out} (${result.report.rows} rows, trained in ${seconds}s)`,

@@ -34,7 +34,7 @@ import {
 } from "./table.ts";
 import { type PreparedText, prepareFeatures, prepareText } from "./prepare.ts";
 import { suggestQuestion } from "./suggest.ts";
-import { energyOf, looksInScope } from "./scope.ts";
+import { energyOf, looksInScope, spreadOf } from "./scope.ts";
 import { radiusOf } from "./radius.ts";
 import {
   type DriftGuard,
@@ -99,6 +99,7 @@ export function unsupportedAssessment(
     threshold: null,
     alpha: null,
     fullConfidence: 0,
+    spread: null,
     driftScore: null,
     novelty: text.novelty,
     suggestion: q === undefined ? suggestQuestion(table, name) : null,
@@ -144,6 +145,9 @@ export function assess(
   const full = softmax(logits, q.temperature, undefined, qs.probabilities);
   const best = argmax(full);
   const fullConfidence = full[best]!;
+  const spread = text.empty
+    ? null
+    : spreadOf(logits, q.temperature, full, best);
 
   // Which options are offered: the learned ones (in table order) and the
   // names the table never learned (in the order given).
@@ -224,10 +228,13 @@ export function assess(
       )
     ) driftRule = "novelty";
     else if (
+      q.drift.scope.values.length > 0 &&
       !looksInScope(
         table.settings.drift.scope_p,
-        q.drift.energy,
-        energyOf(logits, q.temperature),
+        q.drift.scope.values,
+        q.drift.scope.score === "spread"
+          ? spread!
+          : energyOf(logits, q.temperature),
       )
     ) driftRule = "out_of_scope";
   }
@@ -276,6 +283,7 @@ export function assess(
     threshold: qs.threshold,
     alpha: q.calibration.alpha,
     fullConfidence,
+    spread,
     driftScore: score,
     novelty: text.novelty,
     suggestion: null,

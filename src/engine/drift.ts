@@ -36,7 +36,7 @@ export const DEFAULT_DRIFT: DriftSettings = {
   min_novelty: 0.1,
   delta: 0.01,
   rearm_window: 100,
-  scope_p: 0.01,
+  scope_p: 0.05,
 };
 
 /**

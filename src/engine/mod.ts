@@ -42,6 +42,7 @@ export {
   type AnswerVerdict,
   type Assessment,
   type ChoiceAnswer,
+  disagrees,
   type DriftRule,
   type Flag,
   FLAGS,

@@ -109,7 +109,7 @@ const DRIFT_REASONS: Record<DriftRule, (a: Assessment) => string> = {
       pct(a.novelty)
     } of its features were never seen in training).`,
   out_of_scope: () =>
-    "Not certified: this text looks like none of the options (out-of-scope rule: the table's rows give every option less evidence than for almost every calibration text).",
+    "Not certified: this text looks like none of the options, or like nothing the table was calibrated on (out-of-scope rule: the table is unsure among its options in a way few calibration texts are).",
 };
 
 function verdictInWords(a: Assessment): string {

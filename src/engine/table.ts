@@ -6,6 +6,7 @@
  */
 
 import type { FeaturizerSettings, TextFeatures } from "./features.ts";
+import type { ScopeReference } from "./scope.ts";
 import type { TableState } from "./state.ts";
 
 /** A choice among options, or a yes/no question. */
@@ -42,10 +43,12 @@ export interface DriftReference {
   /** Novelty shares of the calibration texts, sorted ascending. */
   novelty: Float32Array;
   /**
-   * Energies of the calibration texts (see `scope.ts`), sorted ascending;
-   * empty in bundles of format version 1 (the out-of-scope rule is then off).
+   * What the out-of-scope rule compares a text with (see `scope.ts`): the
+   * calibration texts' spreads (format 3) or energies (format 2), sorted
+   * ascending; empty where the rule is off (format 1, and questions of two
+   * options in format 3).
    */
-  energy: Float32Array;
+  scope: ScopeReference;
 }
 
 /** One trained question. */
@@ -115,10 +118,12 @@ export interface DriftSettings {
   /** Requests of normal traffic needed to clear an alarm. */
   rearm_window: number;
   /**
-   * A single text whose energy (the evidence the table's rows give any
-   * option) has a conformal p-value at or below this, against the
-   * calibration texts' energies, looks like none of the options and is not
-   * certified. Costs at most this share of in-scope texts; 0 turns it off.
+   * A single text whose answer is spread over the options (or, in format 2
+   * bundles, carries as little evidence) as few calibration texts' are
+   * (conformal p-value at or below this, see `scope.ts`) is not certified:
+   * it looks like none of the options, or like nothing the table was
+   * calibrated on. Costs at most this share of texts like the calibration
+   * ones; 0 turns it off.
    */
   scope_p: number;
 }

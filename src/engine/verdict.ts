@@ -38,8 +38,8 @@ export const FLAGS: readonly Flag[] = [
  * `live_audit` when serving withdrew the question's certification
  * (`withdrawCertification`), `alarm` when the online test's alarm stands,
  * `novelty` when the text alone looks foreign (its share of unseen features),
- * `out_of_scope` when it looks like none of the options (its energy, see
- * `scope.ts`).
+ * `out_of_scope` when it looks like none of the options (how its answer is
+ * spread over them, see `scope.ts`).
  */
 export type DriftRule = "live_audit" | "alarm" | "novelty" | "out_of_scope";
 
@@ -139,6 +139,27 @@ export function answerOf(answer: Answer): string | boolean | null {
     : null;
 }
 
+/**
+ * Whether an answer disagrees with the reference model's answer `option`,
+ * spelled as traces spell it (`"true"`/`"false"` for yes/no): an answer of
+ * kind `none` disagrees with every option.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { disagrees } from "./verdict.ts";
+ * const verdict = {
+ *   confidence: 0.9, certified: true, flag: null, driftRule: null, radius: 2,
+ * };
+ * assert.equal(disagrees({ ...verdict, kind: "yes_no", answer: false, probability: 0.1 }, "false"), false);
+ * assert.equal(disagrees({ ...verdict, kind: "none" }, "refund"), true);
+ * ```
+ */
+export function disagrees(answer: Answer, option: string): boolean {
+  const given = answerOf(answer);
+  return given === null || String(given) !== option;
+}
+
 /** An option and its probability, for the top options of an answer. */
 export interface RankedOption {
   option: string;
@@ -161,6 +182,12 @@ export interface Assessment {
   alpha: number | null;
   /** Confidence of the full-option answer (what the threshold is compared with). */
   fullConfidence: number;
+  /**
+   * How the full-option answer is spread over the options, `sum p ln p`
+   * (what the out-of-scope rule judges, see `scope.ts`); null when not
+   * answered.
+   */
+  spread: number | null;
   /** The drift score of the text, null when not scored. */
   driftScore: number | null;
   /** Share of the text's buckets no training text had. */

@@ -30,8 +30,11 @@ export interface ScoredAnswers {
   novelty: Float32Array;
   /** Each text's drift score (see `driftScore`). */
   driftScores: Float32Array;
-  /** Each text's energy (see `scope.ts`). */
-  energies: Float32Array;
+  /**
+   * Each text's score for the out-of-scope rule (its spread, see
+   * `scope.ts`); empty when the rule does not apply to the question.
+   */
+  scopeScores: Float32Array;
   /** Each answer's unit in the split (answers of one unit are not independent); absent: all independent. */
   units?: Int32Array;
 }
@@ -103,7 +106,10 @@ export function calibrateQuestion(
     drift: {
       scores: Float32Array.from(scored.driftScores).sort(),
       novelty: Float32Array.from(scored.novelty).sort(),
-      energy: Float32Array.from(scored.energies).sort(),
+      scope: {
+        score: "spread",
+        values: Float32Array.from(scored.scopeScores).sort(),
+      },
     },
     advice: choice.threshold === null
       ? uncalibratedAdvice(scored, validation, targets, plan)
@@ -113,7 +119,7 @@ export function calibrateQuestion(
 
 /**
  * The calibration confidences as the test must see them: an answer the
- * out-of-scope rule would withhold (its energy judged against the other
+ * out-of-scope rule would withhold (its score judged against the other
  * calibration texts) can never be certified, whatever the threshold (its
  * confidence is -1).
  */
@@ -121,7 +127,11 @@ export function inScopeConfidences(
   scored: ScoredAnswers,
   scopeP: number,
 ): Float64Array {
-  const inScope = calibrationInScope(scored.energies, scopeP);
+  const inScope = calibrationInScope(
+    scored.scopeScores,
+    scopeP,
+    scored.confidences.length,
+  );
   return scored.confidences.map((c, i) => inScope[i] ? c : -1);
 }
 

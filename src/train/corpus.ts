@@ -262,7 +262,7 @@ export function engineFeatures(
   return out;
 }
 
-type TypedArray = Int32Array | Float32Array | Float64Array;
+type TypedArray = Uint8Array | Int32Array | Float32Array | Float64Array;
 type TypedArrayClass<T extends TypedArray> = {
   new (buffer: ArrayBufferLike, offset?: number, length?: number): T;
   new (length: number): T;

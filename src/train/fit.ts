@@ -125,6 +125,7 @@ export function fitQuestions(
     fit: sharedCopy(q.fit),
     validation: sharedCopy(q.validation),
     train: sharedCopy([...q.fit, ...q.validation].sort((a, b) => a - b)),
+    judged: judgedAnswers(q),
     options: q.options,
   }));
   const runner = startRunner(
@@ -148,6 +149,10 @@ export function fitQuestions(
     const k = question.options;
     const d = data[q]!;
     const valLabels = Int32Array.from(d.validation, (i) => d.labels[i]!);
+    // Temperature and L2 are judged on the validation answers whose option
+    // the fit part has (see `QuestionData.judged`).
+    const judged = (logits: Float64Array) =>
+      judgedRows(logits, valLabels, d.judged, k);
     const sum = new Float32Array(table.rows * k);
     const bias = new Float32Array(k);
     // Final fits are added to `sum` in member order, whichever ends first.
@@ -176,7 +181,7 @@ export function fitQuestions(
       fitted: FitJob[] | null,
     ) => {
       const temperature = logits.length > 0
-        ? fitTemperature(logits, valLabels, k)
+        ? fitTemperature(...judged(logits), k)
         : 1;
       results[q] = {
         weights: sum,
@@ -212,7 +217,10 @@ export function fitQuestions(
         });
       }
     };
-    if (d.validation.length === 0 || d.fit.length === 0) {
+    if (
+      d.validation.length === 0 || d.fit.length === 0 ||
+      !d.judged.includes(1)
+    ) {
       const epochs = Math.min(
         settings.maxEpochs,
         Math.max(
@@ -260,12 +268,8 @@ export function fitQuestions(
             logits[t]! += job.logits![t]! / settings.ensemble;
           }
         }
-        const nll = meanNll(
-          logits,
-          valLabels,
-          k,
-          fitTemperature(logits, valLabels, k),
-        );
+        const [rows, labels] = judged(logits);
+        const nll = meanNll(rows, labels, k, fitTemperature(rows, labels, k));
         if (nll < best.nll) best = { at, nll, logits };
       });
       finish(
@@ -393,6 +397,29 @@ function formatSeconds(s: number): string {
   return m > 0
     ? `${m}m${String(Math.round(s % 60)).padStart(2, "0")}s`
     : `${Math.round(s)}s`;
+}
+
+/** Per validation answer of `q`, 1 when the fit part has answers of its option. */
+function judgedAnswers(q: FitQuestion): Uint8Array {
+  const seen = new Uint8Array(q.options);
+  for (const i of q.fit) seen[q.labels[i]!] = 1;
+  const out = shared(Uint8Array, q.validation.length);
+  q.validation.forEach((i, t) => out[t] = seen[q.labels[i]!]!);
+  return out;
+}
+
+/** The rows of `logits` (`n × k`) and their labels where `judged` is 1. */
+function judgedRows(
+  logits: Float64Array,
+  labels: Int32Array,
+  judged: Uint8Array,
+  k: number,
+): [Float64Array, Int32Array] {
+  if (!judged.includes(0)) return [logits, labels];
+  const keep = labels.map((_, t) => t).filter((t) => judged[t] === 1);
+  const rows = new Float64Array(keep.length * k);
+  keep.forEach((t, r) => rows.set(logits.subarray(t * k, (t + 1) * k), r * k));
+  return [rows, Int32Array.from(keep, (t) => labels[t]!)];
 }
 
 function sharedCopy(values: ArrayLike<number>): Int32Array {

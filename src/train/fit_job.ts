@@ -25,6 +25,13 @@ export interface QuestionData {
   fit: Int32Array;
   validation: Int32Array;
   train: Int32Array;
+  /**
+   * Per validation answer, 1 when the fit part has answers of its option:
+   * only those judge the epochs and the temperature (an option the fit part
+   * never saw cannot be learned, and its answers would only flatten every
+   * confidence).
+   */
+  judged: Uint8Array;
   /** Number of options. */
   options: number;
 }
@@ -104,8 +111,17 @@ export function runFitJob(
     EPOCH_CHOICE_MIN,
     Math.floor(EPOCH_CHOICE_CELLS / k),
   );
-  const stride = Math.max(1, Math.ceil(val.length / sampled));
-  const sampleLabels = labels.filter((_, t) => t % stride === 0);
+  const judged = question.judged;
+  const judgedCount = judged.reduce((n, j) => n + j, 0);
+  const stride = Math.max(1, Math.ceil(judgedCount / sampled));
+  // Position of each validation answer in the sample, -1 when left out.
+  const sampleAt = new Int32Array(val.length).fill(-1);
+  let sampled_ = 0;
+  for (let t = 0, seen = 0; t < val.length; t++) {
+    if (judged[t] === 0) continue;
+    if (seen++ % stride === 0) sampleAt[t] = sampled_++;
+  }
+  const sampleLabels = labels.filter((_, t) => sampleAt[t]! >= 0);
   const sample = new Float64Array(sampleLabels.length * k);
   let best = Infinity;
   let bestEpoch = 0;
@@ -120,7 +136,7 @@ export function runFitJob(
       for (let t = 0; t < val.length; t++) {
         logitsOf(model, k, layout, val[t]!, scratch);
         current.set(scratch, t * k);
-        if (t % stride === 0) sample.set(scratch, (t / stride) * k);
+        if (sampleAt[t]! >= 0) sample.set(scratch, sampleAt[t]! * k);
       }
       const nll = meanNll(
         sample,

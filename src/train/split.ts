@@ -87,6 +87,11 @@ export interface SplitOptions {
    * 1 keeps only equal texts together.
    */
   similarity: number;
+  /**
+   * Per trace, 1 for a trace that must train: its unit goes to the fit part
+   * and the other parts fill up without it (see `starvedOptions`).
+   */
+  pinned?: Uint8Array | undefined;
 }
 
 /** A split of the traces, and what it is made of. */
@@ -285,12 +290,18 @@ export function splitTraces(source: SplitSource, options: SplitOptions): Split {
   const targets = [test, calibration, validation, Infinity];
   const partOrder = [TEST, CALIBRATION, VALIDATION, FIT];
   const unitPart = new Uint8Array(count);
+  const unitPinned = new Uint8Array(count);
+  if (options.pinned !== undefined) {
+    for (let i = 0; i < n; i++) {
+      if (options.pinned[i] === 1) unitPinned[unitOf[i]!] = 1;
+    }
+  }
   const traces = [0, 0, 0, 0];
   const units = [0, 0, 0, 0];
   let at = 0;
   for (const u of order) {
     while (traces[partOrder[at]!]! >= targets[at]!) at++;
-    const part = partOrder[at]!;
+    const part = unitPinned[u] === 1 ? FIT : partOrder[at]!;
     unitPart[u] = part;
     traces[part]! += unitSizes[u]!;
     units[part]!++;
@@ -344,6 +355,69 @@ function linkNearDuplicates(
     }
   }
   return joined;
+}
+
+/** An option that only the newest traces held, and how many of its traces train. */
+export interface FedOption {
+  question: string;
+  option: string;
+  /** Its oldest traces, pinned to the fit part. */
+  pinned: number;
+  /** The option's traces in all. */
+  traces: number;
+}
+
+/** The answers of a question, as `starvedOptions` reads them. */
+export interface LabelledQuestion {
+  name: string;
+  options: readonly string[];
+  /** Per trace, the option index (-1: unanswered). */
+  labels: Int32Array;
+}
+
+/**
+ * In time mode, an option that only the newest traces hold (a new product,
+ * a seasonal intent) lands wholly in calibration and test, and the table
+ * never learns it. This finds, in a time split, each option with fewer
+ * training answers (fit and validation) than half its fair share
+ * (`trainShare` of its traces), and pins its oldest traces, its fair share
+ * of them, to the fit part: split again with `SplitOptions.pinned`, the
+ * calibration and test parts keep their sizes and each option's newest
+ * traces, out of time as before, and fill up with the next newest traces.
+ * Returns the options found starved now and every trace pinned so far
+ * (`pinnedBefore`, from an earlier round, and the new ones). This reads
+ * answers, but only to decide which traces train.
+ */
+export function starvedOptions(
+  split: Split,
+  questions: readonly LabelledQuestion[],
+  times: Float64Array,
+  trainShare: number,
+  pinnedBefore?: Uint8Array,
+): { fed: FedOption[]; pinned: Uint8Array } {
+  const fed: FedOption[] = [];
+  const pinned = pinnedBefore === undefined
+    ? new Uint8Array(split.parts.length)
+    : Uint8Array.from(pinnedBefore);
+  for (const q of questions) {
+    const traces: number[][] = q.options.map(() => []);
+    const trained = new Int32Array(q.options.length);
+    for (let i = 0; i < q.labels.length; i++) {
+      const o = q.labels[i]!;
+      if (o < 0) continue;
+      traces[o]!.push(i);
+      if (isTrain(split.parts[i]!)) trained[o]!++;
+    }
+    q.options.forEach((option, o) => {
+      const all = traces[o]!;
+      const fair = Math.ceil(trainShare * all.length);
+      if (trained[o]! >= fair / 2) return;
+      all.sort((a, b) => times[a]! - times[b]! || a - b);
+      for (let x = 0; x < fair; x++) pinned[all[x]!] = 1;
+      fed.push({ question: q.name, option, pinned: fair, traces: all.length });
+    });
+  }
+  return { fed, pinned };
 }
 
 /** True for the parts that train the weights (fit and validation). */

@@ -19,19 +19,13 @@ import {
   type TextFeatures,
 } from "../engine/features.ts";
 import { assess, prepareFeatures } from "../engine/answer.ts";
-import { DEFAULT_DRIFT, driftScore, QUIET_GUARD } from "../engine/drift.ts";
+import { DEFAULT_DRIFT, QUIET_GUARD } from "../engine/drift.ts";
 import { computeGainBounds } from "../engine/radius.ts";
-import {
-  argmax,
-  noveltyOf,
-  type QuestionTable,
-  scoreText,
-  softmax,
-  type Table,
-  type TableSettings,
-} from "../engine/table.ts";
-import { energyOf } from "../engine/scope.ts";
+import { NO_SCOPE, spreadApplies } from "../engine/scope.ts";
+import type { QuestionTable, Table, TableSettings } from "../engine/table.ts";
 import { TableState } from "../engine/state.ts";
+import type { BundleContents } from "../bundle/codec.ts";
+import { TOOL_VERSION } from "../version.ts";
 import {
   calibrateQuestion,
   type CalibrationOutcome,
@@ -48,19 +42,23 @@ import {
   tableRows,
   trainingLayout,
 } from "./corpus.ts";
-import { fitQuestions, type FitSettings, type FittedModel } from "./fit.ts";
+import { fitQuestions, type FitSettings } from "./fit.ts";
 import { type Measurement, Meter } from "./meter.ts";
 import { DEFAULT_KIND_SCALES } from "./sparse.ts";
 import {
+  type FedOption,
   isTrain,
   PART_NAMES,
   type ResolvedSplitMode,
   type Split,
   type SplitMode,
+  type SplitOptions,
   splitTraces,
+  starvedOptions,
 } from "./split.ts";
 import { minimumCertifiable } from "./stats.ts";
 import type { QuestionAnswers, TraceSet } from "../traces/mod.ts";
+import { disagrees } from "../engine/verdict.ts";
 
 /** Everything training can be told. */
 export interface TrainOptions extends FitSettings {
@@ -139,6 +137,21 @@ export interface SplitReport {
   similar_links: number;
   /** Per part: traces, and units (groups of traces kept together: texts, clusters or groups). */
   parts: Record<(typeof PART_NAMES)[number], { traces: number; units: number }>;
+  /**
+   * Time mode: options only the newest traces held, whose oldest traces
+   * were pinned to the fit part (see `starvedOptions`); empty otherwise.
+   */
+  fed_options: FedOption[];
+}
+
+/** Fewest training answers (fit and validation) an option should have; fewer earns a warning. */
+export const THIN_OPTION = 10;
+
+/** An option with few training answers. */
+export interface ThinOption {
+  option: string;
+  /** Its training answers (fit and validation). */
+  answers: number;
 }
 
 /** One question's part of the training report. */
@@ -146,6 +159,8 @@ export interface QuestionReport {
   name: string;
   kind: string;
   options: number;
+  /** Options with fewer than `THIN_OPTION` training answers, fewest first. */
+  thin_options: ThinOption[];
   answers: {
     train: number;
     validation: number;
@@ -184,6 +199,8 @@ export interface TrainReport {
   alpha: number;
   delta: number;
   seed: number;
+  /** How the table was trained (see `trainingSettings`). */
+  training: Record<string, unknown>;
   splits: { calibration: number; test: number; validation: number };
   split: SplitReport;
   traces: number;
@@ -198,6 +215,56 @@ export interface TrainResult {
   table: Table;
   rowBuckets: Int32Array;
   report: TrainReport;
+}
+
+/**
+ * How a table was trained, as its manifest stores it: the fit settings
+ * and targets (fastText stores its arguments in its model file the same
+ * way), so a bundle says what made it.
+ */
+export function trainingSettings(
+  options: TrainOptions,
+): Record<string, unknown> {
+  return {
+    seed: options.seed,
+    alpha: options.alpha,
+    delta: options.delta,
+    split: options.split,
+    similarity: options.similarity,
+    shares: {
+      calibration: options.calibrationShare,
+      test: options.testShare,
+      validation: options.validationShare,
+    },
+    learning_rate: options.learningRate,
+    word_dropout: options.wordDropout,
+    min_gradient: options.minGradient,
+    candidates: options.candidates,
+    ensemble: options.ensemble,
+    max_epochs: options.maxEpochs,
+    patience: options.patience,
+    visit_budget: options.visitBudget,
+    refit_below: options.refitBelow,
+    l2_grid: options.l2Grid,
+    kind_scales: options.kindScales,
+  };
+}
+
+/** The bundle files' contents for a training result. */
+export function trainedContents(r: TrainResult): BundleContents {
+  return {
+    featurizer: r.table.featurizer,
+    settings: r.table.settings,
+    toolVersion: TOOL_VERSION,
+    rowBuckets: r.rowBuckets,
+    questions: r.table.questions,
+    training: r.report.training,
+    models: r.report.questions.map((q) => ({
+      l2: q.model.l2,
+      epochs: q.model.epochs,
+    })),
+    report: r.report,
+  };
 }
 
 /** Training that cannot go on (no question can be trained). */
@@ -239,15 +306,34 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
   for (const reason of refusals) (options.warn ?? say)(`refused ${reason}`);
 
   say(`splitting ${texts.length} traces`);
-  const split = splitTraces(traces, {
+  const splitOptions: SplitOptions = {
     mode: options.split,
     calibration: options.calibrationShare,
     test: options.testShare,
     validation: options.validationShare,
     seed: options.seed,
     similarity: options.similarity,
-  });
+  };
+  let split = splitTraces(traces, splitOptions);
+  const fed: FedOption[] = [];
+  // Options only the newest traces hold train on their oldest ones; the
+  // parts they leave fill up with the next newest traces, which may starve
+  // the options of the month before: again, until none starves.
+  for (let round = 0; split.mode === "time" && round < 20; round++) {
+    const starved = starvedOptions(
+      split,
+      trainable,
+      traces.times!,
+      1 - options.calibrationShare - options.testShare,
+      splitOptions.pinned,
+    );
+    if (starved.fed.length === 0) break;
+    fed.push(...starved.fed);
+    splitOptions.pinned = starved.pinned;
+    split = splitTraces(traces, splitOptions);
+  }
   say(`split: ${describeSplit(split)}`);
+  if (fed.length > 0) (options.warn ?? say)(fedInWords(fed));
 
   say(`featurising ${texts.length} texts`);
   const corpus = buildCorpus(texts, options.featurizer, say);
@@ -283,6 +369,12 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
   const twins = calibrationTwins(texts, split.parts, options.twinSimilarity);
 
   const partsOf = trainable.map((qa) => questionParts(qa.labels, split.parts));
+  const thin = trainable.map((qa, q) => thinOptions(qa, partsOf[q]!));
+  thin.forEach((options_, q) => {
+    if (options_.length > 0) {
+      (options.warn ?? say)(thinInWords(trainable[q]!.name, options_));
+    }
+  });
   say(
     `training ${
       trainable.map((qa) => `"${qa.name}" (${qa.options.length} options)`)
@@ -306,7 +398,45 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
   for (const [q, qa] of trainable.entries()) {
     const parts = partsOf[q]!;
     const model = models[q]!;
-    const scored = scoreAnswers(base, qa, model, features, parts.calibration);
+    const gains = computeGainBounds(
+      model.weights,
+      qa.options.length,
+      rowKinds,
+      options.featurizer.ngram_average_min,
+    );
+    // The question as it will be served, before calibration: the engine
+    // scores the calibration texts through its one entry point.
+    const unscored: QuestionTable = {
+      name: qa.name,
+      kind: qa.kind,
+      options: qa.options,
+      weights: model.weights,
+      bias: model.bias,
+      temperature: model.temperature,
+      calibration: {
+        status: "uncalibrated",
+        threshold: null,
+        alpha: options.alpha,
+        delta: options.delta,
+        reason: null,
+        candidates: [],
+      },
+      wordGain: gains.wordGain,
+      bigramGain: gains.bigramGain,
+      drift: {
+        scores: new Float32Array(0),
+        novelty: new Float32Array(0),
+        scope: NO_SCOPE,
+      },
+      optionIndex: new Map(qa.options.map((o, i) => [o, i])),
+    };
+    const scored = scoreAnswers(
+      base,
+      unscored,
+      qa.labels,
+      features,
+      parts.calibration,
+    );
     scored.units = Int32Array.from(parts.calibration, (i) => split.unitOf[i]!);
     const outcome = calibrateQuestion(scored, model.validation, {
       ...options,
@@ -327,24 +457,10 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     if (leakage.warning !== null) {
       (options.warn ?? say)(`question "${qa.name}": ${leakage.warning}`);
     }
-    const gains = computeGainBounds(
-      model.weights,
-      qa.options.length,
-      rowKinds,
-      options.featurizer.ngram_average_min,
-    );
     const question: QuestionTable = {
-      name: qa.name,
-      kind: qa.kind,
-      options: qa.options,
-      weights: model.weights,
-      bias: model.bias,
-      temperature: model.temperature,
+      ...unscored,
       calibration: outcome.calibration,
-      wordGain: gains.wordGain,
-      bigramGain: gains.bigramGain,
       drift: outcome.drift,
-      optionIndex: new Map(qa.options.map((o, i) => [o, i])),
     };
     fitted.push({
       qa,
@@ -354,6 +470,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
         name: qa.name,
         kind: qa.kind,
         options: qa.options.length,
+        thin_options: thin[q]!,
         answers: {
           train: parts.fit.length + parts.validation.length,
           validation: parts.validation.length,
@@ -399,12 +516,13 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     alpha: options.alpha,
     delta: options.delta,
     seed: options.seed,
+    training: trainingSettings(options),
     splits: {
       calibration: options.calibrationShare,
       test: options.testShare,
       validation: options.validationShare,
     },
-    split: splitReport(split, options.similarity),
+    split: splitReport(split, options.similarity, fed),
     traces: texts.length,
     rows: rowBuckets.length,
     questions: reports,
@@ -435,40 +553,46 @@ function questionParts(labels: Int32Array, parts: Uint8Array): QuestionParts {
 }
 
 /**
- * Scores a fitted question's answers on `indices` as serving would (the
- * stored weights, summed as the engine sums them): confidence, whether it
- * disagrees with the trace, novelty and drift score.
+ * Answers the traces `indices` as serving would (the engine's `assess` on
+ * question `q`, before calibration) and keeps what calibration reads: the
+ * full-option confidence (0 for an empty text), whether the answer
+ * disagrees with the trace's, the novelty and drift score, and, for
+ * choices of three options or more, the spread the out-of-scope rule
+ * judges.
  */
 function scoreAnswers(
   base: Table,
-  qa: QuestionAnswers,
-  model: FittedModel,
+  q: QuestionTable,
+  labels: Int32Array,
   features: readonly TextFeatures[],
   indices: readonly number[],
 ): ScoredAnswers {
   const n = indices.length;
+  const spreads = spreadApplies(q.options.length);
   const scored: ScoredAnswers = {
     confidences: new Float64Array(n),
     wrong: new Uint8Array(n),
     novelty: new Float32Array(n),
     driftScores: new Float32Array(n),
-    energies: new Float32Array(n),
+    scopeScores: new Float32Array(spreads ? n : 0),
   };
-  const weights = {
-    options: qa.options,
-    weights: model.weights,
-    bias: model.bias,
+  const table: Table = {
+    ...base,
+    questions: [q],
+    byName: new Map([[q.name, q]]),
+    state: new TableState(),
   };
   for (let t = 0; t < n; t++) {
-    const f = features[indices[t]!]!;
-    const logits = scoreText(base, weights, f);
-    scored.energies[t] = energyOf(logits, model.temperature);
-    const p = softmax(logits, model.temperature);
-    const a = argmax(p);
-    scored.confidences[t] = f.empty ? 0 : p[a]!;
-    scored.wrong[t] = a === qa.labels[indices[t]!] ? 0 : 1;
-    scored.novelty[t] = noveltyOf(base, f);
-    scored.driftScores[t] = driftScore(scored.novelty[t]!, p[a]!);
+    const text = prepareFeatures(table, features[indices[t]!]!);
+    const a = assess(table, text, q.name, {}, QUIET_GUARD);
+    scored.confidences[t] = text.empty ? 0 : a.fullConfidence;
+    scored.wrong[t] = disagrees(a.answer, q.options[labels[indices[t]!]!]!)
+      ? 1
+      : 0;
+    scored.novelty[t] = a.novelty;
+    // An empty text is never certified: its drift score is the largest.
+    scored.driftScores[t] = a.driftScore ?? 1;
+    if (spreads) scored.scopeScores[t] = a.spread ?? -Infinity;
   }
   return scored;
 }
@@ -484,13 +608,16 @@ function measureAnswers(
   for (const i of indices) {
     const text = prepareFeatures(table, features[i]!);
     const a = assess(table, text, qa.name, {}, QUIET_GUARD).answer;
-    const given = a.choice ?? String(a.answer);
-    meter.add(a.certified, given !== qa.options[qa.labels[i]!]);
+    meter.add(a.certified, disagrees(a, qa.options[qa.labels[i]!]!));
   }
   return meter.result();
 }
 
-function splitReport(split: Split, similarity: number): SplitReport {
+function splitReport(
+  split: Split,
+  similarity: number,
+  fed: FedOption[],
+): SplitReport {
   const parts = Object.fromEntries(
     PART_NAMES.map((name, p) => [name, {
       traces: split.traces[p]!,
@@ -503,7 +630,50 @@ function splitReport(split: Split, similarity: number): SplitReport {
     similarity: split.mode === "random" ? similarity : null,
     similar_links: split.similarLinks,
     parts,
+    fed_options: fed,
   };
+}
+
+/** A question's options with fewer than `THIN_OPTION` training answers, fewest first. */
+function thinOptions(
+  qa: QuestionAnswers,
+  parts: QuestionParts,
+): ThinOption[] {
+  const counts = new Int32Array(qa.options.length);
+  for (const i of parts.fit) counts[qa.labels[i]!]!++;
+  for (const i of parts.validation) counts[qa.labels[i]!]!++;
+  return qa.options
+    .map((option, o) => ({ option, answers: counts[o]! }))
+    .filter((t) => t.answers < THIN_OPTION)
+    .sort((a, b) => a.answers - b.answers || (a.option < b.option ? -1 : 1));
+}
+
+/** The thin options of a question, in words, with what would help. */
+function thinInWords(question: string, thin: readonly ThinOption[]): string {
+  const shown = thin.slice(0, 8).map((t) => `${t.option} (${t.answers})`);
+  const more = thin.length > 8 ? ` and ${thin.length - 8} more` : "";
+  return `question "${question}": ${thin.length} ${
+    thin.length === 1 ? "option has" : "options have"
+  } fewer than ${THIN_OPTION} training answers, so the table will seldom choose ${
+    thin.length === 1 ? "it" : "them"
+  }: ${shown.join(", ")}${more}; more traces answering ${
+    thin.length === 1 ? "it" : "them"
+  } would help`;
+}
+
+/** What feeding starved options did, in words. */
+function fedInWords(fed: readonly FedOption[]): string {
+  const shown = fed.slice(0, 6).map((f) =>
+    `${f.option} (${f.pinned} of ${f.traces})`
+  );
+  const more = fed.length > 6 ? ` and ${fed.length - 6} more` : "";
+  return `time split: ${fed.length} ${
+    fed.length === 1 ? "option is" : "options are"
+  } held almost only by the newest traces, so ${
+    fed.length === 1 ? "its" : "their"
+  } oldest traces train the table and calibration takes the next newest: ${
+    shown.join(", ")
+  }${more}`;
 }
 
 /** The split in one line, for progress. */
