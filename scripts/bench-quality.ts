@@ -11,6 +11,7 @@
 
 import { parseArgs } from "node:util";
 import { honestBenchmark } from "./bench_honest.ts";
+import { scopeBenchmark } from "./bench_scope.ts";
 import { main } from "../main.ts";
 import { loadBundle } from "../src/bundle/files.ts";
 import {
@@ -430,5 +431,6 @@ console.log(
     } MB`,
 );
 await honestBenchmark({ data: DATA, work, quick: values.quick });
+await scopeBenchmark({ data: DATA, quick: values.quick });
 await Deno.remove(work, { recursive: true });
 void main;

@@ -1,8 +1,8 @@
 /**
  * The quality benchmark's part on honest calibration (run by
  * `bench-quality.ts`): certified share and disagreement with each split
- * mode, the leakage check, and out-of-scope texts, on the public data in
- * `../shared/data`.
+ * mode and the leakage check, on the public data in `../shared/data`
+ * (out-of-scope texts and written-apart traffic: `bench_scope.ts`).
  *
  * - BANKING77 (`train.csv` -> `test.csv`): random split with equal texts
  *   only, and with near-duplicate clusters (the default).
@@ -11,16 +11,10 @@
  * - Paraphrase families built from BANKING77: each train text with 0-3
  *   variants (a word replaced, dropped or added), `test.csv` as the fresh
  *   traffic; the case a random split gets wrong.
- * - Out of scope: a table trained without BANKING77's top-up options, judged
- *   on the top-up test texts; and NLU++ banking texts whose intents
- *   BANKING77 has no option for, judged by the full BANKING77 table.
  *
  * @module
  */
 
-import { assess, prepareText } from "../src/engine/answer.ts";
-import { QUIET_GUARD } from "../src/engine/drift.ts";
-import type { Table } from "../src/engine/table.ts";
 import { evaluate } from "../src/cli/eval.ts";
 import { readTraces } from "../src/traces/mod.ts";
 import type { TraceSet } from "../src/traces/types.ts";
@@ -83,7 +77,6 @@ export async function honestBenchmark(o: HonestBenchOptions): Promise<void> {
 
   console.log("\n== Splits that follow where traces come from");
   console.log("BANKING77 (train.csv -> test.csv), seed 1:");
-  let bankDefault: TrainResult | undefined;
   for (
     const [label, extra] of [
       ["random, equal texts only", { split: "random", similarity: 1 }],
@@ -91,7 +84,6 @@ export async function honestBenchmark(o: HonestBenchOptions): Promise<void> {
     ] as const
   ) {
     const r = trainWith(bankTrain, extra);
-    if (label.endsWith("(default)")) bankDefault = r;
     const f = evaluate(r.table, bankTest, false).questions.category!;
     console.log(
       `  ${label.padEnd(28)} certified ${pct(f.coverage)} at ${
@@ -153,47 +145,6 @@ export async function honestBenchmark(o: HonestBenchOptions): Promise<void> {
       );
     }
   }
-
-  console.log("\n== Out of scope: requests for none of the options");
-  const cats: string[] = JSON.parse(
-    await Deno.readTextFile(`${o.data}banking77/categories.json`),
-  );
-  const topUp = new Set(cats.filter((c) => /top_?up|topping/.test(c)));
-  const without = withoutOptions(bankTrain, "category", topUp);
-  const r = trainWith(without, {});
-  const bq = bankTest.questions.find((q) => q.name === "category")!;
-  const inScope: string[] = [];
-  const outScope: string[] = [];
-  bankTest.texts.forEach((t, i) =>
-    (topUp.has(bq.options[bq.labels[i]!]!) ? outScope : inScope).push(t)
-  );
-  console.log(
-    `BANKING77 trained without its ${topUp.size} top-up options: their ${outScope.length} test texts certified ` +
-      `${
-        pct(certifiedShare(r.table, outScope))
-      }; the ${inScope.length} in-scope test texts ${
-        pct(certifiedShare(r.table, inScope))
-      }`,
-  );
-  const generic = await nluOutOfScope(o.data);
-  console.log(
-    `BANKING77 table, ${generic.length} NLU++ banking texts whose intents it has no option for ` +
-      `(greetings, yes/no, loans, mortgages, appointments...): certified ${
-        pct(certifiedShare(bankDefault!.table, generic))
-      }`,
-  );
-}
-
-/** Share of `texts` the table certifies for its first question. */
-function certifiedShare(table: Table, texts: readonly string[]): number {
-  const q = table.questions[0]!.name;
-  let n = 0;
-  for (const t of texts) {
-    if (
-      assess(table, prepareText(table, t), q, {}, QUIET_GUARD).answer.certified
-    ) n++;
-  }
-  return texts.length === 0 ? 0 : n / texts.length;
 }
 
 /** NLU++ banking as 48 yes/no questions; folds as groups and as times. */
@@ -237,67 +188,6 @@ async function nluTraces(data: string) {
     grouped: set((f) => f < 16, "group"),
     timed: set((f) => f < 16, "time"),
     test: set((f) => f >= 16),
-  };
-}
-
-/** NLU++ banking texts whose every intent is one BANKING77 has no option for. */
-async function nluOutOfScope(data: string): Promise<string[]> {
-  const none = new Set([
-    "affirm",
-    "deny",
-    "dont_know",
-    "acknowledge",
-    "greet",
-    "end_call",
-    "handoff",
-    "thank",
-    "repeat",
-    "appointment",
-    "loan",
-    "mortgage",
-    "overdraft",
-    "savings",
-    "business",
-    "cheque",
-  ]);
-  const out: string[] = [];
-  for (let f = 0; f < 20; f++) {
-    for (
-      const r of JSON.parse(
-        await Deno.readTextFile(`${data}nlupp/banking/fold${f}.json`),
-      )
-    ) {
-      const it: string[] = r.intents ?? [];
-      if (it.length > 0 && it.every((i) => none.has(i))) out.push(r.text);
-    }
-  }
-  return out;
-}
-
-/** The traces without those answering `question` with one of `options` (which leave the question). */
-function withoutOptions(
-  t: TraceSet,
-  question: string,
-  options: Set<string>,
-): TraceSet {
-  const q = t.questions.find((x) => x.name === question)!;
-  const keep = t.texts.map((_, i) => i).filter((i) =>
-    !options.has(q.options[q.labels[i]!]!)
-  );
-  const kept = q.options.filter((o) => !options.has(o));
-  return {
-    texts: keep.map((i) => t.texts[i]!),
-    questions: [{
-      ...q,
-      options: kept,
-      labels: Int32Array.from(
-        keep,
-        (i) => kept.indexOf(q.options[q.labels[i]!]!),
-      ),
-    }],
-    times: null,
-    groups: null,
-    groupNames: [],
   };
 }
 

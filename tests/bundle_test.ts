@@ -331,7 +331,7 @@ Deno.test("train exits 2 with one line when the bundle cannot be written", async
   assert.deepEqual(await list(tmp.path), ["plain-file", "t.jsonl"]);
 });
 
-Deno.test("loadBundle() keeps the spreads, live candidates, out-of-scope level and training settings of format 3", async () => {
+Deno.test("loadBundle() keeps the out-of-scope references, live candidates, out-of-scope level and training settings of format 3", async () => {
   await using tmp = await tempDir();
   const r = smallTable(SCOPED);
   const dir = `${tmp.path}/bundle`;
@@ -348,12 +348,16 @@ Deno.test("loadBundle() keeps the spreads, live candidates, out-of-scope level a
   );
   for (const q of r.table.questions) {
     const l = loaded.byName.get(q.name)!;
-    assert.equal(l.drift.scope.score, "spread");
+    assert.equal(l.drift.scope.score, q.drift.scope.score);
+    assert.equal(
+      l.drift.scope.score,
+      q.options.length >= 3 ? DEFAULT_TRAIN_OPTIONS.scopeScore : null,
+    );
     assert.deepEqual(l.drift.scope.values, q.drift.scope.values);
     assert.equal(
       l.drift.scope.values.length > 0,
       q.options.length >= 3,
-      `${q.name}: spreads only for choices of three or more`,
+      `${q.name}: a reference only for choices of three or more`,
     );
     assert.deepEqual(l.calibration.candidates, q.calibration.candidates);
     if (q.calibration.threshold !== null) {

@@ -3,8 +3,9 @@ import {
   calibrationInScope,
   energyOf,
   looksInScope,
+  SCOPE_SCORES,
+  scopeApplies,
   scopePValue,
-  spreadApplies,
   spreadOf,
 } from "../src/engine/scope.ts";
 import { assess } from "../src/engine/answer.ts";
@@ -36,9 +37,9 @@ Deno.test("spreadOf() is sum p ln p over the options, from the softmax's own ter
   assert.ok(Math.abs(spreadOf(sure, 1, softmax(sure, 1), 0)) < 1e-12);
 });
 
-Deno.test("spreadApplies() only to choices of three options or more", () => {
-  assert.equal(spreadApplies(2), false);
-  assert.equal(spreadApplies(3), true);
+Deno.test("scopeApplies() only to choices of three options or more", () => {
+  assert.equal(scopeApplies(2), false);
+  assert.equal(scopeApplies(3), true);
 });
 
 Deno.test("energyOf() is t log sum exp(logit / t), stable for large logits", () => {
@@ -116,68 +117,72 @@ Deno.test("calibrationInScope() judges each calibration text against the others"
   assert.deepEqual([...calibrationInScope(energies, 0)], Array(10).fill(1));
 });
 
-Deno.test("assess() withholds a text that looks like none of the options: flag drift, rule out_of_scope", () => {
-  const { table } = smallTable(SCOPED);
-  const topic = table.byName.get("topic")!;
-  const ask = (text: string) =>
-    assess(table, prepareText(table, text), "topic", {}, QUIET_GUARD);
-  // One word of every topic: the evidence for each option cancels out.
-  const mixed = ask("invoice parcel refund password");
-  assert.equal(topic.drift.scope.score, "spread");
-  assert.ok(
-    scopePValue(topic.drift.scope.values, mixed.spread!) <=
-      table.settings.drift.scope_p,
-  );
-  assert.equal(mixed.answer.flag, "drift");
-  assert.equal(mixed.answer.driftRule, "out_of_scope");
-  assert.match(reasonInWords(mixed), /looks like none of the options/);
-  // A plain request of one topic passes the rule.
-  const clear = ask("i need my parcel");
-  assert.notEqual(clear.answer.driftRule, "out_of_scope");
-  // Empty input still comes first.
-  assert.equal(ask("").answer.flag, "empty_input");
-  // The threshold was chosen with the rule in force (calibration answers it
-  // withholds were never counted as certified): switched off at serving, the
-  // same text would be certified. The rule is part of the certificate.
-  const off = {
-    ...table,
-    settings: {
-      ...table.settings,
-      drift: { ...table.settings.drift, scope_p: 0 },
-    },
-  };
-  const withoutRule = assess(
-    off,
-    prepareText(off, "invoice parcel refund password"),
-    "topic",
-    {},
-    QUIET_GUARD,
-  );
-  assert.equal(withoutRule.answer.certified, true);
-  assert.ok(
-    topic.calibration.threshold! <
-      smallTable().table.byName.get("topic")!.calibration.threshold!,
-  );
-});
-
-Deno.test("train() judges calibration with the out-of-scope rule, and stores spreads (choices of three or more) and live candidates", () => {
-  const scoped = smallTable(SCOPED);
-  for (const q of scoped.table.questions) {
-    const { values } = q.drift.scope;
-    assert.equal(
-      values.length,
-      spreadApplies(q.options.length) ? q.drift.scores.length : 0,
-      q.name,
-    );
-    assert.ok(values.every((e, i, a) => i === 0 || a[i - 1]! <= e), "sorted");
-    assert.ok(values.every((e) => e <= 0), "a spread is at most 0");
+for (const score of SCOPE_SCORES) {
+  Deno.test(`assess() withholds a text that looks like none of the options: flag drift, rule out_of_scope (${score})`, () => {
+    const { table } = smallTable({ ...SCOPED, scopeScore: score });
+    const topic = table.byName.get("topic")!;
+    const ask = (text: string) =>
+      assess(table, prepareText(table, text), "topic", {}, QUIET_GUARD);
+    // One word of every topic: the evidence for each option cancels out.
+    const mixed = ask("invoice parcel refund password");
+    assert.equal(topic.drift.scope.score, score);
     assert.ok(
-      q.calibration.candidates.length >= 2 &&
-        q.calibration.candidates.length <= 16,
+      scopePValue(topic.drift.scope.values, mixed.scopeScore!) <=
+        table.settings.drift.scope_p,
+    );
+    assert.equal(mixed.answer.flag, "drift");
+    assert.equal(mixed.answer.driftRule, "out_of_scope");
+    assert.match(reasonInWords(mixed), /looks like none of the options/);
+    // A plain request of one topic passes the rule.
+    const clear = ask("i need my parcel");
+    assert.notEqual(clear.answer.driftRule, "out_of_scope");
+    // Empty input still comes first.
+    assert.equal(ask("").answer.flag, "empty_input");
+    // The threshold was chosen with the rule in force (calibration answers it
+    // withholds were never counted as certified): switched off at serving, the
+    // same text would be certified. The rule is part of the certificate.
+    const off = {
+      ...table,
+      settings: {
+        ...table.settings,
+        drift: { ...table.settings.drift, scope_p: 0 },
+      },
+    };
+    const withoutRule = assess(
+      off,
+      prepareText(off, "invoice parcel refund password"),
+      "topic",
+      {},
+      QUIET_GUARD,
+    );
+    assert.equal(withoutRule.answer.certified, true);
+    assert.ok(
+      topic.calibration.threshold! <
+        smallTable().table.byName.get("topic")!.calibration.threshold!,
+    );
+  });
+}
+
+Deno.test("train() judges calibration with the out-of-scope rule, and stores the scores of choices of three or more and live candidates", () => {
+  for (const score of SCOPE_SCORES) {
+    const scoped = smallTable({ ...SCOPED, scopeScore: score });
+    for (const q of scoped.table.questions) {
+      const { values } = q.drift.scope;
+      const applies = scopeApplies(q.options.length);
+      assert.equal(q.drift.scope.score, applies ? score : null, q.name);
+      assert.equal(values.length, applies ? q.drift.scores.length : 0, q.name);
+      assert.ok(values.every((e, i, a) => i === 0 || a[i - 1]! <= e), "sorted");
+      if (score === "spread") {
+        assert.ok(values.every((e) => e <= 0), "a spread is at most 0");
+      }
+      assert.ok(
+        q.calibration.candidates.length >= 2 &&
+          q.calibration.candidates.length <= 16,
+      );
+    }
+    const topic = scoped.table.byName.get("topic")!;
+    assert.ok(
+      topic.calibration.candidates.includes(topic.calibration.threshold!),
     );
   }
-  const topic = scoped.table.byName.get("topic")!;
-  assert.ok(
-    topic.calibration.candidates.includes(topic.calibration.threshold!),
-  );
 });

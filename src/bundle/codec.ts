@@ -13,8 +13,8 @@
  * calibration scores (f32 each; see below).
  *
  * Format 3 stores the out-of-scope rule's score per question (`scope_score`,
- * `spread`, with `scope_values` of them: none for questions of two
- * options) and how the table was trained (`training`: the fit settings and
+ * `energy` or `spread`, with `scope_values` of them; null and none for
+ * questions of two options) and how the table was trained (`training`: the fit settings and
  * what validation chose, as fastText stores its arguments). Format 2 stored
  * the energies instead (as many as the drift scores), each question's live
  * candidate thresholds and the `scope_p` setting; a format 1 bundle is read
@@ -25,7 +25,7 @@
  */
 
 import type { FeaturizerSettings } from "../engine/features.ts";
-import { NO_SCOPE, type ScopeScore } from "../engine/scope.ts";
+import { NO_SCOPE, SCOPE_SCORES, type ScopeScore } from "../engine/scope.ts";
 import { TableState } from "../engine/state.ts";
 import type {
   Calibration,
@@ -62,7 +62,7 @@ export interface ManifestQuestion {
   calibration: Calibration;
   drift_scores: number;
   /** Format 3: the out-of-scope rule's score, and how many calibration scores it keeps (0: off). */
-  scope_score?: ScopeScore;
+  scope_score?: ScopeScore | null;
   scope_values?: number;
   /** Format 3: what the fit chose for this question. */
   model?: { l2: number; epochs: number };
@@ -258,8 +258,8 @@ export function parseManifest(bytes: Uint8Array): Manifest {
   for (const q of manifest.questions) {
     if (
       manifest.format_version >= 3 &&
-      (q.scope_score !== "spread" || !Number.isInteger(q.scope_values) ||
-        q.scope_values! < 0)
+      (!(q.scope_score === null || SCOPE_SCORES.includes(q.scope_score!)) ||
+        !Number.isInteger(q.scope_values) || q.scope_values! < 0)
     ) {
       throw new BundleError(
         `${MANIFEST_FILE} has a malformed out-of-scope reference for question "${q.name}"`,
@@ -401,7 +401,7 @@ export function decodeTable(
         novelty: f32(mq.drift_scores),
         // Format 2 kept the energies, format 1 no out-of-scope reference.
         scope: version >= 3
-          ? { score: "spread", values: f32(mq.scope_values!) }
+          ? { score: mq.scope_score ?? null, values: f32(mq.scope_values!) }
           : version === 2
           ? { score: "energy", values: f32(mq.drift_scores) }
           : NO_SCOPE,

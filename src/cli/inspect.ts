@@ -96,7 +96,7 @@ function scopeInWords(table: Table): string {
     table.questions.filter((q) => q.drift.scope.values.length > 0).map((q) =>
       q.drift.scope.score === "spread"
         ? "answer spread (choices of three or more)"
-        : "energy (evidence for any option)"
+        : "energy (evidence for any option; choices of three or more)"
     ),
   );
   return scores.size === 0 ? "score (no question has one)" : [...scores].join(

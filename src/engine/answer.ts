@@ -34,7 +34,7 @@ import {
 } from "./table.ts";
 import { type PreparedText, prepareFeatures, prepareText } from "./prepare.ts";
 import { suggestQuestion } from "./suggest.ts";
-import { energyOf, looksInScope, spreadOf } from "./scope.ts";
+import { energyOfAnswer, looksInScope, spreadOf } from "./scope.ts";
 import { radiusOf } from "./radius.ts";
 import {
   type DriftGuard,
@@ -99,7 +99,7 @@ export function unsupportedAssessment(
     threshold: null,
     alpha: null,
     fullConfidence: 0,
-    spread: null,
+    scopeScore: null,
     driftScore: null,
     novelty: text.novelty,
     suggestion: q === undefined ? suggestQuestion(table, name) : null,
@@ -145,9 +145,12 @@ export function assess(
   const full = softmax(logits, q.temperature, undefined, qs.probabilities);
   const best = argmax(full);
   const fullConfidence = full[best]!;
-  const spread = text.empty
+  const scope = q.drift.scope.score;
+  const scopeScore = text.empty || scope === null
     ? null
-    : spreadOf(logits, q.temperature, full, best);
+    : scope === "spread"
+    ? spreadOf(logits, q.temperature, full, best)
+    : energyOfAnswer(logits, q.temperature, full, best);
 
   // Which options are offered: the learned ones (in table order) and the
   // names the table never learned (in the order given).
@@ -232,9 +235,7 @@ export function assess(
       !looksInScope(
         table.settings.drift.scope_p,
         q.drift.scope.values,
-        q.drift.scope.score === "spread"
-          ? spread!
-          : energyOf(logits, q.temperature),
+        scopeScore!,
       )
     ) driftRule = "out_of_scope";
   }
@@ -283,7 +284,7 @@ export function assess(
     threshold: qs.threshold,
     alpha: q.calibration.alpha,
     fullConfidence,
-    spread,
+    scopeScore,
     driftScore: score,
     novelty: text.novelty,
     suggestion: null,

@@ -38,23 +38,32 @@ import { countAtMost } from "./sorted.ts";
 /** Which score a question's out-of-scope rule judges. */
 export type ScopeScore = "spread" | "energy";
 
+/** Every score the rule can judge. */
+export const SCOPE_SCORES: readonly ScopeScore[] = ["spread", "energy"];
+
 /**
  * What the out-of-scope rule compares a text with: the calibration texts'
- * scores, sorted ascending. Empty values turn the rule off for the question.
+ * scores of kind `score`, sorted ascending. No score (questions of two
+ * options) or no values turn the rule off for the question.
  */
 export interface ScopeReference {
-  score: ScopeScore;
+  score: ScopeScore | null;
   values: Float32Array;
 }
 
 /** A reference that turns the rule off. */
 export const NO_SCOPE: ScopeReference = {
-  score: "spread",
+  score: null,
   values: new Float32Array(0),
 };
 
-/** True when the spread says more than the confidence: three options or more. */
-export function spreadApplies(options: number): boolean {
+/**
+ * True when a score says more than the confidence: three options or more.
+ * With two options (and yes/no), the spread and the energy of the answer
+ * are both functions of its confidence (the table's two rows are
+ * opposites), so the rule would only raise the threshold.
+ */
+export function scopeApplies(options: number): boolean {
   return options >= 3;
 }
 
@@ -89,9 +98,23 @@ export function spreadOf(
 }
 
 /**
+ * The energy of an answer from the softmax's own terms, with one
+ * logarithm: with `p = softmax(logits / t)` and `best` its largest entry,
+ * `t log sum exp(logit / t) = logit_best - t ln p_best`. The same number as
+ * `energyOf`, without a second pass of exponentials.
+ */
+export function energyOfAnswer(
+  logits: ArrayLike<number>,
+  t: number,
+  probabilities: ArrayLike<number>,
+  best: number,
+): number {
+  return logits[best]! - t * Math.log(probabilities[best]!);
+}
+
+/**
  * The energy of raw scores at temperature `t`: `t log sum exp(logit / t)`,
- * computed stably. Higher means more evidence for some option. The score
- * of format 2 bundles.
+ * computed stably. Higher means more evidence for some option.
  */
 export function energyOf(logits: ArrayLike<number>, t: number): number {
   let max = -Infinity;

@@ -183,11 +183,11 @@ export interface Assessment {
   /** Confidence of the full-option answer (what the threshold is compared with). */
   fullConfidence: number;
   /**
-   * How the full-option answer is spread over the options, `sum p ln p`
-   * (what the out-of-scope rule judges, see `scope.ts`); null when not
-   * answered.
+   * The score the question's out-of-scope rule judges (the spread or the
+   * energy of the full-option answer, see `scope.ts`); null when the
+   * question has no such rule or the text is empty.
    */
-  spread: number | null;
+  scopeScore: number | null;
   /** The drift score of the text, null when not scored. */
   driftScore: number | null;
   /** Share of the text's buckets no training text had. */

@@ -8,7 +8,7 @@
  */
 
 import { liveGrid } from "../engine/live.ts";
-import { calibrationInScope } from "../engine/scope.ts";
+import { calibrationInScope, type ScopeScore } from "../engine/scope.ts";
 import type { Calibration, DriftReference } from "../engine/table.ts";
 import {
   type CertificationPlan,
@@ -31,10 +31,12 @@ export interface ScoredAnswers {
   /** Each text's drift score (see `driftScore`). */
   driftScores: Float32Array;
   /**
-   * Each text's score for the out-of-scope rule (its spread, see
-   * `scope.ts`); empty when the rule does not apply to the question.
+   * Each text's score for the out-of-scope rule (see `scope.ts`); empty
+   * when the rule does not apply to the question.
    */
   scopeScores: Float32Array;
+  /** Which score `scopeScores` holds; null when the rule does not apply. */
+  scopeScore?: ScopeScore | null;
   /** Each answer's unit in the split (answers of one unit are not independent); absent: all independent. */
   units?: Int32Array;
 }
@@ -107,7 +109,7 @@ export function calibrateQuestion(
       scores: Float32Array.from(scored.driftScores).sort(),
       novelty: Float32Array.from(scored.novelty).sort(),
       scope: {
-        score: "spread",
+        score: scored.scopeScore ?? null,
         values: Float32Array.from(scored.scopeScores).sort(),
       },
     },

@@ -21,7 +21,7 @@ import {
 import { assess, prepareFeatures } from "../engine/answer.ts";
 import { DEFAULT_DRIFT, QUIET_GUARD } from "../engine/drift.ts";
 import { computeGainBounds } from "../engine/radius.ts";
-import { NO_SCOPE, spreadApplies } from "../engine/scope.ts";
+import { scopeApplies, type ScopeScore } from "../engine/scope.ts";
 import type { QuestionTable, Table, TableSettings } from "../engine/table.ts";
 import { TableState } from "../engine/state.ts";
 import type { BundleContents } from "../bundle/codec.ts";
@@ -75,6 +75,8 @@ export interface TrainOptions extends FitSettings {
   similarity: number;
   /** The leakage check counts texts at least this similar (TF-IDF cosine) as near-twins. */
   twinSimilarity: number;
+  /** The score the out-of-scope rule judges (see `scope.ts`). */
+  scopeScore: ScopeScore;
   featurizer: FeaturizerSettings;
   /** Settings stored in the bundle. */
   settings: TableSettings;
@@ -105,6 +107,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   split: "auto",
   similarity: 0.8,
   twinSimilarity: 0.8,
+  scopeScore: "spread",
   featurizer: DEFAULT_FEATURIZER,
   settings: {
     min_radius: 2,
@@ -231,6 +234,7 @@ export function trainingSettings(
     delta: options.delta,
     split: options.split,
     similarity: options.similarity,
+    scope_score: options.scopeScore,
     shares: {
       calibration: options.calibrationShare,
       test: options.testShare,
@@ -426,7 +430,10 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
       drift: {
         scores: new Float32Array(0),
         novelty: new Float32Array(0),
-        scope: NO_SCOPE,
+        scope: {
+          score: scopeApplies(qa.options.length) ? options.scopeScore : null,
+          values: new Float32Array(0),
+        },
       },
       optionIndex: new Map(qa.options.map((o, i) => [o, i])),
     };
@@ -556,9 +563,8 @@ function questionParts(labels: Int32Array, parts: Uint8Array): QuestionParts {
  * Answers the traces `indices` as serving would (the engine's `assess` on
  * question `q`, before calibration) and keeps what calibration reads: the
  * full-option confidence (0 for an empty text), whether the answer
- * disagrees with the trace's, the novelty and drift score, and, for
- * choices of three options or more, the spread the out-of-scope rule
- * judges.
+ * disagrees with the trace's, the novelty and drift score, and, where the
+ * question has an out-of-scope rule, the score it judges.
  */
 function scoreAnswers(
   base: Table,
@@ -568,13 +574,13 @@ function scoreAnswers(
   indices: readonly number[],
 ): ScoredAnswers {
   const n = indices.length;
-  const spreads = spreadApplies(q.options.length);
+  const scoped = q.drift.scope.score !== null;
   const scored: ScoredAnswers = {
     confidences: new Float64Array(n),
     wrong: new Uint8Array(n),
     novelty: new Float32Array(n),
     driftScores: new Float32Array(n),
-    scopeScores: new Float32Array(spreads ? n : 0),
+    scopeScores: new Float32Array(scoped ? n : 0),
   };
   const table: Table = {
     ...base,
@@ -592,8 +598,9 @@ function scoreAnswers(
     scored.novelty[t] = a.novelty;
     // An empty text is never certified: its drift score is the largest.
     scored.driftScores[t] = a.driftScore ?? 1;
-    if (spreads) scored.scopeScores[t] = a.spread ?? -Infinity;
+    if (scoped) scored.scopeScores[t] = a.scopeScore ?? -Infinity;
   }
+  scored.scopeScore = q.drift.scope.score;
   return scored;
 }
 
