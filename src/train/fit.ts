@@ -27,7 +27,8 @@ import { argmax, softmax } from "../engine/table.ts";
 import type { TrainingLayout } from "./corpus.ts";
 import { shared } from "./corpus.ts";
 import { type FitJob, type QuestionData } from "./fit_job.ts";
-import { startRunner } from "./pool.ts";
+import { type JobRunner, startRunner } from "./pool.ts";
+import type { SgdOptions } from "./softmax_sgd.ts";
 import { type KindScales, storedWeights } from "./sparse.ts";
 import { fitTemperature, meanNll } from "./temperature.ts";
 
@@ -133,123 +134,112 @@ export function fitQuestions(
     settings.workers,
   );
   const meter = new FitProgress(progress);
-  const sgd = (l2: number, member: number) => ({
-    epochs: settings.maxEpochs,
-    l2,
-    learningRate: settings.learningRate,
-    seed: settings.seed + 1009 * member,
-    wordDropout: settings.wordDropout,
-    minGradient: settings.minGradient,
-    candidates: settings.candidates,
+  const fits = questions.map((question, q) =>
+    new QuestionFit(
+      { table, settings, runner, meter },
+      q,
+      question.name,
+      data[q]!,
+    )
+  );
+  for (const fit of fits) fit.start();
+  try {
+    runner.drain(() => meter.report());
+  } finally {
+    runner.close();
+  }
+  return fits.map((fit) => {
+    const r = fit.result!;
+    return {
+      ...r,
+      weights: storedWeights(
+        r.weights,
+        r.bias.length,
+        table.rowKinds,
+        settings.kindScales,
+      ),
+    };
   });
-  const members = Array.from({ length: settings.ensemble }, (_, m) => m);
-  const results: FittedModel[] = [];
+}
 
-  questions.forEach((question, q) => {
-    const k = question.options;
-    const d = data[q]!;
-    const valLabels = Int32Array.from(d.validation, (i) => d.labels[i]!);
-    // Temperature and L2 are judged on the validation answers whose option
-    // the fit part has (see `QuestionData.judged`).
-    const judged = (logits: Float64Array) =>
-      judgedRows(logits, valLabels, d.judged, k);
-    const sum = new Float32Array(table.rows * k);
-    const bias = new Float32Array(k);
-    // Final fits are added to `sum` in member order, whichever ends first.
-    const finals: (FitJob | undefined)[] = [];
-    let added = 0;
-    // Large train splits skip the refit: the validation fits' own best
-    // weights are the members (the validation part adds little there).
-    const refit = d.train.length < settings.refitBelow;
-    const cap = Math.min(
-      settings.maxEpochs,
-      Math.max(1, Math.ceil(settings.visitBudget / Math.max(1, d.fit.length))),
-    );
-    const add = (job: FitJob) => {
-      const w = job.weights!;
-      for (let i = 0; i < sum.length; i++) {
-        sum[i]! += w[i]! / settings.ensemble;
-      }
-      for (let j = 0; j < k; j++) {
-        bias[j]! += job.bias![j]! / settings.ensemble;
-      }
-    };
-    const finish = (
-      l2: number,
-      epochs: number[],
-      logits: Float64Array,
-      fitted: FitJob[] | null,
-    ) => {
-      const temperature = logits.length > 0
-        ? fitTemperature(...judged(logits), k)
-        : 1;
-      results[q] = {
-        weights: sum,
-        bias,
-        temperature,
-        l2,
-        epochs: Math.max(...epochs),
-        validation: validationFigures(logits, valLabels, k, temperature),
-      };
-      if (fitted !== null) {
-        for (const job of fitted) add(job);
-        return;
-      }
-      for (const m of members) {
-        const job = meter.job(question.name, d.train.length, {
-          kind: "final",
-          question: q,
-          epochs: epochs[m]!,
-          patience: 0,
-          sgd: { ...sgd(l2, m), epochs: epochs[m]! },
-          weights: shared(Float32Array, table.rows * k),
-          bias: shared(Float32Array, k),
-          done: shared(Int32Array, 1),
-          progress: shared(Float64Array, 2),
-        });
-        runner.submit(job, () => {
-          meter.finished(job);
-          finals[m] = job;
-          for (let next = finals[added]; next; next = finals[added]) {
-            add(next);
-            finals[added++] = undefined;
-          }
-        });
-      }
-    };
+/** What every question's fit shares. */
+interface FitContext {
+  table: FitTable;
+  settings: FitSettings;
+  runner: JobRunner;
+  meter: FitProgress;
+}
+
+/**
+ * One question's fit (see the module doc): its validation fits per L2
+ * strength and member, the choice of L2, epochs and temperature, and its
+ * final fits, whose weights are averaged in member order whichever ends
+ * first. `result` is set once every job has ended.
+ */
+class QuestionFit {
+  result: FittedModel | null = null;
+  readonly #k: number;
+  readonly #valLabels: Int32Array;
+  readonly #sum: Float32Array;
+  readonly #bias: Float32Array;
+  readonly #members: number[];
+  /** Final fits ended, waiting for the members before them. */
+  readonly #finals: (FitJob | undefined)[] = [];
+  #added = 0;
+  /**
+   * Large train splits skip the refit: the validation fits' own best
+   * weights are the members (the validation part adds little there).
+   */
+  readonly #refit: boolean;
+
+  constructor(
+    readonly context: FitContext,
+    readonly q: number,
+    readonly name: string,
+    readonly data: QuestionData,
+  ) {
+    const { table, settings } = context;
+    this.#k = data.options;
+    this.#valLabels = Int32Array.from(data.validation, (i) => data.labels[i]!);
+    this.#sum = new Float32Array(table.rows * this.#k);
+    this.#bias = new Float32Array(this.#k);
+    this.#members = Array.from({ length: settings.ensemble }, (_, m) => m);
+    this.#refit = data.train.length < settings.refitBelow;
+  }
+
+  /** Queues the validation fits, or without usable validation answers the final fits. */
+  start(): void {
+    const { settings, meter, table } = this.context;
+    const d = this.data;
+    const k = this.#k;
     if (
       d.validation.length === 0 || d.fit.length === 0 ||
       !d.judged.includes(1)
     ) {
-      const epochs = Math.min(
-        settings.maxEpochs,
-        Math.max(
-          1,
-          Math.ceil(settings.visitBudget / Math.max(1, d.train.length)),
-        ),
-      );
-      finish(
+      const epochs = epochCap(settings, d.train.length);
+      this.#finish(
         settings.l2Grid[0]!,
-        members.map(() => epochs),
+        this.#members.map(() => epochs),
         new Float64Array(0),
         null,
       );
       return;
     }
-    if (refit) {
-      meter.expect(question.name, settings.ensemble * cap * d.train.length);
+    const cap = epochCap(settings, d.fit.length);
+    if (this.#refit) {
+      meter.expect(this.name, settings.ensemble * cap * d.train.length);
     }
     // Validation fits: per L2 strength, per member.
     const jobs = settings.l2Grid.map((l2) =>
-      members.map((m) =>
-        meter.job(question.name, d.fit.length, {
+      this.#members.map((m) =>
+        meter.job(this.name, d.fit.length, {
           kind: "validation",
-          question: q,
+          question: this.q,
           epochs: cap,
           patience: settings.patience,
-          sgd: { ...sgd(l2, m), epochs: cap },
+          sgd: { ...sgdOptions(settings, l2, m), epochs: cap },
           logits: shared(Float64Array, d.validation.length * k),
-          ...(refit ? {} : {
+          ...(this.#refit ? {} : {
             weights: shared(Float32Array, table.rows * k),
             bias: shared(Float32Array, k),
           }),
@@ -258,50 +248,138 @@ export function fitQuestions(
         })
       )
     );
-    let pending = jobs.length * members.length;
-    const chooseL2 = () => {
-      let best = { at: 0, nll: Infinity, logits: new Float64Array(0) };
-      jobs.forEach((byMember, at) => {
-        const logits = new Float64Array(d.validation.length * k);
-        for (const job of byMember) {
-          for (let t = 0; t < logits.length; t++) {
-            logits[t]! += job.logits![t]! / settings.ensemble;
-          }
-        }
-        const [rows, labels] = judged(logits);
-        const nll = meanNll(rows, labels, k, fitTemperature(rows, labels, k));
-        if (nll < best.nll) best = { at, nll, logits };
-      });
-      finish(
-        settings.l2Grid[best.at]!,
-        jobs[best.at]!.map((job) => Math.max(1, job.done[0]!)),
-        best.logits,
-        refit ? null : jobs[best.at]!,
-      );
-    };
+    let pending = jobs.length * this.#members.length;
     for (const byMember of jobs) {
       for (const job of byMember) {
-        runner.submit(job, () => {
+        this.context.runner.submit(job, () => {
           meter.finished(job);
-          if (--pending === 0) chooseL2();
+          if (--pending === 0) this.#chooseL2(jobs);
         });
       }
     }
-  });
-  try {
-    runner.drain(() => meter.report());
-  } finally {
-    runner.close();
   }
-  return results.map((r) => ({
-    ...r,
-    weights: storedWeights(
-      r.weights,
-      r.bias.length,
-      table.rowKinds,
-      settings.kindScales,
-    ),
-  }));
+
+  /**
+   * Temperature and L2 are judged on the validation answers whose option
+   * the fit part has (see `QuestionData.judged`).
+   */
+  #judged(logits: Float64Array): [Float64Array, Int32Array] {
+    return judgedRows(logits, this.#valLabels, this.data.judged, this.#k);
+  }
+
+  /** Keeps the L2 strength whose members' averaged logits score best on validation. */
+  #chooseL2(jobs: FitJob[][]): void {
+    const { settings } = this.context;
+    const k = this.#k;
+    let best = { at: 0, nll: Infinity, logits: new Float64Array(0) };
+    jobs.forEach((byMember, at) => {
+      const logits = new Float64Array(this.data.validation.length * k);
+      for (const job of byMember) {
+        for (let t = 0; t < logits.length; t++) {
+          logits[t]! += job.logits![t]! / settings.ensemble;
+        }
+      }
+      const [rows, labels] = this.#judged(logits);
+      const nll = meanNll(rows, labels, k, fitTemperature(rows, labels, k));
+      if (nll < best.nll) best = { at, nll, logits };
+    });
+    this.#finish(
+      settings.l2Grid[best.at]!,
+      jobs[best.at]!.map((job) => Math.max(1, job.done[0]!)),
+      best.logits,
+      this.#refit ? null : jobs[best.at]!,
+    );
+  }
+
+  /**
+   * Fits the temperature and records the result; adds the validation fits'
+   * weights (`fitted`) or queues the final fits for the chosen epochs.
+   */
+  #finish(
+    l2: number,
+    epochs: number[],
+    logits: Float64Array,
+    fitted: FitJob[] | null,
+  ): void {
+    const { settings, meter, runner, table } = this.context;
+    const k = this.#k;
+    const temperature = logits.length > 0
+      ? fitTemperature(...this.#judged(logits), k)
+      : 1;
+    this.result = {
+      weights: this.#sum,
+      bias: this.#bias,
+      temperature,
+      l2,
+      epochs: Math.max(...epochs),
+      validation: validationFigures(logits, this.#valLabels, k, temperature),
+    };
+    if (fitted !== null) {
+      for (const job of fitted) this.#add(job);
+      return;
+    }
+    for (const m of this.#members) {
+      const job = meter.job(this.name, this.data.train.length, {
+        kind: "final",
+        question: this.q,
+        epochs: epochs[m]!,
+        patience: 0,
+        sgd: { ...sgdOptions(settings, l2, m), epochs: epochs[m]! },
+        weights: shared(Float32Array, table.rows * k),
+        bias: shared(Float32Array, k),
+        done: shared(Int32Array, 1),
+        progress: shared(Float64Array, 2),
+      });
+      runner.submit(job, () => {
+        meter.finished(job);
+        this.#finals[m] = job;
+        for (
+          let next = this.#finals[this.#added];
+          next;
+          next = this.#finals[this.#added]
+        ) {
+          this.#add(next);
+          this.#finals[this.#added++] = undefined;
+        }
+      });
+    }
+  }
+
+  /** Adds one member's weights to the average. */
+  #add(job: FitJob): void {
+    const { ensemble } = this.context.settings;
+    const w = job.weights!;
+    const sum = this.#sum;
+    for (let i = 0; i < sum.length; i++) sum[i]! += w[i]! / ensemble;
+    for (let j = 0; j < this.#k; j++) {
+      this.#bias[j]! += job.bias![j]! / ensemble;
+    }
+  }
+}
+
+/** Most epochs for a fit over `examples`: about `visitBudget` visits, at most `maxEpochs`. */
+function epochCap(settings: FitSettings, examples: number): number {
+  return Math.min(
+    settings.maxEpochs,
+    Math.max(1, Math.ceil(settings.visitBudget / Math.max(1, examples))),
+  );
+}
+
+/** The SGD options of member `member` at L2 strength `l2`. */
+function sgdOptions(
+  settings: FitSettings,
+  l2: number,
+  member: number,
+): SgdOptions {
+  return {
+    epochs: settings.maxEpochs,
+    l2,
+    learningRate: settings.learningRate,
+    seed: settings.seed + 1009 * member,
+    wordDropout: settings.wordDropout,
+    minGradient: settings.minGradient,
+    candidates: settings.candidates,
+  };
 }
 
 /** Progress of the fits: epoch, examples per second and time left. */

@@ -123,194 +123,280 @@ export function trainSoftmax(
     );
   }
   weights.fill(0);
-  const bias = new Float32Array(k);
-  const sq = new Float32Array(rowCount * k);
-  const biasSq = new Float64Array(k);
-  const model = { weights, bias };
   const random = seededRandom(options.seed);
   const traces = Array.from(examples);
-  const count = traces.length;
   // Shuffled example slots (the permutation the traces themselves had).
   const order = Array.from(traces, (_, slot) => slot);
-  const logits = new Float64Array(k);
-  const g = new Float64Array(k);
-  const active = new Int32Array(k);
-  const { l2, learningRate: lr, wordDropout, minGradient } = options;
-  const { textOf, wordStart, words, entryStart, entryRows, entryValues } = data;
-  const { bigramStart, bigramRows, bigramValue } = data;
-  let maxEntries = 0;
-  let maxGroups = 0;
-  for (const i of traces) {
-    const t = textOf[i]!;
-    let entries = 0;
-    for (let x = wordStart[t]!; x < wordStart[t + 1]!; x++) {
-      entries += entryStart[words[x]! + 1]! - entryStart[words[x]!]!;
-    }
-    const groups = wordStart[t + 1]! - wordStart[t]! + bigramStart[t + 1]! -
-      bigramStart[t]!;
-    maxEntries = Math.max(maxEntries, entries + groups);
-    maxGroups = Math.max(maxGroups, groups);
-  }
-  const keep = new Uint8Array(maxGroups);
-  const bases = new Int32Array(maxEntries);
-  const vals = new Float64Array(maxEntries);
-  const eps = 1e-8;
+  const steps = new SoftmaxSteps(data, labels, traces, k, weights, options);
   const c = options.candidates;
   const restrict = c > 0 && k > c;
   const options_ = new Options(
-    restrict ? count : 0,
+    restrict ? traces.length : 0,
     k,
     c,
     restrict ? frequentLabels(traces, labels, k, c) : [],
   );
-  const sub = new Float64Array(Math.max(c, 1));
   for (let epoch = 1; epoch <= options.epochs; epoch++) {
     shuffle(order, random);
     let done = 0;
     for (const slot of order) {
       if ((++done & 4095) === 0) tick?.(epoch, done);
       const i = traces[slot]!;
-      const t = textOf[i]!;
-      const w0 = wordStart[t]!;
-      const w1 = wordStart[t + 1]!;
-      const b0 = bigramStart[t]!;
-      const b1 = bigramStart[t + 1]!;
-      // One dropout draw per word, then per bigram with a row, up to the
-      // last one with entries (the groups of the per-text rows of earlier
-      // versions, so that a seed trains the same weights).
-      let count = 0;
-      for (let x = b1 - 1; x >= b0 && count === 0; x--) {
-        if (bigramRows[x]! >= 0) {
-          count = w1 - w0;
-          for (let y = b0; y <= x; y++) if (bigramRows[y]! >= 0) count++;
-        }
-      }
-      for (let x = w1 - 1; x >= w0 && count === 0; x--) {
-        if (entryStart[words[x]! + 1]! > entryStart[words[x]!]!) {
-          count = x - w0 + 1;
-        }
-      }
-      const drop = wordDropout > 0 && count > 0;
-      if (drop) {
-        for (let d = 0; d < count; d++) {
-          keep[d] = random() < wordDropout ? 0 : 1;
-        }
-      }
-      let n = 0;
-      let group = 0;
-      for (let x = w0; x < w1; x++, group++) {
-        if (drop && keep[group] === 0) continue;
-        const w = words[x]!;
-        for (let e = entryStart[w]!; e < entryStart[w + 1]!; e++) {
-          bases[n] = entryRows[e]! * k;
-          vals[n] = entryValues[e]!;
-          n++;
-        }
-      }
-      for (let x = b0; x < b1; x++) {
-        const r = bigramRows[x]!;
-        if (r < 0) continue;
-        if (drop && keep[group++] === 0) continue;
-        bases[n] = r * k;
-        vals[n] = bigramValue;
-        n++;
-      }
+      const n = steps.gather(i, random);
       const y = labels[i]!;
-      const full = !restrict || options_.wantsFullStep(slot, y, epoch);
-      if (!full) {
-        // Only the options that matter for this example.
-        const opts = options_.all;
-        const o = options_.start(slot);
-        const m = options_.count(slot);
-        for (let a = 0; a < m; a++) sub[a] = bias[opts[o + a]!]!;
-        for (let t = 0; t < n; t++) {
-          const base = bases[t]!;
-          const v = vals[t]!;
-          for (let a = 0; a < m; a++) {
-            sub[a]! += v * weights[base + opts[o + a]!]!;
-          }
-        }
-        let max = -Infinity;
-        for (let a = 0; a < m; a++) if (sub[a]! > max) max = sub[a]!;
-        let sum = 0;
-        for (let a = 0; a < m; a++) {
-          const e = Math.exp(sub[a]! - max);
-          sub[a] = e;
-          sum += e;
-        }
-        let na = 0;
-        for (let a = 0; a < m; a++) {
-          const ga = sub[a]! / sum - (opts[o + a] === y ? 1 : 0);
-          sub[a] = ga;
-          if (ga > minGradient || ga < -minGradient) active[na++] = a;
-        }
-        for (let t = 0; t < n; t++) {
-          const base = bases[t]!;
-          const v = vals[t]!;
-          for (let b = 0; b < na; b++) {
-            const a = active[b]!;
-            const at = base + opts[o + a]!;
-            const w = weights[at]!;
-            const grad = v * sub[a]! + l2 * w;
-            const s = sq[at]! + grad * grad;
-            sq[at] = s;
-            weights[at] = w - lr * grad / Math.sqrt(s + eps);
-          }
-        }
-        for (let a = 0; a < m; a++) {
-          const j = opts[o + a]!;
-          const grad = sub[a]!;
-          biasSq[j]! += grad * grad;
-          bias[j]! -= lr * grad / Math.sqrt(biasSq[j]! + eps);
-        }
+      if (restrict && !options_.wantsFullStep(slot, y, epoch)) {
+        steps.partialStep(
+          n,
+          y,
+          options_.all,
+          options_.start(slot),
+          options_.count(slot),
+        );
         continue;
       }
-      for (let j = 0; j < k; j++) logits[j] = bias[j]!;
-      for (let t = 0; t < n; t++) {
-        const base = bases[t]!;
-        const v = vals[t]!;
-        for (let j = 0; j < k; j++) logits[j]! += v * weights[base + j]!;
+      steps.fullStep(n, y);
+      if (restrict) {
+        options_.learn(slot, y, steps.gradient, options.minGradient);
       }
-      let max = -Infinity;
-      for (let j = 0; j < k; j++) if (logits[j]! > max) max = logits[j]!;
-      let sum = 0;
-      for (let j = 0; j < k; j++) {
-        const e = Math.exp(logits[j]! - max);
-        g[j] = e;
-        sum += e;
-      }
-      let na = 0;
-      for (let j = 0; j < k; j++) {
-        const gj = g[j]! / sum - (j === y ? 1 : 0);
-        g[j] = gj;
-        if (gj > minGradient || gj < -minGradient) active[na++] = j;
-      }
-      for (let t = 0; t < n; t++) {
-        const base = bases[t]!;
-        const v = vals[t]!;
-        for (let a = 0; a < na; a++) {
-          const j = active[a]!;
-          const at = base + j;
-          const w = weights[at]!;
-          const grad = v * g[j]! + l2 * w;
-          const s = sq[at]! + grad * grad;
-          sq[at] = s;
-          weights[at] = w - lr * grad / Math.sqrt(s + eps);
-        }
-      }
-      for (let j = 0; j < k; j++) {
-        const grad = g[j]!;
-        biasSq[j]! += grad * grad;
-        bias[j]! -= lr * grad / Math.sqrt(biasSq[j]! + eps);
-      }
-      // g[j] + [j = y] is the probability of option j before the step.
-      if (restrict) options_.learn(slot, y, g, minGradient);
     }
     tick?.(epoch, done);
-    if (afterEpoch?.(epoch, model) === false) break;
+    if (afterEpoch?.(epoch, steps.model) === false) break;
   }
-  return model;
+  return steps.model;
 }
+
+/**
+ * The state of one training run and its steps: the weights, AdaGrad's sums
+ * of squared gradients, and the scratch of one example (its entries after
+ * dropout, its logits and gradient).
+ */
+class SoftmaxSteps {
+  readonly model: SoftmaxModel;
+  /** After a full step: `p[j] - [j = label]`, the gradient of each option. */
+  readonly gradient: Float64Array;
+  readonly #sq: Float32Array;
+  readonly #biasSq: Float64Array;
+  readonly #logits: Float64Array;
+  readonly #active: Int32Array;
+  readonly #sub: Float64Array;
+  /** Per kept word or bigram of the example: whether dropout kept it. */
+  readonly #keep: Uint8Array;
+  /** The example's kept entries: row offsets (`row * k`) and values. */
+  readonly #bases: Int32Array;
+  readonly #vals: Float64Array;
+
+  constructor(
+    readonly data: TrainingLayout,
+    readonly labels: Int32Array,
+    traces: readonly number[],
+    readonly k: number,
+    weights: Float32Array,
+    readonly options: SgdOptions,
+  ) {
+    this.model = { weights, bias: new Float32Array(k) };
+    this.#sq = new Float32Array(weights.length);
+    this.#biasSq = new Float64Array(k);
+    this.#logits = new Float64Array(k);
+    this.gradient = new Float64Array(k);
+    this.#active = new Int32Array(k);
+    this.#sub = new Float64Array(Math.max(options.candidates, 1));
+    const { textOf, wordStart, words, entryStart, bigramStart } = data;
+    let maxEntries = 0;
+    let maxGroups = 0;
+    for (const i of traces) {
+      const t = textOf[i]!;
+      let entries = 0;
+      for (let x = wordStart[t]!; x < wordStart[t + 1]!; x++) {
+        entries += entryStart[words[x]! + 1]! - entryStart[words[x]!]!;
+      }
+      const groups = wordStart[t + 1]! - wordStart[t]! + bigramStart[t + 1]! -
+        bigramStart[t]!;
+      maxEntries = Math.max(maxEntries, entries + groups);
+      maxGroups = Math.max(maxGroups, groups);
+    }
+    this.#keep = new Uint8Array(maxGroups);
+    this.#bases = new Int32Array(maxEntries);
+    this.#vals = new Float64Array(maxEntries);
+  }
+
+  /**
+   * Trace `i`'s entries after dropout, into the scratch: one dropout draw
+   * per word, then per bigram with a row, up to the last one with entries
+   * (the groups of the per-text rows of earlier versions, so that a seed
+   * trains the same weights). Returns their number.
+   */
+  gather(i: number, random: () => number): number {
+    const { textOf, wordStart, words, entryStart, entryRows, entryValues } =
+      this.data;
+    const { bigramStart, bigramRows, bigramValue } = this.data;
+    const { wordDropout } = this.options;
+    const keep = this.#keep;
+    const bases = this.#bases;
+    const vals = this.#vals;
+    const k = this.k;
+    const t = textOf[i]!;
+    const w0 = wordStart[t]!;
+    const w1 = wordStart[t + 1]!;
+    const b0 = bigramStart[t]!;
+    const b1 = bigramStart[t + 1]!;
+    let count = 0;
+    for (let x = b1 - 1; x >= b0 && count === 0; x--) {
+      if (bigramRows[x]! >= 0) {
+        count = w1 - w0;
+        for (let y = b0; y <= x; y++) if (bigramRows[y]! >= 0) count++;
+      }
+    }
+    for (let x = w1 - 1; x >= w0 && count === 0; x--) {
+      if (entryStart[words[x]! + 1]! > entryStart[words[x]!]!) {
+        count = x - w0 + 1;
+      }
+    }
+    const drop = wordDropout > 0 && count > 0;
+    if (drop) {
+      for (let d = 0; d < count; d++) {
+        keep[d] = random() < wordDropout ? 0 : 1;
+      }
+    }
+    let n = 0;
+    let group = 0;
+    for (let x = w0; x < w1; x++, group++) {
+      if (drop && keep[group] === 0) continue;
+      const w = words[x]!;
+      for (let e = entryStart[w]!; e < entryStart[w + 1]!; e++) {
+        bases[n] = entryRows[e]! * k;
+        vals[n] = entryValues[e]!;
+        n++;
+      }
+    }
+    for (let x = b0; x < b1; x++) {
+      const r = bigramRows[x]!;
+      if (r < 0) continue;
+      if (drop && keep[group++] === 0) continue;
+      bases[n] = r * k;
+      vals[n] = bigramValue;
+      n++;
+    }
+    return n;
+  }
+
+  /**
+   * A step on the `m` options that matter for the example (`opts[o ..
+   * o + m)`, its label `y` among them): logits, softmax, gradients and bias
+   * updates over those only.
+   */
+  partialStep(
+    n: number,
+    y: number,
+    opts: Uint16Array,
+    o: number,
+    m: number,
+  ): void {
+    const { weights, bias } = this.model;
+    const { l2, learningRate: lr, minGradient } = this.options;
+    const sub = this.#sub;
+    const active = this.#active;
+    const bases = this.#bases;
+    const vals = this.#vals;
+    const sq = this.#sq;
+    const biasSq = this.#biasSq;
+    for (let a = 0; a < m; a++) sub[a] = bias[opts[o + a]!]!;
+    for (let t = 0; t < n; t++) {
+      const base = bases[t]!;
+      const v = vals[t]!;
+      for (let a = 0; a < m; a++) {
+        sub[a]! += v * weights[base + opts[o + a]!]!;
+      }
+    }
+    let max = -Infinity;
+    for (let a = 0; a < m; a++) if (sub[a]! > max) max = sub[a]!;
+    let sum = 0;
+    for (let a = 0; a < m; a++) {
+      const e = Math.exp(sub[a]! - max);
+      sub[a] = e;
+      sum += e;
+    }
+    let na = 0;
+    for (let a = 0; a < m; a++) {
+      const ga = sub[a]! / sum - (opts[o + a] === y ? 1 : 0);
+      sub[a] = ga;
+      if (ga > minGradient || ga < -minGradient) active[na++] = a;
+    }
+    for (let t = 0; t < n; t++) {
+      const base = bases[t]!;
+      const v = vals[t]!;
+      for (let b = 0; b < na; b++) {
+        const a = active[b]!;
+        const at = base + opts[o + a]!;
+        const w = weights[at]!;
+        const grad = v * sub[a]! + l2 * w;
+        const s = sq[at]! + grad * grad;
+        sq[at] = s;
+        weights[at] = w - lr * grad / Math.sqrt(s + EPS);
+      }
+    }
+    for (let a = 0; a < m; a++) {
+      const j = opts[o + a]!;
+      const grad = sub[a]!;
+      biasSq[j]! += grad * grad;
+      bias[j]! -= lr * grad / Math.sqrt(biasSq[j]! + EPS);
+    }
+  }
+
+  /** A step on every option; leaves each option's gradient in `gradient`. */
+  fullStep(n: number, y: number): void {
+    const { weights, bias } = this.model;
+    const { l2, learningRate: lr, minGradient } = this.options;
+    const k = this.k;
+    const logits = this.#logits;
+    const g = this.gradient;
+    const active = this.#active;
+    const bases = this.#bases;
+    const vals = this.#vals;
+    const sq = this.#sq;
+    const biasSq = this.#biasSq;
+    for (let j = 0; j < k; j++) logits[j] = bias[j]!;
+    for (let t = 0; t < n; t++) {
+      const base = bases[t]!;
+      const v = vals[t]!;
+      for (let j = 0; j < k; j++) logits[j]! += v * weights[base + j]!;
+    }
+    let max = -Infinity;
+    for (let j = 0; j < k; j++) if (logits[j]! > max) max = logits[j]!;
+    let sum = 0;
+    for (let j = 0; j < k; j++) {
+      const e = Math.exp(logits[j]! - max);
+      g[j] = e;
+      sum += e;
+    }
+    let na = 0;
+    for (let j = 0; j < k; j++) {
+      const gj = g[j]! / sum - (j === y ? 1 : 0);
+      g[j] = gj;
+      if (gj > minGradient || gj < -minGradient) active[na++] = j;
+    }
+    for (let t = 0; t < n; t++) {
+      const base = bases[t]!;
+      const v = vals[t]!;
+      for (let a = 0; a < na; a++) {
+        const j = active[a]!;
+        const at = base + j;
+        const w = weights[at]!;
+        const grad = v * g[j]! + l2 * w;
+        const s = sq[at]! + grad * grad;
+        sq[at] = s;
+        weights[at] = w - lr * grad / Math.sqrt(s + EPS);
+      }
+    }
+    for (let j = 0; j < k; j++) {
+      const grad = g[j]!;
+      biasSq[j]! += grad * grad;
+      bias[j]! -= lr * grad / Math.sqrt(biasSq[j]! + EPS);
+    }
+  }
+}
+
+/** AdaGrad's floor under the square root. */
+const EPS = 1e-8;
 
 /**
  * Per example, the options that matter (its label first); per label, its
