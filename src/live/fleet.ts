@@ -225,7 +225,7 @@ export class FleetLive {
     this.kick();
   }
 
-  /** Subscribes to policy announcements, syncs once (waiting at most `FIRST_SYNC_MS`) and then every `syncMs`. */
+  /** Subscribes to policy announcements, syncs until the store answers (for at most `FIRST_SYNC_MS`), then every `syncMs`. */
   async start(): Promise<void> {
     if (!this.#subscribed) {
       this.#subscribed = true;
@@ -233,12 +233,25 @@ export class FleetLive {
         if (bundle === this.#served?.bundle) this.kick();
       }).catch((e) => this.#log(`live store: cannot subscribe: ${message(e)}`));
     }
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      this.sync(),
-      new Promise<void>((r) => timer = setTimeout(r, FIRST_SYNC_MS)),
-    ]);
-    clearTimeout(timer);
+    // The connection may still be opening: try again until it answers.
+    const end = performance.now() + FIRST_SYNC_MS;
+    for (;;) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        this.sync(),
+        new Promise<void>((r) =>
+          timer = setTimeout(r, Math.max(0, end - performance.now()))
+        ),
+      ]);
+      clearTimeout(timer);
+      if (this.#link === "connected" || performance.now() >= end) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    if (this.#link !== "connected") {
+      this.#log(
+        `live store ${this.#store.description} does not answer: certification withheld until it does`,
+      );
+    }
     if (this.#timer === undefined) {
       const timer = setInterval(() => this.kick(), this.#syncMs);
       Deno.unrefTimer(timer);
@@ -460,14 +473,14 @@ export class FleetLive {
 
   /** The store did not answer: keep the fleet's threshold, move only stricter on local evidence. */
   #unreachable(s: Served, e: unknown): void {
-    if (this.#link !== "unreachable") {
+    if (this.#link === "connected") {
       this.#log(
         `live store ${this.#store.description} unreachable (${
           message(e)
         }): keeping the fleet's threshold, moving only stricter on local evidence until it answers`,
       );
-      this.#link = "unreachable";
     }
+    this.#link = "unreachable";
     for (let i = 0; i < s.names.length; i++) {
       const pooled = s.pooled[i];
       if (pooled === null || pooled === undefined) continue; // withheld until read
