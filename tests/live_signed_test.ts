@@ -6,6 +6,7 @@
  */
 
 import assert from "node:assert/strict";
+import { createHmac } from "node:crypto";
 import { createApp } from "../src/http/app.ts";
 import { TableState } from "../src/engine/state.ts";
 import type { Table } from "../src/engine/table.ts";
@@ -60,6 +61,20 @@ Deno.test("AuditTokens.verify() gives back the claim of an id it issued, exactly
   assert.deepEqual(rest, claim);
   assert.match(tag, /^[0-9a-f]{32}$/);
   assert.notEqual(tokens.issue(claim), id, "two ids for one claim differ");
+});
+
+Deno.test("hmacSigner() gives HMAC-SHA256 cut to 16 bytes, for short and long keys", () => {
+  const payload = new TextEncoder().encode(
+    "forty-one bytes of payload, give or take",
+  );
+  for (const key of [KEY, "k".repeat(100)]) {
+    const bytes = new TextEncoder().encode(key);
+    const expected = createHmac("sha256", bytes).update(payload).digest()
+      .subarray(0, 16);
+    const tag = hmacSigner([bytes]).sign(payload);
+    assert.deepEqual([...tag], [...expected]);
+    assert.equal(hmacSigner([bytes]).verify(payload, tag), true);
+  }
 });
 
 Deno.test("AuditTokens.verify() refuses a changed id, another key's id and junk", () => {

@@ -170,7 +170,7 @@ function fleetFrom(
     }
   }
   const replica = values.replica ?? `${values.host.trim()}:${values.port}`;
-  if (replica.trim() === "" || /[\u0000-\u001f]/.test(replica)) {
+  if (replica.trim() === "" || [...replica].some((c) => c < " ")) {
     throw new UsageError("--replica must be a name on one line");
   }
   return { auditKeyFile, liveStore, replica: replica.trim() };
