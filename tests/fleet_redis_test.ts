@@ -392,8 +392,10 @@ Deno.test({
 
 Deno.test("deploy/compose.yaml runs every replica with flags serve accepts, each with its own name and feedback log", async () => {
   const compose = await Deno.readTextFile(`${DEPLOY}compose.yaml`);
-  const commands = [...compose.matchAll(/^\s+command: (\["serve".*\])$/gm)]
-    .map((m) => JSON.parse(m[1]!) as string[]);
+  // Flow sequences of strings: JSON once a trailing comma is dropped.
+  const commands = [
+    ...compose.matchAll(/^\s+command: (\[\s*"serve"[^\]]*\])/gm),
+  ].map((m) => JSON.parse(m[1]!.replace(/,\s*\]$/, "]")) as string[]);
   assert.equal(commands.length, 3);
   const settings = commands.map((c) => parseServeFlags(c.slice(1))!);
   assert.deepEqual(settings.map((s) => s.replica), [
