@@ -17,6 +17,11 @@
  *   audits and traces, in batches of 1 and 100.
  * - Reload under load: `wrk` on `/v1/decide` while the bundle is reloaded by
  *   SIGHUP; no request may fail.
+ * - With `--replicas N` (N > 1), only the fleet (`bench_fleet.ts`): N
+ *   replicas sharing a live store on a local `redis-server` against one
+ *   replica: signing cost, `/v1/decide` throughput, feedback round trips,
+ *   and the shifted stream (`--requests`, at `--shift-rate`) round-robin
+ *   with feedback to another replica.
  *
  * Prints per stream: certified share and disagreement over the second half,
  * audits spent, and every move of the live certificate.
@@ -46,6 +51,7 @@ import {
   type TrainOptions,
 } from "../src/train/trainer.ts";
 import { paraphraseFamilies } from "./bench_honest.ts";
+import { benchFleet } from "./bench_fleet.ts";
 
 const { values } = parseArgs({
   options: {
@@ -57,6 +63,7 @@ const { values } = parseArgs({
     "audit-rate": { type: "string", default: "0.02" },
     "shift-rate": { type: "string", default: "0.05" },
     seeds: { type: "string", default: "1" },
+    replicas: { type: "string", default: "1" },
     "skip-streams": { type: "boolean", default: false },
   },
 });
@@ -404,13 +411,41 @@ try {
   );
   const plainTable = await loadBundle(plain);
 
-  console.log("\n== Feedback cost (server time per sample, in process)");
-  feedbackCost(plainTable, bankTest);
+  const replicas = Number(values.replicas);
+  if (!(Number.isInteger(replicas) && replicas >= 1)) {
+    throw new RangeError(`--replicas must be a positive integer`);
+  }
+  if (replicas > 1) {
+    t0 = performance.now();
+    await trainBundle(paraphraseFamilies(bankTrain), {
+      split: "random",
+      similarity: 1,
+    }, shifted);
+    console.log(
+      `trained the paraphrase-family table in ${
+        ((performance.now() - t0) / 1000).toFixed(0)
+      } s`,
+    );
+    const { texts, labels } = resample(bankTest, REQUESTS, 101);
+    await benchFleet({
+      replicas,
+      plain,
+      shifted,
+      texts,
+      labels,
+      auditRate: Number(values["shift-rate"]),
+      alpha: plainTable.questions[0]!.calibration.alpha,
+      work,
+    });
+  } else {
+    console.log("\n== Feedback cost (server time per sample, in process)");
+    feedbackCost(plainTable, bankTest);
 
-  console.log("\n== Reload under load");
-  await reloadUnderLoad(plain, work);
+    console.log("\n== Reload under load");
+    await reloadUnderLoad(plain, work);
+  }
 
-  if (!values["skip-streams"]) {
+  if (replicas === 1 && !values["skip-streams"]) {
     t0 = performance.now();
     await trainBundle(paraphraseFamilies(bankTrain), {
       split: "random",

@@ -603,12 +603,14 @@ Deno.test("an unexpected failure on a decision route is a 500 with a generic mes
 
 Deno.test("/v1/health lists the questions and the versions", async () => {
   const res = await app().request("/v1/health");
-  assert.deepEqual(await res.json(), {
+  const { bundle_id, ...rest } = await res.json();
+  assert.deepEqual(rest, {
     ok: true,
     questions: ["topic", "urgent", "coin"],
     version: TOOL_VERSION,
     interface_version: INTERFACE_VERSION,
   });
+  assert.match(bundle_id, /^[0-9a-f]{64}$/);
 });
 
 Deno.test("GET / serves the dashboard page as HTML", async () => {

@@ -43,7 +43,7 @@ async function withServer(
 const CLEAR = "my invoice was overcharged";
 
 Deno.test("serve answers every route over a real socket", async () => {
-  await withServer({}, async (s) => {
+  await withServer({}, async (s, bundle) => {
     const decide = await postJson(s.base, "/v1/decide", { state: CLEAR });
     assert.equal(decide.status, 200);
     assert.equal(
@@ -82,12 +82,18 @@ Deno.test("serve answers every route over a real socket", async () => {
     assert.equal(metrics.status, 200);
     assert.match(metrics.text, /dtable_decision_requests_total/);
     const health = await getText(s.base, "/v1/health");
-    assert.deepEqual(JSON.parse(health.text), {
+    const { bundle_id, ...rest } = JSON.parse(health.text);
+    assert.deepEqual(rest, {
       ok: true,
       questions: ["topic", "urgent", "coin"],
       version: TOOL_VERSION,
       interface_version: INTERFACE_VERSION,
     });
+    // A bundle read from its folder is named by its manifest's checksum.
+    const manifest = JSON.parse(
+      await Deno.readTextFile(`${bundle}/manifest.json`),
+    );
+    assert.equal(bundle_id, manifest.manifest_sha256);
     const page = await getText(s.base, "/");
     assert.equal(page.status, 200);
     assert.match(page.headers.get("content-type")!, /^text\/html/);

@@ -430,6 +430,7 @@ export function decodeTable(
       format: manifest.format,
       format_version: manifest.format_version,
       tool_version: manifest.tool_version,
+      bundle_id: manifest.manifest_sha256 ?? null,
       training: manifest.training ?? null,
       report,
     },

@@ -19,7 +19,10 @@ import { RequestGate } from "../http/gate.ts";
 import { ROUTE_TABLE } from "../http/routes.ts";
 import { DRAIN_MS, type HttpServer, startServer } from "../http/server.ts";
 import { Service } from "../http/service.ts";
+import { AuditKeyFile } from "../live/audit_key.ts";
 import { DEFAULT_AUDIT_RATE } from "../live/controller.ts";
+import { FLEET_SYNC_MS } from "../live/fleet.ts";
+import type { LiveStore } from "../live/store.ts";
 import {
   fileToken,
   fixedToken,
@@ -81,7 +84,17 @@ Options:
                            (default ${DEFAULT_AUDIT_RATE}; 0 turns the live certificate off)
   --audit-seed N           seed of the audit sampler (default: random)
   --feedback-log FILE      append every POST /v1/feedback item to FILE as a trace line
-                           that train --traces reads (needs --allow-write=FILE)
+                           that train --traces reads (needs --allow-write=FILE); in a
+                           fleet, one file per replica (train --traces reads them all)
+  --audit-key-file FILE    sign audit ids with the key(s) in FILE (one per line, at
+                           least 16 bytes; the first signs, all verify; read again
+                           every second): any replica with the keys counts an audit,
+                           none keeps it while it waits. Refused when empty
+  --live-store URL         share the live certificate with a fleet through Redis or
+                           Valkey at redis://HOST:PORT[/DB] (needs --audit-key-file
+                           and --allow-net=HOST:PORT): every replica counts into it and
+                           applies the fleet's threshold within ${FLEET_SYNC_MS} ms
+  --replica NAME           this replica's name in /v1/stats (default HOST:PORT)
   --watch                  reload the bundle when its folder is replaced (needs read
                            access to the folder holding it); SIGHUP always reloads
   --word-cache-mb N        most memory the word cache keeps, in MiB (default ${
@@ -177,6 +190,8 @@ export async function serveCommand(args: string[]): Promise<number> {
   let loadMs: number;
   let monitor: DriftMonitor;
   let feedbackLog: FeedbackLog | null = null;
+  let auditKeys: AuditKeyFile | undefined;
+  let store: LiveStore | undefined;
   try {
     settings = parseServeFlags(args);
     if (settings === null) {
@@ -189,8 +204,11 @@ export async function serveCommand(args: string[]): Promise<number> {
     if (settings.feedbackLog !== undefined) {
       feedbackLog = await openFeedbackLog(settings.feedbackLog);
     }
+    auditKeys = await openAuditKeys(settings);
+    store = await openStore(settings);
   } catch (e) {
     console.error(`error: ${oneLine(e)}`);
+    auditKeys?.close();
     return 2;
   }
   const s = settings;
@@ -204,9 +222,20 @@ export async function serveCommand(args: string[]): Promise<number> {
     keepText: s.keepText,
     costPerCall: s.costPerCall,
     llmLatencyMs: s.llmLatencyMs,
-    live: s.live,
+    live: {
+      ...s.live,
+      auditKeys,
+      fleet: store === undefined ? undefined : {
+        store,
+        replica: s.replica,
+        log: (line) => console.error(`warning: ${line}`),
+      },
+    },
     feedbackLog: feedbackLog?.append,
   });
+  // A fleet's replica serves once it has read the fleet's threshold (or
+  // given up waiting: it then withholds certification until it has).
+  await service.live.fleet?.start();
   const log = (m: string) => console.error(`error: ${m}`);
   const onListen = (addr: Deno.NetAddr) => {
     const lines = [
@@ -225,6 +254,16 @@ export async function serveCommand(args: string[]): Promise<number> {
           s.live.auditRate * 100
         }% of certified answers (POST /v1/feedback)`
         : "  live certificate: off (--audit-rate 0)",
+      ...(auditKeys === undefined ? [] : [
+        `  audit ids: signed with the keys in ${auditKeys.path} (any replica holding them counts an audit)`,
+      ]),
+      ...(store === undefined ? [] : [
+        `  live store: ${store.description}, shared by the fleet (this replica: ${s.replica}; ${
+          service.live.fleet?.link === "connected"
+            ? "connected"
+            : "not reachable yet: certification withheld until it answers"
+        })`,
+      ]),
       `  reloads the bundle on SIGHUP${
         s.watch ? " and when its folder is replaced (--watch)" : ""
       }`,
@@ -294,7 +333,40 @@ export async function serveCommand(args: string[]): Promise<number> {
   } finally {
     for (const sig of signals) Deno.removeSignalListener(sig, onSignal);
     reloader.stop();
+    await service.live.fleet?.stop();
+    await store?.close();
+    auditKeys?.close();
     await feedbackLog?.close();
   }
   return 0;
+}
+
+/** The audit key file the settings name, read; throws `UsageError` when it cannot be used. */
+async function openAuditKeys(
+  s: ServeSettings,
+): Promise<AuditKeyFile | undefined> {
+  if (s.auditKeyFile === undefined) return undefined;
+  const path = s.auditKeyFile;
+  try {
+    return await AuditKeyFile.open(path, {
+      warn: (m) => console.error(`warning: ${m}`),
+    });
+  } catch (e) {
+    const hint = e instanceof Deno.errors.NotCapable ||
+        e instanceof Deno.errors.PermissionDenied
+      ? `; allow it with --allow-read=${path}`
+      : "";
+    throw new UsageError(
+      e instanceof RangeError
+        ? oneLine(e)
+        : `Cannot read audit key file ${path}: ${oneLine(e)}${hint}`,
+    );
+  }
+}
+
+/** The live store the settings name (its client loaded only then); it connects in the background. */
+async function openStore(s: ServeSettings): Promise<LiveStore | undefined> {
+  if (s.liveStore === undefined) return undefined;
+  const { RedisStore } = await import("../live/redis_store.ts");
+  return new RedisStore(s.liveStore);
 }

@@ -11,6 +11,7 @@ import { DEFAULT_WORD_CACHE_BYTES } from "../engine/word_cache.ts";
 import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from "../http/app.ts";
 import { DRAIN_MS } from "../http/server.ts";
 import { DEFAULT_AUDIT_RATE, type LiveOptions } from "../live/controller.ts";
+import { parseStoreUrl } from "../live/store.ts";
 import {
   DRIFT_FLAGS,
   driftFlagSettings,
@@ -35,6 +36,12 @@ export interface ServeSettings {
   wordCacheBytes: number;
   /** The live certificate's audit rate and seed. */
   live: LiveOptions;
+  /** The audit key file (`--audit-key-file`): signed audit ids. */
+  auditKeyFile: string | undefined;
+  /** The fleet's live store (`--live-store redis://HOST:PORT[/DB]`). */
+  liveStore: string | undefined;
+  /** This replica's name in a fleet (`--replica`). */
+  replica: string;
   /** Where feedback is appended as traces (`--feedback-log`). */
   feedbackLog: string | undefined;
   /** Reload the bundle when its folder is replaced (`--watch`). */
@@ -60,6 +67,9 @@ const SERVE_FLAGS = {
   "audit-rate": { type: "string" },
   "audit-seed": { type: "string" },
   "feedback-log": { type: "string" },
+  "audit-key-file": { type: "string" },
+  "live-store": { type: "string" },
+  replica: { type: "string" },
   watch: { type: "boolean", default: false },
   "body-timeout-ms": { type: "string" },
   "max-in-flight": { type: "string" },
@@ -106,6 +116,13 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
     (n) => n >= 0 && n <= 65536,
     "a number of MiB from 0 to 65536",
   );
+  const live = liveFrom(values);
+  const fleet = fleetFrom(values);
+  if (fleet.liveStore !== undefined && live.auditRate === 0) {
+    throw new UsageError(
+      "--live-store needs the live certificate on: --audit-rate must be above 0",
+    );
+  }
   return {
     bundle: userPath(values.bundle),
     host: values.host.trim().replace(/^\[(.*)\]$/, "$1"),
@@ -125,9 +142,38 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
     limits,
     feedbackLog: userPath(values["feedback-log"]),
     watch: values.watch,
-    live: liveFrom(values),
+    live,
+    ...fleet,
     drainMs,
   };
+}
+
+/** The audit key file, the live store and the replica's name, checked together. */
+function fleetFrom(
+  values: ServeValues,
+): Pick<ServeSettings, "auditKeyFile" | "liveStore" | "replica"> {
+  const auditKeyFile = userPath(values["audit-key-file"]);
+  if (auditKeyFile === "") {
+    throw new UsageError("--audit-key-file must name a file");
+  }
+  const liveStore = values["live-store"];
+  if (liveStore !== undefined) {
+    try {
+      parseStoreUrl(liveStore);
+    } catch (e) {
+      throw new UsageError(oneLine(e));
+    }
+    if (auditKeyFile === undefined) {
+      throw new UsageError(
+        "--live-store needs --audit-key-file: a fleet counts an audit on whichever replica its answer reaches, so every replica must verify its id",
+      );
+    }
+  }
+  const replica = values.replica ?? `${values.host.trim()}:${values.port}`;
+  if (replica.trim() === "" || [...replica].some((c) => c < " ")) {
+    throw new UsageError("--replica must be a name on one line");
+  }
+  return { auditKeyFile, liveStore, replica: replica.trim() };
 }
 
 /** What one language-model call costs, in money and time, when given. */

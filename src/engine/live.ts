@@ -111,6 +111,84 @@ export interface LiveState {
   candidates: CandidateState[];
 }
 
+/**
+ * A certificate's evidence as plain counts, which add up: the evidence of
+ * several streams of decisions about the same question is the sum of
+ * theirs (a fleet of replicas pools it in a shared store). Observations are
+ * counted by the strictest candidate they reach (a candidate's own counts
+ * are the sums over the candidates up to and including it), by kind.
+ */
+export interface LiveEvidence {
+  /** Per candidate, strictest first: decisions with no disagreement observed (certified and not audited, or labelled and agreed). */
+  agreed: number[];
+  /** Per candidate: audits where the model disagreed. */
+  auditDisagreed: number[];
+  /** Per candidate: feedback on uncertified answers where the model disagreed. */
+  feedbackDisagreed: number[];
+  /** Per candidate: labelled answers (audits and feedback). */
+  labelled: number[];
+  /** Audits answered, and how many disagreed. */
+  audited: number;
+  auditDisagreements: number;
+  /** Feedback counted on uncertified answers, and uncertified decisions. */
+  feedback: number;
+  uncertified: number;
+}
+
+/**
+ * Where a certificate's policy stands: the strictest refuted candidate
+ * (`floor`, the number of candidates while none is) and the candidate in
+ * force (`inForce`, -1 when withdrawn or uncalibrated), as indexes into its
+ * thresholds, strictest first.
+ */
+export interface LivePolicy {
+  floor: number;
+  inForce: number;
+}
+
+/** Evidence of nothing, over `k` candidates. */
+export function emptyEvidence(k: number): LiveEvidence {
+  const zeros = () => new Array<number>(k).fill(0);
+  return {
+    agreed: zeros(),
+    auditDisagreed: zeros(),
+    feedbackDisagreed: zeros(),
+    labelled: zeros(),
+    audited: 0,
+    auditDisagreements: 0,
+    feedback: 0,
+    uncertified: 0,
+  };
+}
+
+/** The evidence of two streams together; throws `RangeError` when they count different numbers of candidates. */
+export function addEvidence(a: LiveEvidence, b: LiveEvidence): LiveEvidence {
+  if (a.agreed.length !== b.agreed.length) {
+    throw new RangeError(
+      `Cannot add evidence over ${a.agreed.length} and ${b.agreed.length} candidates`,
+    );
+  }
+  const sum = (x: number[], y: number[]) => x.map((v, i) => v + y[i]!);
+  return {
+    agreed: sum(a.agreed, b.agreed),
+    auditDisagreed: sum(a.auditDisagreed, b.auditDisagreed),
+    feedbackDisagreed: sum(a.feedbackDisagreed, b.feedbackDisagreed),
+    labelled: sum(a.labelled, b.labelled),
+    audited: a.audited + b.audited,
+    auditDisagreements: a.auditDisagreements + b.auditDisagreements,
+    feedback: a.feedback + b.feedback,
+    uncertified: a.uncertified + b.uncertified,
+  };
+}
+
+/** True when `e` counts nothing. */
+export function isEmptyEvidence(e: LiveEvidence): boolean {
+  const none = (x: number[]) => x.every((v) => v === 0);
+  return e.uncertified === 0 && e.audited === 0 && e.feedback === 0 &&
+    none(e.agreed) && none(e.auditDisagreed) && none(e.feedbackDisagreed) &&
+    none(e.labelled);
+}
+
 /** Bet fractions of the below-alpha (certify) mixture, as shares of the largest safe bet. */
 const CERTIFY_FRACTIONS = [0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.9];
 /**
@@ -352,6 +430,109 @@ export class LiveCertificate {
     return [...this.#thresholds];
   }
 
+  /**
+   * The strictest candidate `confidence` reaches (-1 for none): an answer
+   * at that confidence counts for it and every more lenient one.
+   */
+  candidateOf(confidence: number): number {
+    return this.#first(confidence);
+  }
+
+  /** A copy of the evidence so far. */
+  evidence(): LiveEvidence {
+    const k = this.#thresholds.length;
+    const bins = this.#bins;
+    return {
+      agreed: Array.from(bins.subarray(AGREED * k, AGREED * k + k)),
+      auditDisagreed: Array.from(
+        bins.subarray(DISAGREED_AUDIT * k, DISAGREED_AUDIT * k + k),
+      ),
+      feedbackDisagreed: Array.from(
+        bins.subarray(DISAGREED_FEEDBACK * k, DISAGREED_FEEDBACK * k + k),
+      ),
+      labelled: Array.from(this.#labelledBins),
+      audited: this.#audited,
+      auditDisagreements: this.#auditDisagreements,
+      feedback: this.#feedback,
+      uncertified: this.#uncertified,
+    };
+  }
+
+  /** The evidence so far, leaving none (the policy stays): what a replica hands to its fleet's store. */
+  takeEvidence(): LiveEvidence {
+    const out = this.evidence();
+    this.#bins.fill(0);
+    this.#labelledBins.fill(0);
+    this.#audited = 0;
+    this.#auditDisagreements = 0;
+    this.#feedback = 0;
+    this.#uncertified = 0;
+    return out;
+  }
+
+  /** Where the policy stands now (as `decide` last left it). */
+  policy(): LivePolicy {
+    return { floor: this.#floor, inForce: this.#inForce };
+  }
+
+  /**
+   * Replaces the evidence with `evidence` and, when given, the policy with
+   * `policy` (for example the pooled evidence and policy of a fleet, read
+   * from its store). Throws `RangeError` for evidence over another number
+   * of candidates, a negative or non-finite count, or a policy that is not
+   * one this certificate could reach (a floor outside [0, K], a candidate
+   * in force at or past the floor, any in force while uncalibrated).
+   */
+  restore(evidence: LiveEvidence, policy?: LivePolicy): void {
+    const k = this.#thresholds.length;
+    const lists = [
+      evidence.agreed,
+      evidence.auditDisagreed,
+      evidence.feedbackDisagreed,
+      evidence.labelled,
+    ];
+    const totals = [
+      evidence.audited,
+      evidence.auditDisagreements,
+      evidence.feedback,
+      evidence.uncertified,
+    ];
+    const ok = (v: number) => Number.isFinite(v) && v >= 0;
+    if (lists.some((l) => l.length !== k)) {
+      throw new RangeError(
+        `Live evidence must count ${k} candidates: got ${
+          lists.map((l) => l.length).join(", ")
+        }`,
+      );
+    }
+    if (!lists.every((l) => l.every(ok)) || !totals.every(ok)) {
+      throw new RangeError("Live evidence counts must be finite and >= 0");
+    }
+    if (policy !== undefined) {
+      const { floor, inForce } = policy;
+      const valid = Number.isInteger(floor) && floor >= 0 && floor <= k &&
+        Number.isInteger(inForce) && inForce >= -1 && inForce < floor &&
+        (this.#bundle >= 0 || inForce === -1);
+      if (!valid) {
+        throw new RangeError(
+          `A live policy needs 0 <= floor <= ${k} and -1 <= inForce < floor: got floor ${floor}, inForce ${inForce}`,
+        );
+      }
+    }
+    lists.slice(0, KINDS).forEach((l, kind) => this.#bins.set(l, kind * k));
+    this.#labelledBins.set(evidence.labelled);
+    [
+      this.#audited,
+      this.#auditDisagreements,
+      this.#feedback,
+      this.#uncertified,
+    ] = totals as [number, number, number, number];
+    if (policy !== undefined) {
+      this.#floor = policy.floor;
+      this.#inForce = policy.inForce;
+    }
+  }
+
   /** The strictest candidate a confidence reaches (-1 for none): the candidates it counts for start there. */
   #first(confidence: number): number {
     const t = this.#thresholds;
@@ -476,17 +657,7 @@ export class LiveCertificate {
         }
       }
     }
-    const f = this.#inForce;
-    return {
-      threshold: f < 0 ? null : this.#thresholds[f]!,
-      reason: f < 0
-        ? "withdrawn"
-        : f === this.#bundle
-        ? "bundle"
-        : f > this.#bundle
-        ? "live_lower"
-        : "live_stricter",
-    };
+    return this.current();
   }
 
   /** The weighted disagreement estimate over counts `n`; null before any decision. */
@@ -532,9 +703,29 @@ export class LiveCertificate {
     };
   }
 
-  /** The threshold in force (after `decide`), why, and what the evidence says about every candidate. */
-  state(): LiveState {
-    const decision = this.decide();
+  /** The threshold in force as the policy stands, without weighing new evidence (`decide` does that). */
+  current(): LiveDecision {
+    if (this.#bundle < 0) return { threshold: null, reason: "uncalibrated" };
+    const f = this.#inForce;
+    return {
+      threshold: f < 0 ? null : this.#thresholds[f]!,
+      reason: f < 0
+        ? "withdrawn"
+        : f === this.#bundle
+        ? "bundle"
+        : f > this.#bundle
+        ? "live_lower"
+        : "live_stricter",
+    };
+  }
+
+  /**
+   * The threshold in force (after `decide`, unless `decide` is false: then
+   * as the policy stands), why, and what the evidence says about every
+   * candidate.
+   */
+  state(decide = true): LiveState {
+    const decision = decide ? this.decide() : this.current();
     const states = this.#thresholds.map((_, j) => this.#candidateState(j));
     const at = this.#inForce >= 0 ? this.#inForce : this.#bundle;
     return {

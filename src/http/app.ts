@@ -18,6 +18,8 @@
 import { type Context, Hono } from "hono";
 import { assess, prepareText } from "../engine/answer.ts";
 import { countFeedback, feedbackTrace } from "../live/feedback.ts";
+import { bundleIdOf } from "../live/bundle_id.ts";
+import { countFleetFeedback } from "../live/fleet_feedback.ts";
 import { traceLine } from "../traces/write.ts";
 import {
   BODY_TIMEOUT_MS,
@@ -206,11 +208,12 @@ export function appFor(
           throw logFailure(e);
         }
       }
-      return c.json(
-        feedbackReply(
-          countFeedback(service.live, served.table, served.peek, items),
-        ),
-      );
+      const live = service.live;
+      return c.json(feedbackReply(
+        live.fleet === null
+          ? countFeedback(live, served.table, served.peek, items)
+          : await countFleetFeedback(live, served.table, served.peek, items),
+      ));
     },
     "/": (c) => {
       c.header("Cache-Control", "no-store");
@@ -240,6 +243,7 @@ export function appFor(
           questions: [...service.served.questionNames],
           version: TOOL_VERSION,
           interface_version: INTERFACE_VERSION,
+          bundle_id: bundleIdOf(service.served.table),
         } satisfies HealthDocument,
       ),
     "/v1/openapi.json": async (c) =>

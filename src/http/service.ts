@@ -84,6 +84,7 @@ export class Service {
     this.log = deps.log ?? ((m: string) => console.error(m));
     this.dashboardHtml = deps.dashboardHtml ?? defaultDashboard;
     this.live = new LiveController(deps.live ?? { auditRate: 0 });
+    this.live.serve(deps.table);
     this.feedbackLog = deps.feedbackLog ?? null;
     this.stats = new ServiceStats({
       table: deps.table,
@@ -111,6 +112,7 @@ export class Service {
   swap(table: Table, monitor?: DriftMonitor, loadMs?: number): ServedTable {
     const next = serveTable(table, monitor);
     this.#served = next;
+    this.live.serve(table);
     this.stats.serve(table, next.monitor, undefined, loadMs);
     return next;
   }

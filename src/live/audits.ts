@@ -59,7 +59,14 @@ export interface PendingAudit {
 }
 
 /** Why an audit id could not be used. */
-export type AuditMiss = "unknown" | "expired" | "answered" | "other_question";
+export type AuditMiss =
+  | "unknown"
+  | "expired"
+  | "answered"
+  | "other_question"
+  | "forged"
+  | "other_bundle"
+  | "not_shared";
 
 /** Options of `PendingAudits`. */
 export interface PendingAuditsOptions {

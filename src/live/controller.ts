@@ -18,18 +18,23 @@
  */
 
 import { LiveCertificate, type LiveState } from "../engine/live.ts";
-import {
-  reinstateCertification,
-  setThresholdInForce,
-  withdrawCertification,
-} from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
 import { answerOf, type Assessment } from "../engine/verdict.ts";
+import { applyLiveDecision } from "./apply.ts";
+import type { AuditKeyFile } from "./audit_key.ts";
+import { AuditTokens, type VerifiedAudit } from "./audit_token.ts";
 import {
+  type AuditMiss,
   AuditSampler,
+  MAX_PENDING_AUDITS,
+  type PendingAudit,
   PendingAudits,
   type PendingAuditsOptions,
 } from "./audits.ts";
+import { bundleIdOf } from "./bundle_id.ts";
+import { FleetLive, type FleetOptions } from "./fleet.ts";
+import { ReplayGuard } from "./replays.ts";
+import { randomHex8 } from "./store.ts";
 
 /** Uncertified answers remembered for feedback without an audit id (see `takeRecent`). */
 export const RECENT_ANSWERS = 16_384;
@@ -57,6 +62,23 @@ export interface LiveOptions {
   auditSeed?: number | undefined;
   /** Limits and clock of the pending audits. */
   pending?: PendingAuditsOptions | undefined;
+  /**
+   * Signs audit ids with these keys (`serve --audit-key-file`): an id
+   * then says what it stands for, any process holding the keys counts it,
+   * and none is kept while it waits. Absent: ids name audits this process
+   * keeps (`PendingAudits`).
+   */
+  auditKeys?: AuditKeyFile | undefined;
+  /** Pools the evidence with a fleet's store (`serve --live-store`); needs `auditKeys`. */
+  fleet?: FleetOptions | undefined;
+  /** The wall clock signed ids carry, in ms (`Date.now` by default). */
+  clock?: (() => number) | undefined;
+}
+
+/** A signed audit id that verified, with the answer it stands for. */
+export interface CheckedAudit extends VerifiedAudit {
+  /** The table's answer, as the feedback item spells it. */
+  tableAnswer: string | boolean;
 }
 
 /** True when an answer passed every rule but, perhaps, the threshold (see the module doc). */
@@ -99,12 +121,72 @@ export class LiveController {
   readonly #tables = new WeakMap<Table, Certificates>();
   /** Recent uncertified eligible answers by question and text, oldest first (see `takeRecent`). */
   readonly #recent = new Map<string, RecentAnswer>();
+  /** The key file of signed ids; null when ids are kept in `pending`. */
+  readonly #keys: AuditKeyFile | null;
+  readonly #tokens: AuditTokens | null;
+  /** Signed ids counted lately by this process. */
+  readonly #replays: ReplayGuard;
+  readonly #clock: () => number;
+  /** The evidence pool of this process's signed ids when it has no fleet. */
+  readonly #ownPool = randomHex8();
+  /** The fleet's shared live certificate; null for a lone process. */
+  readonly fleet: FleetLive | null;
 
-  /** A controller for `options`; throws `RangeError` for a rate outside [0, 1]. */
+  /**
+   * A controller for `options`; throws `RangeError` for a rate outside
+   * [0, 1], or a fleet without audit keys.
+   */
   constructor(options: LiveOptions) {
     this.seed = options.auditSeed ?? randomSeed();
     this.#sampler = new AuditSampler(options.auditRate, this.seed);
     this.pending = new PendingAudits(options.pending);
+    this.#keys = options.auditKeys ?? null;
+    this.#tokens = this.#keys === null
+      ? null
+      : new AuditTokens(this.#keys.signer);
+    this.#keys?.onChange((signer) => this.#tokens!.signer = signer);
+    this.#replays = new ReplayGuard(
+      options.pending?.capacity ?? MAX_PENDING_AUDITS,
+      this.auditTtlMs,
+    );
+    this.#clock = options.clock ?? Date.now;
+    if (options.fleet !== undefined && this.#keys === null) {
+      throw new RangeError("A fleet's live certificate needs signed audit ids");
+    }
+    this.fleet = options.fleet === undefined
+      ? null
+      : new FleetLive(options.fleet);
+  }
+
+  /** True when audit ids are signed (any replica with the keys counts them). */
+  get signed(): boolean {
+    return this.#tokens !== null;
+  }
+
+  /** How long an audit may wait for its answer, in ms. */
+  get auditTtlMs(): number {
+    return this.pending.ttlMs;
+  }
+
+  /** Milliseconds left in the lifetime of an audit given at `issuedAt` (wall clock). */
+  auditRemainingMs(issuedAt: number): number {
+    return issuedAt + this.auditTtlMs - this.#clock();
+  }
+
+  /** The evidence pool signed ids name: the fleet's epoch, or this process's own. */
+  get pool(): string {
+    return this.fleet?.epoch ?? this.#ownPool;
+  }
+
+  /**
+   * Serves `table` from now on: a fleet reads its pooled certificate (and
+   * withholds certification until it has). Nothing for a lone process,
+   * whose certificates start when first used.
+   */
+  serve(table: Table): void {
+    if (this.fleet !== null && this.enabled) {
+      this.fleet.serve(table, this.certificates(table), this.auditRate);
+    }
   }
 
   /** The audit rate. */
@@ -164,15 +246,88 @@ export class LiveController {
       }
       if (!picked) continue;
       ids ??= new Array<string | undefined>(answers.length);
-      ids[i] = this.pending.add({
-        table,
-        certificate,
-        question: a.question,
-        answer: answerOf(a.answer)!,
-        confidence: a.fullConfidence,
-      });
+      const answer = answerOf(a.answer)!;
+      ids[i] = this.#tokens === null
+        ? this.pending.add({
+          table,
+          certificate,
+          question: a.question,
+          answer,
+          confidence: a.fullConfidence,
+        })
+        : this.#tokens.issue({
+          slot: a.slot,
+          answer: typeof answer === "boolean"
+            ? (answer ? 1 : 0)
+            : table.questions[a.slot]!.optionIndex.get(answer)!,
+          confidence: a.fullConfidence,
+          issuedAt: this.#clock(),
+          bundle: bundleIdOf(table).slice(0, 16),
+          pool: this.pool,
+        });
     }
     return ids;
+  }
+
+  /**
+   * Checks a signed audit id against the served `table` and the feedback
+   * item's `question`: its claim, or why it cannot count (`forged`: not
+   * signed by a key held now, or not an id at all; `other_bundle`: given
+   * by another bundle; `not_shared`: its decision was counted in evidence
+   * this process does not share; `other_question`; `expired`: issued more
+   * than the audit lifetime ago, or as far ahead by a clock; `answered`:
+   * counted already). A verified id is remembered as counted.
+   */
+  checkAudit(
+    id: string,
+    question: string,
+    table: Table,
+  ): CheckedAudit | AuditMiss {
+    const claim = this.#tokens?.verify(id) ?? null;
+    if (claim === null) return "forged";
+    if (claim.bundle !== bundleIdOf(table).slice(0, 16)) return "other_bundle";
+    if (claim.pool !== this.pool) return "not_shared";
+    const q = table.questions[claim.slot];
+    if (q === undefined) return "forged";
+    if (q.name !== question) return "other_question";
+    const now = this.#clock();
+    if (Math.abs(now - claim.issuedAt) > this.auditTtlMs) return "expired";
+    const tableAnswer = q.kind === "yes_no"
+      ? claim.answer === 1
+      : q.options[claim.answer];
+    if (tableAnswer === undefined) return "forged";
+    const replay = this.#replays.admit(claim.tag, claim.issuedAt, now);
+    if (replay !== null) return replay;
+    return { ...claim, tableAnswer };
+  }
+
+  /** Reads the audit key file again (an id that did not verify may be signed by a new key); true when the keys changed. */
+  async rereadKeys(): Promise<boolean> {
+    return (await this.#keys?.reread()) ?? false;
+  }
+
+  /**
+   * The audit `id` names for `question` on the served `table`, taken so it
+   * is never counted twice; or why there is none. Kept ids come from
+   * `pending`; signed ones are checked (`checkAudit`) and stand for an
+   * answer of `table`.
+   */
+  takeAudit(
+    id: string,
+    question: string,
+    table: Table,
+  ): PendingAudit | AuditMiss {
+    if (this.#tokens === null) return this.pending.take(id, question);
+    const checked = this.checkAudit(id, question, table);
+    if (typeof checked === "string") return checked;
+    return {
+      table,
+      certificate: this.certificates(table)[checked.slot]!,
+      question,
+      answer: checked.tableAnswer,
+      confidence: checked.confidence,
+      at: checked.issuedAt,
+    };
   }
 
   /**
@@ -202,22 +357,18 @@ export class LiveController {
    * threshold is supported again).
    */
   apply(table: Table, name: string): void {
-    if (!this.enabled) return;
+    // A fleet's threshold is the fleet's: its store syncs put it in force.
+    if (!this.enabled || this.fleet !== null) return;
     const slot = table.questions.findIndex((q) => q.name === name);
     if (slot < 0) return;
-    const decision = this.certificates(table)[slot]!.decide();
-    if (decision.reason === "uncalibrated") return;
-    if (decision.threshold === null) withdrawCertification(table, name);
-    else {
-      setThresholdInForce(table, name, decision.threshold);
-      reinstateCertification(table, name);
-    }
+    applyLiveDecision(table, name, this.certificates(table)[slot]!.decide());
   }
 
-  /** The live state of every question of `table`, by name (empty when off). */
+  /** The live state of every question of `table`, by name (empty when off); a fleet's pooled one. */
   states(table: Table): Map<string, LiveState> {
     const out = new Map<string, LiveState>();
     if (!this.enabled) return out;
+    if (this.fleet !== null) return this.fleet.states(table);
     const certificates = this.certificates(table);
     table.questions.forEach((q, i) =>
       out.set(q.name, certificates[i]!.state())

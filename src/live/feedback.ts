@@ -34,7 +34,7 @@ export interface FeedbackItem {
 /** An audit id that could not be used, and why. */
 export interface MissedAudit {
   audit: string;
-  /** `unknown` (never given), `expired` (dropped unanswered, or answered long ago), `answered` (answered already), `other_question` (given for another question). */
+  /** `unknown` (never given), `expired` (dropped unanswered, or answered long ago), `answered` (answered already), `other_question` (given for another question); with signed ids also `forged` (not signed by a key held), `other_bundle` (given by another bundle), `not_shared` (its decision counted in evidence this replica does not share). */
   reason: AuditMiss;
 }
 
@@ -84,7 +84,7 @@ export function countFeedback(
   };
   for (const item of items) {
     if (item.audit !== undefined) {
-      const found = live.pending.take(item.audit, item.question);
+      const found = live.takeAudit(item.audit, item.question, table);
       if (typeof found === "string") {
         tally.missedAudits.push({ audit: item.audit, reason: found });
         tally.tracesOnly++;
@@ -98,42 +98,53 @@ export function countFeedback(
       tally.audits++;
       continue;
     }
-    if (!live.enabled) {
+    const counted = countTraceItem(live, table, guard, item);
+    if (counted === null) {
       tally.tracesOnly++;
       continue;
     }
-    // An answer served uncertified moments ago is counted as it was served,
-    // without answering again; others are answered again now.
-    const recent = live.takeRecent(item.question, item.text);
-    if (recent !== undefined) {
-      recent.certificate.recordFeedback(
-        recent.confidence,
-        recent.answer !== item.answer,
-      );
-      touch(recent.table, item.question);
-      tally.feedback++;
-      continue;
-    }
-    const a = assess(
-      table,
-      prepareText(table, item.text),
-      item.question,
-      {},
-      guard,
-    );
-    if (!isEligible(a) || a.answer.certified) {
-      tally.tracesOnly++;
-      continue;
-    }
-    live.certificates(table)[a.slot]!.recordFeedback(
-      a.fullConfidence,
-      answerOf(a.answer) !== item.answer,
-    );
-    touch(table, item.question);
+    touch(counted, item.question);
     tally.feedback++;
   }
   for (const [t, names] of touched) {
     for (const name of names) live.apply(t, name);
   }
   return tally;
+}
+
+/**
+ * Counts a feedback item without an audit id as feedback on an uncertified
+ * answer (see the module doc), and returns the table whose certificate
+ * counted it; null when it is a trace only.
+ */
+export function countTraceItem(
+  live: LiveController,
+  table: Table,
+  guard: DriftGuard,
+  item: FeedbackItem,
+): Table | null {
+  if (!live.enabled) return null;
+  // An answer served uncertified moments ago is counted as it was served,
+  // without answering again; others are answered again now.
+  const recent = live.takeRecent(item.question, item.text);
+  if (recent !== undefined) {
+    recent.certificate.recordFeedback(
+      recent.confidence,
+      recent.answer !== item.answer,
+    );
+    return recent.table;
+  }
+  const a = assess(
+    table,
+    prepareText(table, item.text),
+    item.question,
+    {},
+    guard,
+  );
+  if (!isEligible(a) || a.answer.certified) return null;
+  live.certificates(table)[a.slot]!.recordFeedback(
+    a.fullConfidence,
+    answerOf(a.answer) !== item.answer,
+  );
+  return table;
 }

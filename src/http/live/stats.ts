@@ -61,8 +61,21 @@ export function liveStats(
   table: Table,
 ): LiveStatsDocument {
   const states = live.states(table);
+  const fleet = live.fleet?.status() ?? null;
   return {
     enabled: live.enabled,
+    audit_ids: live.signed ? "signed" : "kept",
+    fleet: fleet === null ? null : {
+      replica: fleet.replica,
+      store: fleet.store,
+      link: fleet.link,
+      epoch: fleet.epoch,
+      last_sync_ago_ms: fleet.lastSyncAgoMs,
+      syncs: fleet.syncs,
+      failures: fleet.failures,
+      waiting_audits: fleet.waitingAudits,
+      waiting_batches: fleet.waitingBatches,
+    },
     audit_rate: live.auditRate,
     pending_audits: live.pending.size,
     pending_capacity: live.pending.capacity,

@@ -300,6 +300,10 @@ export const HealthDocument = Type.Object({
   interface_version: Type.String({
     description: "The HTTP interface release it implements.",
   }),
+  bundle_id: Type.String({
+    description:
+      "The bundle served: its manifest's checksum (64 hex digits); a rolling reload is done when every replica names the same one.",
+  }),
 });
 
 /** The health document. */

@@ -13,6 +13,7 @@ import type { MissedAudit as LiveMissedAudit } from "../../live/feedback.ts";
 import { MAX_FEEDBACK_ITEMS } from "../live/feedback.ts";
 import {
   count,
+  nullable,
   nullableNumber,
   oneOf,
   probability,
@@ -54,6 +55,9 @@ const AUDIT_MISSES = [
   "expired",
   "answered",
   "other_question",
+  "forged",
+  "other_bundle",
+  "not_shared",
 ] as const;
 
 /** An audit id that was not counted, and why. */
@@ -77,7 +81,7 @@ export const FeedbackResponse = Type.Object({
   }),
   missed_audits: Type.Array(MissedAudit, {
     description:
-      "Audit ids that were not counted: unknown (never given), expired (dropped unanswered, or answered long ago), answered (answered already: each id counts once) or other_question (given for another question).",
+      "Audit ids that were not counted: unknown (never given), expired (dropped unanswered, or answered long ago), answered (answered already: each id counts once, across a fleet with a live store), other_question (given for another question); with signed ids (serve --audit-key-file) also forged (not signed by a key this replica holds), other_bundle (given by a replica serving another bundle) or not_shared (its decision was counted in evidence this replica does not share: another replica without a common live store, or a store that lost its data since).",
   }),
 });
 
@@ -114,9 +118,44 @@ export const LiveQuestion = Type.Object({
 /** One question's live certificate, as `/v1/stats` shows it. */
 export type LiveQuestionStats = Static<typeof LiveQuestion>;
 
+/** A fleet's shared live certificate, as one replica sees it. */
+export const LiveFleet = Type.Object({
+  replica: Type.String({
+    description: "This replica's name (serve --replica).",
+  }),
+  store: Type.String({
+    description: "The live store's address, without a password.",
+  }),
+  link: oneOf(["connecting", "connected", "unreachable"] as const),
+  epoch: Type.String({
+    description:
+      "The evidence pool of the bundle served in the store; empty before the first sync.",
+  }),
+  last_sync_ago_ms: nullable(Type.Integer({ minimum: 0 })),
+  syncs: count,
+  failures: count,
+  waiting_audits: Type.Integer({
+    minimum: 0,
+    description:
+      "Audits counted here while the store was unreachable, not yet in the store.",
+  }),
+  waiting_batches: count,
+});
+
+/** A fleet's shared live certificate, as one replica sees it. */
+export type LiveFleetStats = Static<typeof LiveFleet>;
+
 /** The `live` section of `/v1/stats`. */
 export const LiveStats = Type.Object({
   enabled: Type.Boolean(),
+  audit_ids: oneOf(["kept", "signed"] as const, {
+    description:
+      "kept: audit ids name audits this process keeps; signed: ids carry what they stand for, signed with the audit key (any replica with the key counts them).",
+  }),
+  fleet: nullable(ref("LiveFleet", LiveFleet), {
+    description:
+      "The fleet's shared live certificate (serve --live-store); null for a lone replica. The questions then show the fleet's pooled evidence.",
+  }),
   audit_rate: probability,
   pending_audits: count,
   pending_capacity: count,
@@ -134,6 +173,7 @@ export const LIVE_SCHEMAS = {
   FeedbackRequest,
   FeedbackResponse,
   LiveQuestion,
+  LiveFleet,
   LiveStats,
 };
 

@@ -98,6 +98,10 @@ export const StatsDocument = Type.Object({
   started_at: Type.String({ format: "date-time" }),
   uptime_s: nonNegative,
   bundle: Type.Object({
+    id: Type.String({
+      description:
+        "The bundle id: its manifest's checksum (64 hex digits), the same on every replica serving the same bundle.",
+    }),
     path: Type.String(),
     load_ms: nullableNumber,
     questions: Type.Array(QuestionSummary),

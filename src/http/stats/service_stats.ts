@@ -11,6 +11,7 @@ import type { DriftMonitor } from "../../engine/drift.ts";
 import { thresholdInForce } from "../../engine/state.ts";
 import type { Table } from "../../engine/table.ts";
 import type { Assessment } from "../../engine/verdict.ts";
+import { bundleIdOf } from "../../live/bundle_id.ts";
 import { AnswerCounts, ResponseCounts } from "./counters.ts";
 import {
   type QuestionCounts,
@@ -238,6 +239,7 @@ export class ServiceStats {
       started_at: new Date(this.#startedAt).toISOString(),
       uptime_s: Math.round(this.uptimeSeconds() * 1000) / 1000,
       bundle: {
+        id: bundleIdOf(table),
         path: this.#bundlePath,
         load_ms: this.#loadMs === null ? null : round1(this.#loadMs),
         questions: table.questions.map((q) => ({

@@ -1,0 +1,203 @@
+/**
+ * Signed audit ids (`serve --audit-key-file`): an audit id that says what
+ * it stands for, so any replica holding the key can count it without
+ * having kept anything when it was given.
+ *
+ * An id is the base64url text of 41 payload bytes and a 16-byte tag. The
+ * payload, little-endian: format (1 byte, 1), question position (u16), the
+ * table's answer (u16: option position, or 1 for yes and 0 for no), the
+ * answer's full-option confidence (f64, exactly as thresholds are compared
+ * with it), the issue time (f64, ms since the epoch), the bundle id (8
+ * bytes: the first 16 hex digits of the manifest checksum), the evidence
+ * pool (4 bytes: the fleet's store epoch, or the replica's own random id
+ * without a store) and a nonce (8 bytes: the issuing process's random id and
+ * a counter), so no two ids are alike. The tag is HMAC-SHA256 of the
+ * payload under the audit key, cut to 16 bytes; it is computed with
+ * `node:crypto` (the keyed hash states made once, copied per id) because
+ * an id is made inside the decision route, which does not wait on promises
+ * (`scripts/bench-live.ts --replicas 3` measures it against WebCrypto).
+ *
+ * The tag also names the audit across the fleet: a store remembers it for
+ * the audit's lifetime, so a replayed id is counted once.
+ *
+ * @module
+ */
+
+import { createHash, timingSafeEqual } from "node:crypto";
+
+/** Bytes of a token's payload and of its tag. */
+const PAYLOAD_BYTES = 41;
+const TAG_BYTES = 16;
+const FORMAT = 1;
+
+/** What a signed audit id stands for. */
+export interface AuditClaim {
+  /** Position of the question in the bundle. */
+  slot: number;
+  /** The table's answer: option position (choice), or 1 yes / 0 no. */
+  answer: number;
+  /** The answer's full-option confidence. */
+  confidence: number;
+  /** When the id was given, ms since the epoch (wall clock: replicas compare it). */
+  issuedAt: number;
+  /** The bundle that answered: 16 hex digits. */
+  bundle: string;
+  /** The evidence pool the decision was counted in: 8 hex digits. */
+  pool: string;
+}
+
+/** A verified id: its claim and the hex of its tag (the id's name across a fleet). */
+export interface VerifiedAudit extends AuditClaim {
+  tag: string;
+}
+
+/** Signs and verifies with a list of keys: the first signs, any verifies. */
+export interface AuditSigner {
+  /** The 16-byte tag of `payload` under the signing key. */
+  sign(payload: Uint8Array): Uint8Array;
+  /** True when `tag` is the tag of `payload` under one of the keys. */
+  verify(payload: Uint8Array, tag: Uint8Array): boolean;
+}
+
+/** HMAC-SHA256 cut to 16 bytes, under `keys` (the first signs); throws `RangeError` without a key. */
+export function hmacSigner(keys: readonly Uint8Array[]): AuditSigner {
+  if (keys.length === 0) throw new RangeError("An audit signer needs a key");
+  // HMAC's two keyed hash states, made once per key and copied per id
+  // (half the cost of a fresh `createHmac`, which sets the key up each time).
+  const states = keys.map((key) => {
+    const block = key.length > 64
+      ? new Uint8Array(createHash("sha256").update(key).digest())
+      : key;
+    const inner = new Uint8Array(64).fill(0x36);
+    const outer = new Uint8Array(64).fill(0x5c);
+    block.forEach((b, i) => {
+      inner[i]! ^= b;
+      outer[i]! ^= b;
+    });
+    return {
+      inner: createHash("sha256").update(inner),
+      outer: createHash("sha256").update(outer),
+    };
+  });
+  const tagOf = (at: number, payload: Uint8Array) => {
+    const { inner, outer } = states[at]!;
+    const digest = outer.copy().update(inner.copy().update(payload).digest())
+      .digest();
+    return new Uint8Array(digest.subarray(0, TAG_BYTES));
+  };
+  return {
+    sign: (payload) => tagOf(0, payload),
+    verify(payload, tag) {
+      if (tag.length !== TAG_BYTES) return false;
+      return states.some((_, at) => timingSafeEqual(tagOf(at, payload), tag));
+    },
+  };
+}
+
+function hexBytes(hex: string, n: number): Uint8Array {
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const byte = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+    out[i] = Number.isNaN(byte) ? 0 : byte;
+  }
+  return out;
+}
+
+function bytesHex(bytes: Uint8Array): string {
+  let s = "";
+  for (const b of bytes) s += b.toString(16).padStart(2, "0");
+  return s;
+}
+
+function base64url(bytes: Uint8Array): string {
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function fromBase64url(text: string): Uint8Array | null {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
+  try {
+    const bin = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+    const out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Makes signed audit ids for one process: its nonce prefix is random, its
+ * counter runs from 0.
+ *
+ * @example
+ * ```ts
+ * import { AuditTokens, hmacSigner } from "./audit_token.ts";
+ * import { assertEquals } from "node:assert/strict";
+ * const tokens = new AuditTokens(hmacSigner([new TextEncoder().encode("a long shared secret")]));
+ * const id = tokens.issue({ slot: 0, answer: 3, confidence: 0.93, issuedAt: 1e12, bundle: "00112233445566ff", pool: "abcdef01" });
+ * const back = tokens.verify(id);
+ * assertEquals(typeof back === "object" && back.answer, 3);
+ * ```
+ */
+export class AuditTokens {
+  #signer: AuditSigner;
+  readonly #payload = new Uint8Array(PAYLOAD_BYTES);
+  readonly #view = new DataView(this.#payload.buffer);
+  readonly #token = new Uint8Array(PAYLOAD_BYTES + TAG_BYTES);
+  #counter = 0;
+
+  /** Tokens under `signer`; the nonce prefix is random. */
+  constructor(signer: AuditSigner) {
+    this.#signer = signer;
+    crypto.getRandomValues(this.#payload.subarray(33, 37));
+  }
+
+  /** Replaces the keys (a key file read again). */
+  set signer(signer: AuditSigner) {
+    this.#signer = signer;
+  }
+
+  /** A signed id for `claim`. */
+  issue(claim: AuditClaim): string {
+    const v = this.#view;
+    const p = this.#payload;
+    v.setUint8(0, FORMAT);
+    v.setUint16(1, claim.slot, true);
+    v.setUint16(3, claim.answer, true);
+    v.setFloat64(5, claim.confidence, true);
+    v.setFloat64(13, claim.issuedAt, true);
+    p.set(hexBytes(claim.bundle, 8), 21);
+    p.set(hexBytes(claim.pool, 4), 29);
+    v.setUint32(37, this.#counter, true);
+    this.#counter = (this.#counter + 1) >>> 0;
+    this.#token.set(p, 0);
+    this.#token.set(this.#signer.sign(p), PAYLOAD_BYTES);
+    return base64url(this.#token);
+  }
+
+  /** The claim of `id` when its tag verifies; null for anything else (a forged, damaged or foreign id). */
+  verify(id: string): VerifiedAudit | null {
+    if (id.length > 100) return null;
+    const bytes = fromBase64url(id);
+    if (bytes === null || bytes.length !== PAYLOAD_BYTES + TAG_BYTES) {
+      return null;
+    }
+    const payload = bytes.subarray(0, PAYLOAD_BYTES);
+    const tag = bytes.subarray(PAYLOAD_BYTES);
+    if (payload[0] !== FORMAT || !this.#signer.verify(payload, tag)) {
+      return null;
+    }
+    const v = new DataView(bytes.buffer, bytes.byteOffset, PAYLOAD_BYTES);
+    return {
+      slot: v.getUint16(1, true),
+      answer: v.getUint16(3, true),
+      confidence: v.getFloat64(5, true),
+      issuedAt: v.getFloat64(13, true),
+      bundle: bytesHex(payload.subarray(21, 29)),
+      pool: bytesHex(payload.subarray(29, 33)),
+      tag: bytesHex(tag),
+    };
+  }
+}

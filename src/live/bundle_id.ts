@@ -1,0 +1,27 @@
+/**
+ * A served table's bundle id: the checksum its bundle's manifest carries
+ * (64 hex digits), the same on every replica that loaded the same bundle,
+ * so `/v1/health` and `/v1/stats` show whether a rolling reload has reached
+ * every replica, and a fleet's store keeps each bundle's evidence apart. A
+ * table built in memory (never written as a bundle) gets a random id of the
+ * same shape, its own.
+ *
+ * @module
+ */
+
+import type { Table } from "../engine/table.ts";
+
+const made = new WeakMap<Table, string>();
+
+/** The bundle id of `table` (see the module doc). */
+export function bundleIdOf(table: Table): string {
+  const id = table.info.bundle_id;
+  if (typeof id === "string" && /^[0-9a-f]{64}$/.test(id)) return id;
+  let own = made.get(table);
+  if (own === undefined) {
+    const bytes = crypto.getRandomValues(new Uint8Array(32));
+    own = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+    made.set(table, own);
+  }
+  return own;
+}

@@ -1,0 +1,565 @@
+/**
+ * One live certificate for a fleet of replicas (`serve --live-store`).
+ *
+ * Each replica counts what it sees (its decisions, the feedback and the
+ * audits it is sent) in local certificates used only as counters, and hands
+ * the counts to the store in batches: every `FLEET_SYNC_MS`, and at once
+ * for every feedback request that carries audits (audits of concurrent
+ * requests share one batch). A batch is applied atomically and at most
+ * once, its counts of decisions first, then its audits, each counted once
+ * per fleet (`store.ts`). The store's evidence of a question is then the
+ * sum of every replica's: the evidence one process would have gathered
+ * from all the traffic, the same observations in a slightly different
+ * order (a replica's decisions reach the store at most one sync late, and
+ * always before the audits it counts itself). With fixed bet fractions the
+ * capital depends only on the counts, so the pooled e-process is the lone
+ * process's, with the same guarantees (`src/engine/live.ts`).
+ *
+ * After each sync the replica weighs the pooled evidence under the fleet's
+ * policy (`LiveCertificate.restore` then `decide`); a change (a refutation,
+ * a move) is written by compare-and-set on the policy's version, so two
+ * replicas never both move it from the same state, and announced to every
+ * replica, which reads it at once; a replica that misses the announcement
+ * reads it at its next sync. So every replica applies the fleet's threshold
+ * in force within one sync (`FLEET_SYNC_MS`) of its change, and within
+ * milliseconds while announcements arrive.
+ *
+ * The store unreachable: the replica keeps the fleet's threshold last read,
+ * weighs the pooled evidence it last read plus what it has counted since,
+ * and applies what that says only when it is stricter (a refutation, a
+ * withdrawal), never a more lenient threshold; its counts wait and are sent
+ * when the store answers again (a batch whose reply was lost is sent again
+ * under the same id, so it is never counted twice), and the fleet's
+ * threshold then applies again. A replica that has never read the store
+ * (started while it was unreachable) withholds certification until it has.
+ *
+ * @module
+ */
+
+import {
+  addEvidence,
+  emptyEvidence,
+  LiveCertificate,
+  type LiveDecision,
+  type LiveEvidence,
+  type LivePolicy,
+  type LiveState,
+} from "../engine/live.ts";
+import type { Table } from "../engine/table.ts";
+import { applyLiveDecision } from "./apply.ts";
+import { bundleIdOf } from "./bundle_id.ts";
+import {
+  type AuditOutcome,
+  type Batch,
+  evidenceFields,
+  type LiveStore,
+  randomHex8,
+  recordEvidence,
+  recordPolicy,
+  type StoredAudit,
+} from "./store.ts";
+
+/** Milliseconds between a replica's syncs with the store. */
+export const FLEET_SYNC_MS = 250;
+/** Most milliseconds `start` waits for the first sync. */
+export const FIRST_SYNC_MS = 3000;
+
+/** How a fleet's live certificate runs. */
+export interface FleetOptions {
+  /** The shared store. */
+  store: LiveStore;
+  /** This replica's name, as statistics show it. */
+  replica: string;
+  /** Milliseconds between syncs (`FLEET_SYNC_MS`). */
+  syncMs?: number | undefined;
+  /** Where changes of the store's reachability are told; stderr by default. */
+  log?: ((message: string) => void) | undefined;
+}
+
+/** Whether the store answers: not asked yet, answering, or not answering. */
+export type FleetLink = "connecting" | "connected" | "unreachable";
+
+/** A fleet's state as statistics show it. */
+export interface FleetStatus {
+  replica: string;
+  store: string;
+  link: FleetLink;
+  /** The evidence pool (store epoch) of the bundle served; "" before the first sync. */
+  epoch: string;
+  /** Milliseconds since the last sync that reached the store; null before one. */
+  lastSyncAgoMs: number | null;
+  /** Syncs that reached the store, and that failed. */
+  syncs: number;
+  failures: number;
+  /** Audits and batches counted here but not yet in the store (the store unreachable). */
+  waitingAudits: number;
+  waitingBatches: number;
+}
+
+/** An audit checked and ready for the store, with the evidence it adds. */
+export interface StagedAudit {
+  readonly stored: StoredAudit;
+  readonly evidence: LiveEvidence;
+}
+
+/** A question's record as last read from the store. */
+interface Pooled {
+  evidence: LiveEvidence;
+  policy: LivePolicy | null;
+  version: number;
+}
+
+/** The table served now and its fleet state. */
+interface Served {
+  readonly table: Table;
+  readonly bundle: string;
+  readonly names: readonly string[];
+  /** The controller's certificates, used here as counters of what this replica saw since its last batch. */
+  readonly counters: readonly LiveCertificate[];
+  /** Per question: the pooled certificate the policy is weighed on. */
+  readonly views: readonly LiveCertificate[];
+  /** Per question: the same, for statistics. */
+  readonly display: readonly LiveCertificate[];
+  /** Per question: the policy a fresh certificate starts with. */
+  readonly initial: readonly LivePolicy[];
+  /** Per question: where audits are turned into evidence. */
+  readonly scratch: readonly LiveCertificate[];
+  pooled: (Pooled | null)[];
+  /** Per question: the policy in force on this replica. */
+  applied: LivePolicy[];
+}
+
+/** A batch whose reply was lost (it may have been applied): sent again as it is. */
+interface Unsent {
+  readonly batch: Batch;
+  readonly evidence: readonly LiveEvidence[];
+}
+
+interface Waiter {
+  readonly audits: readonly StagedAudit[];
+  readonly resolve: (outcomes: AuditOutcome[]) => void;
+}
+
+/** Thrown by a store when a request may have reached it (its reply was lost). */
+export class StoreReplyLost extends Error {
+  override name = "StoreReplyLost";
+}
+
+/** The shared live certificate of the fleet, as one replica runs it (see the module doc). */
+export class FleetLive {
+  readonly #store: LiveStore;
+  readonly #replica: string;
+  readonly #syncMs: number;
+  readonly #log: (message: string) => void;
+  #served: Served | null = null;
+  #epoch = "";
+  #link: FleetLink = "connecting";
+  #lastSync: number | null = null;
+  #syncs = 0;
+  #failures = 0;
+  #queue: Waiter[] = [];
+  /** Audits counted while the store was unreachable, to be sent. */
+  #held: StagedAudit[] = [];
+  #unsent: Unsent[] = [];
+  #running: Promise<void> | null = null;
+  #again = false;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #subscribed = false;
+
+  /** A fleet certificate over `options.store`; nothing runs before `serve` and `start`. */
+  constructor(options: FleetOptions) {
+    this.#store = options.store;
+    this.#replica = options.replica;
+    this.#syncMs = options.syncMs ?? FLEET_SYNC_MS;
+    this.#log = options.log ?? ((m) => console.error(m));
+  }
+
+  /** The evidence pool of the bundle served (the store's epoch); "" before the first sync. */
+  get epoch(): string {
+    return this.#epoch;
+  }
+
+  /** Whether the store answers. */
+  get link(): FleetLink {
+    return this.#link;
+  }
+
+  /**
+   * Serves `table`, counting in `counters` (one certificate per question,
+   * the controller's, at audit rate `auditRate`): certification is withheld until the store is read,
+   * then the fleet's threshold applies.
+   */
+  serve(
+    table: Table,
+    counters: readonly LiveCertificate[],
+    auditRate: number,
+  ): void {
+    if (this.#served?.table === table) return;
+    const make = () =>
+      table.questions.map((q) =>
+        new LiveCertificate(q.calibration.candidates, q.calibration.threshold, {
+          alpha: q.calibration.alpha,
+          delta: q.calibration.delta,
+          auditRate,
+        })
+      );
+    const views = make();
+    const initial = views.map((v) => v.policy());
+    this.#served = {
+      table,
+      bundle: bundleIdOf(table),
+      names: table.questions.map((q) => q.name),
+      counters,
+      views,
+      display: make(),
+      initial,
+      scratch: make(),
+      pooled: views.map(() => null),
+      applied: initial.map((p) => ({ floor: p.floor, inForce: -1 })),
+    };
+    // The audits and batches of another bundle belong to its evidence.
+    this.#held = [];
+    this.#unsent = [];
+    this.#epoch = "";
+    this.#applyAll(this.#served);
+    this.kick();
+  }
+
+  /** Subscribes to policy announcements, syncs until the store answers (for at most `FIRST_SYNC_MS`), then every `syncMs`. */
+  async start(): Promise<void> {
+    if (!this.#subscribed) {
+      this.#subscribed = true;
+      await this.#store.subscribe((bundle) => {
+        if (bundle === this.#served?.bundle) this.kick();
+      }).catch((e) => this.#log(`live store: cannot subscribe: ${message(e)}`));
+    }
+    // The connection may still be opening: try again until it answers.
+    const end = performance.now() + FIRST_SYNC_MS;
+    for (;;) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        this.sync(),
+        new Promise<void>((r) =>
+          timer = setTimeout(r, Math.max(0, end - performance.now()))
+        ),
+      ]);
+      clearTimeout(timer);
+      if (this.#link === "connected" || performance.now() >= end) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    if (this.#link !== "connected") {
+      this.#log(
+        `live store ${this.#store.description} does not answer: certification withheld until it does`,
+      );
+    }
+    if (this.#timer === undefined) {
+      const timer = setInterval(() => this.kick(), this.#syncMs);
+      Deno.unrefTimer(timer);
+      this.#timer = timer;
+    }
+  }
+
+  /** Stops syncing, after one last sync of what was counted (waiting at most `FIRST_SYNC_MS`). */
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      this.sync(),
+      new Promise<void>((r) => timer = setTimeout(r, FIRST_SYNC_MS)),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /** Asks for a sync soon (one already running is followed by one more). */
+  kick(): void {
+    void this.sync();
+  }
+
+  /** Syncs now (after the one running, if any); settles when done, never rejects. */
+  sync(): Promise<void> {
+    this.#again = true;
+    this.#running ??= this.#loop().finally(() => this.#running = null);
+    return this.#running;
+  }
+
+  async #loop(): Promise<void> {
+    while (this.#again || this.#queue.length > 0) {
+      this.#again = false;
+      try {
+        await this.#step();
+      } catch (e) {
+        this.#log(`live store: ${message(e)}`);
+      }
+    }
+  }
+
+  /**
+   * The evidence one audit adds to question `slot`: an audit of an answer
+   * at `confidence`, with the model disagreeing when `wrong`; `tag` names it
+   * across the fleet for `ttlMs`.
+   */
+  stage(
+    slot: number,
+    confidence: number,
+    wrong: boolean,
+    tag: string,
+    ttlMs: number,
+  ): StagedAudit {
+    const s = this.#served!;
+    const scratch = s.scratch[slot]!;
+    scratch.recordAudit(confidence, wrong);
+    const evidence = scratch.takeEvidence();
+    return {
+      stored: {
+        id: tag,
+        ttlMs: Math.max(1000, Math.round(ttlMs)),
+        question: slot,
+        fields: evidenceFields(evidence),
+      },
+      evidence,
+    };
+  }
+
+  /**
+   * Counts `audits` in the store (in the next sync, with whatever else is
+   * waiting); per audit, whether it was counted, answered already, or given
+   * in evidence the fleet no longer has. While the store is unreachable,
+   * audits are counted here and sent later: `counted`.
+   */
+  submit(audits: readonly StagedAudit[]): Promise<AuditOutcome[]> {
+    if (audits.length === 0) return Promise.resolve([]);
+    return new Promise((resolve) => {
+      this.#queue.push({ audits, resolve });
+      void this.sync();
+    });
+  }
+
+  async #step(): Promise<void> {
+    const s = this.#served;
+    const waiters = this.#queue.splice(0);
+    if (s === null) {
+      for (const w of waiters) w.resolve(w.audits.map(() => "not_shared"));
+      return;
+    }
+    const joining = this.#epoch === "";
+    // Until the epoch is known, nothing is sent: counts wait.
+    const taken = joining
+      ? s.counters.map((c) => emptyEvidence(c.thresholds.length))
+      : s.counters.map((c) => c.takeEvidence());
+    const held = joining ? [] : this.#held;
+    const fresh = waiters.flatMap((w) => w.audits);
+    const audits = [...held, ...fresh];
+    const batch: Batch = {
+      id: randomHex8() + randomHex8(),
+      adds: taken.map(evidenceFields),
+      audits: audits.map((a) => a.stored),
+    };
+    const sending = joining ? [] : [...this.#unsent.map((u) => u.batch), batch];
+    let reply;
+    try {
+      reply = await this.#store.sync({
+        bundle: s.bundle,
+        epoch: this.#epoch,
+        proposal: randomHex8(),
+        questions: s.names,
+        batches: sending,
+      });
+    } catch (e) {
+      if (!joining) {
+        if (e instanceof StoreReplyLost) {
+          // It may have been applied: send it again as it is.
+          this.#unsent.push({
+            batch,
+            evidence: taken.map((t, i) =>
+              audits.reduce(
+                (sum, a) =>
+                  a.stored.question === i ? addEvidence(sum, a.evidence) : sum,
+                t,
+              )
+            ),
+          });
+          this.#held = [];
+        } else {
+          // Not sent: the counts go back to wait for the next batch.
+          s.counters.forEach((c, i) =>
+            c.restore(addEvidence(c.evidence(), taken[i]!))
+          );
+          this.#held = audits;
+        }
+      } else this.#held = [...this.#held, ...fresh];
+      this.#failures++;
+      this.#unreachable(s, e);
+      for (const w of waiters) w.resolve(w.audits.map(() => "counted"));
+      return;
+    }
+    if (this.#served !== s) {
+      for (const w of waiters) w.resolve(w.audits.map(() => "not_shared"));
+      return;
+    }
+    this.#syncs++;
+    this.#lastSync = performance.now();
+    if (this.#link !== "connected") {
+      if (this.#link === "unreachable") {
+        this.#log(
+          `live store ${this.#store.description} answers again: the fleet's threshold applies`,
+        );
+      }
+      this.#link = "connected";
+    }
+    let outcomes: AuditOutcome[];
+    if (reply.epoch !== this.#epoch) {
+      if (this.#epoch !== "") {
+        this.#log(
+          `live store ${this.#store.description} lost the evidence of bundle ${
+            s.bundle.slice(0, 16)
+          }: its live certificate starts afresh (epoch ${reply.epoch})`,
+        );
+      }
+      this.#epoch = reply.epoch;
+      this.#unsent = [];
+      this.#held = [];
+      outcomes = fresh.map(() => "not_shared");
+      // Counts are sent in the next sync, under the epoch now known.
+      this.#again = true;
+    } else {
+      this.#unsent = [];
+      this.#held = [];
+      const mine = reply.audits[reply.audits.length - 1] ?? [];
+      outcomes = mine.slice(held.length);
+    }
+    let at = 0;
+    for (const w of waiters) {
+      w.resolve(w.audits.map(() => outcomes[at++] ?? "counted"));
+    }
+    s.pooled = reply.records.map((r, i) => {
+      const k = s.views[i]!.thresholds.length;
+      return { evidence: recordEvidence(r, k), ...recordPolicy(r) };
+    });
+    await this.#decide(s);
+  }
+
+  /** Weighs the pooled evidence of every question and moves the fleet's policy when it says so. */
+  async #decide(s: Served): Promise<void> {
+    for (let i = 0; i < s.names.length; i++) {
+      const pooled = s.pooled[i]!;
+      const current = pooled.policy ?? s.initial[i]!;
+      const view = s.views[i]!;
+      view.restore(pooled.evidence, current);
+      view.decide();
+      const next = view.policy();
+      if (next.floor !== current.floor || next.inForce !== current.inForce) {
+        let set = false;
+        try {
+          set = await this.#store.setPolicy(
+            s.bundle,
+            this.#epoch,
+            s.names[i]!,
+            pooled.version,
+            next,
+          );
+        } catch {
+          set = false;
+        }
+        if (set) {
+          pooled.policy = next;
+          pooled.version++;
+        } else this.#again = true; // moved by another replica first: read it
+      }
+      s.applied[i] = { ...(pooled.policy ?? s.initial[i]!) };
+    }
+    this.#applyAll(s);
+  }
+
+  /** The store did not answer: keep the fleet's threshold, move only stricter on local evidence. */
+  #unreachable(s: Served, e: unknown): void {
+    if (this.#link === "connected") {
+      this.#log(
+        `live store ${this.#store.description} unreachable (${
+          message(e)
+        }): keeping the fleet's threshold, moving only stricter on local evidence until it answers`,
+      );
+    }
+    this.#link = "unreachable";
+    for (let i = 0; i < s.names.length; i++) {
+      const pooled = s.pooled[i];
+      if (pooled === null || pooled === undefined) continue; // withheld until read
+      const fleet = pooled.policy ?? s.initial[i]!;
+      const view = s.views[i]!;
+      view.restore(this.#localEvidence(s, i, pooled), fleet);
+      view.decide();
+      const local = view.policy();
+      s.applied[i] = {
+        floor: Math.min(fleet.floor, local.floor),
+        inForce: Math.min(fleet.inForce, local.inForce),
+      };
+    }
+    this.#applyAll(s);
+  }
+
+  /** The pooled evidence last read plus everything this replica counted since. */
+  #localEvidence(s: Served, i: number, pooled: Pooled): LiveEvidence {
+    let e = addEvidence(pooled.evidence, s.counters[i]!.evidence());
+    for (const u of this.#unsent) e = addEvidence(e, u.evidence[i]!);
+    for (const a of this.#held) {
+      if (a.stored.question === i) e = addEvidence(e, a.evidence);
+    }
+    return e;
+  }
+
+  #applyAll(s: Served): void {
+    s.names.forEach((name, i) => {
+      const view = s.display[i]!;
+      view.restore(emptyEvidence(view.thresholds.length), s.applied[i]);
+      applyLiveDecision(s.table, name, view.current());
+    });
+  }
+
+  /** The decision in force on this replica for question `slot` of the table served. */
+  decision(slot: number): LiveDecision | null {
+    const s = this.#served;
+    if (s === null) return null;
+    const view = s.display[slot]!;
+    view.restore(emptyEvidence(view.thresholds.length), s.applied[slot]);
+    return view.current();
+  }
+
+  /** The live state of every question of `table` (empty unless served): the pooled evidence with what this replica counted since, under the policy in force here. */
+  states(table: Table): Map<string, LiveState> {
+    const out = new Map<string, LiveState>();
+    const s = this.#served;
+    if (s === null || s.table !== table) return out;
+    s.names.forEach((name, i) => {
+      const view = s.display[i]!;
+      const pooled = s.pooled[i];
+      const evidence = pooled === null || pooled === undefined
+        ? s.counters[i]!.evidence()
+        : this.#localEvidence(s, i, pooled);
+      view.restore(evidence, s.applied[i]);
+      out.set(name, view.state(false));
+    });
+    return out;
+  }
+
+  /** Where the fleet stands, for statistics. */
+  status(): FleetStatus {
+    return {
+      replica: this.#replica,
+      store: this.#store.description,
+      link: this.#link,
+      epoch: this.#epoch,
+      lastSyncAgoMs: this.#lastSync === null
+        ? null
+        : Math.round(performance.now() - this.#lastSync),
+      syncs: this.#syncs,
+      failures: this.#failures,
+      waitingAudits: this.#held.length +
+        this.#unsent.reduce((n, u) => n + u.batch.audits.length, 0),
+      waitingBatches: this.#unsent.length,
+    };
+  }
+}
+
+function message(e: unknown): string {
+  return (e as Error)?.message ?? String(e);
+}

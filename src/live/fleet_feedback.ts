@@ -1,0 +1,94 @@
+/**
+ * Counting feedback in a fleet's live certificate (`serve --live-store`):
+ * the same as `countFeedback` (`feedback.ts`) for items without an audit
+ * id, while each audit id is checked here (signature, bundle, evidence
+ * pool, question, lifetime; an id that does not verify is checked again
+ * after the key file is read again) and counted by the store, once per
+ * fleet. The reply waits for the store, so an audit it reports counted is
+ * in the fleet's evidence (or, while the store is unreachable, waiting here
+ * to be sent).
+ *
+ * @module
+ */
+
+import type { DriftGuard } from "../engine/drift.ts";
+import type { Table } from "../engine/table.ts";
+import type { LiveController } from "./controller.ts";
+import {
+  countTraceItem,
+  type FeedbackItem,
+  type FeedbackTally,
+  type MissedAudit,
+} from "./feedback.ts";
+import type { StagedAudit } from "./fleet.ts";
+
+/**
+ * How much longer than its own lifetime an audit's name is remembered by the
+ * store: the clocks of the replicas may be this far apart.
+ */
+export const CLOCK_SKEW_MS = 60_000;
+
+/**
+ * Counts feedback `items` in the fleet's live certificate of `live` (which
+ * must have a fleet), against the served `table` read through `guard`.
+ */
+export async function countFleetFeedback(
+  live: LiveController,
+  table: Table,
+  guard: DriftGuard,
+  items: readonly FeedbackItem[],
+): Promise<FeedbackTally> {
+  const fleet = live.fleet!;
+  const misses: (MissedAudit | null)[] = items.map(() => null);
+  const staged: { at: number; audit: StagedAudit }[] = [];
+  let feedback = 0;
+  let tracesOnly = 0;
+  let reread = false;
+  for (let at = 0; at < items.length; at++) {
+    const item = items[at]!;
+    if (item.audit === undefined) {
+      if (countTraceItem(live, table, guard, item) === null) tracesOnly++;
+      else feedback++;
+      continue;
+    }
+    let checked = live.checkAudit(item.audit, item.question, table);
+    // Another replica may have read a new key first.
+    if (checked === "forged" && !reread) {
+      reread = true;
+      if (await live.rereadKeys()) {
+        checked = live.checkAudit(item.audit, item.question, table);
+      }
+    }
+    if (typeof checked === "string") {
+      misses[at] = { audit: item.audit, reason: checked };
+      continue;
+    }
+    staged.push({
+      at,
+      audit: fleet.stage(
+        checked.slot,
+        checked.confidence,
+        checked.tableAnswer !== item.answer,
+        checked.tag,
+        live.auditRemainingMs(checked.issuedAt) + CLOCK_SKEW_MS,
+      ),
+    });
+  }
+  const outcomes = await fleet.submit(staged.map((s) => s.audit));
+  let audits = 0;
+  staged.forEach((s, i) => {
+    const outcome = outcomes[i] ?? "counted";
+    if (outcome === "counted") audits++;
+    else misses[s.at] = { audit: items[s.at]!.audit!, reason: outcome };
+  });
+  // Feedback on uncertified answers goes with the next sync.
+  if (feedback > 0 && staged.length === 0) fleet.kick();
+  const missedAudits = misses.filter((m): m is MissedAudit => m !== null);
+  return {
+    received: items.length,
+    audits,
+    feedback,
+    tracesOnly: tracesOnly + missedAudits.length,
+    missedAudits,
+  };
+}

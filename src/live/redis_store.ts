@@ -1,0 +1,307 @@
+/**
+ * The fleet's store on Redis or Valkey (`serve --live-store
+ * redis://HOST:PORT[/DB]`), through node-redis (`@redis/client`, which runs
+ * on Deno with network permission only). Every sync is one server-side
+ * script (EVALSHA, atomic: nothing else runs in between) that checks the
+ * epoch, applies each batch once, counts each audit once (`SET NX PX` of
+ * its tag) and reads every question's record back; a policy change is a
+ * second script, compare-and-set on the version, that announces itself on
+ * the channel `dtable:live:policy` (the message is the bundle id).
+ *
+ * Keys, all of one bundle in one hash slot: `dtable:live:{BUNDLE}:epoch`,
+ * `dtable:live:{BUNDLE}:q:QUESTION` (a hash of counters, see `store.ts`),
+ * `dtable:live:{BUNDLE}:batch:ID` and `dtable:live:{BUNDLE}:audit:TAG`
+ * (expiring). A command is not queued while the connection is down: it
+ * fails at once, and the client reconnects in the background.
+ *
+ * @module
+ */
+
+import { createClient } from "@redis/client";
+import type { LivePolicy } from "../engine/live.ts";
+import { StoreReplyLost } from "./fleet.ts";
+import {
+  type AuditOutcome,
+  BATCH_MEMORY_MS,
+  type LiveStore,
+  parseStoreUrl,
+  type SyncReply,
+  type SyncRequest,
+} from "./store.ts";
+
+/** Most milliseconds a store command may take before its reply counts as lost. */
+export const STORE_TIMEOUT_MS = 2000;
+/** The channel policy changes are announced on. */
+export const POLICY_CHANNEL = "dtable:live:policy";
+
+const SYNC_SCRIPT = `
+local req = cjson.decode(ARGV[1])
+local nq = req.nq
+local epoch = redis.call('GET', KEYS[1])
+if not epoch and req.proposal ~= '' then
+  redis.call('SET', KEYS[1], req.proposal)
+  epoch = req.proposal
+end
+local out = {}
+local k = 1 + nq
+for b, batch in ipairs(req.batches) do
+  k = k + 1
+  local codes = {}
+  if epoch ~= req.epoch then
+    for i = 1, #batch.audits do codes[i] = 2 end
+    k = k + #batch.audits
+  elseif not redis.call('SET', KEYS[k], '1', 'NX', 'PX', req.batchMs) then
+    for i = 1, #batch.audits do codes[i] = 1 end
+    k = k + #batch.audits
+  else
+    for q, fields in ipairs(batch.adds) do
+      for j = 1, #fields, 2 do
+        redis.call('HINCRBY', KEYS[1 + q], fields[j], fields[j + 1])
+      end
+    end
+    for i, a in ipairs(batch.audits) do
+      k = k + 1
+      if redis.call('SET', KEYS[k], '1', 'NX', 'PX', a.ttl) then
+        for j = 1, #a.fields, 2 do
+          redis.call('HINCRBY', KEYS[1 + a.q], a.fields[j], a.fields[j + 1])
+        end
+        codes[i] = 1
+      else
+        codes[i] = 0
+      end
+    end
+  end
+  out[b] = codes
+end
+local records = {}
+for q = 1, nq do records[q] = redis.call('HGETALL', KEYS[1 + q]) end
+return cjson.encode({epoch = epoch or '', audits = out, records = records})
+`;
+
+const POLICY_SCRIPT = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+local v = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
+if v ~= tonumber(ARGV[2]) then return 0 end
+local f = redis.call('HGET', KEYS[2], 'floor')
+if f and tonumber(ARGV[3]) > tonumber(f) then return 0 end
+redis.call('HSET', KEYS[2], 'floor', ARGV[3], 'in_force', ARGV[4], 'version', v + 1)
+redis.call('PUBLISH', ARGV[5], ARGV[6])
+return 1
+`;
+
+/** The address without a password, for messages. */
+function describe(url: URL): string {
+  const db = url.pathname.replace(/^\//, "");
+  return `redis://${url.hostname}:${url.port || "6379"}${db ? `/${db}` : ""}`;
+}
+
+const keyOf = (bundle: string, rest: string) =>
+  `dtable:live:{${bundle}}:${rest}`;
+
+const asList = <T>(x: unknown): T[] => Array.isArray(x) ? x as T[] : [];
+
+const OUTCOMES: Record<number, AuditOutcome> = {
+  0: "answered",
+  1: "counted",
+  2: "not_shared",
+};
+
+/** A node-redis client that reconnects forever (every 100 ms to 1 s); commands wait for the connection only with `queue`. */
+function newClient(url: URL, queue: boolean, timeoutMs: number) {
+  return createClient({
+    url: url.href,
+    disableOfflineQueue: !queue,
+    socket: {
+      connectTimeout: timeoutMs,
+      reconnectStrategy: (retries: number) =>
+        Math.min(100 * (retries + 1), 1000),
+    },
+  });
+}
+
+type Client = ReturnType<typeof newClient>;
+
+/**
+ * A store on the Redis or Valkey server at `address` (`redis://HOST:PORT[/DB]`).
+ * Connects in the background: until it is connected, every call rejects.
+ */
+export class RedisStore implements LiveStore {
+  readonly description: string;
+  readonly #url: URL;
+  readonly #client: Client;
+  #subscriber: Client | null = null;
+  readonly #timeoutMs: number;
+  readonly #shas = new Map<string, string>();
+  readonly #log: (message: string) => void;
+
+  /** A store at `address`; `log` hears connection errors once per outage. */
+  constructor(
+    address: string,
+    options: {
+      timeoutMs?: number;
+      log?: (message: string) => void;
+    } = {},
+  ) {
+    const url = parseStoreUrl(address);
+    this.#url = url;
+    this.description = describe(url);
+    this.#timeoutMs = options.timeoutMs ?? STORE_TIMEOUT_MS;
+    this.#log = options.log ?? (() => {});
+    this.#client = this.#connect(false);
+  }
+
+  /** A client that reconnects forever; commands wait for the connection only with `queue`. */
+  #connect(queue: boolean): Client {
+    const client = newClient(this.#url, queue, this.#timeoutMs);
+    // Errors are seen through the calls that fail; reconnecting goes on.
+    client.on("error", () => {});
+    client.connect().catch((e: unknown) =>
+      this.#log(`live store ${this.description}: ${(e as Error).message}`)
+    );
+    return client;
+  }
+
+  /** Runs `script` by its digest, loading it when the server lacks it. */
+  async #eval(
+    script: string,
+    keys: string[],
+    args: string[],
+  ): Promise<unknown> {
+    if (!this.#client.isReady) {
+      throw new Error("not connected");
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new StoreReplyLost(`no reply within ${this.#timeoutMs} ms`),
+          ),
+        this.#timeoutMs,
+      );
+    });
+    const run = async () => {
+      let sha = this.#shas.get(script);
+      if (sha === undefined) {
+        sha = await this.#client.scriptLoad(script);
+        this.#shas.set(script, sha);
+      }
+      try {
+        return await this.#client.evalSha(sha, { keys, arguments: args });
+      } catch (e) {
+        if (!String((e as Error).message).startsWith("NOSCRIPT")) throw e;
+        this.#shas.delete(script);
+        sha = await this.#client.scriptLoad(script);
+        this.#shas.set(script, sha);
+        return await this.#client.evalSha(sha, { keys, arguments: args });
+      }
+    };
+    try {
+      return await Promise.race([run(), late]);
+    } catch (e) {
+      // Sent, then the connection broke: it may have run.
+      if (
+        !(e instanceof StoreReplyLost) &&
+        (e as Error).name === "SocketClosedUnexpectedlyError"
+      ) {
+        throw new StoreReplyLost((e as Error).message);
+      }
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async sync(request: SyncRequest): Promise<SyncReply> {
+    const { bundle } = request;
+    const keys = [
+      keyOf(bundle, "epoch"),
+      ...request.questions.map((q) => keyOf(bundle, `q:${q}`)),
+    ];
+    for (const batch of request.batches) {
+      keys.push(keyOf(bundle, `batch:${batch.id}`));
+      for (const a of batch.audits) keys.push(keyOf(bundle, `audit:${a.id}`));
+    }
+    const arg = JSON.stringify({
+      nq: request.questions.length,
+      epoch: request.epoch,
+      proposal: request.proposal,
+      batchMs: BATCH_MEMORY_MS,
+      batches: request.batches.map((b) => ({
+        adds: b.adds.map((fields) => fields.flat()),
+        audits: b.audits.map((a) => ({
+          q: a.question + 1,
+          ttl: a.ttlMs,
+          fields: a.fields.flat(),
+        })),
+      })),
+    });
+    const raw = await this.#eval(SYNC_SCRIPT, keys, [arg]);
+    const reply = JSON.parse(String(raw)) as {
+      epoch: string;
+      audits: unknown;
+      records: unknown;
+    };
+    const audits = asList<unknown>(reply.audits);
+    return {
+      epoch: reply.epoch,
+      audits: request.batches.map((b, i) =>
+        b.audits.map((_, j) =>
+          OUTCOMES[asList<number>(audits[i])[j] ?? 1] ?? "counted"
+        )
+      ),
+      records: request.questions.map((_, i) => {
+        const flat = asList<string>(asList<unknown>(reply.records)[i]);
+        const record: Record<string, number> = {};
+        for (let j = 0; j + 1 < flat.length; j += 2) {
+          record[flat[j]!] = Number(flat[j + 1]);
+        }
+        return record;
+      }),
+    };
+  }
+
+  async setPolicy(
+    bundle: string,
+    epoch: string,
+    question: string,
+    version: number,
+    policy: LivePolicy,
+  ): Promise<boolean> {
+    const set = await this.#eval(POLICY_SCRIPT, [
+      keyOf(bundle, "epoch"),
+      keyOf(bundle, `q:${question}`),
+    ], [
+      epoch,
+      String(version),
+      String(policy.floor),
+      String(policy.inForce),
+      POLICY_CHANNEL,
+      bundle,
+    ]);
+    return Number(set) === 1;
+  }
+
+  async subscribe(onChange: (bundle: string) => void): Promise<void> {
+    if (this.#subscriber === null) {
+      this.#subscriber = this.#connect(true);
+    }
+    // Subscribing waits for the connection; resubscribed after reconnects.
+    void this.#subscriber.subscribe(
+      POLICY_CHANNEL,
+      (message: string) => onChange(message),
+    ).catch(() => {});
+    await Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    for (const c of [this.#client, this.#subscriber]) {
+      if (c === null) continue;
+      try {
+        if (c.isOpen) await c.close();
+      } catch {
+        c.destroy();
+      }
+    }
+  }
+}
