@@ -50,7 +50,7 @@ import {
   trainedContents,
   type TrainOptions,
 } from "../src/train/trainer.ts";
-import { paraphraseFamilies } from "./bench_honest.ts";
+import { paraphraseFamilies } from "./proxies.ts";
 import { benchFleet } from "./bench_fleet.ts";
 
 const { values } = parseArgs({

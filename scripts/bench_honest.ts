@@ -16,10 +16,15 @@
  */
 
 import { evaluate } from "../src/cli/eval.ts";
-import { readTraces } from "../src/traces/mod.ts";
 import type { TraceSet } from "../src/traces/types.ts";
 import { percent as pct } from "../src/train/meter.ts";
-import { seededRandom } from "../src/train/split.ts";
+import {
+  intentsOf,
+  nluYesNo,
+  paraphraseFamilies,
+  type PublicData,
+  readPublicData,
+} from "./proxies.ts";
 import {
   DEFAULT_TRAIN_OPTIONS,
   train,
@@ -72,8 +77,8 @@ function leakageSummary(r: TrainResult): string {
 
 /** Runs every part; prints as it goes. */
 export async function honestBenchmark(o: HonestBenchOptions): Promise<void> {
-  const bankTrain = await readTraces([`${o.data}banking77/train.csv`]);
-  const bankTest = await readTraces([`${o.data}banking77/test.csv`]);
+  const d = await readPublicData(o.data);
+  const { bankTrain, bankTest } = d;
 
   console.log("\n== Splits that follow where traces come from");
   console.log("BANKING77 (train.csv -> test.csv), seed 1:");
@@ -95,7 +100,7 @@ export async function honestBenchmark(o: HonestBenchOptions): Promise<void> {
   }
 
   console.log("NLU++ banking (folds 0-15 -> 16-19), 48 yes/no questions:");
-  const nlu = await nluTraces(o.data);
+  const nlu = nluTraces(d);
   for (
     const [label, set, extra] of [
       ["random, equal texts only", nlu.train, {
@@ -147,35 +152,14 @@ export async function honestBenchmark(o: HonestBenchOptions): Promise<void> {
   }
 }
 
-/** NLU++ banking as 48 yes/no questions; folds as groups and as times. */
-async function nluTraces(data: string) {
-  const ontology = JSON.parse(
-    await Deno.readTextFile(`${data}nlupp/ontology.json`),
-  ).intents as Record<string, { domain: string[] }>;
-  const intents = Object.entries(ontology).filter(([, v]) =>
-    v.domain.includes("banking") || v.domain.includes("general")
-  ).map(([k]) => k);
-  const rows: { text: string; intents: string[]; fold: number }[] = [];
-  for (let f = 0; f < 20; f++) {
-    for (
-      const r of JSON.parse(
-        await Deno.readTextFile(`${data}nlupp/banking/fold${f}.json`),
-      )
-    ) rows.push({ text: r.text, intents: r.intents ?? [], fold: f });
-  }
+/** NLU++ banking as 48 yes/no questions (folds 0-15 to train); folds as groups and as times. */
+function nluTraces(d: PublicData) {
+  const intents = intentsOf(d, "banking", "general");
+  const rows = d.nlu.banking;
   const set = (folds: (f: number) => boolean, hint?: "group" | "time") => {
     const chosen = rows.filter((r) => folds(r.fold));
     return {
-      texts: chosen.map((r) => r.text),
-      questions: intents.map((name) => ({
-        name,
-        kind: "yes_no" as const,
-        options: ["true", "false"],
-        labels: Int32Array.from(
-          chosen,
-          (r) => r.intents.includes(name) ? 0 : 1,
-        ),
-      })),
+      ...nluYesNo(chosen, intents),
       times: hint === "time"
         ? Float64Array.from(chosen, (r) => 1.7e9 + r.fold * 86_400)
         : null,
@@ -188,52 +172,5 @@ async function nluTraces(data: string) {
     grouped: set((f) => f < 16, "group"),
     timed: set((f) => f < 16, "time"),
     test: set((f) => f >= 16),
-  };
-}
-
-/** BANKING77 train texts, each with 0-3 variants: a word replaced, dropped or added. */
-export function paraphraseFamilies(t: TraceSet): TraceSet {
-  const random = seededRandom(77);
-  const q = t.questions[0]!;
-  const vocabulary = [...new Set(t.texts.join(" ").toLowerCase().split(/\s+/))];
-  const fillers = [
-    "please",
-    "hi",
-    "hello",
-    "thanks",
-    "so",
-    "just",
-    "really",
-    "now",
-  ];
-  const texts: string[] = [];
-  const labels: number[] = [];
-  t.texts.forEach((text, i) => {
-    const family = 1 + Math.floor(random() * 4);
-    for (let v = 0; v < family; v++) {
-      const words = text.split(/\s+/);
-      const edits = v === 0 ? 0 : 1 + Math.floor(random() * 2);
-      for (let e = 0; e < edits; e++) {
-        const at = Math.floor(random() * words.length);
-        const r = random();
-        if (r < 0.4) {
-          words[at] = vocabulary[Math.floor(random() * vocabulary.length)]!;
-        } else if (r < 0.7 && words.length > 3) words.splice(at, 1);
-        else {words.splice(
-            at,
-            0,
-            fillers[Math.floor(random() * fillers.length)]!,
-          );}
-      }
-      texts.push(words.join(" "));
-      labels.push(q.labels[i]!);
-    }
-  });
-  return {
-    texts,
-    questions: [{ ...q, labels: Int32Array.from(labels) }],
-    times: null,
-    groups: null,
-    groupNames: [],
   };
 }

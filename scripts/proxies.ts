@@ -5,6 +5,9 @@
  * arrive in bursts. The benchmarks (`bench_scope.ts`, `bench_honest.ts`)
  * read them; nothing here is copied into the project.
  *
+ * - **Paraphrase families**: each BANKING77 `train.csv` text with 0-3
+ *   variants (a word replaced, dropped or added), the way one writer or
+ *   template repeats itself.
  * - **Rewritten BANKING77**: each `train.csv` text three times, each time
  *   rewritten by a different process than its writer's (a word dropped,
  *   two swapped, a filler inserted, an order number appended: the scale
@@ -228,4 +231,51 @@ export function timedLog(t: TraceSet, arrival: Arrival, seed = 11): TraceSet {
       : start + (m + random() * (5 - m)) * month;
   });
   return { ...t, times };
+}
+
+/** BANKING77 train texts, each with 0-3 variants: a word replaced, dropped or added. */
+export function paraphraseFamilies(t: TraceSet): TraceSet {
+  const random = seededRandom(77);
+  const q = t.questions[0]!;
+  const vocabulary = [...new Set(t.texts.join(" ").toLowerCase().split(/\s+/))];
+  const fillers = [
+    "please",
+    "hi",
+    "hello",
+    "thanks",
+    "so",
+    "just",
+    "really",
+    "now",
+  ];
+  const texts: string[] = [];
+  const labels: number[] = [];
+  t.texts.forEach((text, i) => {
+    const family = 1 + Math.floor(random() * 4);
+    for (let v = 0; v < family; v++) {
+      const words = text.split(/\s+/);
+      const edits = v === 0 ? 0 : 1 + Math.floor(random() * 2);
+      for (let e = 0; e < edits; e++) {
+        const at = Math.floor(random() * words.length);
+        const r = random();
+        if (r < 0.4) {
+          words[at] = vocabulary[Math.floor(random() * vocabulary.length)]!;
+        } else if (r < 0.7 && words.length > 3) words.splice(at, 1);
+        else {words.splice(
+            at,
+            0,
+            fillers[Math.floor(random() * fillers.length)]!,
+          );}
+      }
+      texts.push(words.join(" "));
+      labels.push(q.labels[i]!);
+    }
+  });
+  return {
+    texts,
+    questions: [{ ...q, labels: Int32Array.from(labels) }],
+    times: null,
+    groups: null,
+    groupNames: [],
+  };
 }

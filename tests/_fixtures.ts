@@ -39,6 +39,15 @@ export function randInt(random: () => number, n: number): number {
   return Math.floor(random() * n);
 }
 
+/** Shuffles `items` in place (Fisher-Yates with `random`); returns them. */
+export function shuffled<T>(random: () => number, items: T[]): T[] {
+  for (let j = items.length - 1; j > 0; j--) {
+    const k = randInt(random, j + 1);
+    [items[j], items[k]] = [items[k]!, items[j]!];
+  }
+  return items;
+}
+
 /** A uniformly chosen element. */
 export function pick<T>(random: () => number, items: readonly T[]): T {
   return items[randInt(random, items.length)]!;
@@ -171,10 +180,7 @@ export function syntheticTraces(o: SyntheticOptions): SyntheticTrace[] {
     if (urgent) words.push(pick(random, URGENT_WORDS));
     const fillers = 2 + randInt(random, 5);
     for (let j = 0; j < fillers; j++) words.push(pick(random, FILLER_WORDS));
-    for (let j = words.length - 1; j > 0; j--) {
-      const k = randInt(random, j + 1);
-      [words[j], words[k]] = [words[k]!, words[j]!];
-    }
+    shuffled(random, words);
     const label = random() < noise ? pick(random, TOPICS) : topic;
     const answers: Record<string, string | boolean> = { topic: label };
     if (random() < urgentShare) answers.urgent = urgent;

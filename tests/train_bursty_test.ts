@@ -29,6 +29,7 @@ import {
   pick,
   randInt,
   rng,
+  shuffled,
   smallTrainOptions,
 } from "./_fixtures.ts";
 
@@ -52,11 +53,7 @@ function message(random: () => number, o: number): string {
   for (let j = 2 + randInt(random, 4); j > 0; j--) {
     words.push(pick(random, FILLER_WORDS));
   }
-  for (let j = words.length - 1; j > 0; j--) {
-    const k = randInt(random, j + 1);
-    [words[j], words[k]] = [words[k]!, words[j]!];
-  }
-  return words.join(" ");
+  return shuffled(random, words).join(" ");
 }
 
 /**

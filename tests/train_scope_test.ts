@@ -18,6 +18,7 @@ import {
   pick,
   randInt,
   rng,
+  shuffled,
   smallTrainOptions,
 } from "./_fixtures.ts";
 
@@ -45,11 +46,7 @@ function message(random: () => number, o: number): string {
   for (let j = 2 + randInt(random, 5); j > 0; j--) {
     words.push(pick(random, FILLER_WORDS));
   }
-  for (let j = words.length - 1; j > 0; j--) {
-    const k = randInt(random, j + 1);
-    [words[j], words[k]] = [words[k]!, words[j]!];
-  }
-  return words.join(" ");
+  return shuffled(random, words).join(" ");
 }
 
 /** `n` messages; a share `outOfScope` ask for a held-out option (label -1). */
