@@ -41,7 +41,7 @@ import { LiveController } from "../src/live/controller.ts";
 import { countFeedback } from "../src/live/feedback.ts";
 import { parseFeedback } from "../src/http/live/feedback.ts";
 import { serveTable } from "../src/http/served.ts";
-import { SERVE_V8_FLAGS } from "../src/cli/serve.ts";
+import { startServe } from "./processes.ts";
 import { readTraces } from "../src/traces/mod.ts";
 import type { TraceSet } from "../src/traces/types.ts";
 import {
@@ -69,17 +69,9 @@ const { values } = parseArgs({
 });
 const DATA = values.data.endsWith("/") ? values.data : `${values.data}/`;
 const REQUESTS = Number(values.requests);
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
 function pct(x: number): string {
   return `${(x * 100).toFixed(1)}%`;
-}
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = l.addr as Deno.NetAddr;
-  l.close();
-  return port;
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -102,64 +94,6 @@ async function trainBundle(
     dir,
     await encodeBundle(trainedContents(r)),
   );
-}
-
-/** A running `main.ts serve`. */
-interface Server {
-  base: string;
-  child: Deno.ChildProcess;
-  stderr: () => string;
-  stop(): Promise<void>;
-}
-
-async function startServe(bundle: string, args: string[]): Promise<Server> {
-  const port = freePort();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      `--v8-flags=${SERVE_V8_FLAGS}`,
-      `--allow-net=127.0.0.1:${port}`,
-      `--allow-read=${bundle}`,
-      "--allow-env=SERVICE_PROXY_TOKEN",
-      MAIN,
-      "serve",
-      "--bundle",
-      bundle,
-      "--port",
-      String(port),
-      ...args,
-    ],
-    env: { SERVICE_PROXY_TOKEN: "" },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let err = "";
-  (async () => {
-    for await (
-      const chunk of child.stderr.pipeThrough(new TextDecoderStream())
-    ) {
-      err += chunk;
-    }
-  })().catch(() => {});
-  const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let banner = "";
-  while (!banner.includes("listening on")) {
-    const { done, value } = await out.read();
-    if (done) throw new Error(`serve ended: ${banner}${err}`);
-    banner += value;
-  }
-  (async () => {
-    while (!(await out.read()).done) { /* drain */ }
-  })().catch(() => {});
-  return {
-    base: `http://127.0.0.1:${port}`,
-    child,
-    stderr: () => err,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-    },
-  };
 }
 
 /** What one replayed stream gave. */

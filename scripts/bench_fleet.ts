@@ -23,110 +23,17 @@
 import { createHmac } from "node:crypto";
 import { DecisionClient } from "../src/client/mod.ts";
 import { hmacSigner } from "../src/live/audit_token.ts";
-import { SERVE_V8_FLAGS } from "../src/cli/serve.ts";
+import {
+  hasCommand,
+  type ServeProcess,
+  startRedis,
+  startServe,
+} from "./processes.ts";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const KEY = "bench audit key of the fleet, 32B";
 
 function pct(x: number): string {
   return `${(x * 100).toFixed(1)}%`;
-}
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = l.addr as Deno.NetAddr;
-  l.close();
-  return port;
-}
-
-async function has(command: string): Promise<boolean> {
-  try {
-    await new Deno.Command(command, {
-      args: ["--version"],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-interface Proc {
-  base: string;
-  port: number;
-  stop(): Promise<void>;
-}
-
-/** A `main.ts serve` on a free port with `args`, once it listens. */
-async function serve(
-  bundle: string,
-  args: string[],
-  read: string,
-): Promise<Proc> {
-  const port = freePort();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      `--v8-flags=${SERVE_V8_FLAGS}`,
-      "--allow-net=127.0.0.1",
-      `--allow-read=${read}`,
-      "--allow-env=SERVICE_PROXY_TOKEN",
-      MAIN,
-      "serve",
-      "--bundle",
-      bundle,
-      "--port",
-      String(port),
-      ...args,
-    ],
-    env: { SERVICE_PROXY_TOKEN: "" },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  void child.stderr.pipeTo(new WritableStream()).catch(() => {});
-  const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let banner = "";
-  while (!banner.includes("listening on")) {
-    const { done, value } = await out.read();
-    if (done) throw new Error(`serve ended: ${banner}`);
-    banner += value;
-  }
-  void (async () => {
-    while (!(await out.read()).done) { /* drain */ }
-  })().catch(() => {});
-  return {
-    base: `http://127.0.0.1:${port}`,
-    port,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-    },
-  };
-}
-
-async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = freePort();
-  const child = new Deno.Command("redis-server", {
-    args: ["--port", String(port), "--bind", "127.0.0.1", "--save", ""],
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  for (let i = 0; i < 200; i++) {
-    try {
-      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
-      break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-    },
-  };
 }
 
 /** Microseconds per id: HMAC-SHA256 through node:crypto and through WebCrypto. */
@@ -244,7 +151,7 @@ interface FleetStream {
  * its feedback on replica `i + 1 mod N` (the same replica when alone).
  */
 async function replayFleet(
-  replicas: readonly Proc[],
+  replicas: readonly ServeProcess[],
   texts: readonly string[],
   labels: readonly string[],
 ): Promise<FleetStream> {
@@ -364,7 +271,7 @@ export interface FleetBenchOptions {
 export async function benchFleet(o: FleetBenchOptions): Promise<void> {
   console.log(`\n== Fleet: ${o.replicas} replicas sharing a live store`);
   await signingCost();
-  if (!(await has("redis-server"))) {
+  if (!(await hasCommand("redis-server"))) {
     console.log(
       "  skipped the rest: redis-server is not installed (apt-get install redis-server)",
     );
@@ -388,15 +295,19 @@ export async function benchFleet(o: FleetBenchOptions): Promise<void> {
   const loneArgs = ["--audit-rate", String(o.auditRate), "--audit-seed", "7"];
   try {
     // Request path and feedback, side by side, twice.
-    const lone = await serve(o.plain, loneArgs, `${o.plain},${key}`);
-    const fleet: Proc[] = [];
+    const lone = await startServe(o.plain, loneArgs, {
+      read: `${o.plain},${key}`,
+    });
+    const fleet: ServeProcess[] = [];
     for (let r = 0; r < o.replicas; r++) {
       fleet.push(
-        await serve(o.plain, fleetArgs(`r${r + 1}`), `${o.plain},${key}`),
+        await startServe(o.plain, fleetArgs(`r${r + 1}`), {
+          read: `${o.plain},${key}`,
+        }),
       );
     }
     try {
-      if (await has("wrk")) {
+      if (await hasCommand("wrk")) {
         const rates: [number, number][] = [];
         for (let round = 0; round < 2; round++) {
           rates.push([
@@ -435,10 +346,12 @@ export async function benchFleet(o: FleetBenchOptions): Promise<void> {
     console.log(
       `\n== Fleet on the shifted stream: ${o.texts.length} requests at audit rate ${o.auditRate}, decisions round-robin over ${o.replicas} replicas, each feedback item to another replica`,
     );
-    const replicas: Proc[] = [];
+    const replicas: ServeProcess[] = [];
     for (let r = 0; r < o.replicas; r++) {
       replicas.push(
-        await serve(o.shifted, fleetArgs(`s${r + 1}`), `${o.shifted},${key}`),
+        await startServe(o.shifted, fleetArgs(`s${r + 1}`), {
+          read: `${o.shifted},${key}`,
+        }),
       );
     }
     let t0 = performance.now();
@@ -455,7 +368,7 @@ export async function benchFleet(o: FleetBenchOptions): Promise<void> {
       result,
       o.alpha,
     );
-    const alone = await serve(o.shifted, loneArgs, `${o.shifted}`);
+    const alone = await startServe(o.shifted, loneArgs);
     t0 = performance.now();
     try {
       result = await replayFleet([alone], o.texts, o.labels);

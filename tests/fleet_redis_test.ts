@@ -23,6 +23,7 @@ import {
   writeTestBundle,
 } from "./_http_helpers.ts";
 import { missingTool } from "./_tools.ts";
+import { startRedis } from "../scripts/processes.ts";
 
 const noRedis = missingTool(
   "fleet_redis_test",
@@ -40,44 +41,6 @@ const DEPLOY = new URL("../deploy/", import.meta.url).pathname;
 
 // deno-lint-ignore no-explicit-any
 type Json = Record<string, any>;
-
-/** A Redis server on a free loopback port, without persistence. */
-async function startRedis(): Promise<
-  { url: string; stop(): Promise<void> }
-> {
-  const port = freePort();
-  const child = new Deno.Command("redis-server", {
-    args: [
-      "--port",
-      String(port),
-      "--bind",
-      "127.0.0.1",
-      "--save",
-      "",
-      "--appendonly",
-      "no",
-    ],
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  const end = Date.now() + 10_000;
-  for (;;) {
-    try {
-      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
-      break;
-    } catch {
-      if (Date.now() > end) throw new Error("redis-server did not start");
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-    },
-  };
-}
 
 interface Fleet {
   dir: string;

@@ -1,0 +1,161 @@
+/**
+ * Child processes the benchmarks (and the fleet test) start: a `main.ts
+ * serve` on a free loopback port, a throw-away Redis server, and whether a
+ * program is installed at all.
+ *
+ * @module
+ */
+
+import { SERVE_V8_FLAGS } from "../src/cli/serve.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+/** A loopback port that was free a moment ago. */
+export function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = l.addr as Deno.NetAddr;
+  l.close();
+  return port;
+}
+
+/** True when `command --version` runs (the program is on PATH). */
+export async function hasCommand(command: string): Promise<boolean> {
+  try {
+    await new Deno.Command(command, {
+      args: ["--version"],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A running `main.ts serve`. */
+export interface ServeProcess {
+  /** `http://127.0.0.1:PORT`. */
+  base: string;
+  port: number;
+  child: Deno.ChildProcess;
+  /** What the server wrote to stderr so far. */
+  stderr(): string;
+  /** SIGTERM, then waits for the exit. */
+  stop(): Promise<void>;
+}
+
+/** Options of `startServe`. */
+export interface ServeProcessOptions {
+  /** `--allow-read` of the child (default: the bundle folder). */
+  read?: string;
+}
+
+/**
+ * Starts `main.ts serve --bundle BUNDLE` on a free loopback port with
+ * `args` after it, under the narrow permissions the README gives, and
+ * resolves once its banner says it listens.
+ */
+export async function startServe(
+  bundle: string,
+  args: readonly string[],
+  o: ServeProcessOptions = {},
+): Promise<ServeProcess> {
+  const port = freePort();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      `--v8-flags=${SERVE_V8_FLAGS}`,
+      "--allow-net=127.0.0.1",
+      `--allow-read=${o.read ?? bundle}`,
+      "--allow-env=SERVICE_PROXY_TOKEN",
+      MAIN,
+      "serve",
+      "--bundle",
+      bundle,
+      "--port",
+      String(port),
+      ...args,
+    ],
+    env: { SERVICE_PROXY_TOKEN: "" },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let err = "";
+  (async () => {
+    for await (
+      const chunk of child.stderr.pipeThrough(new TextDecoderStream())
+    ) {
+      err += chunk;
+    }
+  })().catch(() => {});
+  const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let banner = "";
+  while (!banner.includes("listening on")) {
+    const { done, value } = await out.read();
+    if (done) throw new Error(`serve ended: ${banner}${err}`);
+    banner += value;
+  }
+  (async () => {
+    while (!(await out.read()).done) { /* drain */ }
+  })().catch(() => {});
+  return {
+    base: `http://127.0.0.1:${port}`,
+    port,
+    child,
+    stderr: () => err,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+    },
+  };
+}
+
+/** A running `redis-server`. */
+export interface RedisProcess {
+  /** `redis://127.0.0.1:PORT`. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `redis-server` on a free loopback port without persistence and
+ * resolves once it accepts connections (throws after 10 s).
+ */
+export async function startRedis(): Promise<RedisProcess> {
+  const port = freePort();
+  const child = new Deno.Command("redis-server", {
+    args: [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+    ],
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const end = Date.now() + 10_000;
+  for (;;) {
+    try {
+      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+      break;
+    } catch {
+      if (Date.now() > end) {
+        child.kill("SIGKILL");
+        await child.status;
+        throw new Error("redis-server did not start within 10 s");
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+    },
+  };
+}
