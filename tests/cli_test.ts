@@ -38,6 +38,7 @@ async function trainedBundle(): Promise<CliRun> {
     BUNDLE,
     "--seed",
     "3",
+    "--allow-uncalibrated",
     "--quiet",
   ]);
   assert.equal(trained.code, 0, trained.stderr);

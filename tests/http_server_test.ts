@@ -550,7 +550,13 @@ Deno.test("serve fails in one line with exit code 2 on startup errors", async (t
   await t.step("an unknown flag", async () => {
     oneLineExit2(
       await runServe(["--bundle", bundle, "--verbose"]),
-      /Unknown option '--verbose'/,
+      /^error: unknown flag --verbose \(see serve --help\)$/,
+    );
+  });
+  await t.step("a mistyped flag, with what it most likely meant", async () => {
+    oneLineExit2(
+      await runServe(["--bundle", bundle, "--prot", "8010"]),
+      /^error: unknown flag --prot \(did you mean --port\?\) \(see serve --help\)$/,
     );
   });
   await t.step("a bad port", async () => {

@@ -23,7 +23,11 @@ import {
   SPLIT_MODES,
   type SplitMode,
 } from "../train/split.ts";
-import { leakageInWords, splitInWords } from "./report_words.ts";
+import {
+  leakageInWords,
+  splitInWords,
+  uncalibratedSummary,
+} from "./report_words.ts";
 import {
   DRIFT_FLAGS,
   driftFlagSettings,
@@ -82,8 +86,18 @@ ${TRACE_FLAGS_USAGE}
   --max-epochs N             most training epochs (default 10)
   --workers N                fits run in parallel on N workers (default: the number of cores;
                              1 starts none); the bundle is the same for any N
+  --allow-uncalibrated       write the bundle and exit 0 even when a question is left
+                             uncalibrated (by default train then writes no bundle and
+                             exits 3)
   --quiet                    no progress on stderr
-  --help                     this text`;
+  --help                     this text
+
+Exit codes: 0 bundle written; 2 bad input or flags (nothing written); 3 a question
+is uncalibrated, so it would never be certified (no bundle written unless
+--allow-uncalibrated; the last line of stdout says why and what would help).`;
+
+/** Exit code of `train` when a question is left uncalibrated (without `--allow-uncalibrated`). */
+export const EXIT_UNCALIBRATED = 3;
 
 /** The flags of `train`. */
 const TRAIN_FLAGS = {
@@ -102,6 +116,7 @@ const TRAIN_FLAGS = {
   ...DRIFT_FLAGS,
   "max-epochs": { type: "string" },
   workers: { type: "string" },
+  "allow-uncalibrated": { type: "boolean", default: false },
   quiet: { type: "boolean", default: false },
   help: { type: "boolean", default: false },
 } as const;
@@ -136,11 +151,17 @@ export async function trainCommand(args: string[]): Promise<number> {
   const started = performance.now();
   const result = train(traces, options);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const failed = uncalibratedSummary(result.report);
+  printReport(result);
+  if (failed !== null && !values["allow-uncalibrated"]) {
+    console.log(`${failed}; no bundle written (exit code 3)`);
+    return EXIT_UNCALIBRATED;
+  }
   options.progress?.("writing bundle");
   await writeBundleAtomically(out, await encodeBundle(trainedContents(result)));
-  printReport(result);
   console.log(
-    `wrote ${out} (${result.report.rows} rows, trained in ${seconds}s)`,
+    `wrote ${out} (${result.report.rows} rows, trained in ${seconds}s)` +
+      (failed === null ? "" : `; ${failed} (--allow-uncalibrated)`),
   );
   return 0;
 }
