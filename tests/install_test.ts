@@ -141,7 +141,10 @@ Deno.test("dtable, installed from the clone, works from another folder", async (
         "logs/bundle",
       ]);
       assert.equal(inspected.code, 0, inspected.stderr);
-      assert.match(inspected.stdout, /topic \(choice, 5 options\)/);
+      assert.match(
+        inspected.stdout,
+        new RegExp(`topic \\(choice, ${TOPICS.length} options\\)`),
+      );
       const predicted = await dtable(
         bin,
         work,
