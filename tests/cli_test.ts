@@ -320,7 +320,15 @@ Deno.test("train --split follows where traces come from, and refuses a mode they
   const file = `${work}/grouped.jsonl`;
   await Deno.writeTextFile(file, toJsonl(traces));
   const out = `${work}/grouped-bundle`;
-  let run = await runCli(["train", "--traces", file, "--out", out, "--quiet"]);
+  let run = await runCli([
+    "train",
+    "--traces",
+    file,
+    "--out",
+    out,
+    "--quiet",
+    "--allow-uncalibrated",
+  ]);
   assert.equal(run.code, 0, run.stderr);
   assert.match(
     run.stdout,
@@ -333,6 +341,7 @@ Deno.test("train --split follows where traces come from, and refuses a mode they
     "--out",
     out,
     "--quiet",
+    "--allow-uncalibrated",
     "--split",
     "group",
   ]);
@@ -348,6 +357,7 @@ Deno.test("train --split follows where traces come from, and refuses a mode they
     "--out",
     out,
     "--quiet",
+    "--allow-uncalibrated",
     "--split",
     "random",
     "--similarity",
@@ -411,6 +421,7 @@ Deno.test("train stores --serve-new-options, --force-threshold and --min-radius 
     "--out",
     out,
     "--quiet",
+    "--allow-uncalibrated",
     "--max-epochs",
     "2",
     "--serve-new-options",
