@@ -40,12 +40,18 @@ export function leakageInWords(l: LeakageReport, full = true): string {
   const n = l.with_twin.answers + l.without_twin.answers;
   if (n === 0) return "no calibration answers";
   const share = percent(l.with_twin.answers / n);
-  const figures =
-    `${share} of calibration answers have a near-twin in training ` +
-    `(cosine >= ${l.similarity}); accuracy ${
+  const twin = `(cosine >= ${l.similarity})`;
+  const figures = l.with_twin.answers === 0
+    ? `no calibration answer has a near-twin in training ${twin}; accuracy ${
+      percent(l.without_twin.accuracy)
+    }`
+    : l.without_twin.answers === 0
+    ? `every calibration answer has a near-twin in training ${twin}; accuracy ${
       percent(l.with_twin.accuracy)
-    } with, ` +
-    `${percent(l.without_twin.accuracy)} without`;
+    }`
+    : `${share} of calibration answers have a near-twin in training ${twin}; accuracy ${
+      percent(l.with_twin.accuracy)
+    } with, ${percent(l.without_twin.accuracy)} without`;
   if (l.warning === null) return figures;
   return full
     ? `${figures}. Warning: ${l.warning}`
