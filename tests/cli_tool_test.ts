@@ -288,7 +288,10 @@ Deno.test("predict reads JSON Lines with text and id, and answers an unreadable 
   assert.equal(lines.length, 3);
   assert.equal(lines[0].id, "a");
   assert.deepEqual(Object.keys(lines[0].answers), ["topic"]);
-  assert.match(lines[1].error, /^line 2: "text" must be a string/);
+  assert.match(
+    lines[1].error,
+    /^line 2: "text" must be a string or a JSON object: got 5$/,
+  );
   assert.equal(lines[2].id, 7);
   assert.match(run.stderr, /^error: line 2: /m);
 });

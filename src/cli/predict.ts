@@ -7,7 +7,7 @@
  */
 
 import { loadBundle } from "../bundle/files.ts";
-import { prepareText } from "../engine/answer.ts";
+import { prepareText, stateText } from "../engine/mod.ts";
 import { writeDecideAnswer } from "../http/decide.ts";
 import { type Ask, assessRequest } from "../http/decision_request.ts";
 import { JsonWriter } from "../http/json_writer.ts";
@@ -23,7 +23,8 @@ export const PREDICT_USAGE =
 Reads texts from standard input, one a line, and writes one JSON line of answers
 for each on standard output, as the "answers" of POST /v1/decide:
   {"answers": {"topic": {"choice": "billing", "confidence": 0.97, "certified": true, ...}}}
-JSON Lines input gives each text as "text" (or "state"); an "id" is echoed first.
+JSON Lines input gives each text as "text" (or "state"; a JSON object is read as
+/v1/decide reads a state object); an "id" is echoed first.
 Answers are certified as a server would certify them, the online drift guard
 included (it starts quiet). A JSON line that cannot be read gets {"error": ...}
 on its line of output, so output lines match input lines; the exit code is then 2.
@@ -68,14 +69,19 @@ export function readJsonLine(line: string, at: number): ReadLine {
     return { error: `line ${at}: must be a JSON object with "text"` };
   }
   const o = value as Record<string, unknown>;
-  const text = o.text ?? o.state;
-  if (typeof text !== "string") {
+  const field = "text" in o ? "text" : "state";
+  const given = o[field];
+  // As /v1/decide reads a state: a string, or an object read as its JSON.
+  const isObject = typeof given === "object" && given !== null &&
+    !Array.isArray(given);
+  if (typeof given !== "string" && !isObject) {
     return {
-      error: `line ${at}: "text" must be a string: got ${
-        text === undefined ? "none" : JSON.stringify(text)?.slice(0, 40)
+      error: `line ${at}: "${field}" must be a string or a JSON object: got ${
+        given === undefined ? "none" : JSON.stringify(given)?.slice(0, 40)
       }`,
     };
   }
+  const text = stateText(given);
   return "id" in o ? { text, id: o.id } : { text };
 }
 
