@@ -9,6 +9,8 @@
 
 import { parseIsoTime, type TraceSet } from "../traces/mod.ts";
 import { MAX_EPOCH_SECONDS } from "../traces/provenance.ts";
+import { UsageError } from "./common.ts";
+import type { ProgressPrinter } from "./progress.ts";
 
 /** Fewest distinct options before a question is looked at as a column of times. */
 const FEW_OPTIONS = 20;
@@ -69,4 +71,26 @@ export function timeColumnAdvice(
       ? "the traces already have a time; list the answer columns with --answer-columns to leave it out quietly"
       : `rename it "time" and train splits by it (calibrating and testing on the newest traces), or list the answer columns with --answer-columns`
   }`;
+}
+
+/**
+ * The traces without columns of times read as answers, each left out with
+ * a warning saying to name it `time`; throws `UsageError` when nothing else
+ * is left to train.
+ */
+export function withoutTimeColumns(
+  traces: TraceSet,
+  printer: ProgressPrinter,
+): TraceSet {
+  const columns = timeColumns(traces);
+  if (columns.length === 0) return traces;
+  const advice = columns.map((c) => timeColumnAdvice(c, traces.times !== null));
+  const left = traces.questions.filter((q) =>
+    !columns.some((c) => c.name === q.name)
+  );
+  if (left.length === 0) {
+    throw new UsageError(`nothing to train: ${advice.join("; ")}`);
+  }
+  for (const line of advice) printer.warn(line);
+  return { ...traces, questions: left };
 }

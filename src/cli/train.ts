@@ -38,7 +38,7 @@ import {
   userPath,
 } from "./common.ts";
 import { reportHtml } from "./report_html.ts";
-import { timeColumnAdvice, timeColumns } from "./time_column.ts";
+import { withoutTimeColumns } from "./time_column.ts";
 import {
   type CalibrationRecord,
   recordCalibration,
@@ -300,28 +300,6 @@ function forcedThresholds(items: readonly string[]): Record<string, number> {
     forced[item.slice(0, at)] = t;
   }
   return forced;
-}
-
-/**
- * The traces without columns of times read as answers, each left out with
- * a warning saying to name it `time`; throws `UsageError` when nothing else
- * is left to train.
- */
-function withoutTimeColumns(
-  traces: TraceSet,
-  printer: ProgressPrinter,
-): TraceSet {
-  const columns = timeColumns(traces);
-  if (columns.length === 0) return traces;
-  const advice = columns.map((c) => timeColumnAdvice(c, traces.times !== null));
-  const left = traces.questions.filter((q) =>
-    !columns.some((c) => c.name === q.name)
-  );
-  if (left.length === 0) {
-    throw new UsageError(`nothing to train: ${advice.join("; ")}`);
-  }
-  for (const line of advice) printer.warn(line);
-  return { ...traces, questions: left };
 }
 
 /**
