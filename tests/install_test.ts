@@ -162,6 +162,47 @@ Deno.test("dtable, installed from the clone, works from another folder", async (
     },
   );
 
+  await t.step("serve serves the bundle and its dashboard", async () => {
+    const child = new Deno.Command(`${bin}/dtable`, {
+      args: ["serve", "--bundle", "logs/bundle", "--port", "0"],
+      cwd: work,
+      clearEnv: true,
+      env: {
+        PATH: `${bin}:${dirname(Deno.execPath())}:/usr/bin:/bin`,
+        HOME: Deno.env.get("HOME") ?? work,
+        ...(Deno.env.get("DENO_DIR")
+          ? { DENO_DIR: Deno.env.get("DENO_DIR")! }
+          : {}),
+        NO_COLOR: "1",
+      },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const draining = child.stderr.pipeTo(new WritableStream());
+    let banner = "";
+    let base: string | undefined;
+    try {
+      for await (
+        const chunk of child.stdout.pipeThrough(new TextDecoderStream())
+      ) {
+        banner += chunk;
+        base = /listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(banner)?.[1];
+        if (base !== undefined) break;
+      }
+      assert.ok(base, banner);
+      const health = await (await fetch(`${base}/v1/health`)).json();
+      assert.deepEqual(health.questions, ["topic"]);
+      const page = await fetch(`${base}/`);
+      assert.equal(page.status, 200);
+      assert.match(await page.text(), /<html/);
+    } finally {
+      child.kill("SIGINT");
+      await child.status;
+      await draining.catch(() => {});
+    }
+  });
+
   await t.step(
     "train on traces with 35% wrong labels exits 3 and writes no bundle",
     async () => {
