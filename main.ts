@@ -1,7 +1,8 @@
 /**
  * Decision tables: the command line. One program, five commands; each
  * command's module does the work, this file only dispatches and turns
- * failures into one line and exit code 2.
+ * failures into one line and exit code 2 (`train` alone also exits 3, when a
+ * question is left uncalibrated).
  *
  * @module
  */
@@ -9,6 +10,8 @@
 import { evalCommand } from "./src/cli/eval.ts";
 import { inspectCommand } from "./src/cli/inspect.ts";
 import { serveCommand } from "./src/cli/serve.ts";
+import { predictCommand } from "./src/cli/predict.ts";
+import { suggestName } from "./src/cli/did_you_mean.ts";
 import { oneLine, UsageError } from "./src/cli/common.ts";
 import { trainCommand } from "./src/cli/train.ts";
 import { INTERFACE_VERSION, TOOL_VERSION } from "./src/version.ts";
@@ -16,13 +19,18 @@ import { INTERFACE_VERSION, TOOL_VERSION } from "./src/version.ts";
 const USAGE =
   `decision-tables ${TOOL_VERSION}: learn a language model's small decisions, serve them with a verdict
 
-Usage: main.ts COMMAND [flags]   (COMMAND --help for its flags)
+Usage: dtable COMMAND [flags]   (or deno task COMMAND in a clone; COMMAND --help for its flags)
 
 Commands:
   train     traces to a bundle folder, with its report
   serve     the HTTP service for a bundle
   eval      how a bundle does on traces it has never seen
-  inspect   what a bundle holds`;
+  inspect   what a bundle holds
+  predict   answers for texts on standard input, one JSON line each
+
+Exit codes: 0 done; 2 bad input, flags or files; 3 (train) a question is uncalibrated`;
+
+const COMMANDS = ["train", "serve", "eval", "inspect", "predict"];
 
 /** Runs the command line; returns the exit code. */
 export async function main(args: string[]): Promise<number> {
@@ -37,6 +45,8 @@ export async function main(args: string[]): Promise<number> {
         return await inspectCommand(rest);
       case "serve":
         return await serveCommand(rest);
+      case "predict":
+        return await predictCommand(rest);
       case undefined:
       case "help":
       case "--help":
@@ -48,10 +58,14 @@ export async function main(args: string[]): Promise<number> {
           `decision-tables ${TOOL_VERSION} (HTTP interface ${INTERFACE_VERSION})`,
         );
         return 0;
-      default:
+      default: {
+        const meant = suggestName(command, COMMANDS);
         throw new UsageError(
-          `unknown command "${command}" (commands: train, serve, eval, inspect)`,
+          `unknown command "${command}"${
+            meant === null ? "" : ` (did you mean ${meant}?)`
+          } (commands: ${COMMANDS.join(", ")})`,
         );
+      }
     }
   } catch (e) {
     // Usage, trace, bundle and operating-system errors alike: one line, exit 2.

@@ -270,6 +270,7 @@ try {
         TRAIN_CSV,
         "--out",
         bundle,
+        "--allow-uncalibrated",
         "--quiet",
       ],
       stdout: "null",

@@ -62,6 +62,7 @@ async function trainMeasured(
       traces,
       "--out",
       out,
+      "--allow-uncalibrated",
       "--quiet",
       ...extra,
     ],

@@ -133,6 +133,7 @@ try {
         TRAIN_CSV,
         "--out",
         bundle,
+        "--allow-uncalibrated",
         "--quiet",
       ],
       stdout: "null",

@@ -38,6 +38,7 @@ async function trainedBundle(): Promise<CliRun> {
     BUNDLE,
     "--seed",
     "3",
+    "--allow-uncalibrated",
     "--quiet",
   ]);
   assert.equal(trained.code, 0, trained.stderr);
@@ -319,7 +320,15 @@ Deno.test("train --split follows where traces come from, and refuses a mode they
   const file = `${work}/grouped.jsonl`;
   await Deno.writeTextFile(file, toJsonl(traces));
   const out = `${work}/grouped-bundle`;
-  let run = await runCli(["train", "--traces", file, "--out", out, "--quiet"]);
+  let run = await runCli([
+    "train",
+    "--traces",
+    file,
+    "--out",
+    out,
+    "--quiet",
+    "--allow-uncalibrated",
+  ]);
   assert.equal(run.code, 0, run.stderr);
   assert.match(
     run.stdout,
@@ -332,6 +341,7 @@ Deno.test("train --split follows where traces come from, and refuses a mode they
     "--out",
     out,
     "--quiet",
+    "--allow-uncalibrated",
     "--split",
     "group",
   ]);
@@ -347,6 +357,7 @@ Deno.test("train --split follows where traces come from, and refuses a mode they
     "--out",
     out,
     "--quiet",
+    "--allow-uncalibrated",
     "--split",
     "random",
     "--similarity",
@@ -410,6 +421,7 @@ Deno.test("train stores --serve-new-options, --force-threshold and --min-radius 
     "--out",
     out,
     "--quiet",
+    "--allow-uncalibrated",
     "--max-epochs",
     "2",
     "--serve-new-options",

@@ -511,7 +511,7 @@ Deno.test("serve fails in one line with exit code 2 on startup errors", async (t
       const port = (listener.addr as Deno.NetAddr).port;
       oneLineExit2(
         await runServe(["--bundle", bundle, "--port", String(port)]),
-        /cannot listen on http:\/\/127\.0\.0\.1:\d+\/.*(in use|AddrInUse)/i,
+        /cannot listen on http:\/\/127\.0\.0\.1:\d+\/.*(in use|AddrInUse).*another process holds port \d+: .*--port N \(--port 0 picks a free one\)/i,
       );
     } finally {
       listener.close();
@@ -550,7 +550,13 @@ Deno.test("serve fails in one line with exit code 2 on startup errors", async (t
   await t.step("an unknown flag", async () => {
     oneLineExit2(
       await runServe(["--bundle", bundle, "--verbose"]),
-      /Unknown option '--verbose'/,
+      /^error: unknown flag --verbose \(see serve --help\)/,
+    );
+  });
+  await t.step("a mistyped flag, with what it most likely meant", async () => {
+    oneLineExit2(
+      await runServe(["--bundle", bundle, "--prot", "8010"]),
+      /^error: unknown flag --prot \(did you mean --port\?\) \(see serve --help\)/,
     );
   });
   await t.step("a bad port", async () => {

@@ -8,6 +8,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { DriftSettings } from "../engine/table.ts";
+import { suggestName } from "./did_you_mean.ts";
 
 export {
   ProgressMeter,
@@ -68,18 +69,26 @@ export function parseFlags<T extends FlagOptions>(
       allowPositionals: false,
     });
   } catch (e) {
-    throw new UsageError(flagMistake(command, e));
+    throw new UsageError(flagMistake(command, e, Object.keys(options)));
   }
 }
 
-/** What `parseArgs` refused, in one line with its remedy. */
-function flagMistake(command: string, e: unknown): string {
+/**
+ * What `parseArgs` refused, in one line with its remedy: an unknown flag
+ * names the known one it most likely meant (`did you mean --alpha?`).
+ */
+function flagMistake(command: string, e: unknown, known: string[]): string {
   const message = e instanceof Error ? e.message : String(e);
   const help = `(see ${command} --help)`;
   const flag = /'(-[^' ]+)/.exec(message)?.[1] ?? "";
   const code = (e as { code?: string }).code;
   if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
-    return `unknown flag ${flag} ${help}`;
+    const meant = flag.startsWith("--")
+      ? suggestName(flag.slice(2).split("=")[0]!, known)
+      : null;
+    return `unknown flag ${flag}${
+      meant === null ? "" : ` (did you mean --${meant}?)`
+    } ${help}`;
   }
   if (code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") {
     const arg = /argument '([^']*)'/.exec(message)?.[1] ?? "";

@@ -5,13 +5,27 @@
  */
 
 import { loadBundle } from "../bundle/files.ts";
-import { assess, prepareText } from "../engine/answer.ts";
-import { type DriftGuard, DriftMonitor, QUIET_GUARD } from "../engine/drift.ts";
-import type { Table } from "../engine/table.ts";
-import { disagrees } from "../engine/verdict.ts";
-import { type Measurement, Meter } from "../train/meter.ts";
+import {
+  assess,
+  type Assessment,
+  type DriftGuard,
+  DriftMonitor,
+  peekGuard,
+  prepareText,
+  QUIET_GUARD,
+  type Table,
+  thresholdInForce,
+} from "../engine/mod.ts";
+import {
+  type EvalFigures,
+  QuestionTally,
+  withoutThresholds,
+} from "./eval_tally.ts";
 import type { TraceSet } from "../traces/mod.ts";
 import { parseFlags, ProgressPrinter, UsageError, userPath } from "./common.ts";
+import { evalInWords } from "./eval_words.ts";
+import { PredictionsFile } from "./predictions_file.ts";
+import { evalReport, reportHtml } from "./report_html.ts";
 import {
   readTraceFlags,
   TRACE_FLAGS,
@@ -21,17 +35,30 @@ import {
 /** Usage text of `eval`. */
 export const EVAL_USAGE =
   `Usage: eval --bundle DIR --traces FILE [--traces FILE ...] [--json] [--stream]
+            [--predictions FILE] [--report-html FILE]
 
 Answers every trace with the bundle, as serving would, and reports per question:
 answers, certified share, disagreement among certified answers (with the upper
-end of the two-sided 95% Clopper-Pearson interval) and accuracy over all answers.
-Traces are read as train reads them. When the traces answer none of the
-bundle's questions, eval fails (exit code 2).
+end of the two-sided 95% Clopper-Pearson interval) and accuracy over all answers;
+why answers were not certified (counts by flag); per option the traces answering
+it, certified answers naming it, their disagreements, precision and recall; and
+the frontier: at each candidate threshold of the bundle, the share certified,
+their disagreement and the smallest alpha at which that threshold alone passes
+the binomial test on these traces. Traces are read as train reads them. When
+the traces answer none of the bundle's questions, eval fails (exit code 2).
 
 Options:
   --bundle DIR               bundle folder (required)
 ${TRACE_FLAGS_USAGE}
-  --json                     print the figures as JSON
+  --json                     print the figures as JSON (questions.Q: n, certified, coverage,
+                             disagreements, disagreement, disagreement_lower/_upper,
+                             accuracy, unlearned_answers, options, not_certified,
+                             drift_rules, frontier)
+  --predictions FILE         write one JSON line per trace: its text and, per question,
+                             the reference answer, the table's answer, certified, flag,
+                             confidence and whether they disagree
+  --report-html FILE         write a self-contained HTML report (frontier plot, option
+                             tables, the bundle's split and leakage check, advice)
   --stream                   also replay the traces in order through the online drift
                              guard, certify as a live server would, and report when it
                              raised and cleared the alarm (request index, 1-based, per
@@ -39,11 +66,7 @@ ${TRACE_FLAGS_USAGE}
   --quiet                    no progress on stderr (--json implies it)
   --help                     this text`;
 
-/** Per-question figures of an evaluation: the meter's, and unlearned answers. */
-export interface EvalFigures extends Measurement {
-  /** Traces whose answer is an option the bundle never learned (counted as disagreements). */
-  unlearned_answers: number;
-}
+export type { EvalFigures };
 
 /** When the online guard raised and cleared its alarm, by request index. */
 export interface StreamEvents {
@@ -51,20 +74,39 @@ export interface StreamEvents {
   cleared: number[];
 }
 
-/** Evaluates `table` on `traces`. With `stream`, certification also consults an online drift guard. */
+/** What eval tells a caller about each trace and question it answers. */
+export type TraceListener = (
+  trace: number,
+  question: string,
+  assessment: Assessment,
+  expected: string,
+) => void;
+
+/**
+ * Evaluates `table` on `traces`: per question the meter's figures, per
+ * option figures, why answers were not certified, and the frontier at the
+ * bundle's candidate thresholds. With `stream`, certification also consults
+ * an online drift guard. `onTrace` hears every answer.
+ */
 export function evaluate(
   table: Table,
   traces: TraceSet,
   stream: boolean,
+  onTrace?: TraceListener,
 ): {
   questions: Record<string, EvalFigures>;
   stream?: Record<string, StreamEvents>;
 } {
   const monitor = stream ? new DriftMonitor(table.settings.drift) : undefined;
   const guard: DriftGuard = monitor ?? QUIET_GUARD;
+  const peek: DriftGuard = monitor === undefined
+    ? QUIET_GUARD
+    : peekGuard(monitor);
+  const open = withoutThresholds(table);
   const asked = traces.questions.filter((q) => table.byName.has(q.name));
-  const meters = asked.map(() => new Meter());
-  const unlearned = asked.map(() => 0);
+  const tallies = asked.map((q) =>
+    new QuestionTally(table.byName.get(q.name)!.options)
+  );
   const events: Record<string, StreamEvents> = {};
   const lastStatus = new Map<string, string>();
   for (const q of asked) {
@@ -73,16 +115,24 @@ export function evaluate(
   }
   for (let i = 0; i < traces.texts.length; i++) {
     let prepared;
+    let openPrepared;
     for (let t = 0; t < asked.length; t++) {
       const q = asked[t]!;
       const label = q.labels[i]!;
       if (label < 0) continue;
       prepared ??= prepareText(table, traces.texts[i]!);
+      openPrepared ??= prepareText(open, traces.texts[i]!);
       const tq = table.byName.get(q.name)!;
-      const a = assess(table, prepared, q.name, {}, guard).answer;
+      const served = assess(table, prepared, q.name, {}, guard);
+      const unthresholded = assess(open, openPrepared, q.name, {}, peek);
       const expected = q.options[label]!;
-      meters[t]!.add(a.certified, disagrees(a, expected));
-      if (!tq.optionIndex.has(expected)) unlearned[t]!++;
+      tallies[t]!.add(
+        served,
+        unthresholded,
+        expected,
+        tq.optionIndex.has(expected),
+      );
+      onTrace?.(i, q.name, served, expected);
       if (monitor !== undefined) {
         const state = monitor.state(q.name);
         if (state.status !== lastStatus.get(q.name)) {
@@ -97,10 +147,12 @@ export function evaluate(
   }
   const questions: Record<string, EvalFigures> = {};
   asked.forEach((q, t) => {
-    questions[q.name] = {
-      ...meters[t]!.result(),
-      unlearned_answers: unlearned[t]!,
-    };
+    const tq = table.byName.get(q.name)!;
+    questions[q.name] = tallies[t]!.result(
+      tq.calibration.candidates,
+      thresholdInForce(table, q.name),
+      tq.calibration.delta,
+    );
   });
   return stream ? { questions, stream: events } : { questions };
 }
@@ -112,6 +164,8 @@ export async function evalCommand(args: string[]): Promise<number> {
     bundle: { type: "string" },
     json: { type: "boolean", default: false },
     stream: { type: "boolean", default: false },
+    predictions: { type: "string" },
+    "report-html": { type: "string" },
     quiet: { type: "boolean", default: false },
     help: { type: "boolean", default: false },
   });
@@ -125,8 +179,14 @@ export async function evalCommand(args: string[]): Promise<number> {
   if (values.traces === undefined) {
     throw new UsageError("eval needs --traces FILE (see eval --help)");
   }
+  for (const flag of ["predictions", "report-html"] as const) {
+    if (values[flag]?.trim() === "") {
+      throw new UsageError(`--${flag} needs a file name: got ""`);
+    }
+  }
   const printer = new ProgressPrinter({ quiet: values.quiet || values.json });
-  const table = await loadBundle(userPath(values.bundle));
+  const bundlePath = userPath(values.bundle);
+  const table = await loadBundle(bundlePath);
   const traces = await readTraceFlags("eval", values, printer);
   const skipped = traces.questions.filter((q) => !table.byName.has(q.name));
   if (skipped.length === traces.questions.length) {
@@ -141,40 +201,33 @@ export async function evalCommand(args: string[]): Promise<number> {
       `the bundle has no question "${q.name}"; its answers are skipped`,
     );
   }
+  const predictions = values.predictions === undefined
+    ? null
+    : new PredictionsFile(userPath(values.predictions), traces);
   const started = performance.now();
-  const result = evaluate(table, traces, values.stream);
+  const result = evaluate(table, traces, values.stream, predictions?.listener);
   const seconds = (performance.now() - started) / 1000;
   if (seconds > 1) {
     printer.line(
       `evaluated ${traces.texts.length} traces in ${seconds.toFixed(2)}s`,
     );
   }
+  if (predictions !== null) {
+    await predictions.write();
+    printer.note(`wrote ${predictions.path} (one JSON line per trace)`);
+  }
+  if (values["report-html"] !== undefined) {
+    const path = userPath(values["report-html"]);
+    await Deno.writeTextFile(
+      path,
+      reportHtml(evalReport(bundlePath, table, traces.texts.length, result)),
+    );
+    printer.note(`wrote ${path}`);
+  }
   if (values.json) {
     console.log(JSON.stringify(result, null, 2));
     return 0;
   }
-  const pct = (x: number | null) =>
-    x === null ? "n/a" : `${(x * 100).toFixed(1)}%`;
-  for (const [name, f] of Object.entries(result.questions)) {
-    console.log(
-      `${name}: ${f.n} answers, ${f.certified} certified (${
-        pct(f.coverage)
-      }), ${f.disagreements} disagreements ` +
-        `(${pct(f.disagreement)}, 95% CI up to ${
-          pct(f.disagreement_upper)
-        }), accuracy ${pct(f.accuracy)}` +
-        (f.unlearned_answers > 0
-          ? `, ${f.unlearned_answers} answers name options the bundle never learned`
-          : ""),
-    );
-    const ev = result.stream?.[name];
-    if (ev !== undefined) {
-      console.log(
-        `  drift alarm raised at request ${
-          ev.raised.join(", ") || "(never)"
-        }; cleared at ${ev.cleared.join(", ") || "(never)"}`,
-      );
-    }
-  }
+  console.log(evalInWords(result.questions, result.stream).join("\n"));
   return 0;
 }

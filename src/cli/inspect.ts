@@ -142,7 +142,7 @@ export async function inspectCommand(args: string[]): Promise<number> {
     return 0;
   }
   const pct = (x: unknown) =>
-    typeof x === "number" ? `${(x * 100).toFixed(1)}%` : "n/a";
+    typeof x === "number" ? `${(x * 100).toFixed(1)}%` : "none";
   console.log(
     `bundle ${bundle}: format ${d.format} v${d.format_version}, tool ${d.tool_version}, ${table.rowCount} rows`,
   );
@@ -188,9 +188,13 @@ export async function inspectCommand(args: string[]): Promise<number> {
         q.calibration.threshold?.toFixed(4) ?? "none"
       } at alpha ${q.calibration.alpha}, delta ${q.calibration.delta}; test: ${
         pct(t.coverage)
-      } certified, ${pct(t.disagreement)} disagreement (CI up to ${
-        pct(t.disagreement_upper)
-      }), accuracy ${pct(t.accuracy)}`,
+      } certified, ${
+        typeof t.disagreement === "number"
+          ? `${pct(t.disagreement)} disagreement (CI up to ${
+            pct(t.disagreement_upper)
+          })`
+          : "so no disagreement rate to measure"
+      }, accuracy ${pct(t.accuracy)}`,
     );
     if (q.calibration.reason) {
       console.log(`  uncalibrated because ${q.calibration.reason}`);

@@ -40,14 +40,82 @@ export function leakageInWords(l: LeakageReport, full = true): string {
   const n = l.with_twin.answers + l.without_twin.answers;
   if (n === 0) return "no calibration answers";
   const share = percent(l.with_twin.answers / n);
-  const figures =
-    `${share} of calibration answers have a near-twin in training ` +
-    `(cosine >= ${l.similarity}); accuracy ${
+  const twin = `(cosine >= ${l.similarity})`;
+  const figures = l.with_twin.answers === 0
+    ? `no calibration answer has a near-twin in training ${twin}; accuracy ${
+      percent(l.without_twin.accuracy)
+    }`
+    : l.without_twin.answers === 0
+    ? `every calibration answer has a near-twin in training ${twin}; accuracy ${
       percent(l.with_twin.accuracy)
-    } with, ` +
-    `${percent(l.without_twin.accuracy)} without`;
+    }`
+    : `${share} of calibration answers have a near-twin in training ${twin}; accuracy ${
+      percent(l.with_twin.accuracy)
+    } with, ${percent(l.without_twin.accuracy)} without`;
   if (l.warning === null) return figures;
   return full
     ? `${figures}. Warning: ${l.warning}`
     : `${figures}: calibration may be optimistic for traffic with fewer near-twins (see the warning above)`;
+}
+
+/**
+ * What would help an uncalibrated question, in a few words, from the
+ * trainer's advice: more traces (how many), a larger `--alpha` (which), or
+ * that more of the same would not help. Null when the advice names none of
+ * these.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { adviceInBrief } from "./report_words.ts";
+ * assert.equal(
+ *   adviceInBrief("... (about 4,277 more, of as many ...); at --alpha 0.075 this ..."),
+ *   "about 4,277 more traces, or --alpha 0.075",
+ * );
+ * ```
+ */
+export function adviceInBrief(advice: string): string | null {
+  const helps: string[] = [];
+  const more = /about ([\d,]+) more/.exec(advice)?.[1];
+  if (/would not help/.test(advice)) {
+    helps.push("cleaner labels (more of the same traces would not help)");
+  } else if (more !== undefined) helps.push(`about ${more} more traces`);
+  const alpha = /at --alpha ([\d.]+)/.exec(advice)?.[1];
+  if (alpha !== undefined) helps.push(`--alpha ${alpha}`);
+  return helps.length === 0 ? null : helps.join(", or ");
+}
+
+/** A training report's questions, as far as the summary reads them. */
+interface ReportQuestions {
+  alpha: number;
+  delta: number;
+  questions: readonly {
+    name: string;
+    calibration: { status: string; advice: string | null };
+  }[];
+}
+
+/**
+ * One line saying which questions are uncalibrated, why (no threshold
+ * passed the test at the report's alpha and delta) and what would help each;
+ * null when every question is calibrated.
+ */
+export function uncalibratedSummary(report: ReportQuestions): string | null {
+  const failed = report.questions.filter((q) =>
+    q.calibration.status !== "calibrated"
+  );
+  if (failed.length === 0) return null;
+  const helps = failed.map((q) =>
+    `${q.name}: ${
+      adviceInBrief(q.calibration.advice ?? "") ??
+        "see its warning above"
+    }`
+  );
+  return `${failed.length} of ${report.questions.length} ${
+    report.questions.length === 1 ? "question" : "questions"
+  } uncalibrated, never certified (${
+    failed.map((q) => q.name).join(", ")
+  }: no threshold passed the test at alpha ${report.alpha}, delta ${report.delta}); what would help: ${
+    helps.join("; ")
+  }`;
 }

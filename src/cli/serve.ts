@@ -319,7 +319,11 @@ export async function serveCommand(args: string[]): Promise<number> {
       );
     } catch (e) {
       console.error(
-        `error: cannot listen on ${urlOf(s.host, s.port)}: ${oneLine(e)}`,
+        `error: cannot listen on ${urlOf(s.host, s.port)}: ${oneLine(e)}${
+          e instanceof Deno.errors.AddrInUse
+            ? `; another process holds port ${s.port}: stop it, or serve on another port with --port N (--port 0 picks a free one)`
+            : ""
+        }`,
       );
       return 2;
     }

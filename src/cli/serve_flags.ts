@@ -5,7 +5,6 @@
  * @module
  */
 
-import { parseArgs } from "node:util";
 import type { DriftSettings } from "../engine/table.ts";
 import { DEFAULT_WORD_CACHE_BYTES } from "../engine/word_cache.ts";
 import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from "../http/app.ts";
@@ -17,6 +16,7 @@ import {
   driftFlagSettings,
   numberFlag,
   oneLine,
+  parseFlags,
   UsageError,
   userPath,
 } from "./common.ts";
@@ -81,16 +81,7 @@ const SERVE_FLAGS = {
 type ServeValues = ReturnType<typeof parseServeArgs>;
 
 function parseServeArgs(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: SERVE_FLAGS,
-    }).values;
-  } catch (e) {
-    throw new UsageError(`${oneLine(e)} (serve --help lists the flags)`);
-  }
+  return parseFlags("serve", args, SERVE_FLAGS).values;
 }
 
 /** Parses the flags of `serve`; throws `UsageError` for a bad one. Null for `--help`. */

@@ -23,7 +23,11 @@ import {
   SPLIT_MODES,
   type SplitMode,
 } from "../train/split.ts";
-import { leakageInWords, splitInWords } from "./report_words.ts";
+import {
+  leakageInWords,
+  splitInWords,
+  uncalibratedSummary,
+} from "./report_words.ts";
 import {
   DRIFT_FLAGS,
   driftFlagSettings,
@@ -33,6 +37,13 @@ import {
   UsageError,
   userPath,
 } from "./common.ts";
+import { reportHtml } from "./report_html.ts";
+import { withoutTimeColumns } from "./time_column.ts";
+import {
+  type CalibrationRecord,
+  recordCalibration,
+  trainReportModel,
+} from "./train_report.ts";
 import {
   readTraceFlags,
   TRACE_FLAGS,
@@ -82,8 +93,21 @@ ${TRACE_FLAGS_USAGE}
   --max-epochs N             most training epochs (default 10)
   --workers N                fits run in parallel on N workers (default: the number of cores;
                              1 starts none); the bundle is the same for any N
+  --report-html FILE         write a self-contained HTML report (frontier plot and option
+                             table on the calibration split, split, leakage, advice),
+                             also when no bundle is written
+  --allow-uncalibrated       write the bundle and exit 0 even when a question is left
+                             uncalibrated (by default train then writes no bundle and
+                             exits 3)
   --quiet                    no progress on stderr
-  --help                     this text`;
+  --help                     this text
+
+Exit codes: 0 bundle written; 2 bad input or flags (nothing written); 3 a question
+is uncalibrated, so it would never be certified (no bundle written unless
+--allow-uncalibrated; the last line of stdout says why and what would help).`;
+
+/** Exit code of `train` when a question is left uncalibrated (without `--allow-uncalibrated`). */
+export const EXIT_UNCALIBRATED = 3;
 
 /** The flags of `train`. */
 const TRAIN_FLAGS = {
@@ -102,6 +126,8 @@ const TRAIN_FLAGS = {
   ...DRIFT_FLAGS,
   "max-epochs": { type: "string" },
   workers: { type: "string" },
+  "allow-uncalibrated": { type: "boolean", default: false },
+  "report-html": { type: "string" },
   quiet: { type: "boolean", default: false },
   help: { type: "boolean", default: false },
 } as const;
@@ -127,20 +153,49 @@ export async function trainCommand(args: string[]): Promise<number> {
     throw new UsageError(`--out needs a folder name: got "${values.out}"`);
   }
   const out = userPath(values.out);
+  if (values["report-html"]?.trim() === "") {
+    throw new UsageError(`--report-html needs a file name: got ""`);
+  }
+  const reportPath = userPath(values["report-html"]);
   const printer = new ProgressPrinter({ quiet: values.quiet });
   const options = trainOptions(values, printer);
+  const record: CalibrationRecord = new Map();
+  if (reportPath !== undefined) {
+    options.onCalibration = recordCalibration(record);
+  }
   // Fail now, not after training, when the bundle could not be written.
   await checkBundleDestination(out);
-  const traces = await readTraceFlags("train", values, printer);
+  const traces = withoutTimeColumns(
+    await readTraceFlags("train", values, printer),
+    printer,
+  );
   checkAgainstTraces(traces, options);
   const started = performance.now();
   const result = train(traces, options);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const failed = uncalibratedSummary(result.report);
+  const refused = failed !== null && !values["allow-uncalibrated"];
+  printReport(result);
+  if (reportPath !== undefined) {
+    const model = trainReportModel(
+      result,
+      traces,
+      record,
+      options,
+      refused ? `No bundle written: ${failed}.` : `Bundle written to ${out}.`,
+    );
+    await Deno.writeTextFile(reportPath, reportHtml(model));
+    printer.note(`wrote ${reportPath}`);
+  }
+  if (refused) {
+    console.log(`${failed}; no bundle written (exit code 3)`);
+    return EXIT_UNCALIBRATED;
+  }
   options.progress?.("writing bundle");
   await writeBundleAtomically(out, await encodeBundle(trainedContents(result)));
-  printReport(result);
   console.log(
-    `wrote ${out} (${result.report.rows} rows, trained in ${seconds}s)`,
+    `wrote ${out} (${result.report.rows} rows, trained in ${seconds}s)` +
+      (failed === null ? "" : `; ${failed} (--allow-uncalibrated)`),
   );
   return 0;
 }
@@ -270,19 +325,22 @@ function checkAgainstTraces(traces: TraceSet, options: TrainOptions): void {
 /** Prints the split and, per question, the calibration, test figures and leakage check. */
 function printReport(result: TrainResult): void {
   console.log(`split: ${splitInWords(result.report.split)}`);
-  const pct = (x: number | null) =>
-    x === null ? "n/a" : `${(x * 100).toFixed(1)}%`;
+  const pct = (x: number | null) => `${((x ?? 0) * 100).toFixed(1)}%`;
   for (const q of result.report.questions) {
     const t = q.test;
+    const figures = t.n === 0
+      ? "no test answers to measure"
+      : `${pct(t.coverage)} certified, ${
+        t.disagreement === null
+          ? "so no disagreement rate to measure"
+          : `${pct(t.disagreement)} disagreement (95% CI up to ${
+            pct(t.disagreement_upper)
+          })`
+      }, accuracy ${pct(t.accuracy)}`;
     console.log(
       `${q.name}: ${q.calibration.status}, threshold ${
         q.calibration.threshold?.toFixed(4) ?? "none"
-      }; ` +
-        `test: ${pct(t.coverage)} certified, ${
-          pct(t.disagreement)
-        } disagreement (95% CI up to ${pct(t.disagreement_upper)}), accuracy ${
-          pct(t.accuracy)
-        }`,
+      }; test: ${figures}`,
     );
     console.log(`  leakage check: ${leakageInWords(q.leakage, false)}`);
   }

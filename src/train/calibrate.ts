@@ -39,6 +39,8 @@ export interface ScoredAnswers {
   scopeScore?: ScopeScore | null;
   /** Each answer's unit in the split (answers of one unit are not independent); absent: all independent. */
   units?: Int32Array;
+  /** Each answer's trace (its index in the trace set), for reports; absent when not known. */
+  traces?: readonly number[];
 }
 
 /** What calibration decided, and how. */

@@ -445,6 +445,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
       parts.calibration,
     );
     scored.units = Int32Array.from(parts.calibration, (i) => split.unitOf[i]!);
+    scored.traces = parts.calibration;
     const outcome = calibrateQuestion(scored, model.validation, {
       ...options,
       scopeP: options.settings.drift.scope_p,

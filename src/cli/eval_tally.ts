@@ -1,0 +1,182 @@
+/**
+ * What `eval` counts per question beyond the meter: per option (answers,
+ * certified, disagreements, precision, recall), why answers were not
+ * certified (counts by flag), and the answers the coverage frontier is
+ * measured on.
+ *
+ * @module
+ */
+
+import {
+  type Answer,
+  type Assessment,
+  disagrees,
+  setThresholdInForce,
+  type Table,
+  TableState,
+} from "../engine/mod.ts";
+import { type Measurement, Meter } from "../train/meter.ts";
+import {
+  type FrontierAnswers,
+  frontierOf,
+  type FrontierPoint,
+  spreadThresholds,
+} from "./frontier.ts";
+
+/** One option's figures; the reference model's answer is the truth. */
+export interface OptionFigures {
+  /** Traces whose reference answer is this option. */
+  answers: number;
+  /** Certified answers that name this option. */
+  certified: number;
+  /** Of those, the ones whose reference answer is another option. */
+  disagreements: number;
+  /** `(certified - disagreements) / certified`; null when none is certified. */
+  precision: number | null;
+  /** Certified answers naming this option that agree, over `answers`; null when `answers` is 0. */
+  recall: number | null;
+}
+
+/** Per-question figures of an evaluation. */
+export interface EvalFigures extends Measurement {
+  /** Traces whose answer is an option the bundle never learned (counted as disagreements). */
+  unlearned_answers: number;
+  /** Per option of the question (yes/no: `true` and `false`). */
+  options: Record<string, OptionFigures>;
+  /** Answers not certified, by flag (flags with none left out). */
+  not_certified: Record<string, number>;
+  /** Answers withheld by the drift guard (flag `drift`), by rule. */
+  drift_rules: Record<string, number>;
+  /** Certified share and disagreement at each candidate threshold of the bundle. */
+  frontier: FrontierPoint[];
+}
+
+/** The option an answer names, spelled as traces spell it; null for no answer. */
+function optionNamed(answer: Answer): string | null {
+  return answer.kind === "choice"
+    ? answer.choice
+    : answer.kind === "yes_no"
+    ? String(answer.answer)
+    : null;
+}
+
+/**
+ * A copy of `table` with a state of its own whose every question has
+ * threshold 0 in force: its answers are certified when every rule but the
+ * confidence threshold lets them through, which is what the frontier needs.
+ */
+export function withoutThresholds(table: Table): Table {
+  const copy: Table = { ...table, state: new TableState() };
+  for (const q of table.questions) setThresholdInForce(copy, q.name, 0);
+  return copy;
+}
+
+/** The running tally of one question. */
+export class QuestionTally {
+  readonly #meter = new Meter();
+  readonly #options = new Map<string, OptionFigures>();
+  readonly #flags = new Map<string, number>();
+  readonly #driftRules = new Map<string, number>();
+  readonly #confidences: number[] = [];
+  readonly #wrong: boolean[] = [];
+  #unlearned = 0;
+
+  /** A tally for a question with these options (yes/no: `true`, `false`). */
+  constructor(options: readonly string[]) {
+    for (const o of options) this.#option(o);
+  }
+
+  #option(name: string): OptionFigures {
+    let f = this.#options.get(name);
+    if (f === undefined) {
+      f = {
+        answers: 0,
+        certified: 0,
+        disagreements: 0,
+        precision: null,
+        recall: null,
+      };
+      this.#options.set(name, f);
+    }
+    return f;
+  }
+
+  /**
+   * Counts one trace: the served assessment, the same text assessed with no
+   * threshold (`open`), and the reference model's answer; `learned` says
+   * whether the bundle knows that option.
+   */
+  add(
+    served: Assessment,
+    open: Assessment,
+    expected: string,
+    learned: boolean,
+  ): void {
+    const a = served.answer;
+    const wrong = disagrees(a, expected);
+    this.#meter.add(a.certified, wrong);
+    if (!learned) this.#unlearned++;
+    this.#option(expected).answers++;
+    const named = optionNamed(a);
+    if (a.certified && named !== null) {
+      const f = this.#option(named);
+      f.certified++;
+      if (wrong) f.disagreements++;
+    }
+    if (!a.certified && a.flag !== null) {
+      this.#flags.set(a.flag, (this.#flags.get(a.flag) ?? 0) + 1);
+      if (a.driftRule !== null) {
+        this.#driftRules.set(
+          a.driftRule,
+          (this.#driftRules.get(a.driftRule) ?? 0) + 1,
+        );
+      }
+    }
+    if (open.answer.certified) {
+      this.#confidences.push(open.fullConfidence);
+      this.#wrong.push(disagrees(open.answer, expected));
+    }
+  }
+
+  /** The figures counted, with the frontier at `thresholds` (the bundle's candidates). */
+  result(
+    thresholds: readonly number[],
+    inForce: number | null,
+    delta: number,
+  ): EvalFigures {
+    const options: Record<string, OptionFigures> = {};
+    for (const [name, f] of this.#options) {
+      const right = f.certified - f.disagreements;
+      options[name] = {
+        ...f,
+        precision: f.certified === 0 ? null : right / f.certified,
+        recall: f.answers === 0 ? null : right / f.answers,
+      };
+    }
+    const measured = this.#meter.result();
+    const answers: FrontierAnswers = {
+      total: measured.n,
+      confidences: this.#confidences,
+      wrong: this.#wrong,
+    };
+    return {
+      ...measured,
+      unlearned_answers: this.#unlearned,
+      options,
+      not_certified: Object.fromEntries(
+        [...this.#flags].sort((a, b) => b[1] - a[1]),
+      ),
+      drift_rules: Object.fromEntries(
+        [...this.#driftRules].sort((a, b) => b[1] - a[1]),
+      ),
+      frontier: frontierOf(
+        answers,
+        thresholds.length > 0
+          ? thresholds
+          : spreadThresholds(this.#confidences),
+        inForce,
+        delta,
+      ),
+    };
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * `eval`'s figures in words: a line per question, then compact tables of
+ * the options, why answers were not certified, and the frontier. A figure
+ * that is undefined (a share of nothing) is said in words, never `n/a`.
+ *
+ * @module
+ */
+
+import type { EvalFigures, OptionFigures } from "./eval_tally.ts";
+import type { FrontierPoint } from "./frontier.ts";
+
+/** A share as a percentage with one decimal. */
+function pct(x: number): string {
+  return `${(x * 100).toFixed(1)}%`;
+}
+
+/** A table as aligned text: the first column left-aligned, the others right. */
+export function textTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  indent = "  ",
+): string[] {
+  const widths = header.map((h, c) =>
+    Math.max(h.length, ...rows.map((r) => r[c]!.length))
+  );
+  const line = (cells: readonly string[]) =>
+    indent +
+    cells.map((cell, c) =>
+      c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!)
+    ).join("  ").trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
+/** The one-line summary of a question. */
+export function questionLine(name: string, f: EvalFigures): string {
+  const parts = [`${name}: ${f.n} answers`];
+  if (f.n === 0) return `${name}: no answers to measure`;
+  parts.push(`${f.certified} certified (${pct(f.coverage!)})`);
+  if (f.certified === 0) {
+    parts.push("so no disagreement rate to measure");
+  } else {
+    parts.push(
+      `${f.disagreements} disagreements (${
+        pct(f.disagreement!)
+      } of certified, 95% CI up to ${pct(f.disagreement_upper!)})`,
+    );
+  }
+  parts.push(`accuracy ${pct(f.accuracy!)} over all answers`);
+  if (f.unlearned_answers > 0) {
+    parts.push(
+      `${f.unlearned_answers} answers name options the bundle never learned`,
+    );
+  }
+  return parts.join(", ");
+}
+
+/** Why answers were not certified, in one line (drift by rule). */
+export function notCertifiedLine(f: EvalFigures): string {
+  const flags = Object.entries(f.not_certified);
+  if (flags.length === 0) return "  not certified: none";
+  const rules = Object.entries(f.drift_rules).map(([r, n]) => `${r} ${n}`)
+    .join(", ");
+  return `  not certified: ${
+    flags.map(([flag, n]) =>
+      flag === "drift" && rules !== ""
+        ? `${flag} ${n} (${rules})`
+        : `${flag} ${n}`
+    ).join(", ")
+  }`;
+}
+
+/** The options table: answers, certified, disagreements, precision, recall. */
+export function optionLines(
+  options: Record<string, OptionFigures>,
+): string[] {
+  const cell = (x: number | null) => x === null ? "-" : pct(x);
+  const rows = Object.entries(options).map(([o, f]) => [
+    o,
+    String(f.answers),
+    String(f.certified),
+    String(f.disagreements),
+    cell(f.precision),
+    cell(f.recall),
+  ]);
+  return textTable(
+    ["option", "answers", "certified", "disagree", "precision", "recall"],
+    rows,
+    "    ",
+  );
+}
+
+/** The frontier table: at each threshold, certified share, disagreement, the alpha it passes at. */
+export function frontierLines(frontier: readonly FrontierPoint[]): string[] {
+  const rows = frontier.map((p) => [
+    `${p.threshold.toFixed(4)}${p.in_force ? " *" : ""}`,
+    p.coverage === null ? "-" : pct(p.coverage),
+    p.disagreement === null ? "-" : pct(p.disagreement),
+    p.passes_at_alpha === null ? "-" : p.passes_at_alpha.toFixed(3),
+  ]);
+  return textTable(
+    ["threshold", "certified", "disagree", "passes at alpha"],
+    rows,
+    "    ",
+  );
+}
+
+/** Every line `eval` prints for its figures. */
+export function evalInWords(
+  questions: Record<string, EvalFigures>,
+  stream?: Record<string, { raised: number[]; cleared: number[] }>,
+): string[] {
+  const out: string[] = [];
+  for (const [name, f] of Object.entries(questions)) {
+    out.push(questionLine(name, f));
+    out.push(notCertifiedLine(f));
+    out.push("  per option (precision and recall of certified answers):");
+    out.push(...optionLines(f.options));
+    if (f.frontier.length > 0) {
+      out.push(
+        "  frontier (* the threshold in force; passes at alpha: the smallest --alpha at which that threshold alone passes the test on these traces):",
+      );
+      out.push(...frontierLines(f.frontier));
+    }
+    const ev = stream?.[name];
+    if (ev !== undefined) out.push(`  ${streamInWords(ev)}`);
+  }
+  if (Object.values(questions).some((f) => f.frontier.length > 0)) {
+    out.push(
+      "('-': nothing to measure there. A threshold picked from this table is only as good as the traces it was read on: choose --alpha before looking, and let train pick the threshold on its own calibration split.)",
+    );
+  }
+  return out;
+}
+
+/** When the online drift alarm was raised and cleared, in words. */
+export function streamInWords(ev: { raised: number[]; cleared: number[] }) {
+  if (ev.raised.length === 0) {
+    return "drift alarm: never raised over these traces";
+  }
+  const cleared = ev.cleared.length === 0
+    ? "not cleared by the last trace"
+    : `cleared at request ${ev.cleared.join(", ")}`;
+  return `drift alarm: raised at request ${ev.raised.join(", ")}; ${cleared}`;
+}

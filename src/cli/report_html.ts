@@ -1,0 +1,262 @@
+/**
+ * The HTML report of `train --report-html` and `eval --report-html`: one
+ * self-contained file (inline CSS and SVG, no script, nothing fetched) with,
+ * per question, the frontier plot, the option table, why answers were not
+ * certified and the advice for an uncalibrated question, and the split and
+ * leakage summary of the bundle.
+ *
+ * @module
+ */
+
+import type { Table } from "../engine/mod.ts";
+import type { LeakageReport } from "../train/leakage.ts";
+import type { SplitReport } from "../train/trainer.ts";
+import type { EvalFigures, OptionFigures } from "./eval_tally.ts";
+import type { FrontierPoint } from "./frontier.ts";
+import { frontierSvg } from "./frontier_svg.ts";
+import { adviceInBrief, leakageInWords, splitInWords } from "./report_words.ts";
+import { questionLine, streamInWords } from "./eval_words.ts";
+
+/** One question of a report. */
+export interface ReportQuestion {
+  name: string;
+  /** The summary line of its figures. */
+  summary: string;
+  /** Calibrated or not, and the threshold in force. */
+  status: string;
+  /** The target disagreement rate (drawn on the plot). */
+  alpha: number;
+  options: Record<string, OptionFigures> | null;
+  /** What the option table was measured on. */
+  optionsOn: string;
+  notCertified: Record<string, number> | null;
+  frontier: FrontierPoint[];
+  /** What the frontier was measured on. */
+  frontierOn: string;
+  /** The trainer's advice when uncalibrated, else null. */
+  advice: string | null;
+  leakage: string | null;
+  /** Extra lines (the drift alarm of `eval --stream`). */
+  notes: string[];
+}
+
+/** What a report shows. */
+export interface ReportModel {
+  title: string;
+  /** Lines under the title: what was measured. */
+  about: string[];
+  split: string | null;
+  questions: ReportQuestion[];
+}
+
+/** The bundle's training report, as far as the HTML report reads it. */
+interface BundleReport {
+  split?: SplitReport;
+  questions?: {
+    name: string;
+    leakage?: LeakageReport;
+    calibration?: { advice?: string | null };
+  }[];
+}
+
+/** The report of an `eval` run: its figures and the bundle's own training report. */
+export function evalReport(
+  bundlePath: string,
+  table: Table,
+  traces: number,
+  result: {
+    questions: Record<string, EvalFigures>;
+    stream?: Record<string, { raised: number[]; cleared: number[] }>;
+  },
+): ReportModel {
+  const report = (table.info.report ?? {}) as BundleReport;
+  return {
+    title: `eval of ${bundlePath}`,
+    about: [
+      `${traces} traces answered as serving would answer them${
+        result.stream === undefined ? "" : ", through the online drift guard"
+      }.`,
+    ],
+    split: report.split === undefined
+      ? null
+      : `The bundle was trained with this split: ${
+        splitInWords(report.split)
+      }.`,
+    questions: Object.entries(result.questions).map(([name, f]) => {
+      const q = table.byName.get(name)!;
+      const trained = report.questions?.find((r) => r.name === name);
+      return {
+        name,
+        summary: questionLine(name, f),
+        status: q.calibration.threshold === null
+          ? "uncalibrated: never certified"
+          : `calibrated, threshold ${q.calibration.threshold.toFixed(4)}`,
+        alpha: q.calibration.alpha,
+        options: f.options,
+        optionsOn: "these traces",
+        notCertified: f.not_certified,
+        frontier: f.frontier,
+        frontierOn: "these traces, at the bundle's candidate thresholds",
+        advice: trained?.calibration?.advice ?? null,
+        leakage: trained?.leakage === undefined
+          ? null
+          : leakageInWords(trained.leakage),
+        notes: result.stream?.[name] === undefined
+          ? []
+          : [streamInWords(result.stream[name]!)],
+      };
+    }),
+  };
+}
+
+const ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+
+/** Text made safe for HTML. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+function pct(x: number | null): string {
+  return x === null ? "&ndash;" : `${(x * 100).toFixed(1)}%`;
+}
+
+function table(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  cls: string,
+): string {
+  return `<table class="${cls}"><thead><tr>${
+    header.map((h) => `<th>${escapeHtml(h)}</th>`).join("")
+  }</tr></thead><tbody>${
+    rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join("")}</tr>`)
+      .join("")
+  }</tbody></table>`;
+}
+
+function questionSection(q: ReportQuestion): string {
+  const out: string[] = [];
+  out.push(
+    `<section class="question" id="q-${escapeHtml(q.name)}"><h2>${
+      escapeHtml(q.name)
+    } <span class="status">${escapeHtml(q.status)}</span></h2>`,
+  );
+  out.push(`<p>${escapeHtml(q.summary)}</p>`);
+  if (q.advice !== null) {
+    const brief = adviceInBrief(q.advice);
+    out.push(
+      `<div class="advice"><h3>What would help</h3>${
+        brief === null ? "" : `<p><strong>${escapeHtml(brief)}</strong></p>`
+      }<p>${escapeHtml(q.advice)}</p></div>`,
+    );
+  }
+  for (const note of q.notes) out.push(`<p>${escapeHtml(note)}</p>`);
+  if (q.frontier.length > 0) {
+    out.push(
+      `<h3>Frontier</h3><p class="on">Measured on ${
+        escapeHtml(q.frontierOn)
+      }. Solid: disagreement among certified answers; dotted: the smallest alpha at which each threshold alone passes the binomial test; ringed: the threshold in force.</p>`,
+    );
+    out.push(`<figure>${frontierSvg(q.frontier, q.alpha)}</figure>`);
+    out.push(table(
+      [
+        "threshold",
+        "certified",
+        "share",
+        "disagreements",
+        "disagreement",
+        "passes at alpha",
+      ],
+      q.frontier.map((p) => [
+        `${p.threshold.toFixed(4)}${p.in_force ? " (in force)" : ""}`,
+        String(p.certified),
+        pct(p.coverage),
+        String(p.disagreements),
+        pct(p.disagreement),
+        p.passes_at_alpha === null ? "&ndash;" : p.passes_at_alpha.toFixed(3),
+      ]),
+      "frontier",
+    ));
+  }
+  if (q.options !== null) {
+    out.push(
+      `<h3>Options</h3><p class="on">Measured on ${
+        escapeHtml(q.optionsOn)
+      }: traces whose reference answer is the option, certified answers naming it, how many of those disagree, precision and recall of certified answers (&ndash;: nothing to measure).</p>`,
+    );
+    out.push(table(
+      [
+        "option",
+        "answers",
+        "certified",
+        "disagreements",
+        "precision",
+        "recall",
+      ],
+      Object.entries(q.options).map(([o, f]) => [
+        escapeHtml(o),
+        String(f.answers),
+        String(f.certified),
+        String(f.disagreements),
+        pct(f.precision),
+        pct(f.recall),
+      ]),
+      "options",
+    ));
+  }
+  if (q.notCertified !== null) {
+    const flags = Object.entries(q.notCertified);
+    out.push(
+      `<h3>Not certified</h3>${
+        flags.length === 0 ? "<p>Every answer was certified.</p>" : table(
+          ["flag", "answers"],
+          flags.map(([flag, n]) => [escapeHtml(flag), String(n)]),
+          "flags",
+        )
+      }`,
+    );
+  }
+  if (q.leakage !== null) {
+    out.push(`<h3>Leakage check</h3><p>${escapeHtml(q.leakage)}</p>`);
+  }
+  out.push("</section>");
+  return out.join("\n");
+}
+
+const STYLE = `
+body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 920px; color: #222; padding: 0 1em; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.25em; border-top: 1px solid #ccc; padding-top: 0.8em; }
+h3 { font-size: 1.05em; margin-bottom: 0.3em; }
+.status { font-weight: normal; font-size: 0.8em; color: #555; }
+table { border-collapse: collapse; margin: 0.4em 0 1em; }
+th, td { padding: 0.2em 0.7em; border-bottom: 1px solid #e3e3e3; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+.advice { background: #fff6e0; border-left: 4px solid #e0a000; padding: 0.2em 1em; }
+.on { color: #555; font-size: 0.92em; }
+svg .tick { font-size: 11px; fill: #444; } svg .label { font-size: 12px; fill: #222; }
+`;
+
+/** The report as one self-contained HTML page. */
+export function reportHtml(model: ReportModel): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(model.title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<h1>${escapeHtml(model.title)}</h1>
+${model.about.map((a) => `<p>${escapeHtml(a)}</p>`).join("\n")}
+${model.split === null ? "" : `<p class="split">${escapeHtml(model.split)}</p>`}
+${model.questions.map(questionSection).join("\n")}
+</body>
+</html>
+`;
+}

@@ -1,0 +1,127 @@
+/**
+ * The HTML report of `train --report-html`: per question, the frontier and
+ * option table measured on the calibration split (where the threshold is
+ * chosen), why its answers were not certified, the advice for an
+ * uncalibrated question, and the split and leakage check.
+ *
+ * @module
+ */
+
+import { assess, prepareText, QUIET_GUARD } from "../engine/mod.ts";
+import {
+  type CalibrationOutcome,
+  inScopeConfidences,
+  type ScoredAnswers,
+} from "../train/calibrate.ts";
+import type { TrainOptions, TrainResult } from "../train/trainer.ts";
+import type { TraceSet } from "../traces/mod.ts";
+import { QuestionTally } from "./eval_tally.ts";
+import { frontierOf } from "./frontier.ts";
+import type { ReportModel, ReportQuestion } from "./report_html.ts";
+import { leakageInWords, splitInWords } from "./report_words.ts";
+
+/** What calibration decided per question, as `TrainOptions.onCalibration` tells it. */
+export type CalibrationRecord = Map<
+  string,
+  { scored: ScoredAnswers; outcome: CalibrationOutcome }
+>;
+
+/** A `TrainOptions.onCalibration` that keeps what it hears in `record`. */
+export function recordCalibration(
+  record: CalibrationRecord,
+): NonNullable<TrainOptions["onCalibration"]> {
+  return (question, scored, outcome) =>
+    record.set(question, { scored, outcome });
+}
+
+function pct(x: number | null): string {
+  return x === null ? "none" : `${(x * 100).toFixed(1)}%`;
+}
+
+/** The report model of one training run. */
+export function trainReportModel(
+  result: TrainResult,
+  traces: TraceSet,
+  record: CalibrationRecord,
+  options: TrainOptions,
+  outcome: string,
+): ReportModel {
+  const { table, report } = result;
+  const questions: ReportQuestion[] = report.questions.map((q) => {
+    const recorded = record.get(q.name);
+    const tq = table.byName.get(q.name)!;
+    const qa = traces.questions.find((x) => x.name === q.name)!;
+    let options_: ReportQuestion["options"] = null;
+    let notCertified: ReportQuestion["notCertified"] = null;
+    let frontier: ReportQuestion["frontier"] = [];
+    if (recorded !== undefined) {
+      const { scored, outcome: calibrated } = recorded;
+      frontier = frontierOf(
+        {
+          total: scored.confidences.length,
+          confidences: inScopeConfidences(
+            scored,
+            options.settings.drift.scope_p,
+          ),
+          wrong: scored.wrong,
+          units: scored.units,
+        },
+        calibrated.plan.grid,
+        calibrated.calibration.threshold,
+        options.delta,
+      );
+      if (scored.traces !== undefined) {
+        // The calibration answers as the trained table serves them.
+        const tally = new QuestionTally(tq.options);
+        for (const i of scored.traces) {
+          const text = prepareText(table, traces.texts[i]!);
+          const a = assess(table, text, q.name, {}, QUIET_GUARD);
+          const expected = qa.options[qa.labels[i]!]!;
+          tally.add(a, a, expected, tq.optionIndex.has(expected));
+        }
+        const counted = tally.result([], null, options.delta);
+        options_ = counted.options;
+        notCertified = counted.not_certified;
+      }
+    }
+    const t = q.test;
+    return {
+      name: q.name,
+      summary: `held-out test: ${t.n} answers, ${pct(t.coverage)} certified, ${
+        t.disagreement === null
+          ? "so no disagreement rate to measure"
+          : `${pct(t.disagreement)} disagreement (95% CI up to ${
+            pct(t.disagreement_upper)
+          })`
+      }, accuracy ${pct(t.accuracy)} over all answers`,
+      status: q.calibration.threshold === null
+        ? "uncalibrated: never certified"
+        : `calibrated, threshold ${q.calibration.threshold.toFixed(4)}`,
+      alpha: report.alpha,
+      options: options_,
+      optionsOn:
+        "the calibration split, answered by the trained table (its threshold was chosen on these answers)",
+      notCertified,
+      frontier,
+      frontierOn:
+        "the calibration split, at the candidate thresholds the test could choose (answers of one cluster or group count together in the alpha column, as in the test)",
+      advice: q.calibration.advice,
+      leakage: leakageInWords(q.leakage),
+      notes: q.thin_options.length === 0 ? [] : [
+        `Options with fewer than 10 training answers: ${
+          q.thin_options.map((o) => `${o.option} (${o.answers})`).join(", ")
+        }.`,
+      ],
+    };
+  });
+  return {
+    title: "training report",
+    about: [
+      `${report.traces} traces, alpha ${report.alpha}, delta ${report.delta}, seed ${report.seed}.`,
+      outcome,
+      ...report.refused.map((r) => `Refused: ${r}.`),
+    ],
+    split: `Split: ${splitInWords(report.split)}.`,
+    questions,
+  };
+}

@@ -1,0 +1,465 @@
+/**
+ * The command line as a tool people operate: `eval` says what to do next
+ * (options, not-certified counts, the frontier, per-trace predictions),
+ * `predict` answers texts on standard input, flag slips get one did-you-mean
+ * wording in every command, a column of times is named as such, and the
+ * HTML reports render in a real browser.
+ */
+
+import assert from "node:assert/strict";
+import { loadBundle } from "../src/bundle/files.ts";
+import {
+  assess,
+  disagrees,
+  prepareText,
+  QUIET_GUARD,
+  setThresholdInForce,
+  TableState,
+} from "../src/engine/mod.ts";
+import { alphaToPass } from "../src/cli/frontier.ts";
+import { suggestName } from "../src/cli/did_you_mean.ts";
+import { adviceInBrief } from "../src/cli/report_words.ts";
+import { readTraces } from "../src/traces/mod.ts";
+import { binomialTail } from "../src/train/stats.ts";
+import { chromium } from "./_browser_playwright.ts";
+import { exists, runCli, syntheticTraces, toJsonl } from "./_fixtures.ts";
+
+const work = Deno.makeTempDirSync({ prefix: "dtable-tool-" });
+globalThis.addEventListener(
+  "unload",
+  () => Deno.removeSync(work, { recursive: true }),
+);
+const BUNDLE = `${work}/bundle`;
+const FRESH = `${work}/fresh.jsonl`;
+Deno.writeTextFileSync(
+  `${work}/train.jsonl`,
+  toJsonl(syntheticTraces({ count: 2000, seed: 7, noise: 0.01 })),
+);
+Deno.writeTextFileSync(
+  FRESH,
+  toJsonl(syntheticTraces({ count: 400, seed: 9, noise: 0.03 })),
+);
+
+let trained: Promise<void> | undefined;
+function bundle(): Promise<void> {
+  trained ??= (async () => {
+    const run = await runCli([
+      "train",
+      "--traces",
+      `${work}/train.jsonl`,
+      "--out",
+      BUNDLE,
+      "--quiet",
+    ]);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+  })();
+  return trained;
+}
+
+async function runWithInput(args: string[], input: string) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      new URL("../main.ts", import.meta.url).pathname,
+      ...args,
+    ],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(input));
+  await writer.close();
+  const out = await child.output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
+}
+
+Deno.test("alphaToPass() is the smallest alpha whose binomial test passes", () => {
+  for (const [k, n] of [[0, 59], [3, 200], [10, 120], [0, 1]] as const) {
+    const a = alphaToPass(k, n, 0.05)!;
+    assert.ok(binomialTail(k, n, a) <= 0.05 + 1e-9);
+    assert.ok(binomialTail(k, n, a - 1e-6) > 0.05);
+  }
+  assert.equal(alphaToPass(0, 0, 0.05), null);
+});
+
+Deno.test("suggestName() finds slips, swaps and unique beginnings, and nothing far", () => {
+  const flags = ["alpha", "delta", "calibration-share", "test-share", "out"];
+  assert.equal(suggestName("alpah", flags), "alpha");
+  assert.equal(suggestName("Delta", flags), "delta");
+  assert.equal(suggestName("calibration", flags), "calibration-share");
+  assert.equal(suggestName("ot", flags), "out");
+  assert.equal(suggestName("seed", flags), null);
+});
+
+Deno.test("adviceInBrief() keeps how many traces and which alpha would help", () => {
+  assert.equal(
+    adviceInBrief(
+      "at the test's main candidate ...; at that rate a pass needs about 3.2 times as many traces (about 4,277 more, of as many different kinds as the ones it has); at --alpha 0.075 this calibration split would certify 372 of its 400 answers",
+    ),
+    "about 4,277 more traces, or --alpha 0.075",
+  );
+  assert.equal(
+    adviceInBrief(
+      "even its 59 most confident calibration answers disagree with the model 42.4% of the time, at least alpha (0.05): more traces of the same kind would not help",
+    ),
+    "cleaner labels (more of the same traces would not help)",
+  );
+  assert.equal(adviceInBrief("something else"), null);
+});
+
+Deno.test("eval --json reports options, not_certified and frontier that match a recount", async () => {
+  await bundle();
+  const run = await runCli([
+    "eval",
+    "--bundle",
+    BUNDLE,
+    "--traces",
+    FRESH,
+    "--json",
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  const f = JSON.parse(run.stdout).questions.topic;
+  const table = await loadBundle(BUNDLE);
+  const open = { ...table, state: new TableState() };
+  setThresholdInForce(open, "topic", 0);
+  const set = await readTraces([FRESH]);
+  const qa = set.questions.find((q) => q.name === "topic")!;
+  const options: Record<
+    string,
+    { answers: number; certified: number; disagreements: number }
+  > = {};
+  const flags: Record<string, number> = {};
+  const certifiable: { confidence: number; wrong: boolean }[] = [];
+  set.texts.forEach((text, i) => {
+    const expected = qa.options[qa.labels[i]!]!;
+    const a = assess(table, prepareText(table, text), "topic", {}, QUIET_GUARD)
+      .answer;
+    options[expected] ??= { answers: 0, certified: 0, disagreements: 0 };
+    options[expected].answers++;
+    if (a.certified) {
+      options[a.choice!] ??= { answers: 0, certified: 0, disagreements: 0 };
+      options[a.choice!]!.certified++;
+      if (disagrees(a, expected)) options[a.choice!]!.disagreements++;
+    } else flags[a.flag!] = (flags[a.flag!] ?? 0) + 1;
+    const o = assess(open, prepareText(open, text), "topic", {}, QUIET_GUARD);
+    if (o.answer.certified) {
+      certifiable.push({
+        confidence: o.fullConfidence,
+        wrong: disagrees(o.answer, expected),
+      });
+    }
+  });
+  for (const [name, o] of Object.entries(options)) {
+    const got = f.options[name];
+    assert.equal(got.answers, o.answers, name);
+    assert.equal(got.certified, o.certified, name);
+    assert.equal(got.disagreements, o.disagreements, name);
+    const right = o.certified - o.disagreements;
+    assert.equal(got.precision, o.certified === 0 ? null : right / o.certified);
+    assert.equal(got.recall, right / o.answers);
+  }
+  assert.deepEqual(
+    Object.entries(f.not_certified).sort(),
+    Object.entries(flags).sort(),
+  );
+  const q = table.byName.get("topic")!;
+  assert.ok(f.frontier.length >= q.calibration.candidates.length - 1);
+  const inForce = f.frontier.filter((p: { in_force: boolean }) => p.in_force);
+  assert.equal(inForce.length, 1);
+  assert.equal(inForce[0].threshold, q.calibration.threshold);
+  // At the threshold in force, the frontier counts what eval certified.
+  assert.equal(inForce[0].certified, f.certified);
+  for (const p of f.frontier) {
+    const at = certifiable.filter((c) => c.confidence >= p.threshold);
+    const wrong = at.filter((c) => c.wrong).length;
+    assert.equal(p.certified, at.length);
+    assert.equal(p.disagreements, wrong);
+    assert.equal(p.coverage, at.length / set.texts.length);
+    assert.equal(p.passes_at_alpha, alphaToPass(wrong, at.length, 0.05));
+  }
+});
+
+Deno.test("eval in words prints tables and plain words, never n/a or (never)", async () => {
+  await bundle();
+  const run = await runCli([
+    "eval",
+    "--bundle",
+    BUNDLE,
+    "--traces",
+    FRESH,
+    "--stream",
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /^ {2}not certified: /m);
+  assert.match(
+    run.stdout,
+    /^ {4}option +answers +certified +disagree +precision +recall$/m,
+  );
+  assert.match(
+    run.stdout,
+    /^ {4}threshold +certified +disagree +passes at alpha$/m,
+  );
+  assert.match(run.stdout, /^ {4}0\.\d{4} \* /m);
+  assert.match(run.stdout, /drift alarm: never raised over these traces/);
+  assert.doesNotMatch(run.stdout, /n\/a|\(never\)/);
+});
+
+Deno.test("eval --predictions writes one JSON line per trace", async () => {
+  await bundle();
+  const file = `${work}/predictions.jsonl`;
+  const run = await runCli([
+    "eval",
+    "--bundle",
+    BUNDLE,
+    "--traces",
+    FRESH,
+    "--predictions",
+    file,
+    "--json",
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  const lines = (await Deno.readTextFile(file)).trimEnd().split("\n").map((
+    l,
+  ) => JSON.parse(l));
+  const set = await readTraces([FRESH]);
+  assert.equal(lines.length, set.texts.length);
+  const figures = JSON.parse(run.stdout).questions.topic;
+  assert.equal(
+    lines.filter((l) => l.answers.topic.certified && l.answers.topic.disagrees)
+      .length,
+    figures.disagreements,
+  );
+  assert.equal(lines[0].trace, 1);
+  assert.equal(lines[0].text, set.texts[0]);
+  assert.deepEqual(Object.keys(lines[0].answers.topic), [
+    "reference",
+    "answer",
+    "certified",
+    "flag",
+    "confidence",
+    "disagrees",
+  ]);
+});
+
+Deno.test("predict answers 200 texts in 200 lines, as /v1/decide answers them", async () => {
+  await bundle();
+  const texts = syntheticTraces({ count: 200, seed: 11 }).map((t) => t.text);
+  const run = await runWithInput(
+    ["predict", "--bundle", BUNDLE],
+    texts.join("\n") + "\n",
+  );
+  assert.equal(run.code, 0, run.stderr);
+  const lines = run.stdout.trimEnd().split("\n");
+  assert.equal(lines.length, 200);
+  const table = await loadBundle(BUNDLE);
+  const first = JSON.parse(lines[0]!);
+  assert.deepEqual(Object.keys(first.answers), ["topic", "urgent"]);
+  const a =
+    assess(table, prepareText(table, texts[0]!), "topic", {}, QUIET_GUARD)
+      .answer;
+  assert.equal(first.answers.topic.choice, a.choice);
+  assert.equal(first.answers.topic.certified, a.certified);
+  assert.deepEqual(Object.keys(first.answers.topic), [
+    "choice",
+    "confidence",
+    "certified",
+    "flag",
+    "radius",
+    "probabilities",
+  ]);
+});
+
+Deno.test("predict reads JSON Lines with text and id, and answers an unreadable line with an error in its place", async () => {
+  await bundle();
+  const run = await runWithInput(
+    ["predict", "--bundle", BUNDLE, "--question", "topic"],
+    '{"id": "a", "text": "my parcel has not arrived"}\n{"text": 5}\n{"id": 7, "text": "refund my money"}\n',
+  );
+  assert.equal(run.code, 2);
+  const lines = run.stdout.trimEnd().split("\n").map((l) => JSON.parse(l));
+  assert.equal(lines.length, 3);
+  assert.equal(lines[0].id, "a");
+  assert.deepEqual(Object.keys(lines[0].answers), ["topic"]);
+  assert.match(
+    lines[1].error,
+    /^line 2: "text" must be a string or a JSON object: got 5$/,
+  );
+  assert.equal(lines[2].id, 7);
+  assert.match(run.stderr, /^error: line 2: /m);
+});
+
+Deno.test("every command words a mistyped flag the same way, with what it most likely meant", async (t) => {
+  await bundle();
+  const cases: [string, string[], string][] = [
+    ["train", ["--traces", FRESH, "--alpah", "0.1"], "--alpha"],
+    ["eval", ["--bundle", BUNDLE, "--tracse", FRESH], "--traces"],
+    ["inspect", ["--bundel", BUNDLE], "--bundle"],
+    ["serve", ["--bundle", BUNDLE, "--prot", "0"], "--port"],
+    ["predict", ["--bundle", BUNDLE, "--questoin", "topic"], "--question"],
+  ];
+  for (const [command, args, meant] of cases) {
+    await t.step(command, async () => {
+      const run = await runCli([command, ...args]);
+      assert.equal(run.code, 2, run.stderr);
+      const typed = args.find((a) =>
+        a.startsWith("--") && a !== meant &&
+        !["--bundle", "--traces"].includes(a)
+      )!;
+      assert.equal(
+        run.stderr.trim(),
+        `error: unknown flag ${typed} (did you mean ${meant}?) (see ${command} --help)`,
+      );
+    });
+  }
+});
+
+Deno.test("train names a column of times and says to call it time", async (t) => {
+  const rows = syntheticTraces({ count: 1500, seed: 4, noise: 0.01 }).map((
+    tr,
+    i,
+  ) =>
+    `"${tr.text}",${tr.answers.topic},${
+      new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString()
+    }`
+  );
+  await t.step("beside answers: left out with a warning", async () => {
+    const dir = `${work}/times`;
+    await Deno.mkdir(dir, { recursive: true });
+    await Deno.writeTextFile(
+      `${dir}/t.csv`,
+      `text,topic,created\n${rows.join("\n")}\n`,
+    );
+    const run = await runCli([
+      "train",
+      "--traces",
+      `${dir}/t.csv`,
+      "--out",
+      `${dir}/b`,
+      "--quiet",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(
+      run.stderr,
+      /column "created" holds times \(such as "2024-01-01T00:00:00\.000Z"\), not answers, so it is left out: rename it "time" and train splits by it/,
+    );
+    assert.doesNotMatch(run.stderr, /identifier/);
+  });
+  await t.step("alone: exit 2 with the same advice", async () => {
+    const dir = `${work}/times-only`;
+    await Deno.mkdir(dir, { recursive: true });
+    await Deno.writeTextFile(
+      `${dir}/t.csv`,
+      `text,created\n${
+        rows.map((r) => r.replace(/,[a-z]+,/, ",")).join("\n")
+      }\n`,
+    );
+    const run = await runCli([
+      "train",
+      "--traces",
+      `${dir}/t.csv`,
+      "--out",
+      `${dir}/b`,
+      "--quiet",
+    ]);
+    assert.equal(run.code, 2);
+    assert.match(
+      run.stderr,
+      /^error: nothing to train: column "created" holds times .*rename it "time"/,
+    );
+  });
+});
+
+const CHROMIUM = "/usr/bin/chromium";
+const noChromium = (() => {
+  try {
+    Deno.statSync(CHROMIUM);
+    return false;
+  } catch {
+    return true;
+  }
+})();
+
+Deno.test({
+  name:
+    "the HTML reports of train and eval render offline in Chromium: frontier plot, option table, split, advice",
+  ignore: noChromium,
+  fn: async () => {
+    await bundle();
+    // An uncalibrated question (a coin) for the advice; its bundle is written anyway.
+    const coinTraces = `${work}/coin.jsonl`;
+    await Deno.writeTextFile(
+      coinTraces,
+      toJsonl(
+        syntheticTraces({ count: 2000, seed: 7, noise: 0.01, coin: true }),
+      ),
+    );
+    const trainReport = `${work}/train-report.html`;
+    const refused = await runCli([
+      "train",
+      "--traces",
+      coinTraces,
+      "--out",
+      `${work}/coin-bundle`,
+      "--quiet",
+      "--report-html",
+      trainReport,
+    ]);
+    assert.equal(refused.code, 3, refused.stderr);
+    assert.equal(await exists(`${work}/coin-bundle`), false);
+    const evalReport = `${work}/eval-report.html`;
+    const evaluated = await runCli([
+      "eval",
+      "--bundle",
+      BUNDLE,
+      "--traces",
+      FRESH,
+      "--report-html",
+      evalReport,
+    ]);
+    assert.equal(evaluated.code, 0, evaluated.stderr);
+    const profile = await Deno.makeTempDir({ prefix: "dtable-report-" });
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu"],
+      headless: true,
+    });
+    try {
+      const page = context.pages()[0] ?? await context.newPage();
+      const requests: string[] = [];
+      context.on("request", (r) => requests.push(r.url()));
+      for (const file of [trainReport, evalReport]) {
+        requests.length = 0;
+        await page.goto(`file://${file}`);
+        // Nothing but the file itself is fetched: the report is self-contained.
+        assert.deepEqual(requests, [`file://${file}`]);
+        const topic = page.locator("#q-topic");
+        const box = await topic.locator("figure svg").boundingBox();
+        assert.ok(box !== null && box.width > 300 && box.height > 150);
+        assert.ok(await topic.locator("svg circle").count() >= 3);
+        assert.equal(await topic.locator("svg circle.in-force").count(), 1);
+        const rows = await topic.locator("table.options tbody tr").count();
+        assert.equal(rows, 4);
+        assert.match(await page.locator("body").innerText(), /split: random/i);
+      }
+      await page.goto(`file://${trainReport}`);
+      const advice = await page.locator("#q-coin .advice").innerText();
+      assert.match(advice, /What would help/);
+      assert.match(advice, /cleaner labels|more traces|--alpha/);
+      assert.match(
+        await page.locator("body").innerText(),
+        /No bundle written: 1 of 3 questions uncalibrated/,
+      );
+    } finally {
+      await context.close();
+      await Deno.remove(profile, { recursive: true }).catch(() => {});
+    }
+  },
+});
