@@ -1,7 +1,7 @@
 /**
  * The deployment recipes: `Dockerfile` and `deploy/decision-tables.service`
- * run `serve` under the same permissions as the README's locked-down
- * command (the network on the listen address, reading only the bundle and
+ * run `serve` under the same permissions as the locked-down command of
+ * docs/operations.md (the network on the listen address, reading only the bundle and
  * the token file, the one token variable), and each recipe's command starts
  * and serves locally under exactly its flags. The image is not built here
  * (no container engine): what it copies is checked against what `serve`
@@ -34,15 +34,16 @@ function splitRun(words: string[], what: string): RunCommand {
   return { denoFlags: words.slice(run + 1, main), script: words.slice(main) };
 }
 
-/** The README's locked-down command (the first block of "### Locked-down run"). */
-async function readmeCommand(): Promise<RunCommand> {
-  const readme = await read("README.md");
-  const section = readme.slice(readme.indexOf("### Locked-down run"));
-  const block = section.match(/```sh\n([\s\S]*?)```/)?.[1];
-  assert.ok(block, "the README shows the locked-down command");
+/** The reference's locked-down command (the first block of "## Locked-down run" in docs/operations.md). */
+async function documentedCommand(): Promise<RunCommand> {
+  const doc = await read("docs/operations.md");
+  const at = doc.indexOf("## Locked-down run");
+  assert.ok(at >= 0, "docs/operations.md has a locked-down run");
+  const block = doc.slice(at).match(/```sh\n([\s\S]*?)```/)?.[1];
+  assert.ok(block, "docs/operations.md shows the locked-down command");
   return splitRun(
     block.replace(/\\\n/g, " ").trim().split(/\s+/),
-    "the README's locked-down command",
+    "the documented locked-down command",
   );
 }
 
@@ -138,14 +139,14 @@ function assertLockedDown(c: RunCommand, what: string): void {
   );
 }
 
-Deno.test("the README's locked-down command, the Dockerfile and the unit grant the same narrow permissions", async () => {
-  const readme = await readmeCommand();
+Deno.test("the documented locked-down command, the Dockerfile and the unit grant the same narrow permissions", async () => {
+  const documented = await documentedCommand();
   const docker = splitRun(await dockerCommand(), "the Dockerfile");
   const unit = splitRun(
     one(await unitSettings(), "Service.ExecStart").split(/\s+/),
     "the unit",
   );
-  assertLockedDown(readme, "README");
+  assertLockedDown(documented, "docs/operations.md");
   assertLockedDown(docker, "Dockerfile");
   assertLockedDown(unit, "unit");
   // Deployed copies reach the network only to listen: no download at run time.
@@ -371,12 +372,15 @@ Deno.test("the Dockerfile's command serves locally under exactly its permissions
   await assertServes(argv, Number(port), token);
 });
 
-Deno.test("the image with the token in a variable, as the README shows, serves locally too", async () => {
-  const readme = await read("README.md");
-  const shown = readme.match(
+Deno.test("the image with the token in a variable, as docs/operations.md shows, serves locally too", async () => {
+  const doc = await read("docs/operations.md");
+  const shown = doc.match(
     /`docker run \.\.\. -e SERVICE_PROXY_TOKEN decision-tables (serve [^`]+)`/,
   )?.[1];
-  assert.ok(shown, "the README shows the command with the token variable");
+  assert.ok(
+    shown,
+    "docs/operations.md shows the command with the token variable",
+  );
   const command = await dockerCommand();
   const entrypoint = command.slice(0, command.indexOf("main.ts") + 1);
   const token = `tok-${crypto.randomUUID()}`;

@@ -1,8 +1,10 @@
 /**
  * The README's first screen works as written: on a machine where `deno` is
  * not on PATH (only npx, as after the README's set-up), its commands, run in
- * order in a fresh copy of the project with traces of the user's own, take
- * them to a served bundle.
+ * order, install `dtable` from a fresh copy of the project (into a
+ * temporary install root) and take traces of the user's own, in a folder of
+ * their own, to a served bundle that certifies, which the README's `curl`
+ * then asks.
  *
  * npx itself is replaced by a stand-in that runs this machine's Deno for
  * `npx --yes deno@VERSION ...` (the version `.ci/run` pins), so the test
@@ -10,6 +12,7 @@
  */
 
 import assert from "node:assert/strict";
+import { demoTraces } from "../scripts/build-demo.ts";
 import { tempDir } from "./_fixtures.ts";
 import { freePort } from "./_http_helpers.ts";
 
@@ -74,8 +77,15 @@ Deno.test("the README's first screen takes a newcomer from the set-up to a serve
     `npx --yes deno@${pinned} task test`,
   ]);
   const steps = commands.filter((c) => !setUp.includes(c));
-  const serve = steps.at(-1)!;
-  assert.match(serve, /task serve /, "the first screen ends by serving");
+  const install = steps.findIndex((c) => c.startsWith("deno install "));
+  assert.ok(install >= 0, "the first screen installs dtable");
+  const serveAt = steps.findIndex((c) => /^dtable serve /.test(c));
+  assert.ok(serveAt > install, "the first screen ends by serving");
+  const curls = steps.slice(serveAt + 1);
+  assert.ok(
+    curls.length > 0 && curls.every((c) => c.startsWith("curl ")),
+    "after serving, the first screen asks the server with curl",
+  );
 
   await using dir = await tempDir();
   const clone = `${dir.path}/clone`;
@@ -95,15 +105,18 @@ exit 127
 `,
   );
   await Deno.chmod(`${bin}/npx`, 0o755);
-  // The user's own traces: the demo's, split into training and fresh ones.
-  const traces = (await read("demo/traces.jsonl")).trim().split("\n");
+  // The user's own traces, in a folder of their own: made as the demo's
+  // are, with another seed, and enough of them to certify.
+  const work = `${dir.path}/work`;
+  await Deno.mkdir(work);
+  const traces = demoTraces(12_000, 8);
   await Deno.writeTextFile(
-    `${clone}/traces.jsonl`,
-    traces.slice(0, 2000).join("\n") + "\n",
+    `${work}/traces.jsonl`,
+    traces.slice(0, 11_700).join("\n") + "\n",
   );
   await Deno.writeTextFile(
-    `${clone}/fresh-traces.jsonl`,
-    traces.slice(-300).join("\n") + "\n",
+    `${work}/fresh-traces.jsonl`,
+    traces.slice(11_700).join("\n") + "\n",
   );
 
   const path = await pathWithoutDeno(bin);
@@ -115,6 +128,7 @@ exit 127
       : {}),
     NO_COLOR: "1",
     SERVICE_PROXY_TOKEN: "",
+    DENO_INSTALL_ROOT: `${dir.path}/install`,
   };
   const noDeno = await new Deno.Command("bash", {
     args: ["-c", "command -v deno"],
@@ -129,14 +143,17 @@ exit 127
     "deno is not on PATH before the README's steps",
   );
 
-  // Every step in one shell, as typed; the last (serving) replaces the
-  // shell, on a free port so that it runs beside other servers.
+  // Every step in one shell, as typed: the install in the clone, the rest
+  // in the user's folder; serving replaces the shell, on a free port so
+  // that it runs beside other servers.
   const port = freePort();
   const script = [
     "set -euo pipefail",
     `cd '${clone}'`,
-    ...steps.slice(0, -1),
-    `exec ${serve} --port ${port}`,
+    ...steps.slice(0, install + 1),
+    `cd '${work}'`,
+    ...steps.slice(install + 1, serveAt),
+    `exec ${steps[serveAt]} --port ${port}`,
   ].join("\n");
   const child = new Deno.Command("bash", {
     args: ["-c", script],
@@ -162,12 +179,20 @@ exit 127
     }
     assert.ok(health, "the served bundle answered");
     assert.deepEqual((await health.json()).questions, ["topic", "wants_human"]);
-    const decide = await fetch(`${base}/v1/decide`, {
-      method: "POST",
-      body: JSON.stringify({ state: "where is my parcel, it is late" }),
-    });
-    assert.equal(decide.status, 200);
-    assert.equal((await decide.json()).answers.topic.choice, "delivery");
+    for (const curl of curls) {
+      const asked = await new Deno.Command("bash", {
+        args: ["-c", curl.replaceAll("127.0.0.1:8010", `127.0.0.1:${port}`)],
+        env,
+        clearEnv: true,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const reply = new TextDecoder().decode(asked.stdout);
+      assert.equal(asked.code, 0, `${curl}: ${reply}`);
+      const topic = JSON.parse(reply).answers.topic;
+      assert.equal(topic.choice, "delivery", reply);
+      assert.equal(topic.certified, true, reply);
+    }
   } finally {
     try {
       child.kill("SIGINT");
