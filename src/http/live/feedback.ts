@@ -16,6 +16,7 @@ import type { QuestionTable, Table } from "../../engine/table.ts";
 import type { FeedbackItem, FeedbackTally } from "../../live/feedback.ts";
 import type { FeedbackReply } from "../openapi/live_schemas.ts";
 import { BodyShape, describe, isObject } from "../fields.ts";
+import { FEEDBACK_FIELDS, SYNONYMS, unknownField } from "../known_fields.ts";
 
 /** Most items one feedback request may carry (more gets 400). */
 export const MAX_FEEDBACK_ITEMS = 1000;
@@ -55,6 +56,22 @@ function parseItem(item: unknown, table: Table, at: string): FeedbackItem {
       `${
         at === "" ? "The body" : `"${at.slice(0, -1)}"`
       } must be an object, got ${describe(item)}`,
+    );
+  }
+  for (const key in item) {
+    switch (key) {
+      case "question":
+      case "state":
+      case "answer":
+      case "audit":
+        continue;
+    }
+    throw unknownField(
+      shape,
+      at === "" ? "" : at.slice(0, -1),
+      key,
+      FEEDBACK_FIELDS,
+      SYNONYMS.feedback,
     );
   }
   if (item.question === undefined) {
