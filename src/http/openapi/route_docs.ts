@@ -244,7 +244,7 @@ export const FEEDBACK_DOC: JsonRouteSpec = {
   operationId: "feedback",
   summary: "What the reference model answered (audits and traces)",
   description:
-    "One item or an array of at most 1000. With an audit id the service gave, the item is an audit of that certified answer (its answer and confidence are the ones kept under the id); the live certificate counts it once. Without one, it is a trace: counted as feedback when the table's answer is uncertified only because of its threshold, else kept as a trace only. Unknown, expired or already answered ids are listed in missed_audits, never counted. With serve --feedback-log every item is appended to that file as a trace line first (503, nothing counted, when it cannot be written).",
+    "One item or an array of at most 1000. With an audit id the service gave, the item is an audit of that certified answer (its answer and confidence are the ones kept under the id); the live certificate counts it once. Without one, it is a trace: counted as feedback when the table's answer is uncertified only because of its threshold, else kept as a trace only. Unknown, expired or already answered ids are listed in missed_audits, never counted. An item whose answer names an option the bundle lacks is listed in refused (reason unknown_option, with the bundle's options and the one it most likely meant) and neither logged nor counted, unless serve --accept-new-options. With serve --feedback-log every other item is appended to that file as a trace line first (503, nothing counted, when it cannot be written), with a feedback object saying where it came from (source audit, uncertified or trace; an audit's sampling_probability) and the bundle id it answered.",
   tag: "decisions",
   request: "FeedbackRequest",
   examples: {
@@ -272,6 +272,7 @@ export const FEEDBACK_DOC: JsonRouteSpec = {
     feedback: 0,
     traces_only: 2,
     missed_audits: [{ audit: "5f0c2a91-1k", reason: "unknown" }],
+    refused: [],
   },
   errors: [400, 413],
 };
