@@ -39,11 +39,11 @@ function setup(extra: Partial<AppDeps> = {}) {
     });
     return { status: res.status, json: await res.json() as Json };
   };
-  return { table, logged, post };
+  return { table, logged, post, app };
 }
 
 Deno.test("feedback naming an option the bundle lacks is refused, listed and not logged", async () => {
-  const { logged, post } = setup();
+  const { logged, post, app } = setup();
   const { status, json } = await post("/v1/feedback", [
     { question: "topic", state: CLEAR, answer: "billing" },
     { question: "topic", state: CLEAR, answer: "billings" },
@@ -61,6 +61,10 @@ Deno.test("feedback naming an option the bundle lacks is refused, listed and not
   const lines = logged.join("");
   assert.equal(lines.split("\n").filter((l) => l !== "").length, 1);
   assert.doesNotMatch(lines, /billings/);
+  const stats = await (await app.request("/v1/stats")).json();
+  assert.equal(stats.counts.feedback_refused, 1);
+  const metrics = await (await app.request("/metrics")).text();
+  assert.match(metrics, /^dtable_feedback_refused_total 1$/m);
 });
 
 Deno.test("a request of refused items only logs nothing", async () => {

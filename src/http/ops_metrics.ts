@@ -5,7 +5,8 @@
  * began serving and how long it took to load), reloads
  * (`dtable_reloads_total`), the current bundle's own answer counters
  * (labelled with its id, so each bundle's series stays monotonic and a
- * reload starts a new one), and the process's memory and, where Deno lets
+ * reload starts a new one), feedback refused for naming an option the
+ * bundle lacks, and the process's memory and, where Deno lets
  * the process read them, its open descriptors (`process_*`, the names
  * Prometheus's client libraries use).
  *
@@ -25,6 +26,7 @@ export const OPS_METRICS = [
   "dtable_reloads_total",
   "dtable_bundle_answers_total",
   "dtable_bundle_certified_answers_total",
+  "dtable_feedback_refused_total",
   "process_resident_memory_bytes",
   "process_heap_used_bytes",
   "process_heap_total_bytes",
@@ -91,6 +93,12 @@ export function writeOpsMetrics(e: Exposition, doc: StatsSnapshot): void {
     doc.bundle_counts.certified,
     bundle,
   );
+  e.family(
+    "dtable_feedback_refused_total",
+    "counter",
+    "Feedback items refused for naming an option the bundle lacks.",
+  );
+  e.sample("dtable_feedback_refused_total", doc.counts.feedback_refused);
   writeProcess(e, doc);
 }
 

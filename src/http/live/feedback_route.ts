@@ -35,6 +35,7 @@ export async function answerFeedback(
     served.table,
     service.acceptNewOptions,
   );
+  if (refused.length > 0) service.stats.recordRefusedFeedback(refused.length);
   const live = service.live;
   if (service.feedbackLog !== null && items.length > 0) {
     const time = new Date();

@@ -119,6 +119,11 @@ export const StatsDocument = Type.Object({
     deferred: count,
     errors: count,
     playground: count,
+    feedback_refused: Type.Integer({
+      minimum: 0,
+      description:
+        "Feedback items refused for naming an option the bundle lacks (neither logged nor counted).",
+    }),
   }),
   share_answered: nullableNumber,
   bundle_counts: Type.Object({

@@ -87,6 +87,7 @@ export class ServiceStats {
   readonly #reloads: ReloadLog;
   readonly #descriptors = new DescriptorProbe();
   #playground = 0;
+  #feedbackRefused = 0;
   /** Decision requests answered, per route (in `DECISION_ROUTES` order). */
   readonly #requests = new Float64Array(DECISION_ROUTES.length);
   readonly #responses: ResponseCounts;
@@ -181,6 +182,11 @@ export class ServiceStats {
       }
       this.#recent.record(now, route, a, kept);
     }
+  }
+
+  /** Records `n` feedback items refused for naming an option the bundle lacks. */
+  recordRefusedFeedback(n: number): void {
+    this.#feedbackRefused += n;
   }
 
   /** Records one playground request (never a decision). */
@@ -278,6 +284,7 @@ export class ServiceStats {
         deferred: totals.answers - certified,
         errors: this.#responses.errors,
         playground: this.#playground,
+        feedback_refused: this.#feedbackRefused,
       },
       share_answered: share(certified, totals.answers),
       bundle_counts: {
