@@ -11,6 +11,18 @@
 #
 # The token file must be readable by the image's user (uid 1993), for
 # example with mode 0444, as compose secrets are.
+#
+# To keep a feedback log and reload when the bundle folder is replaced
+# (--feedback-log, --watch: it watches the folder holding the bundle, so
+# that folder is mounted and readable), give the permissions they need in
+# place of the entry point's (tests/deploy_test.ts runs this command too):
+#
+#   docker run --rm -p 8010:8010 -v "$PWD/bundles:/bundles:ro" \
+#     -v "$PWD/logs:/logs" -v "$PWD/token:/run/secrets/token:ro" \
+#     --entrypoint deno decision-tables run --cached-only --frozen --v8-flags=--max-semi-space-size=4 --allow-net=0.0.0.0:8010 --allow-read=/bundles,/run/secrets/token --allow-write=/logs/feedback.jsonl --allow-env=SERVICE_PROXY_TOKEN main.ts serve --bundle /bundles/current --host 0.0.0.0 --port 8010 --token-file /run/secrets/token --feedback-log /logs/feedback.jsonl --watch
+#
+# (the logs folder writable by uid 1993; with --watch, replace
+# bundles/current by renaming a new folder onto it, as train --out does).
 FROM denoland/deno:2.9.6
 
 WORKDIR /app
@@ -24,5 +36,5 @@ USER deno
 RUN deno cache --frozen main.ts
 
 EXPOSE 8010
-ENTRYPOINT ["deno", "run", "--cached-only", "--frozen", "--allow-net=0.0.0.0:8010", "--allow-read=/bundle,/run/secrets/token", "--allow-env=SERVICE_PROXY_TOKEN", "main.ts"]
+ENTRYPOINT ["deno", "run", "--cached-only", "--frozen", "--v8-flags=--max-semi-space-size=4", "--allow-net=0.0.0.0:8010", "--allow-read=/bundle,/run/secrets/token", "--allow-env=SERVICE_PROXY_TOKEN", "main.ts"]
 CMD ["serve", "--bundle", "/bundle", "--host", "0.0.0.0", "--port", "8010", "--token-file", "/run/secrets/token"]

@@ -265,7 +265,7 @@ function feedbackCost(table: Table, test: TraceSet): void {
         let counted = 0;
         const start = performance.now();
         for (const body of bodies) {
-          const items = parseFeedback(JSON.parse(body), served.table);
+          const { items } = parseFeedback(JSON.parse(body), served.table);
           const reply = countFeedback(live, served.table, served.peek, items);
           samples += items.length;
           counted += reply.audits + reply.feedback;

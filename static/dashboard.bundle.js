@@ -148,6 +148,12 @@
   function plural(n, noun) {
     return `${fmtInt(n)} ${noun}${n === 1 ? "" : "s"}`;
   }
+  function reloadInWords(bundle, reloads) {
+    const id = bundle?.id ? ` \xB7 bundle ${bundle.id.slice(0, 8)}` : "";
+    const at = bundle?.loaded_at;
+    if (reloads === 0 || !at) return id;
+    return `${id}, reloaded at ${fmtClock(at)} (${plural(reloads, "reload")})`;
+  }
 
   // static/dashboard/cards/badge.ts
   function verdictBadge(certified) {
@@ -215,7 +221,9 @@
   function renderHeader(st) {
     const questions = st.bundle?.questions ?? [];
     const load = isNum(st.bundle?.load_ms) ? ` \xB7 loaded in ${fmtLatency(st.bundle.load_ms * 1e3)}` : "";
-    setText("bundle-path", `${st.bundle?.path ?? "?"} \xB7 ${plural(questions.length, "question")}${load}`);
+    setText("bundle-path", `${st.bundle?.path ?? "?"} \xB7 ${plural(questions.length, "question")}${load}${reloadInWords(st.bundle, st.reloads?.count ?? 0)}`);
+    const since = st.bundle?.loaded_at;
+    setText("questions-since", (st.reloads?.count ?? 0) > 0 && since ? `Since the bundle was reloaded at ${fmtClock(since)}.` : "");
     setText("footer-uptime", `Up ${fmtDuration(st.uptime_s)}, since ${new Date(st.started_at).toLocaleString()}.` + (st.keep_text ? " Recent texts are kept (--keep-text)." : " Raw texts are not kept."));
   }
 

@@ -17,6 +17,7 @@ import {
   fmtRadius,
   fmtSecondsAgo,
   plural,
+  reloadInWords,
 } from "../static/dashboard/format.ts";
 import {
   decadeRange,
@@ -106,4 +107,14 @@ Deno.test("secondsTicks() steps back from now by a round step that fits the coun
     0,
   ]);
   assert.deepEqual(secondsTicks(-360, 0, 5), [-360, -240, -120, 0]);
+});
+
+Deno.test("reloadInWords() names the bundle and, after a reload, when it began serving", () => {
+  const bundle = { id: "1a2b3c4d5e6f" };
+  assert.equal(reloadInWords(bundle, 0), " · bundle 1a2b3c4d");
+  assert.match(
+    reloadInWords({ ...bundle, loaded_at: "2026-01-01T12:03:04Z" }, 2),
+    /^ · bundle 1a2b3c4d, reloaded at .+ \(2 reloads\)$/,
+  );
+  assert.equal(reloadInWords(undefined, 0), "");
 });

@@ -13,6 +13,7 @@ import assert from "node:assert/strict";
 import { tempDir } from "./_fixtures.ts";
 import { freePort } from "./_http_helpers.ts";
 import { missingTool } from "./_tools.ts";
+import { SERVE_V8_FLAGS } from "../src/cli/serve.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const ROOT_PATH = ROOT.pathname.replace(/\/$/, "");
@@ -69,10 +70,11 @@ async function dockerCommand(): Promise<string[]> {
   return [...json("ENTRYPOINT"), ...json("CMD")];
 }
 
-/** The unit's [Service] settings (continuation lines joined), by key. */
-async function unitSettings(): Promise<Map<string, string[]>> {
-  const text = (await read("deploy/decision-tables.service"))
-    .replace(/\\\n/g, " ");
+/** A unit file's settings (continuation lines joined), by `Section.Key`. */
+async function unitSettings(
+  path = "deploy/decision-tables.service",
+): Promise<Map<string, string[]>> {
+  const text = (await read(path)).replace(/\\\n/g, " ");
   const settings = new Map<string, string[]>();
   let section = "";
   for (const raw of text.split("\n")) {
@@ -224,7 +226,26 @@ Deno.test("the unit runs as a throw-away user that can write nowhere, with the t
   assert.match(one(s, "Service.LoadCredential"), /^token:\//);
   assert.equal(one(s, "Service.CapabilityBoundingSet"), "");
   assert.ok(!s.has("Service.MemoryDenyWriteExecute"), "V8 needs W+X pages");
-  assert.equal(one(s, "Service.RestartPreventExitStatus"), "2");
+  // Restarted after any failure: a process that ran out of descriptors
+  // exited 2, so exit 2 must not stop restarts; a limit that would not make
+  // a thousand connections its end.
+  assert.equal(one(s, "Service.Restart"), "on-failure");
+  assert.ok(!s.has("Service.RestartPreventExitStatus"));
+  assert.equal(one(s, "Service.LimitNOFILE"), "65536");
+  assert.equal(one(s, "Service.ExecReload"), "/bin/kill -HUP $MAINPID");
+  assert.ok(Number(one(s, "Unit.StartLimitBurst")) > 0, "restarts end");
+});
+
+Deno.test("the image, the unit and the compose replicas pass serve's memory flag to V8", async () => {
+  const wanted = `--v8-flags=${SERVE_V8_FLAGS}`;
+  const docker = splitRun(await dockerCommand(), "the Dockerfile");
+  const unit = splitRun(
+    one(await unitSettings(), "Service.ExecStart").split(/\s+/),
+    "the unit",
+  );
+  for (const c of [docker, unit]) assert.ok(c.denoFlags.includes(wanted));
+  const compose = await read("deploy/compose.yaml");
+  assert.match(compose, /"--v8-flags=--max-semi-space-size=4",/);
 });
 
 const noSystemdAnalyze = missingTool(
@@ -304,10 +325,16 @@ async function assertServes(
   token: string,
   tokenSource: RegExp = /access token: set, from file/,
   env: Record<string, string> = {},
+  more: {
+    /** The folder to start in (the project's by default). */
+    cwd?: string;
+    /** Run against the server (its base URL) before it is stopped. */
+    then?: (base: string) => Promise<void>;
+  } = {},
 ) {
   const child = new Deno.Command(argv[0]!, {
     args: argv.slice(1),
-    cwd: ROOT_PATH,
+    cwd: more.cwd ?? ROOT_PATH,
     // Nothing of this environment but where Deno keeps its cache.
     env: { NO_COLOR: "1", ...cacheEnv(), ...env },
     clearEnv: true,
@@ -342,6 +369,7 @@ async function assertServes(
     });
     assert.equal(decide.status, 200);
     assert.ok((await decide.json()).answers.topic);
+    await more.then?.(base);
   } finally {
     try {
       child.kill("SIGTERM");
@@ -417,4 +445,199 @@ Deno.test("the unit's ExecStart serves locally under exactly its permissions", a
     "8010": port,
   });
   await assertServes(argv, Number(port), token);
+});
+
+/** The last ExecStart of a unit or drop-in (a drop-in first clears the unit's). */
+function lastExecStart(settings: Map<string, string[]>): string[] {
+  const values = settings.get("Service.ExecStart") ?? [];
+  return values.at(-1)!.trim().split(/\s+/);
+}
+
+/**
+ * Checks the permissions of a command run with `--feedback-log` and
+ * `--watch`: the locked-down set, but the folder holding the bundle
+ * readable (what `--watch` watches) and the log file, alone, writable.
+ */
+function assertLoggedAndWatched(c: RunCommand, what: string): void {
+  const permissions = c.denoFlags.filter((f) =>
+    /^--allow-|^-A$|^--unstable/.test(f)
+  );
+  assert.deepEqual(
+    permissions.map((p) => p.split("=")[0]).sort(),
+    ["--allow-env", "--allow-net", "--allow-read", "--allow-write"],
+    what,
+  );
+  assert.ok(c.denoFlags.includes(`--v8-flags=${SERVE_V8_FLAGS}`), what);
+  assert.ok(c.script.includes("--watch"), `${what} watches the bundle`);
+  const bundle = flag(c.script, "--bundle")!;
+  const log = flag(c.script, "--feedback-log");
+  assert.ok(log, `${what} keeps a feedback log`);
+  assert.equal(flag(c.denoFlags, "--allow-write"), log, what);
+  const readable = flag(c.denoFlags, "--allow-read")!.split(",").sort();
+  const parent = bundle.slice(0, bundle.lastIndexOf("/"));
+  assert.deepEqual(
+    readable,
+    [parent, flag(c.script, "--token-file")!].sort(),
+    what,
+  );
+  assert.equal(flag(c.denoFlags, "--allow-env"), "SERVICE_PROXY_TOKEN", what);
+}
+
+/** A folder holding a copy of the demo bundle at `name`. */
+async function bundleFolder(dir: string, name: string): Promise<string> {
+  const target = `${dir}/${name}`;
+  await Deno.mkdir(target, { recursive: true });
+  for await (const e of Deno.readDir(DEMO_BUNDLE)) {
+    if (e.isFile) {
+      await Deno.copyFile(`${DEMO_BUNDLE}/${e.name}`, `${target}/${e.name}`);
+    }
+  }
+  return target;
+}
+
+/** Sends one feedback item the demo bundle knows and checks `log` holds its line. */
+function feedbackLands(token: string, log: string) {
+  return async (base: string) => {
+    const headers = { "x-service-token": token };
+    const state = "where is my parcel?";
+    const decided = await (await fetch(`${base}/v1/decide`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ state }),
+    })).json();
+    const answer = decided.answers.topic.choice;
+    const res = await fetch(`${base}/v1/feedback`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ question: "topic", state, answer }),
+    });
+    assert.equal(res.status, 200, await res.text());
+    const lines = (await Deno.readTextFile(log)).trim().split("\n");
+    assert.equal(JSON.parse(lines.at(-1)!).answers.topic, answer);
+  };
+}
+
+Deno.test("the unit's drop-in for a feedback log and --watch grants exactly what they need, and serves locally", async () => {
+  const dropIn = await unitSettings(
+    "deploy/decision-tables.service.d/feedback-and-watch.conf",
+  );
+  assert.deepEqual(
+    dropIn.get("Service.ExecStart")?.[0],
+    "",
+    "it clears ExecStart",
+  );
+  const exec = lastExecStart(dropIn);
+  const c = splitRun(exec, "the drop-in");
+  assertLoggedAndWatched(c, "the drop-in");
+  const log = flag(c.script, "--feedback-log")!;
+  const state = one(dropIn, "Service.StateDirectory");
+  assert.ok(
+    log.startsWith(`/var/lib/${state}/`),
+    "the log is in the state folder",
+  );
+
+  await using dir = await tempDir();
+  const token = `tok-${crypto.randomUUID()}`;
+  await Deno.writeTextFile(`${dir.path}/token`, token);
+  const bundle = flag(c.script, "--bundle")!;
+  const parent = bundle.slice(0, bundle.lastIndexOf("/"));
+  const local = await bundleFolder(`${dir.path}/srv`, "bundle");
+  const port = String(freePort());
+  const argv = localize(exec, {
+    "/usr/local/bin/deno": Deno.execPath(),
+    [parent]: `${dir.path}/srv`,
+    [bundle]: local,
+    "%d/token": `${dir.path}/token`,
+    [log]: `${dir.path}/feedback.jsonl`,
+    "0.0.0.0:8010": `0.0.0.0:${port}`,
+    "8010": port,
+  });
+  await assertServes(argv, Number(port), token, undefined, {}, {
+    then: feedbackLands(token, `${dir.path}/feedback.jsonl`),
+  });
+});
+
+Deno.test("the Dockerfile's command with a feedback log and --watch grants exactly what they need, and serves locally", async () => {
+  const text = await read("Dockerfile");
+  const shown = text.replace(/\\\n#\s*/g, " ").match(
+    /--entrypoint deno decision-tables (run [^\n]+)/,
+  )?.[1];
+  assert.ok(shown, "the Dockerfile shows the command");
+  const words = ["deno", ...shown.trim().split(/\s+/)];
+  const c = splitRun(words, "the Dockerfile's logged command");
+  assertLoggedAndWatched(c, "the Dockerfile's logged command");
+  await using dir = await tempDir();
+  const token = `tok-${crypto.randomUUID()}`;
+  await Deno.writeTextFile(`${dir.path}/token`, token);
+  const local = await bundleFolder(`${dir.path}/bundles`, "current");
+  const port = String(freePort());
+  const argv = localize(words, {
+    deno: Deno.execPath(),
+    "/bundles": `${dir.path}/bundles`,
+    "/bundles/current": local,
+    "/run/secrets/token": `${dir.path}/token`,
+    "/logs/feedback.jsonl": `${dir.path}/feedback.jsonl`,
+    "0.0.0.0:8010": `0.0.0.0:${port}`,
+    "8010": port,
+  });
+  await assertServes(argv, Number(port), token, undefined, {}, {
+    then: feedbackLands(token, `${dir.path}/feedback.jsonl`),
+  });
+});
+
+Deno.test("deploy/install.sh copies only what serve loads, with its packages cached, and the unit's command serves from there", async () => {
+  const script = await read("deploy/install.sh");
+  const ci = await read(".ci/run");
+  assert.equal(
+    script.match(/^DENO_VERSION=(\S+)$/m)?.[1],
+    ci.match(/^DENO_VERSION=(\S+)$/m)?.[1],
+    "the script pins the Deno the tests use",
+  );
+  await using dir = await tempDir();
+  const prefix = `${dir.path}/opt`;
+  const out = await new Deno.Command("sh", {
+    args: ["deploy/install.sh"],
+    cwd: ROOT_PATH,
+    env: {
+      PREFIX: prefix,
+      DENO: Deno.execPath(),
+      UNIT_DIR: `${dir.path}/units`,
+    },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const said = new TextDecoder().decode(out.stdout) +
+    new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, said);
+  const installed: string[] = [];
+  for await (const e of Deno.readDir(prefix)) installed.push(e.name);
+  const copied = (await dockerfile()).filter(([i]) => i === "COPY")
+    .flatMap(([, a]) => a.split(/\s+/).slice(0, -1))
+    .map((w) => w.replace(/\/$/, ""));
+  assert.deepEqual(installed.sort(), [...copied, "deno-dir"].sort());
+  assert.equal(
+    await Deno.readTextFile(`${dir.path}/units/decision-tables.service`),
+    await read("deploy/decision-tables.service"),
+  );
+
+  // The unit's command, run in the installed folder with its cache only.
+  const token = `tok-${crypto.randomUUID()}`;
+  await Deno.writeTextFile(`${dir.path}/token`, token);
+  const settings = await unitSettings();
+  assert.equal(
+    one(settings, "Service.WorkingDirectory"),
+    "/opt/decision-tables",
+  );
+  const exec = lastExecStart(settings);
+  const port = String(freePort());
+  const argv = localize(exec, {
+    "/usr/local/bin/deno": Deno.execPath(),
+    [flag(exec, "--bundle")!]: DEMO_BUNDLE,
+    "%d/token": `${dir.path}/token`,
+    "0.0.0.0:8010": `0.0.0.0:${port}`,
+    "8010": port,
+  });
+  await assertServes(argv, Number(port), token, undefined, {
+    DENO_DIR: `${prefix}/deno-dir`,
+  }, { cwd: prefix });
 });

@@ -132,6 +132,7 @@ Deno.test("/v1/feedback counts an audit once and reports unknown and reused ids"
     feedback: 0,
     traces_only: 0,
     missed_audits: [],
+    refused: [],
   });
   const again = await post(a, "/v1/feedback", [
     { question: "topic", state: CLEAR, answer: "billing", audit: id },
@@ -146,6 +147,7 @@ Deno.test("/v1/feedback counts an audit once and reports unknown and reused ids"
       { audit: id, reason: "answered" },
       { audit: "nope", reason: "unknown" },
     ],
+    refused: [],
   });
   const stats = await (await a.request("/v1/stats")).json();
   assert.equal(stats.live.questions.topic.audited, 1);
@@ -168,6 +170,7 @@ Deno.test("/v1/feedback without an id: feedback on an uncertified eligible answe
     feedback: 1,
     traces_only: 2,
     missed_audits: [],
+    refused: [],
   });
 });
 

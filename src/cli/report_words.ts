@@ -29,7 +29,13 @@ export function splitInWords(s: SplitReport): string {
   const parts = Object.entries(s.parts).map(([name, p]) =>
     `${name} ${p.traces} traces in ${p.units} ${unit}`
   ).join(", ");
-  return `${how} (${s.reason}): ${parts}`;
+  const feedback = s.feedback_in_fit ?? 0;
+  const biased = feedback === 0
+    ? ""
+    : `; ${feedback} ${
+      feedback === 1 ? "trace is a line" : "traces are lines"
+    } of a feedback log (audited, uncertified or client-sent answers, not a sample of the traffic), kept in fit: none calibrates or tests`;
+  return `${how} (${s.reason}): ${parts}${biased}`;
 }
 
 /**

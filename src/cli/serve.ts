@@ -86,6 +86,8 @@ Options:
   --feedback-log FILE      append every POST /v1/feedback item to FILE as a trace line
                            that train --traces reads (needs --allow-write=FILE); in a
                            fleet, one file per replica (train --traces reads them all)
+  --accept-new-options     take feedback naming an option the bundle lacks (by default
+                           such an item is refused: listed in the reply, not logged)
   --audit-key-file FILE    sign audit ids with the key(s) in FILE (one per line, at
                            least 16 bytes; the first signs, all verify; read again
                            every second): any replica with the keys counts an audit,
@@ -232,6 +234,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       },
     },
     feedbackLog: feedbackLog?.append,
+    acceptNewOptions: s.acceptNewOptions,
   });
   // A fleet's replica serves once it has read the fleet's threshold (or
   // given up waiting: it then withholds certification until it has).

@@ -44,6 +44,8 @@ export interface ServeSettings {
   replica: string;
   /** Where feedback is appended as traces (`--feedback-log`). */
   feedbackLog: string | undefined;
+  /** Take feedback naming options the bundle lacks (`--accept-new-options`). */
+  acceptNewOptions: boolean;
   /** Reload the bundle when its folder is replaced (`--watch`). */
   watch: boolean;
   /** The limits on every request (the body size limit is fixed). */
@@ -71,6 +73,7 @@ const SERVE_FLAGS = {
   "live-store": { type: "string" },
   replica: { type: "string" },
   watch: { type: "boolean", default: false },
+  "accept-new-options": { type: "boolean", default: false },
   "body-timeout-ms": { type: "string" },
   "max-in-flight": { type: "string" },
   "drain-ms": { type: "string" },
@@ -133,6 +136,7 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
     limits,
     feedbackLog: userPath(values["feedback-log"]),
     watch: values.watch,
+    acceptNewOptions: values["accept-new-options"],
     live,
     ...fleet,
     drainMs,

@@ -21,17 +21,38 @@ import type { Table } from "./table.ts";
  */
 export function suggestQuestion(table: Table, name: string): string | null {
   if (table.byName.has(name)) return null;
+  return closestName(name, table.questions.map((q) => q.name));
+}
+
+/**
+ * Among `names`, the one `name` most likely meant: equal to it but for
+ * case, white space, `-` and `_`, or else within an edit or two of it
+ * ignoring case (one for names of up to 5 characters). Null when nothing
+ * is that close.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { closestName } from "./suggest.ts";
+ * assert.equal(closestName("critera", ["criteria", "state"]), "criteria");
+ * assert.equal(closestName("colour", ["criteria", "state"]), null);
+ * ```
+ */
+export function closestName(
+  name: string,
+  names: readonly string[],
+): string | null {
   const loose = (s: string) => s.toLowerCase().replace(/[\s_-]+/g, "");
   const wanted = loose(name);
-  for (const q of table.questions) if (loose(q.name) === wanted) return q.name;
+  for (const n of names) if (loose(n) === wanted) return n;
   const lower = name.toLowerCase();
   const reach = lower.length <= 5 ? 1 : 2;
   let best: string | null = null;
   let bestDistance = reach + 1;
-  for (const q of table.questions) {
-    const d = editDistance(lower, q.name.toLowerCase(), reach);
+  for (const n of names) {
+    const d = editDistance(lower, n.toLowerCase(), reach);
     if (d < bestDistance) {
-      best = q.name;
+      best = n;
       bestDistance = d;
     }
   }

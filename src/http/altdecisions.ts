@@ -15,6 +15,7 @@ import {
   type TypedAsk,
 } from "./decision_request.ts";
 import { BodyShape } from "./fields.ts";
+import { ALT_QUESTION_FIELDS, SYNONYMS, unknownField } from "./known_fields.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import { writeQuestionKey } from "./reply_parts.ts";
 import type { ServedTable } from "./served.ts";
@@ -38,6 +39,21 @@ export function parseAltDecisions(body: unknown): ModelRequest {
   const asks = entries.map(([name, entry]): TypedAsk => {
     const at = `questions.${name}`;
     const q = shape.objectField(entry, at);
+    for (const key in q) {
+      switch (key) {
+        case "type":
+        case "instructions":
+        case "criteria":
+          continue;
+      }
+      throw unknownField(
+        shape,
+        at,
+        key,
+        ALT_QUESTION_FIELDS,
+        SYNONYMS.altQuestion,
+      );
+    }
     if (q.type === undefined) throw shape.fail(`"${at}.type" is missing`);
     const type = shape.string(q.type, `${at}.type`);
     shape.optionalString(q.instructions, `${at}.instructions`);

@@ -17,10 +17,7 @@
 
 import { type Context, Hono } from "hono";
 import { assess, prepareText } from "../engine/answer.ts";
-import { countFeedback, feedbackTrace } from "../live/feedback.ts";
 import { bundleIdOf } from "../live/bundle_id.ts";
-import { countFleetFeedback } from "../live/fleet_feedback.ts";
-import { traceLine } from "../traces/write.ts";
 import {
   BODY_TIMEOUT_MS,
   BodyDeadlines,
@@ -31,12 +28,8 @@ import {
 import { errorResponse, methodNotAllowed, notFound } from "./errors.ts";
 import { RequestGate } from "./gate.ts";
 import { JsonWriter } from "./json_writer.ts";
-import {
-  FEEDBACK_BODY,
-  feedbackReply,
-  logFailure,
-  parseFeedback,
-} from "./live/feedback.ts";
+import { FEEDBACK_BODY } from "./live/feedback.ts";
+import { answerFeedback } from "./live/feedback_route.ts";
 import { Exposition } from "./exposition.ts";
 import { writeLiveMetrics } from "./live/metrics.ts";
 import { liveStats } from "./live/stats.ts";
@@ -187,34 +180,18 @@ export function appFor(
         playgroundResponse(a, monitor.state(a.question), questionNames),
       );
     },
-    "/v1/feedback": async (c) => {
-      const served = service.served;
-      const items = parseFeedback(
-        await readJsonBody(
-          c.req.raw,
-          FEEDBACK_BODY.needed,
-          MAX_BODY_BYTES,
-          deadlines,
+    "/v1/feedback": async (c) =>
+      c.json(
+        await answerFeedback(
+          service,
+          await readJsonBody(
+            c.req.raw,
+            FEEDBACK_BODY.needed,
+            MAX_BODY_BYTES,
+            deadlines,
+          ),
         ),
-        served.table,
-      );
-      if (service.feedbackLog !== null) {
-        const time = new Date();
-        const lines = items.map((item) => traceLine(feedbackTrace(item, time)));
-        try {
-          await service.feedbackLog(lines.join(""));
-        } catch (e) {
-          service.log(`Feedback log: ${(e as Error)?.message ?? String(e)}`);
-          throw logFailure(e);
-        }
-      }
-      const live = service.live;
-      return c.json(feedbackReply(
-        live.fleet === null
-          ? countFeedback(live, served.table, served.peek, items)
-          : await countFleetFeedback(live, served.table, served.peek, items),
-      ));
-    },
+      ),
     "/": (c) => {
       c.header("Cache-Control", "no-store");
       return c.html(service.dashboardHtml);

@@ -13,7 +13,13 @@ import {
   MAX_OPTIONS,
   MAX_QUESTIONS,
 } from "./decision_request.ts";
-import { BodyShape } from "./fields.ts";
+import { BodyShape, type JsonObject } from "./fields.ts";
+import {
+  DECIDE_FIELDS,
+  DECIDE_QUESTION_FIELDS,
+  SYNONYMS,
+  unknownField,
+} from "./known_fields.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import {
   writeChoice,
@@ -33,6 +39,7 @@ export const DECIDE_BODY = new BodyShape(
 export function parseDecide(body: unknown): DecideRequest {
   const shape = DECIDE_BODY;
   const o = shape.object(body);
+  checkDecideFields(o);
   const text = shape.state(o.state, "state");
   let asks: Ask[] | null = null;
   if (o.questions !== undefined && o.questions !== null) {
@@ -45,6 +52,7 @@ export function parseDecide(body: unknown): DecideRequest {
         continue;
       }
       const e = shape.objectField(entry, `questions.${name}`);
+      checkQuestionFields(e, name);
       const criteria = e.criteria === undefined || e.criteria === null
         ? undefined
         : shape.strings(
@@ -57,6 +65,33 @@ export function parseDecide(body: unknown): DecideRequest {
   }
   const exposed = shape.optionalBoolean(o.exposed, "exposed") ?? false;
   return { text, asks, exposed, model: null };
+}
+
+/** Throws the 400 for the first field of the body `/v1/decide` does not know. */
+function checkDecideFields(o: JsonObject): void {
+  for (const key in o) {
+    switch (key) {
+      case "state":
+      case "questions":
+      case "exposed":
+        continue;
+    }
+    throw unknownField(DECIDE_BODY, "", key, DECIDE_FIELDS, SYNONYMS.decide);
+  }
+}
+
+/** Throws the 400 for the first field of question entry `name` that is not `criteria`. */
+function checkQuestionFields(e: JsonObject, name: string): void {
+  for (const key in e) {
+    if (key === "criteria") continue;
+    throw unknownField(
+      DECIDE_BODY,
+      `questions.${name}`,
+      key,
+      DECIDE_QUESTION_FIELDS,
+      SYNONYMS.decideQuestion,
+    );
+  }
 }
 
 /**

@@ -14,6 +14,11 @@ import {
   type TypedAsk,
 } from "./decision_request.ts";
 import { BodyShape, describe, isObject } from "./fields.ts";
+import {
+  DECISIONS_QUESTION_FIELDS,
+  SYNONYMS,
+  unknownField,
+} from "./known_fields.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import type { ServedTable } from "./served.ts";
 import { writeModelAnswer } from "./model_answer.ts";
@@ -37,6 +42,22 @@ export function parseDecisions(body: unknown): ModelRequest {
     (item, i): TypedAsk => {
       const at = `questions[${i}]`;
       const q = shape.objectField(item, at);
+      for (const key in q) {
+        switch (key) {
+          case "type":
+          case "name":
+          case "instructions":
+          case "choices":
+            continue;
+        }
+        throw unknownField(
+          shape,
+          at,
+          key,
+          DECISIONS_QUESTION_FIELDS,
+          SYNONYMS.decisionsQuestion,
+        );
+      }
       if (q.type === undefined) throw shape.fail(`"${at}.type" is missing`);
       const type = shape.string(q.type, `${at}.type`);
       if (q.name === undefined) throw shape.fail(`"${at}.name" is missing`);

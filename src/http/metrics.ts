@@ -18,6 +18,7 @@ import { type Exposition, type MetricType, sampleValue } from "./exposition.ts";
 import { DECISION_ROUTES } from "./routes.ts";
 import type { StatsSnapshot } from "./stats/document.ts";
 import { EXPOSED_BOUNDS_S } from "./stats/latency.ts";
+import { writeOpsMetrics } from "./ops_metrics.ts";
 import type { ServiceStats } from "./stats/service_stats.ts";
 
 export { METRICS_CONTENT_TYPE } from "./exposition.ts";
@@ -63,6 +64,7 @@ export function writeServiceMetrics(
     }
   }
   writeDrift(e, table, monitor);
+  writeOpsMetrics(e, doc);
 }
 
 /** HTTP responses by route and status, and decision requests by route. */

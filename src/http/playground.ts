@@ -14,6 +14,7 @@ import type { DriftState } from "../engine/drift.ts";
 import { reasonInWords } from "../engine/reason.ts";
 import type { Table } from "../engine/table.ts";
 import { BodyShape } from "./fields.ts";
+import { PLAYGROUND_FIELDS, SYNONYMS, unknownField } from "./known_fields.ts";
 import type { PlaygroundResponse } from "./openapi/decision_schemas.ts";
 
 /** A checked playground body. */
@@ -39,6 +40,10 @@ export function parsePlayground(
 ): PlaygroundRequest {
   const shape = PLAYGROUND_BODY;
   const o = shape.object(body);
+  for (const key in o) {
+    if (key === "question" || key === "text") continue;
+    throw unknownField(shape, "", key, PLAYGROUND_FIELDS, SYNONYMS.playground);
+  }
   if (o.text === undefined) throw shape.fail('"text" is missing');
   const text = shape.string(o.text, "text");
   let question = shape.optionalString(o.question, "question");

@@ -57,6 +57,12 @@ export interface AppDeps {
    * before anything is counted, so a failure loses nothing.
    */
   feedbackLog?: FeedbackSink | undefined;
+  /**
+   * Take feedback naming an option the bundle lacks (`serve
+   * --accept-new-options`); by default such an item is refused, neither
+   * logged nor counted.
+   */
+  acceptNewOptions?: boolean | undefined;
 }
 
 /** Appends feedback trace lines (JSON text, one per line, newline-terminated) somewhere durable. */
@@ -77,6 +83,8 @@ export class Service {
   readonly live: LiveController;
   /** Where feedback is kept as traces; null when nowhere. */
   readonly feedbackLog: FeedbackSink | null;
+  /** Feedback may name options the bundle lacks. */
+  readonly acceptNewOptions: boolean;
 
   /** A service for `deps`, counting from now. */
   constructor(deps: AppDeps) {
@@ -86,6 +94,7 @@ export class Service {
     this.live = new LiveController(deps.live ?? { auditRate: 0 });
     this.live.serve(deps.table);
     this.feedbackLog = deps.feedbackLog ?? null;
+    this.acceptNewOptions = deps.acceptNewOptions ?? false;
     this.stats = new ServiceStats({
       table: deps.table,
       monitor: this.#served.monitor,

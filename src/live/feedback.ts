@@ -52,9 +52,64 @@ export interface FeedbackTally {
   missedAudits: MissedAudit[];
 }
 
-/** A feedback item as the trace it is, seen at `time`. */
-export function feedbackTrace(item: FeedbackItem, time: Date): TraceRecord {
-  return { text: item.text, answers: [[item.question, item.answer]], time };
+/**
+ * Where a feedback item comes from, as its line in the feedback log says:
+ * `audit` (it answers an audit id; the service picked it among certified
+ * answers with probability `samplingProbability`), `uncertified` (no id, and
+ * the table serving now does not certify its answer) or `trace` (no id, an
+ * answer certified or one no threshold could change: what the client chose
+ * to send). None of them is a random sample of the traffic.
+ */
+export type FeedbackSource = "audit" | "uncertified" | "trace";
+
+/** Where a feedback item comes from and the bundle it answered. */
+export interface FeedbackOrigin {
+  source: FeedbackSource;
+  /** For an audit, the probability with which its answer was picked; else null. */
+  samplingProbability: number | null;
+  /** The bundle id of the table serving when the item arrived. */
+  bundle: string;
+}
+
+/**
+ * The origin of `item` (see `FeedbackSource`): an item with an audit id is
+ * an audit at `live`'s audit rate; another is `uncertified` when `table`,
+ * read through `guard` (not fed), leaves its answer uncertified and
+ * eligible, else `trace`. Nothing is counted or taken.
+ */
+export function feedbackOrigin(
+  live: LiveController,
+  table: Table,
+  guard: DriftGuard,
+  item: FeedbackItem,
+  bundle: string,
+): FeedbackOrigin {
+  if (item.audit !== undefined) {
+    return { source: "audit", samplingProbability: live.auditRate, bundle };
+  }
+  const a = assess(
+    table,
+    prepareText(table, item.text),
+    item.question,
+    {},
+    guard,
+  );
+  const source = isEligible(a) && !a.answer.certified ? "uncertified" : "trace";
+  return { source, samplingProbability: null, bundle };
+}
+
+/** A feedback item as the trace it is, seen at `time`, with its `origin` when known. */
+export function feedbackTrace(
+  item: FeedbackItem,
+  time: Date,
+  origin?: FeedbackOrigin,
+): TraceRecord {
+  return {
+    text: item.text,
+    answers: [[item.question, item.answer]],
+    time,
+    ...(origin === undefined ? {} : { feedback: origin }),
+  };
 }
 
 /**

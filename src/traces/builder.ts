@@ -84,6 +84,7 @@ export class TraceSetBuilder {
   #groups: Int32Array | null = null;
   readonly #groupIds = new Map<string, number>();
   readonly #groupNames: string[] = [];
+  #feedback: Uint8Array | null = null;
   readonly #questions = new Map<string, Question>();
   readonly #files: string[] = [];
   #file: string | undefined;
@@ -111,6 +112,7 @@ export class TraceSetBuilder {
     for (const q of this.#questions.values()) bytes += q.labels.byteLength;
     bytes += this.#times?.byteLength ?? 0;
     bytes += this.#groups?.byteLength ?? 0;
+    bytes += this.#feedback?.byteLength ?? 0;
     return bytes;
   }
 
@@ -125,8 +127,17 @@ export class TraceSetBuilder {
     this.#fileAnswers = new Map();
   }
 
-  /** Adds a trace: its text, its time (NaN for none) and group (undefined for none); returns its row. */
-  addTrace(text: string, time: number, group: string | undefined): number {
+  /**
+   * Adds a trace: its text, its time (NaN for none), group (undefined for
+   * none) and whether it is a line of a service's feedback log; returns its
+   * row.
+   */
+  addTrace(
+    text: string,
+    time: number,
+    group: string | undefined,
+    fromFeedback = false,
+  ): number {
     const row = this.#texts.length;
     let shared = this.#interned.get(text);
     if (shared === undefined) {
@@ -147,6 +158,10 @@ export class TraceSetBuilder {
       }
       this.#groups = grown(this.#groups ?? new Int32Array(0), row + 1, -1);
       this.#groups[row] = id;
+    }
+    if (fromFeedback) {
+      this.#feedback = grownBytes(this.#feedback, row + 1);
+      this.#feedback[row] = 1;
     }
     return row;
   }
@@ -249,8 +264,19 @@ export class TraceSetBuilder {
       times: this.#times === null ? null : exactly(this.#times, n, NaN),
       groups: this.#groups === null ? null : exactly(this.#groups, n, -1),
       groupNames: this.#groupNames,
+      feedback: this.#feedback === null
+        ? null
+        : grownBytes(this.#feedback, n).slice(0, n),
     };
   }
+}
+
+/** A byte array of at least `size` elements holding `old`'s (none: zeros), the rest 0. */
+function grownBytes(old: Uint8Array | null, size: number): Uint8Array {
+  if (old !== null && old.length >= size) return old;
+  const next = new Uint8Array(Math.max(size, (old?.length ?? 0) * 2, 1024));
+  if (old !== null) next.set(old);
+  return next;
 }
 
 /** `a` cut or padded with `fill` to exactly `n` elements. */

@@ -1,7 +1,9 @@
 /**
  * One trace as a JSON object, the unit of JSON Lines and of JSON array files:
  * `{"text": string | object, "answers": {question: option | true | false},
- * "time"?: ISO 8601 | seconds, "group"?: string | integer}`.
+ * "time"?: ISO 8601 | seconds, "group"?: string | integer, "feedback"?:
+ * {"source": string, ...}}`; a trace with a `feedback` object is a line of
+ * a service's feedback log (see `src/traces/write.ts`).
  *
  * @module
  */
@@ -108,7 +110,28 @@ export function addJsonTrace(
   const group = jsonGroup(trace.group);
   if ("reason" in group) fail(where, group.reason);
 
-  const row = builder.addTrace(stateText(text), time.seconds, group.name);
+  const feedback = trace.feedback;
+  let fromFeedback = false;
+  if (feedback !== undefined && feedback !== null) {
+    if (
+      typeof feedback !== "object" || Array.isArray(feedback) ||
+      typeof (feedback as Record<string, unknown>).source !== "string"
+    ) {
+      fail(
+        where,
+        `"feedback" must be an object with a "source" (a line of a service's feedback log): got ${
+          JSON.stringify(feedback)
+        }`,
+      );
+    }
+    fromFeedback = true;
+  }
+  const row = builder.addTrace(
+    stateText(text),
+    time.seconds,
+    group.name,
+    fromFeedback,
+  );
   const add = (question: string, a: unknown) => {
     if (a === null || a === undefined) return;
     if (typeof a === "boolean") {

@@ -28,6 +28,13 @@ export interface TraceSet {
   groups: Int32Array | null;
   /** Distinct group names, in order of first appearance. */
   groupNames: string[];
+  /**
+   * Per trace, 1 where it is a line of a service's feedback log (it has a
+   * `feedback` object: an audited, uncertified or client-chosen answer,
+   * never a random sample of the traffic), else 0. Null or absent when no
+   * trace is.
+   */
+  feedback?: Uint8Array | null;
 }
 
 /** Which fields or columns hold the text and the answers. */

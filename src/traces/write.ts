@@ -1,6 +1,7 @@
 /**
  * Writing traces: one trace as a line of JSON Lines, in the form
- * `readTraces` reads back (`{"text", "answers", "time"}`), so what a
+ * `readTraces` reads back (`{"text", "answers", "time"}`, and `"feedback"`
+ * for a line of a service's feedback log), so what a
  * service keeps (the feedback log) trains the next table as it is.
  *
  * @module
@@ -12,6 +13,16 @@ export interface TraceRecord {
   /** Question name and answer (an option, or true / false for yes/no), in order. */
   answers: readonly (readonly [question: string, answer: string | boolean])[];
   time: Date;
+  /**
+   * For a line of a service's feedback log: where it came from and the
+   * bundle it answered, written as `"feedback": {"source", "bundle",
+   * "sampling_probability"?}` (see `src/live/feedback.ts`).
+   */
+  feedback?: {
+    source: string;
+    samplingProbability: number | null;
+    bundle: string;
+  };
 }
 
 /**
@@ -35,7 +46,16 @@ export function traceLine(trace: TraceRecord): string {
     if (answers !== "") answers += ",";
     answers += `${JSON.stringify(question)}:${JSON.stringify(answer)}`;
   }
-  return `{"text":${JSON.stringify(trace.text)},"answers":{${answers}},"time":${
-    JSON.stringify(trace.time.toISOString())
-  }}\n`;
+  const time = JSON.stringify(trace.time.toISOString());
+  const line = `{"text":${
+    JSON.stringify(trace.text)
+  },"answers":{${answers}},"time":${time}`;
+  const f = trace.feedback;
+  if (f === undefined) return `${line}}\n`;
+  const p = f.samplingProbability === null
+    ? ""
+    : `,"sampling_probability":${JSON.stringify(f.samplingProbability)}`;
+  return `${line},"feedback":{"source":${
+    JSON.stringify(f.source)
+  }${p},"bundle":${JSON.stringify(f.bundle)}}}\n`;
 }

@@ -145,6 +145,13 @@ export interface SplitReport {
    * were pinned to the fit part (see `starvedOptions`); empty otherwise.
    */
   fed_options: FedOption[];
+  /**
+   * Traces from a service's feedback log (audited, uncertified or
+   * client-chosen answers: a biased sample), all kept in the fit part so
+   * that none calibrates or tests (see `TraceSet.feedback`). Absent in
+   * reports written before it was counted.
+   */
+  feedback_in_fit?: number;
 }
 
 /** Fewest training answers (fit and validation) an option should have; fewer earns a warning. */
@@ -318,6 +325,10 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     seed: options.seed,
     similarity: options.similarity,
   };
+  // A feedback log's lines are no sample of the traffic: they train, and
+  // calibration and test are left to the other traces.
+  const fromFeedback = countOnes(traces.feedback);
+  if (fromFeedback > 0) splitOptions.pinned = Uint8Array.from(traces.feedback!);
   let split = splitTraces(traces, splitOptions);
   const fed: FedOption[] = [];
   // Options only the newest traces hold train on their oldest ones; the
@@ -530,7 +541,10 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
       test: options.testShare,
       validation: options.validationShare,
     },
-    split: splitReport(split, options.similarity, fed),
+    split: {
+      ...splitReport(split, options.similarity, fed),
+      feedback_in_fit: fromFeedback,
+    },
     traces: texts.length,
     rows: rowBuckets.length,
     questions: reports,
@@ -667,6 +681,13 @@ function thinInWords(question: string, thin: readonly ThinOption[]): string {
   }: ${shown.join(", ")}${more}; more traces answering ${
     thin.length === 1 ? "it" : "them"
   } would help`;
+}
+
+/** How many elements of `flags` are 1 (0 for none). */
+function countOnes(flags: Uint8Array | null | undefined): number {
+  let n = 0;
+  if (flags) { for (const f of flags) n += f; }
+  return n;
 }
 
 /** What feeding starved options did, in words. */

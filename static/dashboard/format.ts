@@ -155,3 +155,17 @@ export function fmtRadius(r: number | null | undefined): string {
 export function plural(n: number | null | undefined, noun: string): string {
   return `${fmtInt(n)} ${noun}${n === 1 ? "" : "s"}`;
 }
+
+/**
+ * " · bundle 1a2b3c4d, reloaded at 12:03:04 (2 reloads)": the bundle's id
+ * and, after `reloads` reloads, when it began serving; "" before stats say.
+ */
+export function reloadInWords(
+  bundle: { id?: string; loaded_at?: string } | undefined,
+  reloads: number,
+): string {
+  const id = bundle?.id ? ` · bundle ${bundle.id.slice(0, 8)}` : "";
+  const at = bundle?.loaded_at;
+  if (reloads === 0 || !at) return id;
+  return `${id}, reloaded at ${fmtClock(at)} (${plural(reloads, "reload")})`;
+}

@@ -79,8 +79,11 @@ export interface Stats {
   started_at: string;
   uptime_s: number;
   bundle: {
+    id?: string;
     path: string;
     load_ms?: number | null;
+    /** When this bundle began serving (the start, or its reload). */
+    loaded_at?: string;
     questions: QuestionSummary[];
   };
   keep_text: boolean;
@@ -93,6 +96,12 @@ export interface Stats {
     playground: number;
   };
   share_answered: number | null;
+  /** Bundle reloads since the start, the last ones with their time and ids. */
+  reloads?: {
+    count: number;
+    recent: { at: string; bundle_id: string; previous_bundle_id: string }[];
+  };
+  /** Per question of the bundle served now, since it began serving. */
   per_question: Record<string, QuestionCounts>;
   deferral_reasons: Record<string, number>;
   latency_us: LatencySummary;

@@ -4,9 +4,14 @@
  * reply; counting lives in `src/live/feedback.ts`.
  *
  * The whole body is checked before anything happens (a bad item is a 400
- * and nothing of the request is counted or logged); then the items are
- * written to the feedback log (a failure is a 503, nothing counted); then
- * counted, and the live decision of every question touched is applied.
+ * and nothing of the request is counted or logged). An item whose answer
+ * is an option the bundle does not have (a typo such as `frauds`) is
+ * refused: listed in the reply's `refused` with the bundle's options and
+ * neither logged nor counted, unless the service accepts new options
+ * (`serve --accept-new-options`). The other items are written to the
+ * feedback log, each line saying where it came from and the bundle it
+ * answered (a failure is a 503, nothing counted); then counted, and the
+ * live decision of every question touched is applied.
  *
  * @module
  */
@@ -16,6 +21,8 @@ import type { QuestionTable, Table } from "../../engine/table.ts";
 import type { FeedbackItem, FeedbackTally } from "../../live/feedback.ts";
 import type { FeedbackReply } from "../openapi/live_schemas.ts";
 import { BodyShape, describe, isObject } from "../fields.ts";
+import { FEEDBACK_FIELDS, SYNONYMS, unknownField } from "../known_fields.ts";
+import { closestName } from "../../engine/suggest.ts";
 
 /** Most items one feedback request may carry (more gets 400). */
 export const MAX_FEEDBACK_ITEMS = 1000;
@@ -28,8 +35,63 @@ export const FEEDBACK_BODY = new BodyShape(
 
 export type { FeedbackReply };
 
-/** Checks a `/v1/feedback` body against `table`; throws a 400 naming what is wrong. */
-export function parseFeedback(body: unknown, table: Table): FeedbackItem[] {
+/** An item refused because its answer is an option the bundle lacks. */
+export interface RefusedItem {
+  /** Its position in the body (0 for a single item). */
+  index: number;
+  question: string;
+  answer: string;
+  reason: "unknown_option";
+  /** The question's options in the bundle. */
+  known: string[];
+  /** The known option it most likely meant, when one is close. */
+  did_you_mean?: string;
+}
+
+/** A checked feedback body: the items to log and count, and those refused. */
+export interface ParsedFeedback {
+  items: FeedbackItem[];
+  refused: RefusedItem[];
+}
+
+/**
+ * Checks a `/v1/feedback` body against `table`; throws a 400 naming what
+ * is wrong. An answer naming an option `table` lacks is refused (see the
+ * module doc) unless `acceptNewOptions`.
+ */
+export function parseFeedback(
+  body: unknown,
+  table: Table,
+  acceptNewOptions = false,
+): ParsedFeedback {
+  const items = parseItems(body, table);
+  if (acceptNewOptions) return { items, refused: [] };
+  const kept: FeedbackItem[] = [];
+  const refused: RefusedItem[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    const q = table.byName.get(item.question)!;
+    if (
+      q.kind !== "choice" || typeof item.answer !== "string" ||
+      q.optionIndex.has(item.answer)
+    ) {
+      kept.push(item);
+      continue;
+    }
+    const meant = closestName(item.answer, q.options);
+    refused.push({
+      index: i,
+      question: item.question,
+      answer: item.answer,
+      reason: "unknown_option",
+      known: [...q.options],
+      ...(meant === null ? {} : { did_you_mean: meant }),
+    });
+  }
+  return { items: kept, refused };
+}
+
+function parseItems(body: unknown, table: Table): FeedbackItem[] {
   const shape = FEEDBACK_BODY;
   if (Array.isArray(body)) {
     if (body.length > MAX_FEEDBACK_ITEMS) {
@@ -55,6 +117,22 @@ function parseItem(item: unknown, table: Table, at: string): FeedbackItem {
       `${
         at === "" ? "The body" : `"${at.slice(0, -1)}"`
       } must be an object, got ${describe(item)}`,
+    );
+  }
+  for (const key in item) {
+    switch (key) {
+      case "question":
+      case "state":
+      case "answer":
+      case "audit":
+        continue;
+    }
+    throw unknownField(
+      shape,
+      at === "" ? "" : at.slice(0, -1),
+      key,
+      FEEDBACK_FIELDS,
+      SYNONYMS.feedback,
     );
   }
   if (item.question === undefined) {
@@ -103,14 +181,18 @@ function checkAnswer(
   return value;
 }
 
-/** The reply of `/v1/feedback` for a `tally`. */
-export function feedbackReply(tally: FeedbackTally): FeedbackReply {
+/** The reply of `/v1/feedback` for a `tally` of the items kept and the items `refused`. */
+export function feedbackReply(
+  tally: FeedbackTally,
+  refused: readonly RefusedItem[] = [],
+): FeedbackReply {
   return {
-    received: tally.received,
+    received: tally.received + refused.length,
     audits: tally.audits,
     feedback: tally.feedback,
     traces_only: tally.tracesOnly,
     missed_audits: tally.missedAudits,
+    refused: [...refused],
   };
 }
 

@@ -66,6 +66,23 @@ export const MissedAudit = Type.Object({
   reason: oneOf(AUDIT_MISSES),
 });
 
+/** A feedback item refused because its answer is an option the bundle lacks. */
+export const RefusedFeedback = Type.Object({
+  index: Type.Integer({
+    minimum: 0,
+    description: "The item's position in the body (0 for a single item).",
+  }),
+  question: Type.String(),
+  answer: Type.String({ description: "The option the item named." }),
+  reason: oneOf(["unknown_option"] as const),
+  known: Type.Array(Type.String(), {
+    description: "The question's options in the bundle.",
+  }),
+  did_you_mean: Type.Optional(Type.String({
+    description: "The known option it most likely meant, when one is close.",
+  })),
+});
+
 /** The reply of `/v1/feedback`. */
 export const FeedbackResponse = Type.Object({
   received: count,
@@ -82,6 +99,10 @@ export const FeedbackResponse = Type.Object({
   missed_audits: Type.Array(MissedAudit, {
     description:
       "Audit ids that were not counted: unknown (never given), expired (dropped unanswered, or answered long ago), answered (answered already: each id counts once, across a fleet with a live store), other_question (given for another question); with signed ids (serve --audit-key-file) also forged (not signed by a key this replica holds), other_bundle (given by a replica serving another bundle) or not_shared (its decision was counted in evidence this replica does not share: another replica without a common live store, or a store that lost its data since).",
+  }),
+  refused: Type.Array(RefusedFeedback, {
+    description:
+      "Items neither logged nor counted: their answer names an option the bundle lacks (reason unknown_option; serve --accept-new-options takes them). `received` counts them.",
   }),
 });
 

@@ -18,7 +18,7 @@ export const DECIDE_DOC: JsonRouteSpec = {
   operationId: "decide",
   summary: "Answer questions about a text (the service's own shape)",
   description:
-    "Answers the questions asked (all of the bundle's when questions is absent). A question the bundle does not have is answered, not an error: confidence 0, certified false, flag unsupported, radius null, and no answer fields. Narrowing by criteria never raises certification: it is judged on the answer over all options.",
+    "Answers the questions asked (all of the bundle's when questions is absent). A question the bundle does not have is answered, not an error: confidence 0, certified false, flag unsupported, radius null, and no answer fields. Narrowing by criteria never raises certification: it is judged on the answer over all options. A field the body does not define (at the top or in a question entry) is a 400 naming it, the fields known there and the one it most likely meant (choices -> criteria).",
   tag: "decisions",
   request: "DecideRequest",
   examples: {
@@ -85,7 +85,7 @@ export const DECISIONS_DOC: JsonRouteSpec = {
   operationId: "decisions",
   summary: "Answer questions about a text (decisions-API shape)",
   description:
-    "Answers in question order. A question is answered by the table only when its type fits the bundle question: choice for a choice question, predicate or noul for a yes/no question; any other type (score included), an unknown name, or a type that does not fit comes back with service.flag unsupported.",
+    "Answers in question order. A question is answered by the table only when its type fits the bundle question: choice for a choice question, predicate or noul for a yes/no question; any other type (score included), an unknown name, or a type that does not fit comes back with service.flag unsupported. Fields of the top level this shape does not define are accepted and ignored (clients of such APIs send their own); a key a question object does not define is a 400 naming it, the known keys and the one it most likely meant.",
   tag: "decisions",
   request: "DecisionsRequest",
   examples: {
@@ -154,7 +154,7 @@ export const ALT_DECISIONS_DOC: JsonRouteSpec = {
   operationId: "altDecisions",
   summary: "Answer questions about a text (alternate decision-model shape)",
   description:
-    "Answers keyed by question name. The same type rules as /v1/decisions: a question whose type does not fit the bundle question, or an unknown name, comes back with service.flag unsupported.",
+    "Answers keyed by question name. The same type rules as /v1/decisions: a question whose type does not fit the bundle question, or an unknown name, comes back with service.flag unsupported. Fields of the top level this shape does not define are accepted and ignored (clients of such APIs send their own); a key a question object does not define is a 400 naming it, the known keys and the one it most likely meant.",
   tag: "decisions",
   request: "AltDecisionsRequest",
   examples: {
@@ -209,7 +209,7 @@ export const PLAYGROUND_DOC: JsonRouteSpec = {
   operationId: "playground",
   summary: "What the table thinks of a text, not counted as a decision",
   description:
-    "The answer, its confidence against the threshold, alpha, the verdict and its reason in words, and the top three options. It reads the drift guard without feeding it. A missing question with more than one bundle question is a 400; an unknown question is answered with flag unsupported, the bundle's questions named in the reason (with a suggestion for a near miss).",
+    "The answer, its confidence against the threshold, alpha, the verdict and its reason in words, and the top three options. It reads the drift guard without feeding it. A missing question with more than one bundle question is a 400; an unknown question is answered with flag unsupported, the bundle's questions named in the reason (with a suggestion for a near miss). A field other than question and text is a 400 naming it, with the one it most likely meant.",
   tag: "operations",
   request: "PlaygroundRequest",
   examples: {
@@ -244,7 +244,7 @@ export const FEEDBACK_DOC: JsonRouteSpec = {
   operationId: "feedback",
   summary: "What the reference model answered (audits and traces)",
   description:
-    "One item or an array of at most 1000. With an audit id the service gave, the item is an audit of that certified answer (its answer and confidence are the ones kept under the id); the live certificate counts it once. Without one, it is a trace: counted as feedback when the table's answer is uncertified only because of its threshold, else kept as a trace only. Unknown, expired or already answered ids are listed in missed_audits, never counted. With serve --feedback-log every item is appended to that file as a trace line first (503, nothing counted, when it cannot be written).",
+    "One item or an array of at most 1000. With an audit id the service gave, the item is an audit of that certified answer (its answer and confidence are the ones kept under the id); the live certificate counts it once. Without one, it is a trace: counted as feedback when the table's answer is uncertified only because of its threshold, else kept as a trace only. Unknown, expired or already answered ids are listed in missed_audits, never counted. A field an item does not define is a 400 naming it (nothing of the request is counted or logged). An item whose answer names an option the bundle lacks is listed in refused (reason unknown_option, with the bundle's options and the one it most likely meant) and neither logged nor counted, unless serve --accept-new-options. With serve --feedback-log every other item is appended to that file as a trace line first (503, nothing counted, when it cannot be written), with a feedback object saying where it came from (source audit, uncertified or trace; an audit's sampling_probability) and the bundle id it answered.",
   tag: "decisions",
   request: "FeedbackRequest",
   examples: {
@@ -272,6 +272,7 @@ export const FEEDBACK_DOC: JsonRouteSpec = {
     feedback: 0,
     traces_only: 2,
     missed_audits: [{ audit: "5f0c2a91-1k", reason: "unknown" }],
+    refused: [],
   },
   errors: [400, 413],
 };

@@ -104,6 +104,11 @@ export const StatsDocument = Type.Object({
     }),
     path: Type.String(),
     load_ms: nullableNumber,
+    loaded_at: Type.String({
+      format: "date-time",
+      description:
+        "When this bundle began serving: the start, or its reload's time.",
+    }),
     questions: Type.Array(QuestionSummary),
   }),
   keep_text: Type.Boolean(),
@@ -114,9 +119,43 @@ export const StatsDocument = Type.Object({
     deferred: count,
     errors: count,
     playground: count,
+    feedback_refused: Type.Integer({
+      minimum: 0,
+      description:
+        "Feedback items refused for naming an option the bundle lacks (neither logged nor counted).",
+    }),
   }),
   share_answered: nullableNumber,
-  per_question: recordOf(QuestionCounts),
+  bundle_counts: Type.Object({
+    answers: count,
+    certified: count,
+    deferred: count,
+    share_answered: nullableNumber,
+    deferral_reasons: recordOf(count),
+  }, {
+    description:
+      "The answers of the bundle served now, since it began serving (bundle.loaded_at); counts and deferral_reasons run from the start of the process.",
+  }),
+  reloads: Type.Object({
+    count: count,
+    recent: Type.Array(
+      Type.Object({
+        at: Type.String({ format: "date-time" }),
+        bundle_id: Type.String(),
+        previous_bundle_id: Type.String(),
+      }),
+      {
+        description: "The last 20 reloads, oldest first.",
+      },
+    ),
+  }, {
+    description:
+      "Bundle reloads since the start (SIGHUP or --watch), each with its time and the bundle ids before and after.",
+  }),
+  per_question: recordOf(QuestionCounts, {
+    description:
+      "Per question of the bundle served now, since it began serving (a reload starts them afresh).",
+  }),
   deferral_reasons: recordOf(count),
   latency_us: ref("LatencySummary", LatencySummary),
   latency_us_recent: ref("LatencySummary", LatencySummary),
@@ -131,6 +170,13 @@ export const StatsDocument = Type.Object({
   drift: recordOf(DriftState),
   live: ref("LiveStats", LiveStats),
   recent: Type.Array(RecentDecision),
+  descriptors: Type.Object({
+    open: nullable(count),
+    max: nullable(count),
+  }, {
+    description:
+      "Open file descriptors and their soft limit (Linux); null where the process may not read /proc/self, as under the locked-down permissions (Deno allows it only with --allow-all).",
+  }),
   memory: Type.Object({
     rss_bytes: count,
     heap_used_bytes: count,

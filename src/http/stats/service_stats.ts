@@ -4,6 +4,12 @@
  * without allocating, and turned into the `/v1/stats` document (and
  * `/metrics`) on demand.
  *
+ * Totals (`counts`, `deferral_reasons`) run from the start of the process;
+ * what belongs to one bundle (`bundle_counts`, `per_question`, a
+ * question's drift alarm time) restarts when a reload swaps the bundle, so
+ * that no figure mixes the old table's answers with the new one's
+ * thresholds. `reloads` says when each swap happened.
+ *
  * @module
  */
 
@@ -22,6 +28,8 @@ import {
 import { LatencyHistogram, round1, WindowedLatency } from "./latency.ts";
 import { RequestRate } from "./rate.ts";
 import { RECENT_TEXT_LIMIT, RecentDecisions } from "./recent.ts";
+import { ReloadLog } from "./reloads.ts";
+import { DescriptorProbe } from "./descriptors.ts";
 import {
   DECISION_ROUTES,
   type DecisionRoute,
@@ -74,13 +82,16 @@ export class ServiceStats {
   readonly #startedAt: number;
 
   readonly #totals = new AnswerCounts();
+  /** Answers of the bundle served now, since it began serving. */
+  #bundleTotals = new AnswerCounts();
+  readonly #reloads: ReloadLog;
+  readonly #descriptors = new DescriptorProbe();
   #playground = 0;
+  #feedbackRefused = 0;
   /** Decision requests answered, per route (in `DECISION_ROUTES` order). */
   readonly #requests = new Float64Array(DECISION_ROUTES.length);
   readonly #responses: ResponseCounts;
-  /** Every question ever served, by name (a reload keeps their counts). */
-  readonly #byName = new Map<string, QuestionCounter>();
-  /** The served table's questions, by position. */
+  /** The served table's questions, by position, since it began serving. */
   #bySlot: QuestionCounter[] = [];
   readonly #latency = new LatencyHistogram();
   readonly #recentLatency = new WindowedLatency(RATE_WINDOW_S);
@@ -100,12 +111,14 @@ export class ServiceStats {
     this.#memoryUsage = options.memoryUsage ?? (() => Deno.memoryUsage());
     this.#startedAt = this.#now();
     this.#responses = new ResponseCounts(ROUTE_LABELS);
+    this.#reloads = new ReloadLog(bundleIdOf(options.table), this.#startedAt);
     this.serve(options.table, options.monitor);
   }
 
   /**
-   * Counts answers of `table` (and its drift guard `monitor`) from now on;
-   * questions it shares by name with the previous table keep their counts.
+   * Counts answers of `table` (and its drift guard `monitor`) from now on.
+   * Another table than the one served is a reload: it is logged, and the
+   * bundle's own counts (`bundle_counts`, `per_question`) start afresh.
    */
   serve(
     table: Table,
@@ -113,18 +126,23 @@ export class ServiceStats {
     bundlePath = this.#bundlePath,
     loadMs = this.#loadMs,
   ): void {
+    if (table !== this.#table) {
+      this.#reloads.reload(bundleIdOf(table), this.#now());
+      this.#bundleTotals = new AnswerCounts();
+    }
     this.#table = table;
     this.#monitor = monitor;
     this.#bundlePath = bundlePath;
     this.#loadMs = loadMs;
-    this.#bySlot = table.questions.map((q) => {
-      let c = this.#byName.get(q.name);
-      if (c === undefined) {
-        c = { counts: new AnswerCounts(), alarmSince: null };
-        this.#byName.set(q.name, c);
-      }
-      return c;
-    });
+    this.#bySlot = table.questions.map(() => ({
+      counts: new AnswerCounts(),
+      alarmSince: null,
+    }));
+  }
+
+  /** The reloads since the start, and when the current bundle began serving. */
+  get reloads(): ReloadLog {
+    return this.#reloads;
   }
 
   /** Whether recent decisions keep their input text. */
@@ -152,6 +170,7 @@ export class ServiceStats {
       const a = assessments[i]!;
       const { certified, flag } = a.answer;
       this.#totals.count(certified, flag);
+      this.#bundleTotals.count(certified, flag);
       const counter = a.slot >= 0 ? this.#bySlot[a.slot] : undefined;
       if (counter !== undefined) {
         counter.counts.count(certified, flag);
@@ -163,6 +182,11 @@ export class ServiceStats {
       }
       this.#recent.record(now, route, a, kept);
     }
+  }
+
+  /** Records `n` feedback items refused for naming an option the bundle lacks. */
+  recordRefusedFeedback(n: number): void {
+    this.#feedbackRefused += n;
   }
 
   /** Records one playground request (never a decision). */
@@ -211,6 +235,7 @@ export class ServiceStats {
     const table = this.#table;
     const requests = this.#requests.reduce((a, b) => a + b, 0);
     const totals = this.#totals;
+    const bundleTotals = this.#bundleTotals;
     const certified = totals.certified;
     const perQuestion = record<QuestionCounts>(
       table.questions.map((q, i) => {
@@ -242,6 +267,7 @@ export class ServiceStats {
         id: bundleIdOf(table),
         path: this.#bundlePath,
         load_ms: this.#loadMs === null ? null : round1(this.#loadMs),
+        loaded_at: new Date(this.#reloads.loadedAt).toISOString(),
         questions: table.questions.map((q) => ({
           name: q.name,
           kind: q.kind,
@@ -258,8 +284,24 @@ export class ServiceStats {
         deferred: totals.answers - certified,
         errors: this.#responses.errors,
         playground: this.#playground,
+        feedback_refused: this.#feedbackRefused,
       },
       share_answered: share(certified, totals.answers),
+      bundle_counts: {
+        answers: bundleTotals.answers,
+        certified: bundleTotals.certified,
+        deferred: bundleTotals.answers - bundleTotals.certified,
+        share_answered: share(bundleTotals.certified, bundleTotals.answers),
+        deferral_reasons: record(bundleTotals.flagCounts()),
+      },
+      reloads: {
+        count: this.#reloads.count,
+        recent: this.#reloads.recent.map((r) => ({
+          at: new Date(r.at).toISOString(),
+          bundle_id: r.bundleId,
+          previous_bundle_id: r.previousBundleId,
+        })),
+      },
       per_question: perQuestion,
       deferral_reasons: record(totals.flagCounts()),
       latency_us: this.#latency.summary(),
@@ -278,6 +320,7 @@ export class ServiceStats {
       },
       drift,
       recent: this.#recent.list(),
+      descriptors: this.#descriptors.read(),
       memory: {
         ...processMemory(this.#memoryUsage()),
         word_cache_words: table.state.words.size,

@@ -5,7 +5,14 @@
  */
 
 import { byId, setText } from "../dom.ts";
-import { fmtDuration, fmtLatency, isNum, plural } from "../format.ts";
+import {
+  fmtClock,
+  fmtDuration,
+  fmtLatency,
+  isNum,
+  plural,
+  reloadInWords,
+} from "../format.ts";
 import type { ConnectionState } from "../poll.ts";
 import type { Stats } from "../stats.ts";
 
@@ -15,7 +22,7 @@ export function showStatus(state: ConnectionState, text: string): void {
   setText("status-text", text);
 }
 
-/** The bundle's path, its questions and load time; the server's uptime. */
+/** The bundle's path, id, questions, load time and last reload; the server's uptime. */
 export function renderHeader(st: Stats): void {
   const questions = st.bundle?.questions ?? [];
   const load = isNum(st.bundle?.load_ms)
@@ -25,7 +32,14 @@ export function renderHeader(st: Stats): void {
     "bundle-path",
     `${st.bundle?.path ?? "?"} · ${
       plural(questions.length, "question")
-    }${load}`,
+    }${load}${reloadInWords(st.bundle, st.reloads?.count ?? 0)}`,
+  );
+  const since = st.bundle?.loaded_at;
+  setText(
+    "questions-since",
+    (st.reloads?.count ?? 0) > 0 && since
+      ? `Since the bundle was reloaded at ${fmtClock(since)}.`
+      : "",
   );
   setText(
     "footer-uptime",

@@ -1,0 +1,65 @@
+/**
+ * What `POST /v1/feedback` does with a parsed body: checks it
+ * (`feedback.ts`), writes the items kept to the feedback log, each line
+ * saying where it came from and the bundle it answered, then counts them
+ * in the live certificate (one process's or the fleet's) and makes the
+ * reply. A failed log write is a 503 and nothing is counted.
+ *
+ * @module
+ */
+
+import { bundleIdOf } from "../../live/bundle_id.ts";
+import {
+  countFeedback,
+  feedbackOrigin,
+  feedbackTrace,
+} from "../../live/feedback.ts";
+import { countFleetFeedback } from "../../live/fleet_feedback.ts";
+import { traceLine } from "../../traces/write.ts";
+import type { Service } from "../service.ts";
+import {
+  type FeedbackReply,
+  feedbackReply,
+  logFailure,
+  parseFeedback,
+} from "./feedback.ts";
+
+/** Answers a parsed `/v1/feedback` `body` for `service`; throws a 400 or 503 (see the module doc). */
+export async function answerFeedback(
+  service: Service,
+  body: unknown,
+): Promise<FeedbackReply> {
+  const served = service.served;
+  const { items, refused } = parseFeedback(
+    body,
+    served.table,
+    service.acceptNewOptions,
+  );
+  if (refused.length > 0) service.stats.recordRefusedFeedback(refused.length);
+  const live = service.live;
+  if (service.feedbackLog !== null && items.length > 0) {
+    const time = new Date();
+    const bundle = bundleIdOf(served.table);
+    let lines = "";
+    for (const item of items) {
+      const origin = feedbackOrigin(
+        live,
+        served.table,
+        served.peek,
+        item,
+        bundle,
+      );
+      lines += traceLine(feedbackTrace(item, time, origin));
+    }
+    try {
+      await service.feedbackLog(lines);
+    } catch (e) {
+      service.log(`Feedback log: ${(e as Error)?.message ?? String(e)}`);
+      throw logFailure(e);
+    }
+  }
+  const tally = live.fleet === null
+    ? countFeedback(live, served.table, served.peek, items)
+    : await countFleetFeedback(live, served.table, served.peek, items);
+  return feedbackReply(tally, refused);
+}

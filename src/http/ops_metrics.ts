@@ -1,0 +1,144 @@
+/**
+ * What an operator asks of `/metrics` beside the service's counters: the
+ * build (`dtable_build_info{version}`), the bundle served (its id, the
+ * checksum of its manifest, as a label of `dtable_bundle_info`; when it
+ * began serving and how long it took to load), reloads
+ * (`dtable_reloads_total`), the current bundle's own answer counters
+ * (labelled with its id, so each bundle's series stays monotonic and a
+ * reload starts a new one), feedback refused for naming an option the
+ * bundle lacks, and the process's memory and, where Deno lets
+ * the process read them, its open descriptors (`process_*`, the names
+ * Prometheus's client libraries use).
+ *
+ * @module
+ */
+
+import { INTERFACE_VERSION, TOOL_VERSION } from "../version.ts";
+import type { Exposition } from "./exposition.ts";
+import type { StatsSnapshot } from "./stats/document.ts";
+
+/** Every family `writeOpsMetrics` may write, for dashboards and tests. */
+export const OPS_METRICS = [
+  "dtable_build_info",
+  "dtable_bundle_info",
+  "dtable_bundle_loaded_time_seconds",
+  "dtable_bundle_load_duration_seconds",
+  "dtable_reloads_total",
+  "dtable_bundle_answers_total",
+  "dtable_bundle_certified_answers_total",
+  "dtable_feedback_refused_total",
+  "process_resident_memory_bytes",
+  "process_heap_used_bytes",
+  "process_heap_total_bytes",
+  "process_start_time_seconds",
+  "process_open_fds",
+  "process_max_fds",
+] as const;
+
+/** Writes the build, bundle, reload and process families for the stats `doc`. */
+export function writeOpsMetrics(e: Exposition, doc: StatsSnapshot): void {
+  e.family(
+    "dtable_build_info",
+    "gauge",
+    "Always 1; labels: the program's version, the HTTP interface's and Deno's.",
+  );
+  e.sample("dtable_build_info", 1, {
+    version: TOOL_VERSION,
+    interface_version: INTERFACE_VERSION,
+    deno: Deno.version.deno,
+  });
+  const bundle = { bundle_id: doc.bundle.id };
+  e.family(
+    "dtable_bundle_info",
+    "gauge",
+    "Always 1; labels: the served bundle's id (its manifest's checksum) and path.",
+  );
+  e.sample("dtable_bundle_info", 1, { ...bundle, path: doc.bundle.path });
+  e.family(
+    "dtable_bundle_loaded_time_seconds",
+    "gauge",
+    "When the served bundle began serving (start or reload), since the Unix epoch.",
+  );
+  e.sample(
+    "dtable_bundle_loaded_time_seconds",
+    Date.parse(doc.bundle.loaded_at) / 1000,
+  );
+  if (doc.bundle.load_ms !== null) {
+    e.family(
+      "dtable_bundle_load_duration_seconds",
+      "gauge",
+      "Time the served bundle took to load.",
+    );
+    e.sample("dtable_bundle_load_duration_seconds", doc.bundle.load_ms / 1000);
+  }
+  e.family(
+    "dtable_reloads_total",
+    "counter",
+    "Bundle reloads since the start (SIGHUP or --watch).",
+  );
+  e.sample("dtable_reloads_total", doc.reloads.count);
+  e.family(
+    "dtable_bundle_answers_total",
+    "counter",
+    "Answers given by the served bundle since it began serving.",
+  );
+  e.sample("dtable_bundle_answers_total", doc.bundle_counts.answers, bundle);
+  e.family(
+    "dtable_bundle_certified_answers_total",
+    "counter",
+    "Certified answers of the served bundle since it began serving.",
+  );
+  e.sample(
+    "dtable_bundle_certified_answers_total",
+    doc.bundle_counts.certified,
+    bundle,
+  );
+  e.family(
+    "dtable_feedback_refused_total",
+    "counter",
+    "Feedback items refused for naming an option the bundle lacks.",
+  );
+  e.sample("dtable_feedback_refused_total", doc.counts.feedback_refused);
+  writeProcess(e, doc);
+}
+
+function writeProcess(e: Exposition, doc: StatsSnapshot): void {
+  const m = doc.memory;
+  const descriptors = doc.descriptors;
+  e.family(
+    "process_resident_memory_bytes",
+    "gauge",
+    "Resident memory size in bytes.",
+  );
+  e.sample("process_resident_memory_bytes", m.rss_bytes);
+  e.family(
+    "process_heap_used_bytes",
+    "gauge",
+    "JavaScript heap in use, in bytes.",
+  );
+  e.sample("process_heap_used_bytes", m.heap_used_bytes);
+  e.family(
+    "process_heap_total_bytes",
+    "gauge",
+    "JavaScript heap reserved, in bytes.",
+  );
+  e.sample("process_heap_total_bytes", m.heap_total_bytes);
+  e.family(
+    "process_start_time_seconds",
+    "gauge",
+    "Start time of the process since the Unix epoch, in seconds.",
+  );
+  e.sample("process_start_time_seconds", Date.parse(doc.started_at) / 1000);
+  if (descriptors.open !== null) {
+    e.family("process_open_fds", "gauge", "Open file descriptors.");
+    e.sample("process_open_fds", descriptors.open);
+  }
+  if (descriptors.max !== null) {
+    e.family(
+      "process_max_fds",
+      "gauge",
+      "Most open file descriptors allowed (the soft limit).",
+    );
+    e.sample("process_max_fds", descriptors.max);
+  }
+}
