@@ -236,7 +236,6 @@ export async function serveCommand(args: string[]): Promise<number> {
   // A fleet's replica serves once it has read the fleet's threshold (or
   // given up waiting: it then withholds certification until it has).
   await service.live.fleet?.start();
-  const log = (m: string) => console.error(`error: ${m}`);
   const onListen = (addr: Deno.NetAddr) => {
     const lines = [
       `decision tables ${TOOL_VERSION}: serving bundle ${s.bundle} (loaded in ${
@@ -313,7 +312,10 @@ export async function serveCommand(args: string[]): Promise<number> {
           drainMs: s.drainMs,
           gate,
           onListen,
-          log,
+          log: (m) => console.error(`error: ${m}`),
+          warn: (m) => console.error(`warning: ${m}`),
+          onAcceptError: (e) => service.stats.transport.acceptError(e),
+          onRelisten: () => service.stats.transport.relistened(),
         },
         appFor(service, { ...s.limits, gate }),
       );

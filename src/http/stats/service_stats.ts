@@ -21,6 +21,7 @@ import {
 } from "./document.ts";
 import { LatencyHistogram, round1, WindowedLatency } from "./latency.ts";
 import { RequestRate } from "./rate.ts";
+import { TransportCounters } from "./transport.ts";
 import { RECENT_TEXT_LIMIT, RecentDecisions } from "./recent.ts";
 import {
   DECISION_ROUTES,
@@ -86,6 +87,8 @@ export class ServiceStats {
   readonly #recentLatency = new WindowedLatency(RATE_WINDOW_S);
   readonly #rate = new RequestRate(RATE_WINDOW_S);
   readonly #recent = new RecentDecisions();
+  /** Accept failures of the listener and per-client refusals. */
+  readonly transport = new TransportCounters();
 
   /** Starts counting now. */
   constructor(options: StatsOptions) {
@@ -278,6 +281,7 @@ export class ServiceStats {
       },
       drift,
       recent: this.#recent.list(),
+      transport: this.transport.snapshot(),
       memory: {
         ...processMemory(this.#memoryUsage()),
         word_cache_words: table.state.words.size,
