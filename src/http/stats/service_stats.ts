@@ -22,7 +22,7 @@ import {
 import { LatencyHistogram, round1, WindowedLatency } from "./latency.ts";
 import { RequestRate } from "./rate.ts";
 import { TransportCounters } from "./transport.ts";
-import { RECENT_TEXT_LIMIT, RecentDecisions } from "./recent.ts";
+import { keptText, RecentDecisions } from "./recent.ts";
 import {
   DECISION_ROUTES,
   type DecisionRoute,
@@ -150,7 +150,7 @@ export class ServiceStats {
     this.#latency.record(latencyUs);
     this.#recentLatency.record(now, latencyUs);
     this.#rate.count(now);
-    const kept = this.#keepText ? text.slice(0, RECENT_TEXT_LIMIT) : null;
+    const kept = this.#keepText ? keptText(text) : null;
     for (let i = 0; i < assessments.length; i++) {
       const a = assessments[i]!;
       const { certified, flag } = a.answer;
