@@ -83,9 +83,15 @@ Options:
   --audit-rate R           probability that a certified answer is picked for audit
                            (default ${DEFAULT_AUDIT_RATE}; 0 turns the live certificate off)
   --audit-seed N           seed of the audit sampler (default: random)
-  --feedback-log FILE      append every POST /v1/feedback item to FILE as a trace line
-                           that train --traces reads (needs --allow-write=FILE); in a
-                           fleet, one file per replica (train --traces reads them all)
+  --feedback-log FILE      append each POST /v1/feedback item that is a valid trace (its
+                           answer an option of its question; a replayed audit id is not
+                           written again) to FILE as a trace line that train --traces
+                           reads (needs --allow-write=FILE); in a
+                           fleet, one file per replica (train --traces reads them all).
+                           A torn last line (a crash mid-write) is cut off at start
+  --feedback-log-max-mb N  rotate the feedback log once it would pass N MiB: FILE moves
+                           to FILE's .1 name (feedback.1.jsonl, replacing the one
+                           before; needs --allow-write on it too). Unbounded by default
   --audit-key-file FILE    sign audit ids with the key(s) in FILE (one per line, at
                            least 16 bytes; the first signs, all verify; read again
                            every second): any replica with the keys counts an audit,
@@ -202,7 +208,9 @@ export async function serveCommand(args: string[]): Promise<number> {
     ({ table, loadMs } = await loadServedTable(settings));
     monitor = new DriftMonitor(table.settings.drift);
     if (settings.feedbackLog !== undefined) {
-      feedbackLog = await openFeedbackLog(settings.feedbackLog);
+      feedbackLog = await openFeedbackLog(settings.feedbackLog, {
+        maxBytes: settings.feedbackLogMaxBytes,
+      });
     }
     auditKeys = await openAuditKeys(settings);
     store = await openStore(settings);

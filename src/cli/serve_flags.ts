@@ -44,6 +44,8 @@ export interface ServeSettings {
   replica: string;
   /** Where feedback is appended as traces (`--feedback-log`). */
   feedbackLog: string | undefined;
+  /** Most bytes of the feedback log before it is rotated (`--feedback-log-max-mb`); unbounded when absent. */
+  feedbackLogMaxBytes: number | undefined;
   /** Reload the bundle when its folder is replaced (`--watch`). */
   watch: boolean;
   /** The limits on every request (the body size limit is fixed). */
@@ -67,6 +69,7 @@ const SERVE_FLAGS = {
   "audit-rate": { type: "string" },
   "audit-seed": { type: "string" },
   "feedback-log": { type: "string" },
+  "feedback-log-max-mb": { type: "string" },
   "audit-key-file": { type: "string" },
   "live-store": { type: "string" },
   replica: { type: "string" },
@@ -141,11 +144,29 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
     wordCacheBytes: Math.round(wordCacheMb * 1024 * 1024),
     limits,
     feedbackLog: userPath(values["feedback-log"]),
+    feedbackLogMaxBytes: feedbackLogMaxBytes(values),
     watch: values.watch,
     live,
     ...fleet,
     drainMs,
   };
+}
+
+/** `--feedback-log-max-mb` in bytes; refused without `--feedback-log`. */
+function feedbackLogMaxBytes(values: ServeValues): number | undefined {
+  const mb = values["feedback-log-max-mb"];
+  if (mb === undefined) return undefined;
+  if (values["feedback-log"] === undefined) {
+    throw new UsageError("--feedback-log-max-mb needs --feedback-log FILE");
+  }
+  const n = numberFlag(
+    "feedback-log-max-mb",
+    mb,
+    0,
+    (n) => n >= 1 && n <= 1_048_576,
+    "a number of MiB from 1 to 1048576",
+  );
+  return Math.round(n * 1024 * 1024);
 }
 
 /** The audit key file, the live store and the replica's name, checked together. */

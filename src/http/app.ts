@@ -20,6 +20,7 @@ import { assess, prepareText } from "../engine/answer.ts";
 import { countFeedback, feedbackTrace } from "../live/feedback.ts";
 import { bundleIdOf } from "../live/bundle_id.ts";
 import { countFleetFeedback } from "../live/fleet_feedback.ts";
+import { loggableItems } from "../live/loggable.ts";
 import { traceLine } from "../traces/write.ts";
 import {
   BODY_TIMEOUT_MS,
@@ -200,9 +201,10 @@ export function appFor(
       );
       if (service.feedbackLog !== null) {
         const time = new Date();
-        const lines = items.map((item) => traceLine(feedbackTrace(item, time)));
+        const lines = loggableItems(service.live, served.table, items)
+          .map((item) => traceLine(feedbackTrace(item, time)));
         try {
-          await service.feedbackLog(lines.join(""));
+          if (lines.length > 0) await service.feedbackLog(lines.join(""));
         } catch (e) {
           service.log(`Feedback log: ${(e as Error)?.message ?? String(e)}`);
           throw logFailure(e);

@@ -201,6 +201,11 @@ export class PendingAudits {
     return { ...found, table, certificate };
   }
 
+  /** True when `id` was answered lately (nothing is taken). */
+  wasAnswered(id: string): boolean {
+    return this.#answered.has(id);
+  }
+
   /** True when `id` looks like one this store gave (so a miss means it expired or was answered). */
   #known(id: string): boolean {
     if (!id.startsWith(this.#prefix)) return false;

@@ -293,6 +293,16 @@ export class LiveController {
     return { ...claim, tableAnswer };
   }
 
+  /**
+   * True when audit `id` was counted already by this process (a replay);
+   * nothing is taken or recorded.
+   */
+  isReplay(id: string): boolean {
+    if (this.#tokens === null) return this.pending.wasAnswered(id);
+    const claim = this.#tokens.verify(id);
+    return claim !== null && this.#replays.has(claim.tag);
+  }
+
   /** Reads the audit key file again (an id that did not verify may be signed by a new key); true when the keys changed. */
   async rereadKeys(): Promise<boolean> {
     return (await this.#keys?.reread()) ?? false;
