@@ -16,6 +16,7 @@ import {
   WEIGHTS_FILE,
 } from "./codec.ts";
 import type { Table } from "../engine/table.ts";
+import { cleanLeftovers, swapInto } from "./swap.ts";
 
 export { BundleError };
 
@@ -26,7 +27,10 @@ export { BundleError };
  */
 async function readWhole(path: string): Promise<Uint8Array> {
   using file = await Deno.open(path);
-  const { size } = await file.stat();
+  // The size from a seek: `stat` on an open file checks read access on its
+  // real path, which a bundle reached through a symlink is not allowed.
+  const size = await file.seek(0, Deno.SeekMode.End);
+  await file.seek(0, Deno.SeekMode.Start);
   const out = new Uint8Array(size);
   let at = 0;
   while (at < size) {
@@ -176,4 +180,32 @@ export async function writeBundleAtomically(
     await Deno.remove(temp, { recursive: true }).catch(() => {});
     throw e;
   }
+}
+
+/**
+ * Writes a bundle's files to `dir` as `train --out` does: `dir` becomes a
+ * link to a complete version folder beside it, swapped in one rename, so
+ * the path is never absent (see `swap.ts`); what a killed run left is
+ * cleaned up first. Refuses a `dir` that is a folder but not a bundle, like
+ * `writeBundleAtomically`. Returns one line per leftover cleaned up.
+ */
+export async function writeBundleVersioned(
+  dir: string,
+  files: Map<string, Uint8Array>,
+): Promise<string[]> {
+  const clean = dir.replace(/\/+$/, "") || dir;
+  const cleaned = await cleanLeftovers(clean);
+  await existingBundleFolder(clean);
+  const temp = `${clean}.tmp-${crypto.randomUUID().slice(0, 8)}`;
+  await Deno.mkdir(temp, { recursive: true });
+  try {
+    for (const [name, bytes] of files) {
+      await Deno.writeFile(`${temp}/${name}`, bytes);
+    }
+  } catch (e) {
+    await Deno.remove(temp, { recursive: true }).catch(() => {});
+    throw e;
+  }
+  await swapInto(clean, temp);
+  return cleaned;
 }
