@@ -115,6 +115,9 @@ reverse proxy in front of a public service (see the README).
   --max-in-flight N        most requests answered at once, bodies still arriving
                            included; more get 503 with retry-after: 1
                            (default ${DEFAULT_REQUEST_LIMITS.maxInFlight})
+  --max-bodies-per-client N  most request bodies one client address may have arriving
+                           at once; more get 503 with retry-after: 1, so a few slow
+                           clients cannot hold every place (default ${DEFAULT_REQUEST_LIMITS.maxBodiesPerClient})
   --drain-ms N             on SIGTERM or Ctrl-C, wait at most N ms for requests in flight
                            (default ${DRAIN_MS})
   --help                   this text`;

@@ -76,6 +76,7 @@ const SERVE_FLAGS = {
   watch: { type: "boolean", default: false },
   "body-timeout-ms": { type: "string" },
   "max-in-flight": { type: "string" },
+  "max-bodies-per-client": { type: "string" },
   "drain-ms": { type: "string" },
   help: { type: "boolean", default: false },
 } as const;
@@ -216,7 +217,11 @@ function limitsFrom(
   values: ServeValues,
 ): { limits: RequestLimits; drainMs: number } {
   const positiveInteger = (
-    name: "body-timeout-ms" | "max-in-flight" | "drain-ms",
+    name:
+      | "body-timeout-ms"
+      | "max-in-flight"
+      | "max-bodies-per-client"
+      | "drain-ms",
     fallback: number,
   ) =>
     numberFlag(
@@ -235,6 +240,10 @@ function limitsFrom(
       maxInFlight: positiveInteger(
         "max-in-flight",
         DEFAULT_REQUEST_LIMITS.maxInFlight,
+      ),
+      maxBodiesPerClient: positiveInteger(
+        "max-bodies-per-client",
+        DEFAULT_REQUEST_LIMITS.maxBodiesPerClient,
       ),
     },
     drainMs: positiveInteger("drain-ms", DRAIN_MS),
