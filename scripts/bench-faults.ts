@@ -8,8 +8,11 @@
  * - `reloads`: 30 SIGHUP reloads with 300 decisions between; RSS after
  *   each, and the growth against the target of 60 MB.
  *
- * Usage: deno run -A scripts/bench-faults.ts --bundle DIR [--case long|reloads|both]
- *        [--main PATH] [--serve-args "--audit-rate 0 ..."]
+ * Usage: deno task bench:faults [--bundle DIR] [--case long|reloads|both]
+ *        [--main PATH] [--serve-args "--audit-rate 0 ..."] [--data DIR]
+ *
+ * Without `--bundle`, trains one from `../shared/data/banking77/train.csv`
+ * into a temporary folder; without that file, prints why and exits 0.
  *
  * `--main` runs another checkout's `main.ts` (the same command on the code
  * before a change gives the side-by-side figure). Only 127.0.0.1 is used.
@@ -26,17 +29,50 @@ const { values } = parseArgs({
     bundle: { type: "string" },
     case: { type: "string", default: "both" },
     "serve-args": { type: "string", default: "" },
+    data: {
+      type: "string",
+      default: new URL("../../shared/data/", import.meta.url).pathname,
+    },
     main: {
       type: "string",
       default: new URL("../main.ts", import.meta.url).pathname,
     },
   },
 });
+const work = await Deno.makeTempDir({ prefix: "dtable-bench-faults-" });
+let bundle = values.bundle ?? `${work}/banking77`;
 if (values.bundle === undefined) {
-  console.log("usage: bench-faults.ts --bundle DIR [--case long|reloads|both]");
-  Deno.exit(2);
+  const csv = `${values.data.replace(/\/$/, "")}/banking77/train.csv`;
+  try {
+    await Deno.stat(csv);
+  } catch {
+    console.log(
+      `skipped: no BANKING77 data at ${csv} (pass --data DIR or --bundle DIR)`,
+    );
+    Deno.exit(0);
+  }
+  const trained = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      values.main,
+      "train",
+      "--traces",
+      csv,
+      "--out",
+      bundle,
+      "--quiet",
+    ],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!trained.success) {
+    throw new Error(
+      `training failed: ${new TextDecoder().decode(trained.stderr)}`,
+    );
+  }
+  bundle = await Deno.realPath(bundle);
 }
-const bundle = values.bundle;
 
 /** Resident memory of a process, in MB. */
 async function rssMb(pid: number): Promise<number> {
@@ -209,5 +245,9 @@ async function reloadsCase(): Promise<void> {
   }
 }
 
-if (values.case === "long" || values.case === "both") await longCase();
-if (values.case === "reloads" || values.case === "both") await reloadsCase();
+try {
+  if (values.case === "long" || values.case === "both") await longCase();
+  if (values.case === "reloads" || values.case === "both") await reloadsCase();
+} finally {
+  await Deno.remove(work, { recursive: true });
+}

@@ -21,9 +21,11 @@ import { cleanLeftovers, swapInto } from "./swap.ts";
 export { BundleError };
 
 /**
- * A whole file, read into a buffer made here. `Deno.readFile` fills a
- * buffer made on a worker thread, whose malloc arena keeps the memory once
- * it is freed: 10 MB of weights per reload that never came back.
+ * A whole file, read on this thread into a buffer made here. `Deno.readFile`
+ * and asynchronous reads fill a buffer made on a worker thread, whose malloc
+ * arena keeps the memory once it is freed: 10 MB of weights per reload that
+ * never came back. The synchronous reads block for a few milliseconds per
+ * load (at start and on a reload, never on a request).
  */
 async function readWhole(path: string): Promise<Uint8Array> {
   using file = await Deno.open(path);
@@ -34,7 +36,7 @@ async function readWhole(path: string): Promise<Uint8Array> {
   const out = new Uint8Array(size);
   let at = 0;
   while (at < size) {
-    const n = await file.read(out.subarray(at));
+    const n = file.readSync(out.subarray(at));
     if (n === null) break;
     at += n;
   }
