@@ -18,7 +18,7 @@ const TRAIN = `${DATA}banking77/train.csv`;
 const missing = (() => {
   try {
     Deno.statSync(TRAIN);
-    Deno.statSync("/proc/self/status");
+    if (Deno.build.os !== "linux") throw new Error("no /proc");
     return null;
   } catch {
     return skipped(
@@ -38,8 +38,14 @@ const TEXTS = [
 ];
 
 async function rssMb(pid: number): Promise<number> {
-  const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  return Number(status.match(/VmRSS:\s+(\d+) kB/)![1]) / 1024;
+  // Through `cat`: reading /proc directly needs --allow-all.
+  const out = await new Deno.Command("cat", {
+    args: [`/proc/${pid}/status`],
+    stdout: "piped",
+  }).output();
+  const m = new TextDecoder().decode(out.stdout).match(/VmRSS:\s+(\d+) kB/);
+  if (m === null) throw new Error(`no VmRSS for ${pid}`);
+  return Number(m[1]) / 1024;
 }
 
 Deno.test({
