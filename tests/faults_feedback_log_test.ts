@@ -249,3 +249,61 @@ Deno.test("serve --feedback-log-max-mb needs write access to the rotated name, a
   assert.equal(alone.code, 2);
   assert.match(alone.stderr, /--feedback-log-max-mb needs --feedback-log FILE/);
 });
+
+Deno.test("openFeedbackLog() fails a write whose rotation fails, and rotates on a later one", async () => {
+  await using dir = await tempDir();
+  const path = `${dir.path}/feedback.jsonl`;
+  const rotated = rotatedPath(path);
+  // A non-empty folder in the way: the rename fails.
+  await Deno.mkdir(rotated);
+  await Deno.writeTextFile(`${rotated}/x`, "x");
+  const log = await openFeedbackLog(path, {
+    maxBytes: 2 * LINE(0).length,
+    warn: () => {},
+  });
+  await log.append(LINE(1) + LINE(2));
+  await assert.rejects(log.append(LINE(3)));
+  await Deno.remove(rotated, { recursive: true });
+  await log.append(LINE(4));
+  await log.close();
+  assert.equal(await Deno.readTextFile(rotated), LINE(1) + LINE(2));
+  assert.equal(await Deno.readTextFile(path), LINE(4));
+});
+
+Deno.test("openFeedbackLog() without read access starts the next item on a line of its own", async () => {
+  await using dir = await tempDir();
+  const path = `${dir.path}/feedback.jsonl`;
+  await Deno.writeTextFile(path, LINE(1) + '{"text": "torn');
+  const script = `${dir.path}/append.ts`;
+  await Deno.writeTextFile(
+    script,
+    `import { openFeedbackLog } from "${
+      new URL("../src/cli/feedback_log.ts", import.meta.url).href
+    }";
+const log = await openFeedbackLog(Deno.args[0]);
+await log.append(Deno.args[1]);
+await log.close();
+`,
+  );
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--config",
+      new URL("../deno.json", import.meta.url).pathname,
+      `--allow-read=${script}`,
+      `--allow-write=${path}`,
+      script,
+      path,
+      LINE(2),
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.ok(out.success, stderr);
+  assert.match(stderr, /cannot be read \(allow it with --allow-read=/);
+  assert.equal(
+    await Deno.readTextFile(path),
+    LINE(1) + '{"text": "torn\n' + LINE(2),
+  );
+});

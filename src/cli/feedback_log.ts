@@ -135,7 +135,8 @@ export async function openFeedbackLog(
       );
     }
   }
-  let log: Opened;
+  /** The open log; null after a rotation could not open it again (the next write tries). */
+  let log: Opened | null;
   try {
     log = await openRepaired(path, warn);
   } catch (e) {
@@ -143,29 +144,32 @@ export async function openFeedbackLog(
   }
   const encoder = new TextEncoder();
 
-  const rotate = async () => {
-    log.file.close();
+  const rotate = async (full: Opened) => {
+    log = null;
+    full.file.close();
+    // Renamed or not, the log is opened again (a failed rename or open
+    // fails this request only, and the next one tries again).
     try {
       await Deno.rename(path, rotated);
     } finally {
-      // Renamed or not, the log is open again (a failed rename fails this
-      // request only, and the next one tries again).
       log = await openRepaired(path, warn);
     }
     warn(
       `feedback log ${path} reached --feedback-log-max-mb; moved to ${rotated} (replacing the one before) and started anew`,
     );
   };
-  /** Writes `bytes` whole, or cuts the file back to where it was and throws. */
+  /** Writes `lines` whole, or cuts the file back to where it was and throws. */
   const writeWhole = async (lines: Uint8Array) => {
+    log ??= await openRepaired(path, warn);
     if (
       maxBytes !== undefined && log.size > 0 &&
       log.size + lines.length > maxBytes
     ) {
-      await rotate();
+      await rotate(log);
     }
-    const bytes = log.newline ? concat(NEWLINE, lines) : lines;
-    const { file, size } = log;
+    const open = log!;
+    const bytes = open.newline ? concat(NEWLINE, lines) : lines;
+    const { file, size } = open;
     let at = 0;
     try {
       while (at < bytes.length) at += await file.write(bytes.subarray(at));
@@ -173,8 +177,8 @@ export async function openFeedbackLog(
       if (at > 0) await file.truncate(size).catch(() => {});
       throw e;
     }
-    log.size += bytes.length;
-    log.newline = false;
+    open.size += bytes.length;
+    open.newline = false;
   };
   let queue: Promise<void> = Promise.resolve();
   return {
@@ -187,7 +191,7 @@ export async function openFeedbackLog(
     },
     async close(): Promise<void> {
       await queue;
-      log.file.close();
+      log?.file.close();
     },
   };
 }
