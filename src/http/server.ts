@@ -132,16 +132,27 @@ export function startServer(options: ServerOptions, app: Hono): HttpServer {
     const g: Generation = { server: null!, inFlight: 0, quiet: null };
     g.server = Deno.serve(
       { hostname: options.hostname, port, onListen, onError },
-      async (request, info) => {
+      (request, info) => {
         g.inFlight++;
+        let reply: Response | Promise<Response>;
         try {
-          return await app.fetch(request, info);
-        } finally {
-          if (--g.inFlight === 0) g.quiet?.();
+          reply = app.fetch(request, info);
+        } catch (e) {
+          left(g);
+          throw e;
         }
+        // No promise more per request than the app makes.
+        if (!(reply instanceof Promise)) {
+          left(g);
+          return reply;
+        }
+        return reply.finally(() => left(g));
       },
     );
     return g;
+  };
+  const left = (g: Generation) => {
+    if (--g.inFlight === 0) g.quiet?.();
   };
   /**
    * Closes a failed listener's connections once none of its requests is
