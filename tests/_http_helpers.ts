@@ -50,6 +50,8 @@ export interface ServerOptions {
   /** Port to ask for; 0 (a free one) by default. */
   port?: number;
   host?: string;
+  /** Most open file descriptors of the child (`ulimit -n` in a shell that then runs it); the shell's own by default. */
+  openFiles?: number;
 }
 
 /** How a server process ended. */
@@ -122,21 +124,31 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     `--allow-read=${o.bundle}`,
     "--allow-env=SERVICE_PROXY_TOKEN",
   ];
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      ...permissions,
-      MAIN,
-      "serve",
-      "--bundle",
-      o.bundle,
-      "--host",
-      host,
-      "--port",
-      String(o.port ?? 0),
-      ...(o.args ?? []),
-    ],
+  const argv = [
+    "run",
+    "--quiet",
+    ...permissions,
+    MAIN,
+    "serve",
+    "--bundle",
+    o.bundle,
+    "--host",
+    host,
+    "--port",
+    String(o.port ?? 0),
+    ...(o.args ?? []),
+  ];
+  // `exec` keeps the pid: the child is the server itself.
+  const [command, args] = o.openFiles === undefined
+    ? [Deno.execPath(), argv]
+    : ["bash", [
+      "-c",
+      `ulimit -n ${o.openFiles} && exec "$0" "$@"`,
+      Deno.execPath(),
+      ...argv,
+    ]];
+  const child = new Deno.Command(command, {
+    args,
     env: { SERVICE_PROXY_TOKEN: "", NO_COLOR: "1", ...o.env },
     stdin: "null",
     stdout: "piped",

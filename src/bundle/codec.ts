@@ -24,6 +24,7 @@
  * @module
  */
 
+import { createHash } from "node:crypto";
 import type { FeaturizerSettings } from "../engine/features.ts";
 import { NO_SCOPE, SCOPE_SCORES, type ScopeScore } from "../engine/scope.ts";
 import { TableState } from "../engine/state.ts";
@@ -84,16 +85,14 @@ export interface Manifest {
   manifest_sha256?: string;
 }
 
-/** Hex SHA-256 of some bytes. */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    bytes as Uint8Array<ArrayBuffer>,
-  );
-  return Array.from(
-    new Uint8Array(digest),
-    (b) => b.toString(16).padStart(2, "0"),
-  ).join("");
+/**
+ * Hex SHA-256 of some bytes. Hashed in place on this thread (`node:crypto`):
+ * WebCrypto's digest copies the bytes to a worker thread first, and for a
+ * 10 MB weights file on every reload those copies stay in that thread's
+ * malloc arena (resident memory that never comes back).
+ */
+export function sha256Hex(bytes: Uint8Array): Promise<string> {
+  return Promise.resolve(createHash("sha256").update(bytes).digest("hex"));
 }
 
 /** What the trainer hands over to be written. */
@@ -322,7 +321,12 @@ export async function verifyFile(
   }
 }
 
-/** Builds a table from checked manifest and weights; throws `BundleError` on a size mismatch. */
+/**
+ * Builds a table from checked manifest and weights; throws `BundleError` on
+ * a size mismatch. When `weights` spans its whole buffer, the table's
+ * arrays are views of that buffer (the caller hands it over and must not
+ * change it); otherwise they are a copy.
+ */
 export function decodeTable(
   manifest: Manifest,
   weights: Uint8Array,
@@ -351,8 +355,14 @@ export function decodeTable(
       `${WEIGHTS_FILE} row count differs from the manifest`,
     );
   }
-  // Copy into an aligned buffer so typed views can be taken at any offset.
-  const buffer = weights.slice().buffer;
+  // Typed views need an aligned buffer of their own: a file read whole is
+  // one (used as it is, no second copy of the weights per load); other
+  // bytes are copied.
+  const buffer = weights.byteOffset === 0 &&
+      weights.byteLength === weights.buffer.byteLength &&
+      weights.buffer instanceof ArrayBuffer
+    ? weights.buffer
+    : weights.slice().buffer;
   let at = 16;
   const take = <T>(
     count: number,

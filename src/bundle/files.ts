@@ -16,12 +16,37 @@ import {
   WEIGHTS_FILE,
 } from "./codec.ts";
 import type { Table } from "../engine/table.ts";
+import { cleanLeftovers, swapInto } from "./swap.ts";
 
 export { BundleError };
 
+/**
+ * A whole file, read on this thread into a buffer made here. `Deno.readFile`
+ * and asynchronous reads fill a buffer made on a worker thread, whose malloc
+ * arena keeps the memory once it is freed: 10 MB of weights per reload that
+ * never came back. The synchronous reads block for a few milliseconds per
+ * load (at start and on a reload, never on a request).
+ */
+async function readWhole(path: string): Promise<Uint8Array> {
+  using file = await Deno.open(path);
+  // The size from a seek: `stat` on an open file checks read access on its
+  // real path, which a bundle reached through a symlink is not allowed.
+  const size = await file.seek(0, Deno.SeekMode.End);
+  await file.seek(0, Deno.SeekMode.Start);
+  const out = new Uint8Array(size);
+  let at = 0;
+  while (at < size) {
+    const n = file.readSync(out.subarray(at));
+    if (n === null) break;
+    at += n;
+  }
+  // A file cut short while read: its checksum then fails.
+  return at === size ? out : out.subarray(0, at);
+}
+
 async function readPart(dir: string, name: string): Promise<Uint8Array> {
   try {
-    return await Deno.readFile(`${dir}/${name}`);
+    return await readWhole(`${dir}/${name}`);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) {
       throw new BundleError(`Cannot load bundle ${dir}: ${name} is missing`);
@@ -157,4 +182,32 @@ export async function writeBundleAtomically(
     await Deno.remove(temp, { recursive: true }).catch(() => {});
     throw e;
   }
+}
+
+/**
+ * Writes a bundle's files to `dir` as `train --out` does: `dir` becomes a
+ * link to a complete version folder beside it, swapped in one rename, so
+ * the path is never absent (see `swap.ts`); what a killed run left is
+ * cleaned up first. Refuses a `dir` that is a folder but not a bundle, like
+ * `writeBundleAtomically`. Returns one line per leftover cleaned up.
+ */
+export async function writeBundleVersioned(
+  dir: string,
+  files: Map<string, Uint8Array>,
+): Promise<string[]> {
+  const clean = dir.replace(/\/+$/, "") || dir;
+  const cleaned = await cleanLeftovers(clean);
+  await existingBundleFolder(clean);
+  const temp = `${clean}.tmp-${crypto.randomUUID().slice(0, 8)}`;
+  await Deno.mkdir(temp, { recursive: true });
+  try {
+    for (const [name, bytes] of files) {
+      await Deno.writeFile(`${temp}/${name}`, bytes);
+    }
+  } catch (e) {
+    await Deno.remove(temp, { recursive: true }).catch(() => {});
+    throw e;
+  }
+  await swapInto(clean, temp);
+  return cleaned;
 }

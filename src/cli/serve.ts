@@ -83,9 +83,14 @@ Options:
   --audit-rate R           probability that a certified answer is picked for audit
                            (default ${DEFAULT_AUDIT_RATE}; 0 turns the live certificate off)
   --audit-seed N           seed of the audit sampler (default: random)
-  --feedback-log FILE      append every POST /v1/feedback item to FILE as a trace line
-                           that train --traces reads (needs --allow-write=FILE); in a
-                           fleet, one file per replica (train --traces reads them all)
+  --feedback-log FILE      append each POST /v1/feedback item that is a valid trace (a
+                           replayed audit id is not written again) to FILE as a trace
+                           line that train --traces reads (needs --allow-write=FILE); in a
+                           fleet, one file per replica (train --traces reads them all).
+                           A torn last line (a crash mid-write) is cut off at start
+  --feedback-log-max-mb N  rotate the feedback log once it would pass N MiB: FILE moves
+                           to FILE's .1 name (feedback.1.jsonl, replacing the one
+                           before; needs --allow-write on it too). Unbounded by default
   --accept-new-options     take feedback naming an option the bundle lacks (by default
                            such an item is refused: listed in the reply, not logged)
   --audit-key-file FILE    sign audit ids with the key(s) in FILE (one per line, at
@@ -111,6 +116,9 @@ reverse proxy in front of a public service (see the README).
   --max-in-flight N        most requests answered at once, bodies still arriving
                            included; more get 503 with retry-after: 1
                            (default ${DEFAULT_REQUEST_LIMITS.maxInFlight})
+  --max-bodies-per-client N  most request bodies one client address may have arriving
+                           at once; more get 503 with retry-after: 1, so a few slow
+                           clients cannot hold every place (default ${DEFAULT_REQUEST_LIMITS.maxBodiesPerClient})
   --drain-ms N             on SIGTERM or Ctrl-C, wait at most N ms for requests in flight
                            (default ${DRAIN_MS})
   --help                   this text`;
@@ -204,7 +212,9 @@ export async function serveCommand(args: string[]): Promise<number> {
     ({ table, loadMs } = await loadServedTable(settings));
     monitor = new DriftMonitor(table.settings.drift);
     if (settings.feedbackLog !== undefined) {
-      feedbackLog = await openFeedbackLog(settings.feedbackLog);
+      feedbackLog = await openFeedbackLog(settings.feedbackLog, {
+        maxBytes: settings.feedbackLogMaxBytes,
+      });
     }
     auditKeys = await openAuditKeys(settings);
     store = await openStore(settings);
@@ -239,7 +249,6 @@ export async function serveCommand(args: string[]): Promise<number> {
   // A fleet's replica serves once it has read the fleet's threshold (or
   // given up waiting: it then withholds certification until it has).
   await service.live.fleet?.start();
-  const log = (m: string) => console.error(`error: ${m}`);
   const onListen = (addr: Deno.NetAddr) => {
     const lines = [
       `decision tables ${TOOL_VERSION}: serving bundle ${s.bundle} (loaded in ${
@@ -316,7 +325,10 @@ export async function serveCommand(args: string[]): Promise<number> {
           drainMs: s.drainMs,
           gate,
           onListen,
-          log,
+          log: (m) => console.error(`error: ${m}`),
+          warn: (m) => console.error(`warning: ${m}`),
+          onAcceptError: (e) => service.stats.transport.acceptError(e),
+          onRelisten: () => service.stats.transport.relistened(),
         },
         appFor(service, { ...s.limits, gate }),
       );

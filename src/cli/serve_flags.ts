@@ -46,6 +46,8 @@ export interface ServeSettings {
   feedbackLog: string | undefined;
   /** Take feedback naming options the bundle lacks (`--accept-new-options`). */
   acceptNewOptions: boolean;
+  /** Most bytes of the feedback log before it is rotated (`--feedback-log-max-mb`); unbounded when absent. */
+  feedbackLogMaxBytes: number | undefined;
   /** Reload the bundle when its folder is replaced (`--watch`). */
   watch: boolean;
   /** The limits on every request (the body size limit is fixed). */
@@ -69,6 +71,7 @@ const SERVE_FLAGS = {
   "audit-rate": { type: "string" },
   "audit-seed": { type: "string" },
   "feedback-log": { type: "string" },
+  "feedback-log-max-mb": { type: "string" },
   "audit-key-file": { type: "string" },
   "live-store": { type: "string" },
   replica: { type: "string" },
@@ -76,6 +79,7 @@ const SERVE_FLAGS = {
   "accept-new-options": { type: "boolean", default: false },
   "body-timeout-ms": { type: "string" },
   "max-in-flight": { type: "string" },
+  "max-bodies-per-client": { type: "string" },
   "drain-ms": { type: "string" },
   help: { type: "boolean", default: false },
 } as const;
@@ -135,12 +139,30 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
     wordCacheBytes: Math.round(wordCacheMb * 1024 * 1024),
     limits,
     feedbackLog: userPath(values["feedback-log"]),
+    feedbackLogMaxBytes: feedbackLogMaxBytes(values),
     watch: values.watch,
     acceptNewOptions: values["accept-new-options"],
     live,
     ...fleet,
     drainMs,
   };
+}
+
+/** `--feedback-log-max-mb` in bytes; refused without `--feedback-log`. */
+function feedbackLogMaxBytes(values: ServeValues): number | undefined {
+  const mb = values["feedback-log-max-mb"];
+  if (mb === undefined) return undefined;
+  if (values["feedback-log"] === undefined) {
+    throw new UsageError("--feedback-log-max-mb needs --feedback-log FILE");
+  }
+  const n = numberFlag(
+    "feedback-log-max-mb",
+    mb,
+    0,
+    (n) => n >= 1 && n <= 1_048_576,
+    "a number of MiB from 1 to 1048576",
+  );
+  return Math.round(n * 1024 * 1024);
 }
 
 /** The audit key file, the live store and the replica's name, checked together. */
@@ -190,7 +212,11 @@ function limitsFrom(
   values: ServeValues,
 ): { limits: RequestLimits; drainMs: number } {
   const positiveInteger = (
-    name: "body-timeout-ms" | "max-in-flight" | "drain-ms",
+    name:
+      | "body-timeout-ms"
+      | "max-in-flight"
+      | "max-bodies-per-client"
+      | "drain-ms",
     fallback: number,
   ) =>
     numberFlag(
@@ -209,6 +235,10 @@ function limitsFrom(
       maxInFlight: positiveInteger(
         "max-in-flight",
         DEFAULT_REQUEST_LIMITS.maxInFlight,
+      ),
+      maxBodiesPerClient: positiveInteger(
+        "max-bodies-per-client",
+        DEFAULT_REQUEST_LIMITS.maxBodiesPerClient,
       ),
     },
     drainMs: positiveInteger("drain-ms", DRAIN_MS),

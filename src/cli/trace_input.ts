@@ -81,6 +81,7 @@ export async function readTraceFlags(
       ...(textColumn === undefined ? {} : { textColumn: textColumn.trim() }),
       ...(answers === undefined ? {} : { answerColumns: answers }),
       note: printer.note,
+      warn: printer.warn,
       progress: (p) => {
         lines = p.lines;
         distinct = p.distinctTexts;

@@ -7,7 +7,7 @@
 import { encodeBundle } from "../bundle/codec.ts";
 import {
   checkBundleDestination,
-  writeBundleAtomically,
+  writeBundleVersioned,
 } from "../bundle/files.ts";
 import {
   DEFAULT_TRAIN_OPTIONS,
@@ -60,7 +60,8 @@ the command was typed in (INIT_CWD under deno task).
 
 Options:
 ${TRACE_FLAGS_USAGE}
-  --out DIR                  bundle folder to write (default: bundle)
+  --out DIR                  bundle folder to write (default: bundle); DIR is a link
+                             to the folder DIR.v-ID beside it, replaced in one step
   --alpha A                  target disagreement rate among certified answers (default 0.05)
   --delta D                  allowed probability that the target fails (default 0.05)
   --seed N                   seed for splits and training (default 1)
@@ -192,7 +193,13 @@ export async function trainCommand(args: string[]): Promise<number> {
     return EXIT_UNCALIBRATED;
   }
   options.progress?.("writing bundle");
-  await writeBundleAtomically(out, await encodeBundle(trainedContents(result)));
+  const cleaned = await writeBundleVersioned(
+    out,
+    await encodeBundle(trainedContents(result)),
+  );
+  for (const line of cleaned) {
+    printer.note(`${line} (left by an earlier run that was stopped)`);
+  }
   console.log(
     `wrote ${out} (${result.report.rows} rows, trained in ${seconds}s)` +
       (failed === null ? "" : `; ${failed} (--allow-uncalibrated)`),

@@ -4,9 +4,10 @@
  * function so tests can call `app.request()` without a network;
  * `src/cli/serve.ts` puts it on `Deno.serve` (see `server.ts`).
  *
- * Three named middleware do the per-request work every route shares, each
+ * Four named middleware do the per-request work every route shares, each
  * one job, outermost first: `countResponses` (every response counted under
- * its route), `gateRequests` (the cap on requests in flight) and
+ * its route), `gateRequests` (the cap on requests in flight),
+ * `clientBodies` (the cap on bodies arriving from one client address) and
  * `tokenAuth` (the access token; not installed when none is configured).
  * Handlers and middleware throw `HTTPException` for a failure, and
  * `app.onError` writes every error reply (`errors.ts`). Everything else is
@@ -34,6 +35,7 @@ import { Exposition } from "./exposition.ts";
 import { writeLiveMetrics } from "./live/metrics.ts";
 import { liveStats } from "./live/stats.ts";
 import { METRICS_CONTENT_TYPE, writeServiceMetrics } from "./metrics.ts";
+import { clientBodies } from "./middleware/client_bodies.ts";
 import { countResponses } from "./middleware/count_responses.ts";
 import { gateRequests } from "./middleware/gate_requests.ts";
 import { tokenAuth } from "./middleware/token_auth.ts";
@@ -68,12 +70,15 @@ export interface RequestLimits {
   maxInFlight: number;
   /** The gate requests pass (shared with the server, which drains it on shutdown); a new one of `maxInFlight` by default. */
   gate?: RequestGate | undefined;
+  /** Most request bodies one client address may have arriving at once; more get 503 (see `middleware/client_bodies.ts`). */
+  maxBodiesPerClient: number;
 }
 
 /** The request limits the service runs with unless told otherwise. */
 export const DEFAULT_REQUEST_LIMITS: Readonly<RequestLimits> = {
   bodyTimeoutMs: BODY_TIMEOUT_MS,
   maxInFlight: 256,
+  maxBodiesPerClient: 32,
 };
 
 /**
@@ -124,7 +129,7 @@ export function appFor(
   service: Service,
   limits: Partial<RequestLimits> = {},
 ): Hono {
-  const { bodyTimeoutMs, maxInFlight } = {
+  const { bodyTimeoutMs, maxInFlight, maxBodiesPerClient } = {
     ...DEFAULT_REQUEST_LIMITS,
     ...limits,
   };
@@ -137,6 +142,10 @@ export function appFor(
     countResponses({ record: (label, s) => stats.recordResponse(label, s) }),
   );
   app.use(gateRequests({ gate }));
+  app.use(clientBodies({
+    perClient: maxBodiesPerClient,
+    onRefused: () => stats.transport.clientRefused(),
+  }));
   // Without a token every request passes: no layer at all.
   if (service.token.configured) app.use(tokenAuth({ source: service.token }));
 

@@ -65,6 +65,30 @@ export function writeServiceMetrics(
   }
   writeDrift(e, table, monitor);
   writeOpsMetrics(e, doc);
+  writeTransport(e, doc);
+}
+
+/** Accept failures of the listener, re-listens and per-client refusals. */
+function writeTransport(e: Exposition, doc: StatsSnapshot): void {
+  const t = doc.transport;
+  e.family(
+    "dtable_accept_errors_total",
+    "counter",
+    "Times the listener could not accept a connection (such as too many open files).",
+  );
+  e.sample("dtable_accept_errors_total", t.accept_errors);
+  e.family(
+    "dtable_listener_restarts_total",
+    "counter",
+    "Times the address was listened on again after the listener failed.",
+  );
+  e.sample("dtable_listener_restarts_total", t.listener_restarts);
+  e.family(
+    "dtable_client_body_refusals_total",
+    "counter",
+    "Requests refused because their client address had too many bodies arriving.",
+  );
+  e.sample("dtable_client_body_refusals_total", t.client_body_refusals);
 }
 
 /** HTTP responses by route and status, and decision requests by route. */

@@ -7,7 +7,11 @@
  *
  * Pending audits live in bounded memory: at most `MAX_PENDING_AUDITS`
  * (the oldest is dropped first when full), each for `AUDIT_TTL_MS` at
- * most. An id is answered once; an unknown, expired or already answered id
+ * most. An entry holds no request text, only the question and answer (the
+ * table's own strings) and two numbers, so its size is fixed (about 200
+ * bytes; 13 MB when full) and the count bounds the bytes. It holds the table
+ * that answered only weakly: a table no longer served is freed, and an id
+ * it gave is then `other_bundle`. An id is answered once; an unknown, expired or already answered id
  * is reported, never counted (the last ids answered, as many as may wait, are
  * remembered so that a repeat is told from an expiry).
  *
@@ -58,6 +62,12 @@ export interface PendingAudit {
   readonly at: number;
 }
 
+/** A pending audit as kept: its table and certificate held weakly. */
+interface KeptAudit extends Omit<PendingAudit, "table" | "certificate"> {
+  readonly table: WeakRef<Table>;
+  readonly certificate: WeakRef<LiveCertificate>;
+}
+
 /** Why an audit id could not be used. */
 export type AuditMiss =
   | "unknown"
@@ -96,7 +106,7 @@ export interface PendingAuditsOptions {
  * ```
  */
 export class PendingAudits {
-  readonly #entries = new Map<string, PendingAudit>();
+  readonly #entries = new Map<string, KeptAudit>();
   /** Ids answered lately, oldest first (as many as audits may wait), to tell a repeat from an expiry. */
   readonly #answered = new Set<string>();
   readonly #capacity: number;
@@ -150,7 +160,14 @@ export class PendingAudits {
       this.#dropped++;
     }
     const id = `${this.#prefix}${(this.#next++).toString(36)}`;
-    this.#entries.set(id, { ...audit, at });
+    this.#entries.set(id, {
+      question: audit.question,
+      answer: audit.answer,
+      confidence: audit.confidence,
+      table: new WeakRef(audit.table),
+      certificate: new WeakRef(audit.certificate),
+      at,
+    });
     return id;
   }
 
@@ -171,11 +188,22 @@ export class PendingAudits {
       this.#dropped++;
       return "expired";
     }
+    const table = found.table.deref();
+    const certificate = found.certificate.deref();
+    if (table === undefined || certificate === undefined) {
+      this.#dropped++;
+      return "other_bundle";
+    }
     this.#answered.add(id);
     if (this.#answered.size > this.#capacity) {
       this.#answered.delete(this.#answered.values().next().value!);
     }
-    return found;
+    return { ...found, table, certificate };
+  }
+
+  /** True when `id` was answered lately (nothing is taken). */
+  wasAnswered(id: string): boolean {
+    return this.#answered.has(id);
   }
 
   /** True when `id` looks like one this store gave (so a miss means it expired or was answered). */

@@ -33,23 +33,15 @@ import {
 } from "./audits.ts";
 import { bundleIdOf } from "./bundle_id.ts";
 import { FleetLive, type FleetOptions } from "./fleet.ts";
+import {
+  RECENT_ANSWERS,
+  type RecentAnswer,
+  RecentAnswers,
+} from "./recent_answers.ts";
 import { ReplayGuard } from "./replays.ts";
 import { randomHex8 } from "./store.ts";
 
-/** Uncertified answers remembered for feedback without an audit id (see `takeRecent`). */
-export const RECENT_ANSWERS = 16_384;
-
-/** An uncertified answer as it was served: what feedback on it is counted against. */
-export interface RecentAnswer {
-  /** The table that answered. */
-  table: Table;
-  /** Its question's live certificate. */
-  certificate: LiveCertificate;
-  /** The table's answer. */
-  answer: string | boolean;
-  /** Its full-option confidence. */
-  confidence: number;
-}
+export { RECENT_ANSWERS, type RecentAnswer };
 
 /** The default audit rate of `serve` (`--audit-rate`). */
 export const DEFAULT_AUDIT_RATE = 0.02;
@@ -119,8 +111,8 @@ export class LiveController {
   /** The seed the sampler started from. */
   readonly seed: number;
   readonly #tables = new WeakMap<Table, Certificates>();
-  /** Recent uncertified eligible answers by question and text, oldest first (see `takeRecent`). */
-  readonly #recent = new Map<string, RecentAnswer>();
+  /** Recent uncertified eligible answers by question and text (see `takeRecent`). */
+  readonly recent = new RecentAnswers();
   /** The key file of signed ids; null when ids are kept in `pending`. */
   readonly #keys: AuditKeyFile | null;
   readonly #tokens: AuditTokens | null;
@@ -237,7 +229,7 @@ export class LiveController {
       const picked = certified && this.#sampler.pick();
       certificate.recordDecision(a.fullConfidence, certified, picked);
       if (!certified && text !== undefined) {
-        this.#remember(a.question + "\u0000" + text, {
+        this.recent.remember(a.question, text, {
           table,
           certificate,
           answer: answerOf(a.answer)!,
@@ -301,6 +293,16 @@ export class LiveController {
     return { ...claim, tableAnswer };
   }
 
+  /**
+   * True when audit `id` was counted already by this process (a replay);
+   * nothing is taken or recorded.
+   */
+  isReplay(id: string): boolean {
+    if (this.#tokens === null) return this.pending.wasAnswered(id);
+    const claim = this.#tokens.verify(id);
+    return claim !== null && this.#replays.has(claim.tag);
+  }
+
   /** Reads the audit key file again (an id that did not verify may be signed by a new key); true when the keys changed. */
   async rereadKeys(): Promise<boolean> {
     return (await this.#keys?.reread()) ?? false;
@@ -332,23 +334,13 @@ export class LiveController {
 
   /**
    * The uncertified answer this service gave lately to `question` about
-   * `text` (the last one, among the `RECENT_ANSWERS` most recent), taken
-   * once; undefined when it has none. Feedback on it is counted with the
+   * `text` (the last one, among the `RECENT_ANSWERS` most recent, within
+   * `RECENT_ANSWER_BYTES`), taken once; undefined when it has none or the
+   * table that gave it was freed (it is no longer served). Feedback on it is counted with the
    * confidence it had when it was served, without answering again.
    */
   takeRecent(question: string, text: string): RecentAnswer | undefined {
-    const key = question + "\u0000" + text;
-    const found = this.#recent.get(key);
-    if (found !== undefined) this.#recent.delete(key);
-    return found;
-  }
-
-  #remember(key: string, answer: RecentAnswer): void {
-    this.#recent.delete(key);
-    this.#recent.set(key, answer);
-    if (this.#recent.size > RECENT_ANSWERS) {
-      this.#recent.delete(this.#recent.keys().next().value!);
-    }
+    return this.recent.take(question, text);
   }
 
   /**

@@ -34,7 +34,7 @@ export interface FeedbackItem {
 /** An audit id that could not be used, and why. */
 export interface MissedAudit {
   audit: string;
-  /** `unknown` (never given), `expired` (dropped unanswered, or answered long ago), `answered` (answered already), `other_question` (given for another question); with signed ids also `forged` (not signed by a key held), `other_bundle` (given by another bundle), `not_shared` (its decision counted in evidence this replica does not share). */
+  /** `unknown` (never given), `expired` (dropped unanswered, or answered long ago), `answered` (answered already), `other_question` (given for another question); `other_bundle` (given by another bundle, or by a table no longer served); with signed ids also `forged` (not signed by a key held), `not_shared` (its decision counted in evidence this replica does not share). */
   reason: AuditMiss;
 }
 

@@ -37,6 +37,11 @@ export class ReplayGuard {
     return this.#seen.size;
   }
 
+  /** True when `tag` was counted lately (nothing is recorded). */
+  has(tag: string): boolean {
+    return this.#seen.has(tag);
+  }
+
   /**
    * Records `tag`, issued at `issuedAt`, as counted at `now`; or says why
    * it must not be counted.

@@ -1,5 +1,9 @@
 /**
  * JSON Lines traces: one JSON trace object per line; blank lines are skipped.
+ * A last line without a newline that is not valid JSON is what a crash
+ * mid-append leaves (a torn line): with a `warn` callback it is skipped and
+ * reported with its file and line; anywhere else, a line that is not JSON
+ * is an error.
  *
  * @module
  */
@@ -14,13 +18,23 @@ export class JsonLinesReader {
   readonly #fields: JsonFields;
   readonly #builder: TraceSetBuilder;
   readonly #splitter = new LineSplitter();
+  readonly #warn: ((line: string) => void) | undefined;
   readonly #line = (line: string, number: number) => this.#add(line, number);
 
-  /** Reads `file`'s lines into `builder`. */
-  constructor(file: string, builder: TraceSetBuilder, fields: JsonFields) {
+  /**
+   * Reads `file`'s lines into `builder`; `warn`, when given, is told about
+   * a torn last line, which is then skipped (see the module doc).
+   */
+  constructor(
+    file: string,
+    builder: TraceSetBuilder,
+    fields: JsonFields,
+    warn?: (line: string) => void,
+  ) {
     this.#file = file;
     this.#builder = builder;
     this.#fields = fields;
+    this.#warn = warn;
   }
 
   /** Lines read so far. */
@@ -33,12 +47,12 @@ export class JsonLinesReader {
     this.#splitter.push(chunk, this.#line);
   }
 
-  /** Reads the last line. */
+  /** Reads the last line (one without a newline may be torn: see the module doc). */
   end(): void {
-    this.#splitter.end(this.#line);
+    this.#splitter.end((line, number) => this.#add(line, number, true));
   }
 
-  #add(line: string, number: number): void {
+  #add(line: string, number: number, unterminated = false): void {
     const where = `${this.#file}:${number}`;
     const trimmed = line.trim();
     if (trimmed === "") return;
@@ -46,6 +60,12 @@ export class JsonLinesReader {
     try {
       value = JSON.parse(trimmed);
     } catch (e) {
+      if (unterminated && this.#warn !== undefined) {
+        this.#warn(
+          `${where}: the last line is torn (${line.length} characters, no newline, not valid JSON), as a crash while appending leaves it; skipped`,
+        );
+        return;
+      }
       fail(where, `not valid JSON (${(e as Error).message})`);
     }
     addJsonTrace(value, this.#fields, this.#builder, where);

@@ -82,7 +82,7 @@ function parseAs(
   } else {
     const reader = format === "json"
       ? new JsonArrayReader(name, builder, jsonFields(options))
-      : new JsonLinesReader(name, builder, jsonFields(options));
+      : new JsonLinesReader(name, builder, jsonFields(options), options.warn);
     reader.push(text);
     reader.end();
   }

@@ -174,7 +174,12 @@ async function readText(
   const fields = jsonFields(reading.options);
   const reader = format === "json"
     ? new JsonArrayReader(source.name, reading.builder, fields)
-    : new JsonLinesReader(source.name, reading.builder, fields);
+    : new JsonLinesReader(
+      source.name,
+      reading.builder,
+      fields,
+      reading.options.warn,
+    );
   const chunks = stream.pipeThrough(new TextDecoderStream()).getReader();
   try {
     for (;;) {

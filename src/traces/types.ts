@@ -54,6 +54,12 @@ export interface TraceFields {
 export interface TraceParseOptions extends TraceFields {
   /** Told about something ignored on purpose (an unnamed index column). */
   note?: (line: string) => void;
+  /**
+   * Told about a JSON Lines file whose last line is torn (no newline and
+   * not valid JSON, as a crash mid-append leaves it): the line is then
+   * skipped. Without it, such a line is an error like any other.
+   */
+  warn?: (line: string) => void;
 }
 
 /** How far reading has got, for a progress display. */

@@ -1,6 +1,7 @@
 /**
  * What `POST /v1/feedback` does with a parsed body: checks it
- * (`feedback.ts`), writes the items kept to the feedback log, each line
+ * (`feedback.ts`), writes the items kept to the feedback log in one write
+ * (replayed audits left out, `src/live/loggable.ts`), each line
  * saying where it came from and the bundle it answered, then counts them
  * in the live certificate (one process's or the fleet's) and makes the
  * reply. A failed log write is a 503 and nothing is counted.
@@ -15,6 +16,7 @@ import {
   feedbackTrace,
 } from "../../live/feedback.ts";
 import { countFleetFeedback } from "../../live/fleet_feedback.ts";
+import { loggableItems } from "../../live/loggable.ts";
 import { traceLine } from "../../traces/write.ts";
 import type { Service } from "../service.ts";
 import {
@@ -37,11 +39,12 @@ export async function answerFeedback(
   );
   if (refused.length > 0) service.stats.recordRefusedFeedback(refused.length);
   const live = service.live;
-  if (service.feedbackLog !== null && items.length > 0) {
+  const logged = service.feedbackLog === null ? [] : loggableItems(live, items);
+  if (service.feedbackLog !== null && logged.length > 0) {
     const time = new Date();
     const bundle = bundleIdOf(served.table);
     let lines = "";
-    for (const item of items) {
+    for (const item of logged) {
       const origin = feedbackOrigin(
         live,
         served.table,

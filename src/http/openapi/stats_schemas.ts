@@ -177,6 +177,15 @@ export const StatsDocument = Type.Object({
     description:
       "Open file descriptors and their soft limit (Linux); null where the process may not read /proc/self, as under the locked-down permissions (Deno allows it only with --allow-all).",
   }),
+  transport: Type.Object({
+    accept_errors: count,
+    listener_restarts: count,
+    last_accept_error: Type.Union([Type.String(), Type.Null()]),
+    client_body_refusals: count,
+  }, {
+    description:
+      "Connections the listener could not accept (such as when file descriptors ran out; it listens again), and requests refused because their client address had too many bodies arriving.",
+  }),
   memory: Type.Object({
     rss_bytes: count,
     heap_used_bytes: count,

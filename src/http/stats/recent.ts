@@ -17,6 +17,22 @@ export const RECENT_TEXT_LIMIT = 2000;
 
 export type { RecentDecision };
 
+/**
+ * `text` cut to `RECENT_TEXT_LIMIT` code units, as a string of its own: a
+ * plain `slice` of a long string is a view that keeps the whole of it (a
+ * 1 MB text would stay in memory for a 2,000-unit excerpt).
+ *
+ * @example
+ * ```ts
+ * import { keptText, RECENT_TEXT_LIMIT } from "./recent.ts";
+ * keptText("x".repeat(1_000_000)).length === RECENT_TEXT_LIMIT; // true
+ * ```
+ */
+export function keptText(text: string): string {
+  if (text.length <= RECENT_TEXT_LIMIT) return text;
+  return JSON.parse(JSON.stringify(text.slice(0, RECENT_TEXT_LIMIT)));
+}
+
 /** A slot of the ring: the time as a number, the text or null. */
 type Slot = Omit<RecentDecision, "at" | "text"> & {
   at: number;

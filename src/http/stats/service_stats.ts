@@ -27,9 +27,10 @@ import {
 } from "./document.ts";
 import { LatencyHistogram, round1, WindowedLatency } from "./latency.ts";
 import { RequestRate } from "./rate.ts";
-import { RECENT_TEXT_LIMIT, RecentDecisions } from "./recent.ts";
 import { ReloadLog } from "./reloads.ts";
 import { DescriptorProbe } from "./descriptors.ts";
+import { TransportCounters } from "./transport.ts";
+import { keptText, RecentDecisions } from "./recent.ts";
 import {
   DECISION_ROUTES,
   type DecisionRoute,
@@ -97,6 +98,8 @@ export class ServiceStats {
   readonly #recentLatency = new WindowedLatency(RATE_WINDOW_S);
   readonly #rate = new RequestRate(RATE_WINDOW_S);
   readonly #recent = new RecentDecisions();
+  /** Accept failures of the listener and per-client refusals. */
+  readonly transport = new TransportCounters();
 
   /** Starts counting now. */
   constructor(options: StatsOptions) {
@@ -165,7 +168,7 @@ export class ServiceStats {
     this.#latency.record(latencyUs);
     this.#recentLatency.record(now, latencyUs);
     this.#rate.count(now);
-    const kept = this.#keepText ? text.slice(0, RECENT_TEXT_LIMIT) : null;
+    const kept = this.#keepText ? keptText(text) : null;
     for (let i = 0; i < assessments.length; i++) {
       const a = assessments[i]!;
       const { certified, flag } = a.answer;
@@ -321,6 +324,7 @@ export class ServiceStats {
       drift,
       recent: this.#recent.list(),
       descriptors: this.#descriptors.read(),
+      transport: this.transport.snapshot(),
       memory: {
         ...processMemory(this.#memoryUsage()),
         word_cache_words: table.state.words.size,
