@@ -125,6 +125,7 @@ Deno.test("train killed with SIGKILL at any moment leaves a bundle at --out that
     "--out",
     out,
     "--quiet",
+    "--allow-uncalibrated",
   ]);
   assert.equal(first.code, 0, first.stderr);
   for (let round = 0; round < 6; round++) {
@@ -139,6 +140,7 @@ Deno.test("train killed with SIGKILL at any moment leaves a bundle at --out that
         "--out",
         out,
         "--quiet",
+        "--allow-uncalibrated",
       ],
       stdout: "null",
       stderr: "null",
@@ -159,6 +161,7 @@ Deno.test("train killed with SIGKILL at any moment leaves a bundle at --out that
     "--out",
     out,
     "--quiet",
+    "--allow-uncalibrated",
   ]);
   assert.equal(last.code, 0, last.stderr);
   await loadBundle(out);
