@@ -21,7 +21,7 @@
  */
 
 import { parseArgs } from "node:util";
-import { SERVE_V8_FLAGS } from "../src/cli/serve.ts";
+import { rssMb, type ServeProcess, startServe } from "./processes.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -74,82 +74,15 @@ if (values.bundle === undefined) {
   bundle = await Deno.realPath(bundle);
 }
 
-/** Resident memory of a process, in MB. */
-async function rssMb(pid: number): Promise<number> {
-  // Through `cat`: reading /proc directly needs --allow-all.
-  const out = await new Deno.Command("cat", {
-    args: [`/proc/${pid}/status`],
-    stdout: "piped",
-  }).output();
-  const m = new TextDecoder().decode(out.stdout).match(/VmRSS:\s+(\d+) kB/);
-  if (m === null) throw new Error(`no VmRSS for ${pid}`);
-  return Number(m[1]) / 1024;
-}
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = l.addr as Deno.NetAddr;
-  l.close();
-  return port;
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Server {
-  base: string;
-  pid: number;
-  stderr: () => string;
-  stop(): Promise<void>;
-}
-
-async function startServer(): Promise<Server> {
-  const port = freePort();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      `--v8-flags=${SERVE_V8_FLAGS}`,
-      "--allow-net=127.0.0.1",
-      `--allow-read=${bundle}`,
-      "--allow-env=SERVICE_PROXY_TOKEN",
-      values.main,
-      "serve",
-      "--bundle",
-      bundle,
-      "--port",
-      String(port),
-      ...values["serve-args"].split(" ").filter((a) => a !== ""),
-    ],
-    env: { SERVICE_PROXY_TOKEN: "" },
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  let err = "";
-  const reading = (async () => {
-    for await (const t of child.stderr.pipeThrough(new TextDecoderStream())) {
-      err += t;
-    }
-  })();
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0;; i++) {
-    try {
-      const res = await fetch(`${base}/v1/health`);
-      await res.body?.cancel();
-      if (res.ok) break;
-    } catch {
-      if (i > 600) throw new Error(`the server did not start: ${err}`);
-      await sleep(50);
-    }
-  }
-  return {
-    base,
-    pid: child.pid,
-    stderr: () => err,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-      await reading;
-    },
-  };
+/** The server under test: this checkout's, or `--main`'s. */
+function startServer(): Promise<ServeProcess> {
+  return startServe(
+    bundle,
+    values["serve-args"].split(" ").filter((a) => a !== ""),
+    { main: values.main },
+  );
 }
 
 const NORMAL = [
@@ -185,7 +118,7 @@ async function longCase(): Promise<void> {
   try {
     for (let i = 0; i < 600; i++) await decide(s.base, NORMAL[i % 6]!);
     await sleep(500);
-    const before = await rssMb(s.pid);
+    const before = await rssMb(s.child.pid);
     const flags = new Map<string, number>();
     for (let i = 0; i < 300; i++) {
       for (const f of await decide(s.base, longText(i, 1_000_000))) {
@@ -194,7 +127,7 @@ async function longCase(): Promise<void> {
       for (let j = 0; j < 10; j++) await decide(s.base, NORMAL[j % 6]!);
     }
     await sleep(1000);
-    const after = await rssMb(s.pid);
+    const after = await rssMb(s.child.pid);
     console.log(
       `long: 300 texts of ~1 MB among 3,000 normal ones (their flags: ${
         JSON.stringify(Object.fromEntries(flags))
@@ -215,7 +148,7 @@ async function reloadsCase(): Promise<void> {
   try {
     for (let i = 0; i < 300; i++) await decide(s.base, NORMAL[i % 6]!);
     await sleep(500);
-    const before = await rssMb(s.pid);
+    const before = await rssMb(s.child.pid);
     const seen: number[] = [];
     for (let r = 1; r <= 30; r++) {
       for (let i = 0; i < 300; i++) {
@@ -226,14 +159,14 @@ async function reloadsCase(): Promise<void> {
         );
       }
       const reloads = s.stderr().split("reloaded bundle").length;
-      Deno.kill(s.pid, "SIGHUP");
+      Deno.kill(s.child.pid, "SIGHUP");
       while (s.stderr().split("reloaded bundle").length === reloads) {
         await sleep(20);
       }
-      seen.push(await rssMb(s.pid));
+      seen.push(await rssMb(s.child.pid));
     }
     await sleep(1000);
-    const after = await rssMb(s.pid);
+    const after = await rssMb(s.child.pid);
     console.log(
       `reloads: RSS after each of 30 reloads (300 decisions between): ${
         seen.map((m) => m.toFixed(0)).join(" ")

@@ -48,6 +48,8 @@ export interface ServeProcess {
 export interface ServeProcessOptions {
   /** `--allow-read` of the child (default: the bundle folder). */
   read?: string;
+  /** The program's `main.ts` (default: this checkout's; another checkout's for a before-and-after run). */
+  main?: string;
 }
 
 /**
@@ -68,7 +70,7 @@ export async function startServe(
       "--allow-net=127.0.0.1",
       `--allow-read=${o.read ?? bundle}`,
       "--allow-env=SERVICE_PROXY_TOKEN",
-      MAIN,
+      o.main ?? MAIN,
       "serve",
       "--bundle",
       bundle,
@@ -108,6 +110,21 @@ export async function startServe(
       await child.status;
     },
   };
+}
+
+/**
+ * The resident memory of process `pid` in MB (VmRSS of `/proc/PID/status`,
+ * read through `cat`: Deno lets a program read `/proc` only with
+ * `--allow-all`).
+ */
+export async function rssMb(pid: number): Promise<number> {
+  const out = await new Deno.Command("cat", {
+    args: [`/proc/${pid}/status`],
+    stdout: "piped",
+  }).output();
+  const m = new TextDecoder().decode(out.stdout).match(/VmRSS:\s+(\d+) kB/);
+  if (m === null) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(m[1]) / 1024;
 }
 
 /** A running `redis-server`. */

@@ -222,7 +222,7 @@ Deno.test("the feedback log gets valid traces only: no unknown option, no replay
   assert.deepEqual(logged, [{ topic: TOPICS[0] }, { urgent: true }]);
 });
 
-Deno.test("serve --feedback-log-max-mb needs write access to the rotated name, and says so", async () => {
+Deno.test("serve --feedback-log-max-mb needs write access to the rotated name and read access to the log, and says so", async () => {
   await using dir = await tempDir();
   const bundle = await writeTestBundle(`${dir.path}/bundle`);
   const log = `${dir.path}/feedback.jsonl`;
@@ -238,7 +238,23 @@ Deno.test("serve --feedback-log-max-mb needs write access to the rotated name, a
   assert.equal(end.code, 2);
   assert.match(
     end.stderr,
-    /rotates .*feedback\.jsonl to .*feedback\.1\.jsonl; allow it with --allow-write=/,
+    /rotates .*feedback\.jsonl to .*feedback\.1\.jsonl; allow it with --allow-read=\S+ --allow-write=/,
+  );
+  // Renaming the log needs read access to it: without it every write after
+  // the first rotation would fail, so the server does not start.
+  const unreadable = await runServe(
+    ["--bundle", bundle, "--feedback-log", log, "--feedback-log-max-mb", "1"],
+    [
+      "--allow-net=127.0.0.1",
+      `--allow-read=${bundle}`,
+      `--allow-write=${log},${dir.path}/feedback.1.jsonl`,
+      "--allow-env",
+    ],
+  );
+  assert.equal(unreadable.code, 2);
+  assert.match(
+    unreadable.stderr,
+    /rotates .*feedback\.jsonl to .*feedback\.1\.jsonl; allow it with --allow-read=.*feedback\.jsonl --allow-write=/,
   );
   const alone = await runServe([
     "--bundle",

@@ -8,6 +8,7 @@
  * (`scripts/bench-faults.ts`); this asserts only the plateau.
  */
 
+import { rssMb } from "../scripts/processes.ts";
 import assert from "node:assert/strict";
 import { runCli, tempDir } from "./_fixtures.ts";
 import { skipped } from "./_tools.ts";
@@ -36,17 +37,6 @@ const TEXTS = [
   "the exchange rate on my payment looks wrong",
   "why was my transfer declined",
 ];
-
-async function rssMb(pid: number): Promise<number> {
-  // Through `cat`: reading /proc directly needs --allow-all.
-  const out = await new Deno.Command("cat", {
-    args: [`/proc/${pid}/status`],
-    stdout: "piped",
-  }).output();
-  const m = new TextDecoder().decode(out.stdout).match(/VmRSS:\s+(\d+) kB/);
-  if (m === null) throw new Error(`no VmRSS for ${pid}`);
-  return Number(m[1]) / 1024;
-}
 
 Deno.test({
   name:

@@ -127,11 +127,13 @@ export async function openFeedbackLog(
   const maxBytes = options.maxBytes;
   const rotated = rotatedPath(path);
   if (maxBytes !== undefined) {
-    const state = Deno.permissions.querySync({ name: "write", path: rotated })
-      .state;
-    if (state !== "granted") {
+    // Renaming the log needs read access to it as well as write access to
+    // both names: without it every write after the first rotation fails.
+    const granted = (name: "read" | "write", p: string) =>
+      Deno.permissions.querySync({ name, path: p }).state === "granted";
+    if (!granted("write", rotated) || !granted("read", path)) {
       throw new UsageError(
-        `--feedback-log-max-mb rotates ${path} to ${rotated}; allow it with --allow-write=${path},${rotated}`,
+        `--feedback-log-max-mb rotates ${path} to ${rotated}; allow it with --allow-read=${path} --allow-write=${path},${rotated}`,
       );
     }
   }

@@ -7,7 +7,7 @@
  * TCP_NODELAY, `Content-Length` and chunked framing checked before the
  * app sees a request (400 and a closed connection for framing it cannot
  * trust; malformed chunk framing closes the connection without a status
- * line), a request head over about 400 KB or with more than 100 fields
+ * line), a request head over about 64 KiB or with more than 128 fields
  * answered 400 and closed. What it does not give, and so this service
  * does not have: a timeout on the request head, an idle keep-alive
  * timeout, a cap on open connections, a way to close a connection whose
