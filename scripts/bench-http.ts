@@ -371,17 +371,21 @@ import { assess, prepareText, warmUp } from ${
 import { DriftMonitor } from ${
       JSON.stringify(new URL("src/engine/drift.ts", ROOT).href)
     };
+import { TableState } from ${
+      JSON.stringify(new URL("src/engine/state.ts", ROOT).href)
+    };
 const [port, file, bundle, engine] = [Number(Deno.args[0]), Deno.args[1]!, Deno.args[2]!, Deno.args[3] === "engine"];
 const fixed = await Deno.readFile(file);
 const table = await loadBundle(bundle);
-warmUp(table);
+const state = new TableState(table);
+warmUp(table, state);
 const monitor = new DriftMonitor(table.settings.drift);
 const question = table.questions[0]!.name;
 const headers = { "content-type": "application/json" };
 const app = new Hono();
 app.post("/v1/decide", async (c) => {
   const body = JSON.parse(await c.req.raw.text());
-  if (engine) assess(table, prepareText(table, body.state), question, {}, monitor);
+  if (engine) assess(table, state, prepareText(table, state, body.state), question, {}, monitor);
   return new Response(fixed, { headers });
 });
 Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, app.fetch);
@@ -604,17 +608,21 @@ Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, app.fetch);
     const { assess, prepareText, warmUp } = await import(
       "../src/engine/answer.ts"
     );
+    const { TableState } = await import("../src/engine/state.ts");
     const { DriftMonitor } = await import("../src/engine/drift.ts");
     const { parseDecide } = await import("../src/http/decide.ts");
     const table = await loadBundle(bundle);
-    warmUp(table);
+    const state = new TableState(table);
+    warmUp(table, state);
     const guard = new DriftMonitor(table.settings.drift);
     const tight: number[] = [];
     for (let i = 0; i < 22_000; i++) {
       const t0 = performance.now();
       const request = parseDecide(JSON.parse(seqBodies[i % seqBodies.length]!));
-      const text = prepareText(table, request.text);
-      for (const q of table.questions) assess(table, text, q.name, {}, guard);
+      const text = prepareText(table, state, request.text);
+      for (const q of table.questions) {
+        assess(table, state, text, q.name, {}, guard);
+      }
       if (i >= 2000) tight.push((performance.now() - t0) * 1000);
     }
     tight.sort((a, b) => a - b);

@@ -7,6 +7,7 @@
 import { loadBundle } from "../bundle/files.ts";
 import { assess, prepareText } from "../engine/answer.ts";
 import { type DriftGuard, DriftMonitor, QUIET_GUARD } from "../engine/drift.ts";
+import { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
 import { disagrees } from "../engine/verdict.ts";
 import { type Measurement, Meter } from "../train/meter.ts";
@@ -62,6 +63,7 @@ export function evaluate(
 } {
   const monitor = stream ? new DriftMonitor(table.settings.drift) : undefined;
   const guard: DriftGuard = monitor ?? QUIET_GUARD;
+  const state = new TableState(table);
   const asked = traces.questions.filter((q) => table.byName.has(q.name));
   const meters = asked.map(() => new Meter());
   const unlearned = asked.map(() => 0);
@@ -77,9 +79,9 @@ export function evaluate(
       const q = asked[t]!;
       const label = q.labels[i]!;
       if (label < 0) continue;
-      prepared ??= prepareText(table, traces.texts[i]!);
+      prepared ??= prepareText(table, state, traces.texts[i]!);
       const tq = table.byName.get(q.name)!;
-      const a = assess(table, prepared, q.name, {}, guard).answer;
+      const a = assess(table, state, prepared, q.name, {}, guard).answer;
       const expected = q.options[label]!;
       meters[t]!.add(a.certified, disagrees(a, expected));
       if (!tq.optionIndex.has(expected)) unlearned[t]!++;

@@ -165,7 +165,7 @@ export function appFor(
 
   const others: Record<OtherRoute, Handler> = {
     "/v1/playground": async (c) => {
-      const { table, monitor, peek, questionNames } = service.served;
+      const { table, state, monitor, peek, questionNames } = service.served;
       const request = parsePlayground(
         await readJsonBody(
           c.req.raw,
@@ -177,7 +177,8 @@ export function appFor(
       );
       const a = assess(
         table,
-        prepareText(table, request.text),
+        state,
+        prepareText(table, state, request.text),
         request.question,
         {},
         peek,
@@ -230,9 +231,9 @@ export function appFor(
     },
     "/metrics": (c) => {
       c.header("Content-Type", METRICS_CONTENT_TYPE);
-      const { table, monitor } = service.served;
+      const { table, state, monitor } = service.served;
       const e = new Exposition();
-      writeServiceMetrics(e, stats, table, monitor);
+      writeServiceMetrics(e, stats, table, state, monitor);
       writeLiveMetrics(e, liveStats(service.live, table));
       return c.body(e.text());
     },

@@ -134,9 +134,11 @@ export function countTraceItem(
     );
     return recent.table;
   }
+  const state = live.stateOf(table);
   const a = assess(
     table,
-    prepareText(table, item.text),
+    state,
+    prepareText(table, state, item.text),
     item.question,
     {},
     guard,
