@@ -148,19 +148,22 @@ export function appFor(
   if (service.token.configured) app.use(tokenAuth({ source: service.token }));
 
   // One writer for every decision reply: `decide` runs to its end without
-  // yielding, and the reply leaves as a copy of what was written. A writer
-  // grown past `KEPT_WRITER_BYTES` by a huge reply is not kept.
+  // yielding, and the reply leaves as a copy of what was written, the one
+  // `new Response` makes of the bytes it is given (the Fetch standard's
+  // "copy of the bytes held by" a buffer source; the writer is reused at
+  // once). A writer grown past `KEPT_WRITER_BYTES` by a huge reply is not
+  // kept.
   let writer = new JsonWriter(WRITER_BYTES);
   const decision = (route: DecisionRouteSpec): Handler => async (c) => {
     const body = await readBodyText(c.req.raw, MAX_BODY_BYTES, deadlines);
     const w = writer;
     w.reset();
     service.decide(route, body, w);
-    const bytes = w.bytes();
+    const res = new Response(w.view(), { headers: JSON_HEADERS });
     if (w.buffer.length > KEPT_WRITER_BYTES) {
       writer = new JsonWriter(WRITER_BYTES);
     }
-    return new Response(bytes, { headers: JSON_HEADERS });
+    return res;
   };
 
   const others: Record<OtherRoute, Handler> = {
