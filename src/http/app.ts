@@ -63,7 +63,9 @@ import { INTERFACE_VERSION, TOOL_VERSION } from "../version.ts";
 export { type AppDeps, ROUTE_TABLE };
 
 const JSON_TYPE = "application/json";
-const JSON_HEADERS: HeadersInit = [["content-type", JSON_TYPE]];
+// A record, not a list of pairs: the cheaper of the two for `new Response`
+// to read on every decision reply.
+const JSON_HEADERS: Record<string, string> = { "content-type": JSON_TYPE };
 const WRITER_BYTES = 16_384;
 const KEPT_WRITER_BYTES = 1_048_576;
 
