@@ -207,6 +207,7 @@ function feedbackBodies(
 ): string[] {
   const q = test.questions[0]!;
   const name = table.questions[0]!.name;
+  const state = live.stateOf(table);
   const texts = test.texts.slice(0, 2000);
   const bodies: string[] = [];
   for (let start = 0; start < texts.length; start += batch) {
@@ -218,7 +219,8 @@ function feedbackBodies(
         // Served first, as a proxy does before it asks its model.
         const a = assess(
           table,
-          prepareText(table, text),
+          state,
+          prepareText(table, state, text),
           name,
           {},
           QUIET_GUARD,
@@ -258,6 +260,7 @@ function feedbackCost(table: Table, test: TraceSet): void {
         auditRate: kind === "audits" ? 1 : 1e-9,
         auditSeed: 1,
       });
+      live.serve(served.table, served.state);
       let line = "";
       for (let round = 0; round < 3; round++) {
         const bodies = feedbackBodies(table, test, live, batch, kind);

@@ -20,6 +20,7 @@ import {
   prepareText,
 } from "../src/engine/answer.ts";
 import { DriftMonitor, QUIET_GUARD } from "../src/engine/drift.ts";
+import { TableState } from "../src/engine/state.ts";
 import { argmax, scoreEntries, type Table } from "../src/engine/table.ts";
 import { evaluate } from "../src/cli/eval.ts";
 import { readTraces } from "../src/traces/mod.ts";
@@ -99,6 +100,7 @@ console.log(
 const b77 = `${work}/banking77`;
 const b77Train = await trainMeasured(`${DATA}banking77/train.csv`, b77);
 const table = await loadBundle(b77);
+const state = new TableState(table);
 const test = await readTraces([`${DATA}banking77/test.csv`]);
 let t0 = performance.now();
 const figures = evaluate(table, test, false).questions["category"]!;
@@ -135,7 +137,8 @@ console.log(
     if (label < 0) continue;
     const a = assess(
       table,
-      prepareText(table, test.texts[i]!),
+      state,
+      prepareText(table, state, test.texts[i]!),
       question.name,
       {},
       QUIET_GUARD,
@@ -202,8 +205,8 @@ const vocabulary = [
   .filter((w) => w.length > 1);
 /** Raw scores of `text` for the attacked question, word vectors cached. */
 function scoresOf(text: string): Float64Array {
-  const p = prepareText(table, text);
-  return scoreEntries(table, q, p.features, p.entries);
+  const p = prepareText(table, state, text);
+  return scoreEntries(table, state, q, p.features, p.entries);
 }
 
 /** Fewest words the greedy attack needs to flip the answer, up to `limit`; null if it fails. */
@@ -251,9 +254,15 @@ const gaps: number[] = [];
 const radii: number[] = [];
 for (const i of sample) {
   const text = test.texts[i]!;
-  const r =
-    assess(table, prepareText(table, text), q.name, {}, QUIET_GUARD).answer
-      .radius;
+  const r = assess(
+    table,
+    state,
+    prepareText(table, state, text),
+    q.name,
+    {},
+    QUIET_GUARD,
+  ).answer
+    .radius;
   if (r === null) continue;
   radii.push(r);
   const needed = attack(text, r + 6);
@@ -283,10 +292,12 @@ for (let f = 0; f < 20; f++) {
   ) hotels.push(r.text);
 }
 function certifiedShare(t: Table, texts: string[]): number {
+  const s = new TableState(t);
   let c = 0;
   for (const x of texts) {
     if (
-      assess(t, prepareText(t, x), q.name, {}, QUIET_GUARD).answer.certified
+      assess(t, s, prepareText(t, s, x), q.name, {}, QUIET_GUARD).answer
+        .certified
     ) c++;
   }
   return c / texts.length;
@@ -306,8 +317,10 @@ console.log(
       pct(inNoGuard)
     }, a loss of ${((inNoGuard - inGuard) * 100).toFixed(2)} points)`,
 );
-const bank: PreparedText[] = test.texts.map((x) => prepareText(table, x));
-const foreign: PreparedText[] = hotels.map((x) => prepareText(table, x));
+const bank: PreparedText[] = test.texts.map((x) =>
+  prepareText(table, state, x)
+);
+const foreign: PreparedText[] = hotels.map((x) => prepareText(table, state, x));
 const runs = values.quick ? 20 : 100;
 let falseAlarms = 0;
 const detect: number[] = [];
@@ -319,7 +332,7 @@ for (let r = 0; r < runs; r++) {
   const order = shuffle(bank.map((_, i) => i), random).slice(0, 3000);
   let alarmed = false;
   for (const i of order) {
-    assess(table, bank[i]!, q.name, {}, monitor);
+    assess(table, state, bank[i]!, q.name, {}, monitor);
     if (!monitor.isQuiet(q.name)) alarmed = true;
   }
   if (alarmed) falseAlarms++;
@@ -327,7 +340,7 @@ for (let r = 0; r < runs; r++) {
     const f = shuffle(foreign.map((_, i) => i), random);
     let at = -1;
     for (let j = 0; j < f.length; j++) {
-      assess(table, foreign[f[j]!]!, q.name, {}, monitor);
+      assess(table, state, foreign[f[j]!]!, q.name, {}, monitor);
       if (!monitor.isQuiet(q.name)) {
         at = j + 1;
         break;
@@ -337,7 +350,7 @@ for (let r = 0; r < runs; r++) {
     const back = shuffle(bank.map((_, i) => i), random);
     let clear = -1;
     for (let j = 0; j < back.length; j++) {
-      assess(table, bank[back[j]!]!, q.name, {}, monitor);
+      assess(table, state, bank[back[j]!]!, q.name, {}, monitor);
       if (monitor.isQuiet(q.name)) {
         clear = j + 1;
         break;
@@ -360,7 +373,7 @@ console.log(
 const timing = (guard: typeof QUIET_GUARD) => {
   const start = performance.now();
   for (let rep = 0; rep < 3; rep++) {
-    for (const p of bank) assess(table, p, q.name, {}, guard);
+    for (const p of bank) assess(table, state, p, q.name, {}, guard);
   }
   return ((performance.now() - start) * 1000) / (3 * bank.length);
 };

@@ -31,6 +31,7 @@ import {
   spreadOf,
 } from "../src/engine/scope.ts";
 import { argmax, scoreText, softmax, type Table } from "../src/engine/table.ts";
+import { TableState } from "../src/engine/state.ts";
 import { disagrees } from "../src/engine/verdict.ts";
 import { evaluate } from "../src/cli/eval.ts";
 import type { TraceSet } from "../src/traces/mod.ts";
@@ -95,10 +96,12 @@ function judge(table: Table, t: TraceSet): string {
 /** Share of `texts` a table certifies for its first question. */
 function certifiedShare(table: Table, texts: readonly string[]): number {
   const q = table.questions[0]!.name;
+  const state = new TableState(table);
   let n = 0;
   for (const t of texts) {
     if (
-      assess(table, prepareText(table, t), q, {}, QUIET_GUARD).answer.certified
+      assess(table, state, prepareText(table, state, t), q, {}, QUIET_GUARD)
+        .answer.certified
     ) {
       n++;
     }
@@ -196,8 +199,16 @@ function scoreTexts(
   expected: readonly string[] | null,
 ): { scores: Record<Score, number>; confidence: number; wrong: boolean }[] {
   const q = table.questions[0]!;
+  const state = new TableState(table);
   return texts.map((text, i) => {
-    const a = assess(table, prepareText(table, text), q.name, {}, QUIET_GUARD);
+    const a = assess(
+      table,
+      state,
+      prepareText(table, state, text),
+      q.name,
+      {},
+      QUIET_GUARD,
+    );
     const logits = scoreText(table, q, featurize(text, table.featurizer));
     let largest = -Infinity;
     for (const l of logits) largest = Math.max(largest, l);
@@ -431,10 +442,12 @@ function burstyLogs(d: PublicData): void {
     const top: number[] = [];
     let right = 0;
     const expected = expectedOptions(d.bankTest);
+    const state = new TableState(r.table);
     d.bankTest.texts.forEach((text, i) => {
       const a = assess(
         r.table,
-        prepareText(r.table, text),
+        state,
+        prepareText(r.table, state, text),
         q.name,
         {},
         QUIET_GUARD,

@@ -8,6 +8,8 @@
 
 import assert from "node:assert/strict";
 import { encodeBundle } from "../src/bundle/codec.ts";
+import { TableState } from "../src/engine/state.ts";
+import type { Table } from "../src/engine/table.ts";
 import type {
   Answer,
   ChoiceAnswer,
@@ -21,6 +23,21 @@ import {
   type TrainResult,
 } from "../src/train/trainer.ts";
 import { parseJsonlTraces, type TraceSet } from "../src/traces/mod.ts";
+
+const testStates = new WeakMap<Table, TableState>();
+
+/**
+ * The serving state the tests answer `table` with: one per table (made on
+ * first use), as a server keeps one for the table it serves.
+ */
+export function stateOf(table: Table): TableState {
+  let state = testStates.get(table);
+  if (state === undefined) {
+    state = new TableState(table);
+    testStates.set(table, state);
+  }
+  return state;
+}
 
 /** A seeded generator of numbers in [0, 1) (mulberry32), independent of the code under test. */
 export function rng(seed: number): () => number {

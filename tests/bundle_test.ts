@@ -26,6 +26,7 @@ import {
   runCli,
   SCOPED,
   smallTable,
+  stateOf,
   syntheticTraces,
   tempDir,
   toJsonl,
@@ -80,14 +81,16 @@ Deno.test("loadBundle() reads back a written bundle that answers exactly like th
       ) {
         const want = assess(
           r.table,
-          prepareText(r.table, text),
+          stateOf(r.table),
+          prepareText(r.table, stateOf(r.table), text),
           q,
           options,
           QUIET_GUARD,
         );
         const got = assess(
           loaded,
-          prepareText(loaded, text),
+          stateOf(loaded),
+          prepareText(loaded, stateOf(loaded), text),
           q,
           options,
           QUIET_GUARD,
@@ -453,7 +456,8 @@ Deno.test("loadBundle() reads a format 2 bundle with the energy rule it was cali
   // Every real text has far more energy than the stand-ins: in scope.
   const a = assess(
     loaded,
-    prepareText(loaded, "invoice parcel refund password"),
+    stateOf(loaded),
+    prepareText(loaded, stateOf(loaded), "invoice parcel refund password"),
     "topic",
     {},
     QUIET_GUARD,
@@ -478,6 +482,13 @@ Deno.test("loadBundle() reads a format 1 bundle, with the out-of-scope rule off 
   }
   // It answers as the table did, but for the out-of-scope rule.
   const text = "i need my parcel";
-  const a = assess(loaded, prepareText(loaded, text), "topic", {}, QUIET_GUARD);
+  const a = assess(
+    loaded,
+    stateOf(loaded),
+    prepareText(loaded, stateOf(loaded), text),
+    "topic",
+    {},
+    QUIET_GUARD,
+  );
   assert.equal(a.answer.choice, "shipping");
 });

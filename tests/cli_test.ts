@@ -11,6 +11,7 @@ import {
   pick,
   rng,
   runCli,
+  stateOf,
   syntheticTraces,
   toJsonl,
 } from "./_fixtures.ts";
@@ -132,9 +133,15 @@ Deno.test("eval --json prints exactly the documented figures, matching a recount
     set.texts.forEach((text, i) => {
       const label = qa.labels[i]!;
       if (label < 0) return;
-      const a =
-        assess(table, prepareText(table, text), qa.name, {}, QUIET_GUARD)
-          .answer;
+      const a = assess(
+        table,
+        stateOf(table),
+        prepareText(table, stateOf(table), text),
+        qa.name,
+        {},
+        QUIET_GUARD,
+      )
+        .answer;
       const given = a.choice ?? String(a.answer);
       const agrees = given === qa.options[label];
       n++;
@@ -435,9 +442,16 @@ Deno.test("train stores --serve-new-options, --force-threshold and --min-radius 
   assert.equal(table.settings.serve_new_options, true);
   assert.deepEqual(table.settings.force_thresholds, { coin: 0.4 });
   assert.equal(table.settings.min_radius, 3);
-  const a = assess(table, prepareText(table, "i need my parcel"), "topic", {
-    options: ["shipping", "teleport"],
-  }, QUIET_GUARD);
+  const a = assess(
+    table,
+    stateOf(table),
+    prepareText(table, stateOf(table), "i need my parcel"),
+    "topic",
+    {
+      options: ["shipping", "teleport"],
+    },
+    QUIET_GUARD,
+  );
   assert.equal(a.answer.flag, "new_options_served");
 });
 

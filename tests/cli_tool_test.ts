@@ -128,8 +128,9 @@ Deno.test("eval --json reports options, not_certified and frontier that match a 
   assert.equal(run.code, 0, run.stderr);
   const f = JSON.parse(run.stdout).questions.topic;
   const table = await loadBundle(BUNDLE);
-  const open = { ...table, state: new TableState() };
-  setThresholdInForce(open, "topic", 0);
+  const state = new TableState(table);
+  const open = new TableState(table);
+  setThresholdInForce(table, open, "topic", 0);
   const set = await readTraces([FRESH]);
   const qa = set.questions.find((q) => q.name === "topic")!;
   const options: Record<
@@ -140,8 +141,14 @@ Deno.test("eval --json reports options, not_certified and frontier that match a 
   const certifiable: { confidence: number; wrong: boolean }[] = [];
   set.texts.forEach((text, i) => {
     const expected = qa.options[qa.labels[i]!]!;
-    const a = assess(table, prepareText(table, text), "topic", {}, QUIET_GUARD)
-      .answer;
+    const a = assess(
+      table,
+      state,
+      prepareText(table, state, text),
+      "topic",
+      {},
+      QUIET_GUARD,
+    ).answer;
     options[expected] ??= { answers: 0, certified: 0, disagreements: 0 };
     options[expected].answers++;
     if (a.certified) {
@@ -149,7 +156,14 @@ Deno.test("eval --json reports options, not_certified and frontier that match a 
       options[a.choice!]!.certified++;
       if (disagrees(a, expected)) options[a.choice!]!.disagreements++;
     } else flags[a.flag!] = (flags[a.flag!] ?? 0) + 1;
-    const o = assess(open, prepareText(open, text), "topic", {}, QUIET_GUARD);
+    const o = assess(
+      table,
+      open,
+      prepareText(table, open, text),
+      "topic",
+      {},
+      QUIET_GUARD,
+    );
     if (o.answer.certified) {
       certifiable.push({
         confidence: o.fullConfidence,
@@ -262,9 +276,15 @@ Deno.test("predict answers 200 texts in 200 lines, as /v1/decide answers them", 
   const table = await loadBundle(BUNDLE);
   const first = JSON.parse(lines[0]!);
   assert.deepEqual(Object.keys(first.answers), ["topic", "urgent"]);
-  const a =
-    assess(table, prepareText(table, texts[0]!), "topic", {}, QUIET_GUARD)
-      .answer;
+  const state = new TableState(table);
+  const a = assess(
+    table,
+    state,
+    prepareText(table, state, texts[0]!),
+    "topic",
+    {},
+    QUIET_GUARD,
+  ).answer;
   assert.equal(first.answers.topic.choice, a.choice);
   assert.equal(first.answers.topic.certified, a.certified);
   assert.deepEqual(Object.keys(first.answers.topic), [

@@ -4,6 +4,7 @@
  * `../shared/data`; skips with a printed reason when it is absent.
  */
 
+import { stateOf } from "./_fixtures.ts";
 import assert from "node:assert/strict";
 import {
   assess,
@@ -48,8 +49,12 @@ Deno.test({
         hotels.push(r.text);
       }
     }
-    const bank: PreparedText[] = test.texts.map((x) => prepareText(table, x));
-    const foreign: PreparedText[] = hotels.map((x) => prepareText(table, x));
+    const bank: PreparedText[] = test.texts.map((x) =>
+      prepareText(table, stateOf(table), x)
+    );
+    const foreign: PreparedText[] = hotels.map((x) =>
+      prepareText(table, stateOf(table), x)
+    );
     const window = table.settings.drift.rearm_window;
 
     await t.step(
@@ -62,7 +67,7 @@ Deno.test({
           const order = shuffle(bank.map((_, i) => i), seededRandom(r + 1))
             .slice(0, 3000);
           for (const i of order) {
-            assess(table, bank[i]!, q.name, {}, monitor);
+            assess(table, stateOf(table), bank[i]!, q.name, {}, monitor);
           }
           if (monitor.state(q.name).alarms > 0) alarmed++;
         }
@@ -83,13 +88,20 @@ Deno.test({
           for (
             const i of shuffle(bank.map((_, i) => i), random).slice(0, 500)
           ) {
-            assess(table, bank[i]!, q.name, {}, monitor);
+            assess(table, stateOf(table), bank[i]!, q.name, {}, monitor);
           }
           assert.equal(monitor.state(q.name).status, "quiet");
           let raised = -1;
           const f = shuffle(foreign.map((_, i) => i), random);
           for (let j = 0; j < 300 && raised < 0; j++) {
-            const a = assess(table, foreign[f[j]!]!, q.name, {}, monitor);
+            const a = assess(
+              table,
+              stateOf(table),
+              foreign[f[j]!]!,
+              q.name,
+              {},
+              monitor,
+            );
             if (!monitor.isQuiet(q.name)) {
               raised = j + 1;
               assert.equal(a.answer.certified, false);
@@ -97,12 +109,13 @@ Deno.test({
           }
           assert.ok(raised > 0, "no alarm within 300 hotel requests");
           // While the alarm stands, even a familiar text is not certified.
-          const held = assess(table, bank[0]!, q.name, {}, monitor).answer;
+          const held =
+            assess(table, stateOf(table), bank[0]!, q.name, {}, monitor).answer;
           assert.equal(held.flag === "drift" || held.certified === false, true);
           let cleared = -1;
           const back = shuffle(bank.map((_, i) => i), random);
           for (let j = 0; j < 3 * window && cleared < 0; j++) {
-            assess(table, bank[back[j]!]!, q.name, {}, monitor);
+            assess(table, stateOf(table), bank[back[j]!]!, q.name, {}, monitor);
             if (monitor.isQuiet(q.name)) cleared = j + 1;
           }
           assert.ok(
@@ -125,7 +138,8 @@ Deno.test({
           const saved = table.settings.drift;
           table.settings.drift = drift;
           const n = texts.filter((p) =>
-            assess(table, p, q.name, {}, QUIET_GUARD).answer.certified
+            assess(table, stateOf(table), p, q.name, {}, QUIET_GUARD).answer
+              .certified
           ).length;
           table.settings.drift = saved;
           return n / texts.length;

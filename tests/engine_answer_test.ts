@@ -15,7 +15,12 @@ import {
 } from "../src/engine/table.ts";
 import { TableState } from "../src/engine/state.ts";
 import { reasonInWords } from "../src/engine/reason.ts";
-import { smallTable, syntheticTraces, yesNoAnswer } from "./_fixtures.ts";
+import {
+  smallTable,
+  stateOf,
+  syntheticTraces,
+  yesNoAnswer,
+} from "./_fixtures.ts";
 
 // The single-text drift rule is switched off here so that each test checks
 // the rule it names; its own test below switches it back on.
@@ -31,8 +36,16 @@ function ask(
   question: string,
   options: AskOptions = {},
   guard: DriftGuard = QUIET_GUARD,
+  state: TableState = stateOf(t),
 ) {
-  return assess(t, prepareText(t, text), question, options, guard);
+  return assess(
+    t,
+    state,
+    prepareText(t, state, text),
+    question,
+    options,
+    guard,
+  );
 }
 
 function withSettings(t: Table, patch: Partial<TableSettings>): Table {
@@ -48,8 +61,7 @@ function withQuestion(
   const questions = t.questions.map((x) => (x.name === name ? q : x));
   return {
     ...t,
-    // A fresh state: the patch may change what a word adds.
-    state: new TableState(),
+    // A new table, so a new state: the patch may change what a word adds.
     questions,
     byName: new Map(questions.map((x) => [x.name, x])),
   };
@@ -512,7 +524,7 @@ Deno.test("assess() withholds certification from a single foreign text with drif
   const drift = (patch: Partial<TableSettings["drift"]>) =>
     withSettings(base, { drift: { ...base.settings.drift, ...patch } });
   await t.step("when most of its buckets are unseen (max_novelty)", () => {
-    assert.ok(prepareText(table, foreign).novelty > 0.9);
+    assert.ok(prepareText(table, stateOf(table), foreign).novelty > 0.9);
     assert.equal(
       ask(drift({ single_p: 0, max_novelty: 0.5 }), foreign, "urgent").answer
         .flag,
@@ -540,7 +552,7 @@ Deno.test("assess() withholds certification from a single foreign text with drif
     },
   );
   await t.step("only from min_novelty up", () => {
-    const share = prepareText(table, foreign).novelty;
+    const share = prepareText(table, stateOf(table), foreign).novelty;
     const rule = { single_p: 0.999, max_novelty: 1 };
     assert.equal(
       ask(drift({ ...rule, min_novelty: share }), foreign, "urgent").answer
@@ -596,42 +608,43 @@ Deno.test("assess() answers stay intact after later calls reuse the engine's scr
 
 Deno.test("prepareText() scores and novelty are the same from a cold and a warm word cache", () => {
   const texts = [CLEAR, MIXED, "zzqx parcel blorf", "parcel parcel invoice"];
-  const cold = () => ({ ...table, state: new TableState() });
+  const cold = () => new TableState(table);
   const warm = cold();
-  for (const t of texts) ask(warm, t, "topic");
+  for (const t of texts) ask(table, t, "topic", {}, QUIET_GUARD, warm);
   for (const t of texts) {
-    const f = prepareText(cold(), t).features;
+    const f = prepareText(table, cold(), t).features;
     // Counted directly: the share of buckets without a row.
     const all = [...f.wordBuckets.flatMap((b) => [...b]), ...f.bigramBuckets];
     const unseen = all.filter((b) => table.rowOf[b]! < 0).length;
-    assert.equal(prepareText(cold(), t).novelty, unseen / all.length, t);
-    assert.equal(prepareText(warm, t).novelty, unseen / all.length, t);
+    assert.equal(prepareText(table, cold(), t).novelty, unseen / all.length, t);
+    assert.equal(prepareText(table, warm, t).novelty, unseen / all.length, t);
     // Cached word vectors give exactly the uncached scores.
     const fresh = [...scoreText(table, topic, f)];
-    const kept = prepareText(warm, t);
-    const slot = warm.state.question(topic).vectorSlot;
+    const kept = prepareText(table, warm, t);
+    const slot = warm.question(topic).vectorSlot;
     assert.ok(
-      kept.entries.every((id) => warm.state.words.vectorAt(id, slot) >= 0),
+      kept.entries.every((id) => warm.words.vectorAt(id, slot) >= 0),
     );
     assert.deepEqual(
-      [...scoreEntries(warm, topic, kept.features, kept.entries)],
+      [...scoreEntries(table, warm, topic, kept.features, kept.entries)],
       fresh,
       t,
     );
   }
-  assert.ok(warm.state.words.size > 0);
+  assert.ok(warm.words.size > 0);
 });
 
 Deno.test("WordCache keeps no more than its budget, and answers past it are unchanged", () => {
-  const tiny = { ...table, state: new TableState({ wordCacheBytes: 2_000 }) };
-  const roomy = { ...table, state: new TableState() };
+  const tiny = new TableState(table, { wordCacheBytes: 2_000 });
+  const roomy = new TableState(table);
   const many = Array.from({ length: 200 }, (_, i) => `parcel word${i} refund`);
   for (const t of many) {
-    assert.deepEqual(ask(tiny, t, "topic"), ask(roomy, t, "topic"), t);
+    assert.deepEqual(
+      ask(table, t, "topic", {}, QUIET_GUARD, tiny),
+      ask(table, t, "topic", {}, QUIET_GUARD, roomy),
+      t,
+    );
   }
-  assert.ok(
-    tiny.state.words.bytes <= 2_000,
-    `${tiny.state.words.bytes} bytes`,
-  );
-  assert.ok(tiny.state.words.size < roomy.state.words.size);
+  assert.ok(tiny.words.bytes <= 2_000, `${tiny.words.bytes} bytes`);
+  assert.ok(tiny.words.size < roomy.words.size);
 });

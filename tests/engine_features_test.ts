@@ -8,7 +8,7 @@ import {
 } from "../src/engine/features.ts";
 import { prepareText } from "../src/engine/answer.ts";
 import { scoreText, softmax } from "../src/engine/table.ts";
-import { smallTable } from "./_fixtures.ts";
+import { smallTable, stateOf } from "./_fixtures.ts";
 
 const S: FeaturizerSettings = { ...DEFAULT_FEATURIZER, buckets_log2: 16 };
 
@@ -93,18 +93,22 @@ Deno.test("scoreText() scores feature presence: repeating words changes nothing"
   const once = scoreText(
     table,
     q,
-    prepareText(table, "refund please").features,
+    prepareText(table, stateOf(table), "refund please").features,
   );
   const again = scoreText(
     table,
     q,
-    prepareText(table, "REFUND please refund please").features,
+    prepareText(table, stateOf(table), "REFUND please refund please").features,
   );
   // "please refund" adds one bigram; the rest is present once either way.
   const twice = scoreText(
     table,
     q,
-    prepareText(table, "refund please refund please refund please").features,
+    prepareText(
+      table,
+      stateOf(table),
+      "refund please refund please refund please",
+    ).features,
   );
   assert.deepEqual(again, twice);
   assert.notDeepEqual(once, again);

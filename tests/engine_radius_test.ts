@@ -22,6 +22,7 @@ import {
   randInt,
   rng,
   smallTable,
+  stateOf,
   syntheticTraces,
   TOPIC_WORDS,
   URGENT_WORDS,
@@ -29,7 +30,7 @@ import {
 
 /** Raw scores of a text, exactly as the engine computes them. */
 function scores(table: Table, q: QuestionTable, text: string): Float64Array {
-  return scoreText(table, q, prepareText(table, text).features);
+  return scoreText(table, q, prepareText(table, stateOf(table), text).features);
 }
 
 /** How far the strongest rival of `a` is from overtaking it (<= 0: flipped, argmax no longer `a`). */
@@ -241,12 +242,16 @@ Deno.test("radiusOf() is never beaten by a greedy or beam insertion attacker", a
       const gaps: number[] = [];
       const radii: number[] = [];
       for (const text of texts) {
-        const prepared = prepareText(table, text);
+        const prepared = prepareText(table, stateOf(table), text);
         const s = scoreText(table, q, prepared.features);
         const a = argmax(s);
-        const answer = assess(table, prepared, name, {}, QUIET_GUARD).answer;
+        const answer =
+          assess(table, stateOf(table), prepared, name, {}, QUIET_GUARD).answer;
         const radius = answer.radius;
-        assert.equal(radius, radiusOf(table, q, prepared.features, s, a));
+        assert.equal(
+          radius,
+          radiusOf(table, stateOf(table), q, prepared.features, s, a),
+        );
         if (radius === null) continue;
         const budget = radius + 2;
         const greedy = attack(table, q, text, a, words, 1, budget);
@@ -356,10 +361,10 @@ Deno.test("radiusOf() is null only when no option can overtake the answer", asyn
   await t.step(
     "when every row favours the answer, the radius is null and no attack succeeds",
     () => {
-      const f = prepareText(table, text).features;
+      const f = prepareText(table, stateOf(table), text).features;
       const s = scoreText(table, fixed, f);
       assert.equal(argmax(s), 0);
-      assert.equal(radiusOf(table, fixed, f, s, 0), null);
+      assert.equal(radiusOf(table, stateOf(table), fixed, f, s, 0), null);
       assert.equal(attack(table, fixed, text, 0, words, 3, 3), null);
     },
   );
@@ -373,9 +378,9 @@ Deno.test("radiusOf() is null only when no option can overtake the answer", asyn
       weights[row * k] = 0;
       weights[row * k + 1] = 50;
       const one = variant(table, rowBuckets, q, weights, bias);
-      const f = prepareText(table, text).features;
+      const f = prepareText(table, stateOf(table), text).features;
       const s = scoreText(table, one, f);
-      const radius = radiusOf(table, one, f, s, 0);
+      const radius = radiusOf(table, stateOf(table), one, f, s, 0);
       assert.notEqual(radius, null);
       const found = attack(table, one, text, 0, words, 3, radius! + 2);
       assert.notEqual(found, null, "inserting courier flips the answer");
@@ -402,7 +407,8 @@ Deno.test({
     const bias = Float32Array.from({ length: k }, (_, j) => (j === 0 ? 1 : 0));
     const { rowBuckets } = smallTable();
     const fixed = variant(table, rowBuckets, q, weights, bias);
-    const f = prepareText(table, "i need my parcel please").features;
+    const f =
+      prepareText(table, stateOf(table), "i need my parcel please").features;
     const s = scoreText(table, fixed, f);
     // Every bigram broken: option 0 still leads, and inserted words only add to it.
     const bare = scoreText(table, fixed, {
@@ -410,7 +416,7 @@ Deno.test({
       bigramBuckets: [],
     });
     assert.ok(bare[0]! > Math.max(...bare.subarray(1)));
-    assert.equal(radiusOf(table, fixed, f, s, 0), null);
+    assert.equal(radiusOf(table, stateOf(table), fixed, f, s, 0), null);
   },
 });
 

@@ -13,7 +13,7 @@ import { QUIET_GUARD } from "../src/engine/drift.ts";
 import { prepareText } from "../src/engine/prepare.ts";
 import { reasonInWords } from "../src/engine/reason.ts";
 import { argmax, softmax } from "../src/engine/table.ts";
-import { rng, SCOPED, smallTable } from "./_fixtures.ts";
+import { rng, SCOPED, smallTable, stateOf } from "./_fixtures.ts";
 
 Deno.test("spreadOf() is sum p ln p over the options, from the softmax's own terms", () => {
   const random = rng(3);
@@ -122,7 +122,14 @@ for (const score of SCOPE_SCORES) {
     const { table } = smallTable({ ...SCOPED, scopeScore: score });
     const topic = table.byName.get("topic")!;
     const ask = (text: string) =>
-      assess(table, prepareText(table, text), "topic", {}, QUIET_GUARD);
+      assess(
+        table,
+        stateOf(table),
+        prepareText(table, stateOf(table), text),
+        "topic",
+        {},
+        QUIET_GUARD,
+      );
     // One word of every topic: the evidence for each option cancels out.
     const mixed = ask("invoice parcel refund password");
     assert.equal(topic.drift.scope.score, score);
@@ -150,7 +157,8 @@ for (const score of SCOPE_SCORES) {
     };
     const withoutRule = assess(
       off,
-      prepareText(off, "invoice parcel refund password"),
+      stateOf(off),
+      prepareText(off, stateOf(off), "invoice parcel refund password"),
       "topic",
       {},
       QUIET_GUARD,

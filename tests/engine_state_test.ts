@@ -22,7 +22,7 @@ import {
   withdrawCertification,
 } from "../src/engine/state.ts";
 import type { Table, TableSettings } from "../src/engine/table.ts";
-import { choiceAnswer, smallTable } from "./_fixtures.ts";
+import { choiceAnswer, smallTable, stateOf } from "./_fixtures.ts";
 
 const trained = smallTable().table;
 /** A table of its own (fresh state), with the single-text rule off unless a test turns it on. */
@@ -38,7 +38,6 @@ function fresh(patch: Partial<TableSettings["drift"]> = {}): Table {
         ...patch,
       },
     },
-    state: new TableState(),
   };
 }
 const CLEAR = "i need my parcel";
@@ -48,12 +47,20 @@ const ask = (
   question = "topic",
   options?: string[],
   guard: DriftGuard = QUIET_GUARD,
-) => assess(t, prepareText(t, text), question, { options }, guard);
+) =>
+  assess(
+    t,
+    stateOf(t),
+    prepareText(t, stateOf(t), text),
+    question,
+    { options },
+    guard,
+  );
 
 Deno.test("thresholdInForce() starts at the calibrated threshold, and setThresholdInForce() moves what is certified", () => {
   const table = fresh();
   const calibrated = table.byName.get("topic")!.calibration.threshold!;
-  assert.equal(thresholdInForce(table, "topic"), calibrated);
+  assert.equal(thresholdInForce(table, stateOf(table), "topic"), calibrated);
   const before = ask(table, CLEAR);
   assert.equal(before.answer.certified, true);
   assert.equal(before.threshold, calibrated);
@@ -61,41 +68,51 @@ Deno.test("thresholdInForce() starts at the calibrated threshold, and setThresho
   // Above the answer's confidence: the same text is no longer certified.
   setThresholdInForce(
     table,
+    stateOf(table),
     "topic",
     Math.min(1, before.fullConfidence + 1e-9),
   );
   const raised = ask(table, CLEAR);
   assert.equal(raised.answer.flag, "low_confidence");
-  assert.equal(raised.threshold, thresholdInForce(table, "topic"));
+  assert.equal(
+    raised.threshold,
+    thresholdInForce(table, stateOf(table), "topic"),
+  );
 
   // Down to 0: a mixed text below the calibrated threshold is certified.
   const mixed = "invoice parcel refund password";
   assert.equal(ask(table, mixed).answer.flag, "low_confidence");
-  setThresholdInForce(table, "topic", 0);
+  setThresholdInForce(table, stateOf(table), "topic", 0);
   assert.equal(ask(table, mixed).answer.certified, true);
 
   // Null: the question is served as uncalibrated.
-  setThresholdInForce(table, "topic", null);
+  setThresholdInForce(table, stateOf(table), "topic", null);
   assert.equal(ask(table, CLEAR).answer.flag, "uncalibrated");
 
-  // Another table (its own state) is not touched.
-  assert.equal(thresholdInForce(fresh(), "topic"), calibrated);
-  assert.throws(() => setThresholdInForce(table, "topic", 1.5), RangeError);
+  // Another state of the same table is not touched: the table is constant.
+  assert.equal(
+    thresholdInForce(table, new TableState(table), "topic"),
+    calibrated,
+  );
   assert.throws(
-    () => setThresholdInForce(table, "nope", 0.5),
+    () => setThresholdInForce(table, stateOf(table), "topic", 1.5),
+    RangeError,
+  );
+  assert.throws(
+    () => setThresholdInForce(table, stateOf(table), "nope", 0.5),
     /no question named "nope"; its questions are: topic, urgent, coin/,
   );
 });
 
 Deno.test("withdrawCertification() withholds every answer of a question with drift rule live_audit until reinstated", () => {
   const table = fresh();
-  withdrawCertification(table, "topic");
+  withdrawCertification(table, stateOf(table), "topic");
   const held = ask(table, CLEAR);
   assert.equal(held.answer.flag, "drift");
   assert.equal(held.answer.driftRule, "live_audit");
   assert.match(reasonInWords(held), /withdrawn while a live audit/);
   assert.equal(ask(table, CLEAR, "urgent").answer.driftRule, null);
-  reinstateCertification(table, "topic");
+  reinstateCertification(table, stateOf(table), "topic");
   assert.equal(ask(table, CLEAR).answer.certified, true);
 });
 
@@ -157,12 +174,13 @@ Deno.test("suggestQuestion() names the question a wrongly cased or slightly miss
   );
 });
 
-Deno.test("TableState keeps the word cache per table: another table's state starts empty", () => {
-  const a = fresh();
-  const b = fresh();
-  ask(a, CLEAR);
-  assert.ok(a.state.words.size > 0);
-  assert.equal(b.state.words.size, 0);
+Deno.test("TableState keeps the word cache per state: another state of the same table starts empty", () => {
+  const table = fresh();
+  const a = new TableState(table);
+  const b = new TableState(table);
+  assess(table, a, prepareText(table, a, CLEAR), "topic", {}, QUIET_GUARD);
+  assert.ok(a.words.size > 0);
+  assert.equal(b.words.size, 0);
 });
 
 Deno.test("prepareText() finds the same words, buckets and bigrams as featurize(), whether the word cache keeps them or not", async () => {
@@ -176,17 +194,18 @@ Deno.test("prepareText() finds the same words, buckets and bigrams as featurize(
     "a".repeat(50) + " " + "b".repeat(30),
   ];
   for (const budget of [16 * 1024 * 1024, 0]) {
-    const t = { ...trained, state: new TableState({ wordCacheBytes: budget }) };
+    const t = trained;
+    const state = new TableState(t, { wordCacheBytes: budget });
     for (const round of [1, 2]) {
       for (const text of texts) {
         const want = featurize(text, t.featurizer);
-        const got = prepareText(t, text);
+        const got = prepareText(t, state, text);
         assert.deepEqual(got.features, want, `${budget} ${round} ${text}`);
         assert.equal(got.empty, want.empty);
         assert.deepEqual(got.bigramBuckets, want.bigramBuckets);
       }
     }
-    assert.equal(t.state.words.size > 0, budget > 0);
-    assert.ok(t.state.words.bytes <= budget);
+    assert.equal(state.words.size > 0, budget > 0);
+    assert.ok(state.words.bytes <= budget);
   }
 });

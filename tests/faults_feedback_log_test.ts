@@ -15,7 +15,6 @@ import { cutTornTail } from "../src/cli/torn_tail.ts";
 import { openFeedbackLog, rotatedPath } from "../src/cli/feedback_log.ts";
 import { readTraces } from "../src/traces/read.ts";
 import { parseJsonlTraces } from "../src/traces/parse.ts";
-import { TableState } from "../src/engine/state.ts";
 import { createApp } from "../src/http/app.ts";
 import { smallTable, tempDir, TOPICS } from "./_fixtures.ts";
 import { runServe, startServer, writeTestBundle } from "./_http_helpers.ts";
@@ -189,7 +188,7 @@ Deno.test({
 });
 
 Deno.test("the feedback log gets valid traces only: no unknown option, no replayed audit id", async () => {
-  const table = { ...smallTable().table, state: new TableState() };
+  const table = { ...smallTable().table };
   const written: string[] = [];
   const app = createApp({
     table,

@@ -924,3 +924,27 @@ Deno.test("fileToken() re-reads the token file on every request and fails closed
   assert.equal(health.status, 200);
   await health.body?.cancel();
 });
+
+Deno.test("createApp() keeps every decision reply intact when replies in flight are written one after another into one writer", async () => {
+  const texts = [
+    "i need my parcel",
+    "refund my invoice now",
+    "password reset please",
+    "urgent my parcel is lost and my invoice is wrong",
+  ];
+  const a = app();
+  const one = async (text: string) => {
+    const res = await a.request("/v1/decide", {
+      method: "POST",
+      body: JSON.stringify({ state: text }),
+    });
+    // Read later, after other replies were written.
+    await new Promise((r) => setTimeout(r, 1));
+    return JSON.parse(await res.text()).answers;
+  };
+  const alone = [];
+  for (const t of texts) alone.push(await one(t));
+  const together = await Promise.all(texts.map(one));
+  assert.deepEqual(together, alone);
+  assert.notDeepEqual(together[0], together[1]);
+});

@@ -8,7 +8,6 @@
 import assert from "node:assert/strict";
 import { createApp } from "../src/http/app.ts";
 import { bundleIdOf } from "../src/live/bundle_id.ts";
-import { TableState } from "../src/engine/state.ts";
 import type { Table } from "../src/engine/table.ts";
 import type { AppDeps } from "../src/http/service.ts";
 import { parseJsonlTraces } from "../src/traces/mod.ts";
@@ -20,7 +19,7 @@ const CLEAR = "my invoice was overcharged";
 const VAGUE = "invoice parcel password refund";
 
 function setup(extra: Partial<AppDeps> = {}) {
-  const table: Table = { ...smallTable().table, state: new TableState() };
+  const table: Table = { ...smallTable().table };
   const logged: string[] = [];
   const app = createApp({
     table,

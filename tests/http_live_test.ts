@@ -8,17 +8,13 @@
 import assert from "node:assert/strict";
 import { createApp } from "../src/http/app.ts";
 import { DriftMonitor, QUIET_GUARD } from "../src/engine/drift.ts";
-import {
-  setThresholdInForce,
-  TableState,
-  thresholdInForce,
-} from "../src/engine/state.ts";
+import { setThresholdInForce, thresholdInForce } from "../src/engine/state.ts";
 import { prepareText } from "../src/engine/answer.ts";
 import { assessRequest } from "../src/http/decision_request.ts";
 import { LiveController, RECENT_ANSWERS } from "../src/live/controller.ts";
 import type { Table } from "../src/engine/table.ts";
 import type { AppDeps } from "../src/http/service.ts";
-import { FILLER_WORDS, smallTable, TOPIC_WORDS } from "./_fixtures.ts";
+import { FILLER_WORDS, smallTable, stateOf, TOPIC_WORDS } from "./_fixtures.ts";
 import { missingTool } from "./_tools.ts";
 
 type Json = Record<string, unknown>;
@@ -27,13 +23,14 @@ const CLEAR = "my invoice was overcharged";
 
 /** A table of its own (the live certificate moves its thresholds). */
 function freshTable(): Table {
-  return { ...smallTable().table, state: new TableState() };
+  return { ...smallTable().table };
 }
 
 function app(extra: Partial<AppDeps> = {}) {
   const table = extra.table ?? freshTable();
   return createApp({
     table,
+    state: stateOf(table),
     bundlePath: "test/bundle",
     monitor: new DriftMonitor({ ...table.settings.drift, delta: 1e-12 }),
     live: { auditRate: 1, auditSeed: 1 },
@@ -236,10 +233,10 @@ async function disagree(
 Deno.test("audits that keep disagreeing refute the bundle's threshold: a stricter one is served", async () => {
   const table = freshTable();
   const a = app({ table });
-  const before = thresholdInForce(table, "topic")!;
+  const before = thresholdInForce(table, stateOf(table), "topic")!;
   const topic = await disagree(a, CLEAR, (t) => t.certified !== true);
   assert.equal(topic.flag, "low_confidence");
-  assert.ok(thresholdInForce(table, "topic")! > before);
+  assert.ok(thresholdInForce(table, stateOf(table), "topic")! > before);
   const stats = await (await a.request("/v1/stats")).json();
   assert.equal(stats.live.questions.topic.reason, "live_stricter");
   assert.ok(stats.live.questions.topic.audit_disagreements > 0);
@@ -347,12 +344,12 @@ Deno.test("feedback without an id on an answer served uncertified counts it as s
   const table = freshTable();
   const a = app({ table });
   // Nothing certified: the answer is served uncertified (low_confidence).
-  setThresholdInForce(table, "topic", 1);
+  setThresholdInForce(table, stateOf(table), "topic", 1);
   const served = await decideTopic(a);
   assert.equal(served.topic!.flag, "low_confidence");
   // The threshold moves back: answered again now, it would be certified,
   // and feedback on it would be a trace only.
-  setThresholdInForce(table, "topic", 0);
+  setThresholdInForce(table, stateOf(table), "topic", 0);
   const first = await post(a, "/v1/feedback", {
     question: "topic",
     state: CLEAR,
@@ -371,7 +368,8 @@ Deno.test("feedback without an id on an answer served uncertified counts it as s
 Deno.test("LiveController remembers at most RECENT_ANSWERS uncertified answers, oldest dropped first", () => {
   const table = freshTable();
   const live = new LiveController({ auditRate: 1, auditSeed: 1 });
-  setThresholdInForce(table, "topic", 1);
+  live.serve(table, stateOf(table));
+  setThresholdInForce(table, stateOf(table), "topic", 1);
   // Texts of known words only (a new word would be withheld as foreign, not
   // served uncertified), each different: three words of the fixture's.
   const words = [
@@ -387,7 +385,8 @@ Deno.test("LiveController remembers at most RECENT_ANSWERS uncertified answers, 
     const text = textAt(i);
     const answers = assessRequest(
       table,
-      prepareText(table, text),
+      stateOf(table),
+      prepareText(table, stateOf(table), text),
       {
         text,
         asks: [{ name: "topic", options: undefined, type: undefined }],

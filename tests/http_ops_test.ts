@@ -10,7 +10,6 @@
 import assert from "node:assert/strict";
 import { appFor } from "../src/http/app.ts";
 import { Service } from "../src/http/service.ts";
-import { TableState } from "../src/engine/state.ts";
 import type { Table } from "../src/engine/table.ts";
 import { bundleIdOf } from "../src/live/bundle_id.ts";
 import { DescriptorProbe, softLimit } from "../src/http/stats/descriptors.ts";
@@ -22,7 +21,7 @@ import { missingTool } from "./_tools.ts";
 
 type Json = Record<string, unknown>;
 
-const fresh = (): Table => ({ ...smallTable().table, state: new TableState() });
+const fresh = (): Table => ({ ...smallTable().table });
 
 function running() {
   const service = new Service({

@@ -23,15 +23,22 @@ import { probabilityText } from "../src/http/json_number.ts";
 import { JsonWriter } from "../src/http/json_writer.ts";
 import { serveTable } from "../src/http/served.ts";
 import { Service } from "../src/http/service.ts";
-import { choiceAnswer, rng, smallTable } from "./_fixtures.ts";
+import { choiceAnswer, rng, smallTable, stateOf } from "./_fixtures.ts";
 
 type Json = Record<string, unknown>;
 
-const table: Table = { ...smallTable().table, state: new TableState() };
-const served = serveTable(table);
+const table: Table = { ...smallTable().table };
+const served = serveTable(table, undefined, stateOf(table));
 const CLEAR = "i need my parcel";
 const ask = (text: string, question: string, options?: string[]) =>
-  assess(table, prepareText(table, text), question, { options }, QUIET_GUARD);
+  assess(
+    table,
+    stateOf(table),
+    prepareText(table, stateOf(table), text),
+    question,
+    { options },
+    QUIET_GUARD,
+  );
 
 function written(write: (w: JsonWriter) => void): Json {
   const w = new JsonWriter(16);
@@ -225,7 +232,14 @@ Deno.test("the reply writers escape any name: unknown questions and options, quo
     model: 'mo"del',
   };
   const answers = names.map((n) =>
-    assess(table, prepareText(table, CLEAR), n, {}, QUIET_GUARD)
+    assess(
+      table,
+      stateOf(table),
+      prepareText(table, stateOf(table), CLEAR),
+      n,
+      {},
+      QUIET_GUARD,
+    )
   );
   const decide = written((w) =>
     writeDecideReply(
@@ -264,10 +278,11 @@ Deno.test("Service.swap() serves a new table from the next request on, without d
   };
   assert.equal((await decide()).certified, true);
   // The same weights with its threshold in force above every confidence: nothing certified.
-  const strict: Table = { ...table, state: new TableState() };
-  setThresholdInForce(strict, "topic", 1);
+  const strict: Table = { ...table };
+  const strictState = new TableState(strict);
+  setThresholdInForce(strict, strictState, "topic", 1);
   const inFlight = Promise.all(Array.from({ length: 20 }, () => decide()));
-  service.swap(strict, undefined, 12.5);
+  service.swap(strict, undefined, 12.5, strictState);
   const during = await inFlight;
   assert.equal(during.length, 20);
   assert.equal((await decide()).flag, "low_confidence");

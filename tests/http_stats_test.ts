@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { DriftMonitor } from "../src/engine/drift.ts";
+import { TableState } from "../src/engine/state.ts";
 import { ServiceStats } from "../src/http/stats/service_stats.ts";
 import { smallTable } from "./_fixtures.ts";
 
@@ -9,6 +10,7 @@ Deno.test("ServiceStats reports recent latency over the last 10 to 20 seconds, a
   let clock = 1_000_000;
   const stats = new ServiceStats({
     table,
+    state: new TableState(table),
     bundlePath: "b",
     monitor: new DriftMonitor(table.settings.drift),
     now: () => clock,

@@ -13,13 +13,12 @@ import assert from "node:assert/strict";
 import type { Hono } from "hono";
 import { appFor } from "../src/http/app.ts";
 import { Service } from "../src/http/service.ts";
-import { TableState } from "../src/engine/state.ts";
 import type { QuestionTable, Table } from "../src/engine/table.ts";
 import { AuditKeyFile } from "../src/live/audit_key.ts";
 import { LiveController } from "../src/live/controller.ts";
 import { FleetLive } from "../src/live/fleet.ts";
 import { MemoryStore } from "../src/live/store.ts";
-import { rng, smallTable, tempDir, TOPIC_WORDS } from "./_fixtures.ts";
+import { rng, smallTable, stateOf, tempDir, TOPIC_WORDS } from "./_fixtures.ts";
 
 const KEY = "a shared secret of the fleet";
 const BUNDLE = "ab".repeat(32);
@@ -39,7 +38,6 @@ function replicaTable(
     ...t,
     questions,
     byName: new Map(questions.map((q) => [q.name, q])),
-    state: new TableState(),
     info: { ...t.info, bundle_id: BUNDLE },
   };
 }
@@ -402,7 +400,7 @@ async function simulate(
       syncMs: 1e9,
       log: () => {},
     });
-    fleet.serve(r.table, r.live.certificates(r.table), rate);
+    fleet.serve(r.table, stateOf(r.table), r.live.certificates(r.table), rate);
     return fleet;
   });
   for (const f of fleets) await f.sync();

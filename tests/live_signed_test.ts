@@ -8,7 +8,6 @@
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { createApp } from "../src/http/app.ts";
-import { TableState } from "../src/engine/state.ts";
 import type { Table } from "../src/engine/table.ts";
 import { AuditKeyFile, parseAuditKeys } from "../src/live/audit_key.ts";
 import { AuditTokens, hmacSigner } from "../src/live/audit_token.ts";
@@ -33,7 +32,6 @@ function replicaTable(bundle = BUNDLE): Table {
   const t = smallTable().table;
   return {
     ...t,
-    state: new TableState(),
     info: { ...t.info, bundle_id: bundle },
   };
 }

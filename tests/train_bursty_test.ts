@@ -31,6 +31,7 @@ import {
   rng,
   shuffled,
   smallTrainOptions,
+  stateOf,
 } from "./_fixtures.ts";
 
 const OPTIONS = 15;
@@ -97,7 +98,8 @@ function accuracy(r: TrainResult): number {
     const o = randInt(random, OPTIONS);
     const a = assess(
       r.table,
-      prepareText(r.table, message(random, o)),
+      stateOf(r.table),
+      prepareText(r.table, stateOf(r.table), message(random, o)),
       "intent",
       {},
       QUIET_GUARD,

@@ -13,7 +13,7 @@ import { assess, prepareText } from "../src/engine/answer.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
 import { train, type TrainOptions } from "../src/train/trainer.ts";
 import { type FamilyTrace, familyTraces, familyTraceSet } from "./_families.ts";
-import { SCOPED, smallTrainOptions } from "./_fixtures.ts";
+import { SCOPED, smallTrainOptions, stateOf } from "./_fixtures.ts";
 
 const RUNS = 12;
 const AMBIGUITY = 0.2;
@@ -38,9 +38,15 @@ function judge(
   let certified = 0;
   let wrong = 0;
   for (const t of FRESH) {
-    const a =
-      assess(r.table, prepareText(r.table, t.text), "topic", {}, QUIET_GUARD)
-        .answer;
+    const a = assess(
+      r.table,
+      stateOf(r.table),
+      prepareText(r.table, stateOf(r.table), t.text),
+      "topic",
+      {},
+      QUIET_GUARD,
+    )
+      .answer;
     if (!a.certified) continue;
     certified++;
     if (a.choice !== t.topic) wrong++;

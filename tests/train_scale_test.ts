@@ -11,7 +11,6 @@ import {
   wordBucketsOf,
 } from "../src/engine/features.ts";
 import { scoreText, type Table } from "../src/engine/table.ts";
-import { TableState } from "../src/engine/state.ts";
 import {
   buildCorpus,
   shared,
@@ -115,7 +114,6 @@ Deno.test("the training layout scores a text as the engine scores it with the st
     rowCount: rows.rowBuckets.length,
     questions: [],
     byName: new Map(),
-    state: new TableState(),
     info: {},
   };
   const stored = {

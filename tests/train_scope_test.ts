@@ -20,6 +20,7 @@ import {
   rng,
   shuffled,
   smallTrainOptions,
+  stateOf,
 } from "./_fixtures.ts";
 
 const OPTIONS = 12;
@@ -119,9 +120,15 @@ function judge(r: TrainResult, outOfScope: number, seed: number): Judged {
     heldOut: 0,
   };
   fresh.texts.forEach((text, i) => {
-    const a =
-      assess(r.table, prepareText(r.table, text), "intent", {}, QUIET_GUARD)
-        .answer;
+    const a = assess(
+      r.table,
+      stateOf(r.table),
+      prepareText(r.table, stateOf(r.table), text),
+      "intent",
+      {},
+      QUIET_GUARD,
+    )
+      .answer;
     const label = fresh.labels[i]!;
     if (label < 0) {
       j.heldOut++;

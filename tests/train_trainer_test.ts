@@ -6,6 +6,7 @@ import { assess, prepareText } from "../src/engine/answer.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
 import {
   smallTrainOptions,
+  stateOf,
   type SyntheticTrace,
   syntheticTraces,
   toJsonl,
@@ -100,7 +101,8 @@ Deno.test("train() reports test figures measured exactly as serving answers", ()
     if (SPLIT[i] !== TEST) return;
     const a = assess(
       clean.table,
-      prepareText(clean.table, t.text),
+      stateOf(clean.table),
+      prepareText(clean.table, stateOf(clean.table), t.text),
       "topic",
       {},
       QUIET_GUARD,
@@ -183,9 +185,15 @@ Deno.test("train() keeps certified disagreement on fresh data at most alpha in a
     let certified = 0;
     let wrong = 0;
     for (const t of fresh) {
-      const a =
-        assess(r.table, prepareText(r.table, t.text), "topic", {}, QUIET_GUARD)
-          .answer;
+      const a = assess(
+        r.table,
+        stateOf(r.table),
+        prepareText(r.table, stateOf(r.table), t.text),
+        "topic",
+        {},
+        QUIET_GUARD,
+      )
+        .answer;
       if (!a.certified) continue;
       certified++;
       if (a.choice !== t.answers.topic) wrong++;

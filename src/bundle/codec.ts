@@ -27,7 +27,6 @@
 import { createHash } from "node:crypto";
 import type { FeaturizerSettings } from "../engine/features.ts";
 import { NO_SCOPE, SCOPE_SCORES, type ScopeScore } from "../engine/scope.ts";
-import { TableState } from "../engine/state.ts";
 import type {
   Calibration,
   QuestionKind,
@@ -435,7 +434,6 @@ export function decodeTable(
     rowCount: rows,
     questions,
     byName: new Map(questions.map((q) => [q.name, q])),
-    state: new TableState(),
     info: {
       format: manifest.format,
       format_version: manifest.format_version,
@@ -445,7 +443,5 @@ export function decodeTable(
       report,
     },
   };
-  // Row minima and scratch buffers now, not on the first request.
-  table.state.prepare(table);
   return table;
 }

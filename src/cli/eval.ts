@@ -14,12 +14,13 @@ import {
   prepareText,
   QUIET_GUARD,
   type Table,
+  TableState,
   thresholdInForce,
 } from "../engine/mod.ts";
 import {
   type EvalFigures,
   QuestionTally,
-  withoutThresholds,
+  unthresholdedState,
 } from "./eval_tally.ts";
 import type { TraceSet } from "../traces/mod.ts";
 import { parseFlags, ProgressPrinter, UsageError, userPath } from "./common.ts";
@@ -102,7 +103,8 @@ export function evaluate(
   const peek: DriftGuard = monitor === undefined
     ? QUIET_GUARD
     : peekGuard(monitor);
-  const open = withoutThresholds(table);
+  const state = new TableState(table);
+  const open = unthresholdedState(table);
   const asked = traces.questions.filter((q) => table.byName.has(q.name));
   const tallies = asked.map((q) =>
     new QuestionTally(table.byName.get(q.name)!.options)
@@ -120,11 +122,11 @@ export function evaluate(
       const q = asked[t]!;
       const label = q.labels[i]!;
       if (label < 0) continue;
-      prepared ??= prepareText(table, traces.texts[i]!);
-      openPrepared ??= prepareText(open, traces.texts[i]!);
+      prepared ??= prepareText(table, state, traces.texts[i]!);
+      openPrepared ??= prepareText(table, open, traces.texts[i]!);
       const tq = table.byName.get(q.name)!;
-      const served = assess(table, prepared, q.name, {}, guard);
-      const unthresholded = assess(open, openPrepared, q.name, {}, peek);
+      const served = assess(table, state, prepared, q.name, {}, guard);
+      const unthresholded = assess(table, open, openPrepared, q.name, {}, peek);
       const expected = q.options[label]!;
       tallies[t]!.add(
         served,
@@ -134,13 +136,13 @@ export function evaluate(
       );
       onTrace?.(i, q.name, served, expected);
       if (monitor !== undefined) {
-        const state = monitor.state(q.name);
-        if (state.status !== lastStatus.get(q.name)) {
-          const list = state.status === "alarmed"
+        const drift = monitor.state(q.name);
+        if (drift.status !== lastStatus.get(q.name)) {
+          const list = drift.status === "alarmed"
             ? events[q.name]!.raised
             : events[q.name]!.cleared;
-          list.push(state.observed);
-          lastStatus.set(q.name, state.status);
+          list.push(drift.observed);
+          lastStatus.set(q.name, drift.status);
         }
       }
     }
@@ -150,7 +152,7 @@ export function evaluate(
     const tq = table.byName.get(q.name)!;
     questions[q.name] = tallies[t]!.result(
       tq.calibration.candidates,
-      thresholdInForce(table, q.name),
+      thresholdInForce(table, state, q.name),
       tq.calibration.delta,
     );
   });

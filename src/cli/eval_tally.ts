@@ -61,14 +61,16 @@ function optionNamed(answer: Answer): string | null {
 }
 
 /**
- * A copy of `table` with a state of its own whose every question has
- * threshold 0 in force: its answers are certified when every rule but the
+ * A serving state for `table` whose every question has threshold 0 in
+ * force: answers assessed with it are certified when every rule but the
  * confidence threshold lets them through, which is what the frontier needs.
  */
-export function withoutThresholds(table: Table): Table {
-  const copy: Table = { ...table, state: new TableState() };
-  for (const q of table.questions) setThresholdInForce(copy, q.name, 0);
-  return copy;
+export function unthresholdedState(table: Table): TableState {
+  const state = new TableState(table);
+  for (const q of table.questions) {
+    setThresholdInForce(table, state, q.name, 0);
+  }
+  return state;
 }
 
 /** The running tally of one question. */

@@ -104,10 +104,11 @@ export function writePrediction(
     w.ascii('{"error":').string(read.error).ascii("}\n");
     return;
   }
-  const { table, monitor } = served;
+  const { table, state, monitor } = served;
   const answers = assessRequest(
     table,
-    prepareText(table, read.text),
+    state,
+    prepareText(table, state, read.text),
     { text: read.text, asks, exposed, model: null },
     monitor,
   );

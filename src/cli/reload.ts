@@ -24,10 +24,14 @@ export interface LoadSettings {
   wordCacheBytes: number;
 }
 
-/** Loads the bundle as `serve` serves it: drift overrides applied, state prepared, hot paths compiled. */
+/**
+ * Loads the bundle as `serve` serves it: drift overrides applied, its
+ * serving state made (word cache of `s.wordCacheBytes`), hot paths
+ * compiled.
+ */
 export async function loadServedTable(
   s: LoadSettings,
-): Promise<{ table: Table; loadMs: number }> {
+): Promise<{ table: Table; state: TableState; loadMs: number }> {
   const start = performance.now();
   const loaded = await loadBundle(s.bundle);
   const table: Table = {
@@ -36,12 +40,11 @@ export async function loadServedTable(
       ...loaded.settings,
       drift: { ...loaded.settings.drift, ...s.drift },
     },
-    state: new TableState({ wordCacheBytes: s.wordCacheBytes }),
   };
-  table.state.prepare(table);
+  const state = new TableState(table, { wordCacheBytes: s.wordCacheBytes });
   // Compile the hot paths now, not on the first requests (no guard state is touched).
-  warmUp(table);
-  return { table, loadMs: performance.now() - start };
+  warmUp(table, state);
+  return { table, state, loadMs: performance.now() - start };
 }
 
 /** Milliseconds a burst of file events must go quiet before `--watch` reloads. */
@@ -69,8 +72,8 @@ export function startReloader(
   let again = false;
   const once = async () => {
     try {
-      const { table, loadMs } = await loadServedTable(s);
-      service.swap(table, undefined, loadMs);
+      const { table, state, loadMs } = await loadServedTable(s);
+      service.swap(table, undefined, loadMs, state);
       log(`reloaded bundle ${s.bundle} in ${loadMs.toFixed(1)} ms`);
     } catch (e) {
       log(

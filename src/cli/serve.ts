@@ -14,6 +14,7 @@
 import { DriftMonitor } from "../engine/drift.ts";
 import { DEFAULT_WORD_CACHE_BYTES } from "../engine/word_cache.ts";
 import type { Table } from "../engine/table.ts";
+import type { TableState } from "../engine/state.ts";
 import { appFor, DEFAULT_REQUEST_LIMITS } from "../http/app.ts";
 import { RequestGate } from "../http/gate.ts";
 import { ROUTE_TABLE } from "../http/routes.ts";
@@ -198,6 +199,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   let table: Table;
   let token: TokenSource;
   let loadMs: number;
+  let state: TableState;
   let monitor: DriftMonitor;
   let feedbackLog: FeedbackLog | null = null;
   let auditKeys: AuditKeyFile | undefined;
@@ -209,7 +211,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       return 0;
     }
     token = await tokenSourceOf(settings);
-    ({ table, loadMs } = await loadServedTable(settings));
+    ({ table, state, loadMs } = await loadServedTable(settings));
     monitor = new DriftMonitor(table.settings.drift);
     if (settings.feedbackLog !== undefined) {
       feedbackLog = await openFeedbackLog(settings.feedbackLog, {
@@ -227,6 +229,7 @@ export async function serveCommand(args: string[]): Promise<number> {
 
   const service = new Service({
     table,
+    state,
     bundlePath: s.bundle,
     loadMs,
     token,

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { assess, prepareText, QUIET_GUARD } from "../engine/mod.ts";
+import { assess, prepareText, QUIET_GUARD, TableState } from "../engine/mod.ts";
 import {
   type CalibrationOutcome,
   inScopeConfidences,
@@ -73,9 +73,10 @@ export function trainReportModel(
       if (scored.traces !== undefined) {
         // The calibration answers as the trained table serves them.
         const tally = new QuestionTally(tq.options);
+        const state = new TableState(table);
         for (const i of scored.traces) {
-          const text = prepareText(table, traces.texts[i]!);
-          const a = assess(table, text, q.name, {}, QUIET_GUARD);
+          const text = prepareText(table, state, traces.texts[i]!);
+          const a = assess(table, state, text, q.name, {}, QUIET_GUARD);
           const expected = qa.options[qa.labels[i]!]!;
           tally.add(a, a, expected, tq.optionIndex.has(expected));
         }

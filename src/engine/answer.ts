@@ -42,7 +42,7 @@ import {
   QUIET_GUARD,
   singleTextLooksFamiliar,
 } from "./drift.ts";
-import type { QuestionState } from "./state.ts";
+import type { QuestionState, TableState } from "./state.ts";
 import type {
   Answer,
   Assessment,
@@ -73,10 +73,11 @@ export interface AskOptions {
  *
  * @example
  * ```ts
- * import { prepareText, type Table, unsupportedAssessment } from "./mod.ts";
+ * import { prepareText, type Table, TableState, unsupportedAssessment } from "./mod.ts";
  * declare const table: Table;
+ * const state = new TableState(table);
  * // A question asked as a type its table question cannot answer.
- * unsupportedAssessment(table, "intent", prepareText(table, "hi")).answer.flag; // "unsupported"
+ * unsupportedAssessment(table, "intent", prepareText(table, state, "hi")).answer.flag; // "unsupported"
  * ```
  */
 export function unsupportedAssessment(
@@ -107,16 +108,20 @@ export function unsupportedAssessment(
 }
 
 /**
- * Answers question `name` for a prepared text. Never throws for a question
- * or option the table does not know: those come back uncertified with their
- * flag. The `guard` sees the text's drift score (unless the text is empty).
+ * Answers question `name` for a prepared text, with the caller's `state`
+ * of `table` (its scratch buffers, word cache and threshold in force; the
+ * table is only read). Never throws for a question or option the table
+ * does not know: those come back uncertified with their flag. The `guard`
+ * sees the text's drift score (unless the text is empty).
  *
  * @example
  * ```ts
- * import { assess, DriftMonitor, prepareText, type Table } from "./mod.ts";
+ * import { assess, DriftMonitor, prepareText, type Table, TableState } from "./mod.ts";
  * declare const table: Table;
+ * const state = new TableState(table);
  * const guard = new DriftMonitor(table.settings.drift);
- * const v = assess(table, prepareText(table, "card not here"), "intent", {
+ * const text = prepareText(table, state, "card not here");
+ * const v = assess(table, state, text, "intent", {
  *   options: ["card_arrival", "card_linking"],
  * }, guard);
  * if (v.answer.certified) console.log("serve", v.answer.choice);
@@ -125,6 +130,7 @@ export function unsupportedAssessment(
  */
 export function assess(
   table: Table,
+  state: TableState,
   text: PreparedText,
   name: string,
   ask: AskOptions,
@@ -132,10 +138,11 @@ export function assess(
 ): Assessment {
   const q = table.byName.get(name);
   if (q === undefined) return unsupportedAssessment(table, name, text);
-  const qs = table.state.question(q);
+  const qs = state.question(q);
   // Scratch buffers: nothing below keeps them past this call.
   const logits = scoreWords(
     table,
+    state,
     q,
     text.entries,
     text.looseBuckets,
@@ -242,7 +249,7 @@ export function assess(
 
   const radius = served < 0
     ? null
-    : radiusOf(table, q, text, logits, served, known ?? undefined);
+    : radiusOf(table, state, q, text, logits, served, known ?? undefined);
   const flag = firstFailure(table, q, qs, text, {
     unknownOffered: unlearned !== null,
     removed: served !== best,
@@ -345,9 +352,10 @@ function firstFailure(
  *
  * @example
  * ```ts
- * import { assess, prepareText, QUIET_GUARD, type Table, topOptions } from "./mod.ts";
+ * import { assess, prepareText, QUIET_GUARD, type Table, TableState, topOptions } from "./mod.ts";
  * declare const table: Table;
- * const v = assess(table, prepareText(table, "card not here"), "intent", {}, QUIET_GUARD);
+ * const state = new TableState(table);
+ * const v = assess(table, state, prepareText(table, state, "card not here"), "intent", {}, QUIET_GUARD);
  * topOptions(v.answer); // [{ option: "card_arrival", probability: 0.93 }, ...]
  * ```
  */
@@ -376,9 +384,10 @@ export function topOptions(answer: Answer, n = 3): RankedOption[] {
  *
  * @example
  * ```ts
- * import { assess, prepareText, probabilitiesOf, QUIET_GUARD, type Table } from "./mod.ts";
+ * import { assess, prepareText, probabilitiesOf, QUIET_GUARD, type Table, TableState } from "./mod.ts";
  * declare const table: Table;
- * const v = assess(table, prepareText(table, "card not here"), "intent", {}, QUIET_GUARD);
+ * const state = new TableState(table);
+ * const v = assess(table, state, prepareText(table, state, "card not here"), "intent", {}, QUIET_GUARD);
  * probabilitiesOf(v.answer); // { card_arrival: 0.93, lost_or_stolen_card: 0.04, ... }
  * ```
  */
@@ -402,19 +411,21 @@ export function probabilitiesOf(answer: Answer): Record<string, number> {
  *
  * @example
  * ```ts
- * import { answerQuestion, prepareText, QUIET_GUARD, type Table } from "./mod.ts";
+ * import { answerQuestion, prepareText, QUIET_GUARD, type Table, TableState } from "./mod.ts";
  * declare const table: Table;
- * answerQuestion(table, prepareText(table, "refund please"), "intent", {}, QUIET_GUARD).certified;
+ * const state = new TableState(table);
+ * answerQuestion(table, state, prepareText(table, state, "refund please"), "intent", {}, QUIET_GUARD).certified;
  * ```
  */
 export function answerQuestion(
   table: Table,
+  state: TableState,
   text: PreparedText,
   name: string,
   ask: AskOptions,
   guard: DriftGuard,
 ): Answer {
-  return assess(table, text, name, ask, guard).answer;
+  return assess(table, state, text, name, ask, guard).answer;
 }
 
 const WARM_UP_TEXTS = [
@@ -427,20 +438,25 @@ const WARM_UP_TEXTS = [
 /**
  * Runs every question on a few made-up texts so the hot paths are compiled
  * before the first real request. Touches no drift guard state; fills only the
- * word cache with a handful of common words.
+ * word cache of `state` with a handful of common words.
  *
  * @example
  * ```ts
- * import { type Table, warmUp } from "./mod.ts";
+ * import { type Table, TableState, warmUp } from "./mod.ts";
  * declare const table: Table;
- * warmUp(table); // before serving
+ * const state = new TableState(table);
+ * warmUp(table, state); // before serving
  * ```
  */
-export function warmUp(table: Table, rounds = 50): void {
+export function warmUp(table: Table, state: TableState, rounds = 50): void {
   for (let r = 0; r < rounds; r++) {
-    const text = prepareText(table, WARM_UP_TEXTS[r % WARM_UP_TEXTS.length]!);
+    const text = prepareText(
+      table,
+      state,
+      WARM_UP_TEXTS[r % WARM_UP_TEXTS.length]!,
+    );
     for (const q of table.questions) {
-      assess(table, text, q.name, {}, QUIET_GUARD);
+      assess(table, state, text, q.name, {}, QUIET_GUARD);
     }
   }
 }

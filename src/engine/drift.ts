@@ -97,9 +97,10 @@ export interface DriftGuard {
  *
  * @example
  * ```ts
- * import { assess, prepareText, QUIET_GUARD, type Table } from "./mod.ts";
+ * import { assess, prepareText, QUIET_GUARD, type Table, TableState } from "./mod.ts";
  * declare const table: Table;
- * assess(table, prepareText(table, "hi"), "intent", {}, QUIET_GUARD);
+ * const state = new TableState(table);
+ * assess(table, state, prepareText(table, state, "hi"), "intent", {}, QUIET_GUARD);
  * ```
  */
 export const QUIET_GUARD: DriftGuard = { observe: () => true };

@@ -1,20 +1,23 @@
 /**
  * The decision-table engine as a library: answer a trained table's
  * questions for a text, each answer with its certification verdict, with
- * no I/O, no clock and no module-level state (each table keeps its own
- * state). Load a bundle with `loadBundle` from the package's `./bundle`
- * entry (`src/bundle/files.ts`), then prepare a text once and assess any
- * number of questions on it.
+ * no I/O, no clock and no module-level state. A table is constant once
+ * loaded; what answering keeps between texts (word cache, scratch buffers,
+ * the threshold in force) is a `TableState` the caller makes for it and
+ * passes to every call. Load a bundle with `loadBundle` from the package's
+ * `./bundle` entry (`src/bundle/files.ts`), then prepare a text once and
+ * assess any number of questions on it.
  *
  * @example
  * ```ts
  * import { loadBundle } from "../bundle/files.ts";
- * import { assess, DriftMonitor, prepareText, probabilitiesOf } from "./mod.ts";
+ * import { assess, DriftMonitor, prepareText, probabilitiesOf, TableState } from "./mod.ts";
  *
  * const table = await loadBundle("demo/bundle");
+ * const state = new TableState(table);
  * const guard = new DriftMonitor(table.settings.drift);
- * const text = prepareText(table, "where is my parcel, it has not arrived yet");
- * const { answer } = assess(table, text, "topic", {}, guard);
+ * const text = prepareText(table, state, "where is my parcel, it has not arrived yet");
+ * const { answer } = assess(table, state, text, "topic", {}, guard);
  * if (answer.certified) console.log(`serve ${answer.choice}`);
  * else console.log(`ask the model (${answer.flag})`, probabilitiesOf(answer));
  * ```

@@ -1,7 +1,7 @@
 /**
  * Texts prepared for a table: featurised once (exactly as `featurize` does)
- * and looked up in the table's word cache, to answer any number of
- * questions.
+ * and looked up in the word cache of the caller's `TableState`, to answer
+ * any number of questions.
  *
  * @module
  */
@@ -20,17 +20,18 @@ import {
   type WordRef,
 } from "./table.ts";
 import { wordsOf } from "./text.ts";
+import type { TableState } from "./state.ts";
 import { hashWord, type WordCache } from "./word_cache.ts";
 
 /**
  * A text featurised once for a table, to answer any number of questions:
- * its distinct words as references into the table's word cache, the
+ * its distinct words as references into a state's word cache, the
  * buckets of the words the cache does not keep, its bigrams and novelty.
  */
 export interface PreparedText {
   /** Distinct words, capped, in order of first appearance. */
   readonly words: readonly string[];
-  /** Per word, its id in the table's word cache, or -1 when not kept. */
+  /** Per word, its id in the state's word cache, or -1 when not kept. */
   readonly entries: readonly WordRef[];
   /** Per word the cache does not keep, its buckets (null for kept words). */
   readonly looseBuckets: readonly (readonly number[] | null)[];
@@ -82,22 +83,27 @@ class Prepared implements PreparedText {
 
 /**
  * Featurises a text for `table` (as `featurize` does: the same words,
- * buckets and bigrams), looking each distinct word up once in the table's
- * word cache and keeping new ones while it has room.
+ * buckets and bigrams), looking each distinct word up once in the word
+ * cache of `state` (the table's) and keeping new ones while it has room.
  *
  * @example
  * ```ts
- * import { assess, prepareText, QUIET_GUARD, type Table } from "./mod.ts";
+ * import { assess, prepareText, QUIET_GUARD, type Table, TableState } from "./mod.ts";
  * declare const table: Table;
- * const text = prepareText(table, "my card has not arrived");
+ * const state = new TableState(table);
+ * const text = prepareText(table, state, "my card has not arrived");
  * for (const q of table.questions) {
- *   console.log(q.name, assess(table, text, q.name, {}, QUIET_GUARD).answer);
+ *   console.log(q.name, assess(table, state, text, q.name, {}, QUIET_GUARD).answer);
  * }
  * ```
  */
-export function prepareText(table: Table, text: string): PreparedText {
+export function prepareText(
+  table: Table,
+  state: TableState,
+  text: string,
+): PreparedText {
   const settings = table.featurizer;
-  const cache = table.state.words;
+  const cache = state.words;
   const capped = wordsOf(text);
   const words: string[] = [];
   const entries: WordRef[] = [];
@@ -161,21 +167,24 @@ function bigramsOf(
 }
 
 /**
- * Prepares a text featurised earlier (as training does) for `table`.
+ * Prepares a text featurised earlier (as training does) for `table`, in
+ * the word cache of `state`.
  *
  * @example
  * ```ts
  * import { featurize } from "./features.ts";
- * import { prepareFeatures, type Table } from "./mod.ts";
+ * import { prepareFeatures, type Table, TableState } from "./mod.ts";
  * declare const table: Table;
- * const prepared = prepareFeatures(table, featurize("my card", table.featurizer));
+ * const state = new TableState(table);
+ * const prepared = prepareFeatures(table, state, featurize("my card", table.featurizer));
  * ```
  */
 export function prepareFeatures(
   table: Table,
+  state: TableState,
   features: TextFeatures,
 ): PreparedText {
-  const cache = table.state.words;
+  const cache = state.words;
   const entries: WordRef[] = [];
   const loose: (readonly number[] | null)[] = [];
   let total = 0;

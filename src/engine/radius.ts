@@ -23,6 +23,7 @@
  */
 
 import type { TextFeatures } from "./features.ts";
+import type { TableState } from "./state.ts";
 import type { QuestionTable, Table } from "./table.ts";
 
 /** Per ordered option pair, the gain bounds of one word's buckets and of one bigram. */
@@ -166,10 +167,12 @@ function roundUp(x: number): number {
  * The radius of answer `a` for a text with raw scores `logits`: the least
  * number of inserted words that could make another option score at least as
  * high, or null when no number of words can. `rivals` limits the options
- * that may overtake `a` (the offered ones when a request narrows).
+ * that may overtake `a` (the offered ones when a request narrows). `state`
+ * is the table's, holding its row minima.
  */
 export function radiusOf(
   table: Table,
+  state: TableState,
   q: QuestionTable,
   f: Pick<TextFeatures, "bigramBuckets">,
   logits: Float64Array,
@@ -179,8 +182,8 @@ export function radiusOf(
   const k = q.options.length;
   const { rowOf } = table;
   const w = q.weights;
-  // Per row, its smallest weight: computed once per question by the table's state.
-  const minima = table.state.question(q).rowMinima;
+  // Per row, its smallest weight: computed once per question by the state.
+  const minima = state.question(q).rowMinima;
   // The most breaking one of the text's bigrams can take from the answer
   // against any rival: its weight for `a` minus its smallest weight.
   const bg = f.bigramBuckets;

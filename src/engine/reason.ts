@@ -77,10 +77,11 @@ export interface ReasonContext {
  *
  * @example
  * ```ts
- * import { assess, DriftMonitor, prepareText, reasonInWords, type Table } from "./mod.ts";
+ * import { assess, DriftMonitor, prepareText, reasonInWords, type Table, TableState } from "./mod.ts";
  * declare const table: Table;
  * const guard = new DriftMonitor(table.settings.drift);
- * const v = assess(table, prepareText(table, "card not here"), "intent", {}, guard);
+ * const state = new TableState(table);
+ * const v = assess(table, state, prepareText(table, state, "card not here"), "intent", {}, guard);
  * reasonInWords(v, { drift: guard.state("intent"), questions: table.questions.map((q) => q.name) });
  * ```
  */

@@ -1,9 +1,11 @@
 /**
- * The state a loaded table keeps while it answers: its word cache, per
+ * The serving state of a table, owned by its caller: the word cache, per
  * question the scratch buffers of one answer, the row minima the radius
  * reads, and what serving decided about the question (the threshold in
- * force, a withdrawn certification). Each table owns one; nothing here is
- * shared between tables.
+ * force, a withdrawn certification). The table itself stays constant once
+ * loaded; whoever answers from it makes a `TableState` for it and passes
+ * it to every call, as a fastText model is `const` and its caller owns the
+ * `State` it predicts with. One table may serve any number of states.
  *
  * @module
  */
@@ -43,16 +45,19 @@ export interface TableStateOptions {
 }
 
 /**
- * The serving state of one table. Per-question state is made on first use
- * (the trainer adds questions one by one), or all at once by `prepare`.
+ * The serving state of one table, for the table it was made for (a state
+ * holds word buckets and vectors of that table's featurizer and weights:
+ * passing it with another table gives wrong answers). Per-question state
+ * is made now for every question of the table, and on first use for a
+ * question met later.
  *
  * @example
  * ```ts
- * import { type Table, TableState } from "./mod.ts";
- * declare const loaded: Table;
- * // The same weights with a word cache of 4 MiB of its own.
- * const table: Table = { ...loaded, state: new TableState({ wordCacheBytes: 4 << 20 }) };
- * table.state.prepare(table);
+ * import { assess, prepareText, QUIET_GUARD, type Table, TableState } from "./mod.ts";
+ * declare const table: Table;
+ * // The caller's state for `table`, with a word cache of 4 MiB.
+ * const state = new TableState(table, { wordCacheBytes: 4 << 20 });
+ * assess(table, state, prepareText(table, state, "my card"), "intent", {}, QUIET_GUARD);
  * ```
  */
 export class TableState {
@@ -60,9 +65,16 @@ export class TableState {
   readonly words: WordCache;
   readonly #questions = new Map<QuestionTable, QuestionState>();
 
-  /** An empty state. */
-  constructor(options: TableStateOptions = {}) {
+  /**
+   * A state for `table`, with an empty word cache and the state of every
+   * question made now (at load time, not on a request).
+   */
+  constructor(
+    table: Pick<Table, "questions">,
+    options: TableStateOptions = {},
+  ) {
     this.words = new WordCache(options.wordCacheBytes);
+    for (const q of table.questions) this.question(q);
   }
 
   /**
@@ -86,11 +98,6 @@ export class TableState {
     };
     this.#questions.set(q, made);
     return made;
-  }
-
-  /** Makes the state of every question of `table` now (at load time, not on a request). */
-  prepare(table: Table): void {
-    for (const q of table.questions) this.question(q);
   }
 }
 
@@ -123,23 +130,29 @@ function questionOf(table: Table, name: string): QuestionTable {
 }
 
 /**
- * The threshold in force for question `name`: the calibrated one unless
- * `setThresholdInForce` moved it; null when the question has none.
+ * The threshold in force for question `name` of `table` in `state`: the
+ * calibrated one unless `setThresholdInForce` moved it; null when the
+ * question has none.
  * Throws `RangeError` for a name the table does not know.
  *
  * @example
  * ```ts
- * import { type Table, thresholdInForce } from "./mod.ts";
+ * import { type Table, type TableState, thresholdInForce } from "./mod.ts";
  * declare const table: Table;
- * thresholdInForce(table, "intent"); // 0.73, as calibrated
+ * declare const state: TableState;
+ * thresholdInForce(table, state, "intent"); // 0.73, as calibrated
  * ```
  */
-export function thresholdInForce(table: Table, name: string): number | null {
-  return table.state.question(questionOf(table, name)).threshold;
+export function thresholdInForce(
+  table: Table,
+  state: TableState,
+  name: string,
+): number | null {
+  return state.question(questionOf(table, name)).threshold;
 }
 
 /**
- * Moves the threshold question `name` is certified against (for example
+ * Moves the threshold question `name` is certified against in `state` (for example
  * from live audit evidence); from the next answer on, a confidence at or
  * above `threshold` passes the confidence rule. Null makes the question
  * uncalibrated. Throws `RangeError` for an unknown name or a threshold
@@ -147,13 +160,15 @@ export function thresholdInForce(table: Table, name: string): number | null {
  *
  * @example
  * ```ts
- * import { setThresholdInForce, type Table } from "./mod.ts";
+ * import { setThresholdInForce, type Table, type TableState } from "./mod.ts";
  * declare const table: Table;
- * setThresholdInForce(table, "intent", 0.8); // stricter from the next answer on
+ * declare const state: TableState;
+ * setThresholdInForce(table, state, "intent", 0.8); // stricter from the next answer on
  * ```
  */
 export function setThresholdInForce(
   table: Table,
+  state: TableState,
   name: string,
   threshold: number | null,
 ): void {
@@ -165,25 +180,30 @@ export function setThresholdInForce(
       }`,
     );
   }
-  table.state.question(q).threshold = threshold;
+  state.question(q).threshold = threshold;
 }
 
 /**
- * Withdraws certification of question `name` (for example when a live
+ * Withdraws certification of question `name` in `state` (for example when a live
  * audit finds the bound broken): its answers get flag `drift` with drift
  * rule `live_audit` until `reinstateCertification`. Throws `RangeError` for
  * an unknown name.
  *
  * @example
  * ```ts
- * import { reinstateCertification, type Table, withdrawCertification } from "./mod.ts";
+ * import { reinstateCertification, type Table, type TableState, withdrawCertification } from "./mod.ts";
  * declare const table: Table;
- * withdrawCertification(table, "intent"); // answers: flag drift, driftRule live_audit
- * reinstateCertification(table, "intent");
+ * declare const state: TableState;
+ * withdrawCertification(table, state, "intent"); // answers: flag drift, driftRule live_audit
+ * reinstateCertification(table, state, "intent");
  * ```
  */
-export function withdrawCertification(table: Table, name: string): void {
-  table.state.question(questionOf(table, name)).withdrawn = true;
+export function withdrawCertification(
+  table: Table,
+  state: TableState,
+  name: string,
+): void {
+  state.question(questionOf(table, name)).withdrawn = true;
 }
 
 /**
@@ -192,11 +212,16 @@ export function withdrawCertification(table: Table, name: string): void {
  *
  * @example
  * ```ts
- * import { reinstateCertification, type Table } from "./mod.ts";
+ * import { reinstateCertification, type Table, type TableState } from "./mod.ts";
  * declare const table: Table;
- * reinstateCertification(table, "intent");
+ * declare const state: TableState;
+ * reinstateCertification(table, state, "intent");
  * ```
  */
-export function reinstateCertification(table: Table, name: string): void {
-  table.state.question(questionOf(table, name)).withdrawn = false;
+export function reinstateCertification(
+  table: Table,
+  state: TableState,
+  name: string,
+): void {
+  state.question(questionOf(table, name)).withdrawn = false;
 }

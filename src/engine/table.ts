@@ -128,22 +128,22 @@ export interface DriftSettings {
   scope_p: number;
 }
 
-/** A loaded table: everything needed to answer, shared by all questions. */
+/**
+ * A loaded table: everything needed to answer, shared by all questions.
+ * Constant once loaded: what answering keeps between texts (the word
+ * cache, scratch buffers, the threshold in force) is the caller's
+ * `TableState`, passed to every call beside the table.
+ */
 export interface Table {
-  featurizer: FeaturizerSettings;
-  settings: TableSettings;
+  readonly featurizer: FeaturizerSettings;
+  readonly settings: TableSettings;
   /** Bucket to row, -1 for a bucket no training text had. */
-  rowOf: Int32Array;
-  rowCount: number;
-  questions: QuestionTable[];
-  byName: Map<string, QuestionTable>;
-  /**
-   * What answering keeps between texts: the word cache, scratch buffers,
-   * row minima, and per question the threshold in force.
-   */
-  state: TableState;
+  readonly rowOf: Int32Array;
+  readonly rowCount: number;
+  readonly questions: QuestionTable[];
+  readonly byName: Map<string, QuestionTable>;
   /** Free-form facts about the bundle (format and tool versions, report). */
-  info: Record<string, unknown>;
+  readonly info: Record<string, unknown>;
 }
 
 /**
@@ -238,18 +238,27 @@ function addBigramRows(
 
 /**
  * Raw scores of every option for a text whose words have references in the
- * table's word cache (`entries[i]` for `f.words[i]`, -1 for a word it does
+ * word cache of `state` (`entries[i]` for `f.words[i]`, -1 for a word it does
  * not keep): the same numbers as `scoreText`, with word vectors kept
  * between texts while the cache has room.
  */
 export function scoreEntries(
   table: Table,
+  state: TableState,
   q: QuestionTable,
   f: TextFeatures,
   entries: readonly WordRef[],
   out: Float64Array = new Float64Array(q.options.length),
 ): Float64Array {
-  return scoreWords(table, q, entries, f.wordBuckets, f.bigramBuckets, out);
+  return scoreWords(
+    table,
+    state,
+    q,
+    entries,
+    f.wordBuckets,
+    f.bigramBuckets,
+    out,
+  );
 }
 
 /**
@@ -259,6 +268,7 @@ export function scoreEntries(
  */
 export function scoreWords(
   table: Table,
+  state: TableState,
   q: QuestionTable,
   entries: readonly WordRef[],
   loose: readonly (readonly number[] | null)[],
@@ -266,8 +276,8 @@ export function scoreWords(
   out: Float64Array,
 ): Float64Array {
   const k = q.options.length;
-  const { words } = table.state;
-  const qs = table.state.question(q);
+  const { words } = state;
+  const qs = state.question(q);
   const slot = qs.vectorSlot;
   // Where each word's vector is: in the arena, or made afresh in `spare`.
   const offsets = qs.offsets.length >= entries.length

@@ -58,7 +58,9 @@ import { INTERFACE_VERSION, TOOL_VERSION } from "../version.ts";
 export { type AppDeps, ROUTE_TABLE };
 
 const JSON_TYPE = "application/json";
-const JSON_HEADERS: HeadersInit = [["content-type", JSON_TYPE]];
+// A record, not a list of pairs: the cheaper of the two for `new Response`
+// to read on every decision reply.
+const JSON_HEADERS: Record<string, string> = { "content-type": JSON_TYPE };
 const WRITER_BYTES = 16_384;
 const KEPT_WRITER_BYTES = 1_048_576;
 
@@ -150,24 +152,27 @@ export function appFor(
   if (service.token.configured) app.use(tokenAuth({ source: service.token }));
 
   // One writer for every decision reply: `decide` runs to its end without
-  // yielding, and the reply leaves as a copy of what was written. A writer
-  // grown past `KEPT_WRITER_BYTES` by a huge reply is not kept.
+  // yielding, and the reply leaves as a copy of what was written, the one
+  // `new Response` makes of the bytes it is given (the Fetch standard's
+  // "copy of the bytes held by" a buffer source; the writer is reused at
+  // once). A writer grown past `KEPT_WRITER_BYTES` by a huge reply is not
+  // kept.
   let writer = new JsonWriter(WRITER_BYTES);
   const decision = (route: DecisionRouteSpec): Handler => async (c) => {
     const body = await readBodyText(c.req.raw, MAX_BODY_BYTES, deadlines);
     const w = writer;
     w.reset();
     service.decide(route, body, w);
-    const bytes = w.bytes();
+    const res = new Response(w.view(), { headers: JSON_HEADERS });
     if (w.buffer.length > KEPT_WRITER_BYTES) {
       writer = new JsonWriter(WRITER_BYTES);
     }
-    return new Response(bytes, { headers: JSON_HEADERS });
+    return res;
   };
 
   const others: Record<OtherRoute, Handler> = {
     "/v1/playground": async (c) => {
-      const { table, monitor, peek, questionNames } = service.served;
+      const { table, state, monitor, peek, questionNames } = service.served;
       const request = parsePlayground(
         await readJsonBody(
           c.req.raw,
@@ -179,7 +184,8 @@ export function appFor(
       );
       const a = assess(
         table,
-        prepareText(table, request.text),
+        state,
+        prepareText(table, state, request.text),
         request.question,
         {},
         peek,
@@ -216,9 +222,9 @@ export function appFor(
     },
     "/metrics": (c) => {
       c.header("Content-Type", METRICS_CONTENT_TYPE);
-      const { table, monitor } = service.served;
+      const { table, state, monitor } = service.served;
       const e = new Exposition();
-      writeServiceMetrics(e, stats, table, monitor);
+      writeServiceMetrics(e, stats, table, state, monitor);
       writeLiveMetrics(e, liveStats(service.live, table));
       return c.body(e.text());
     },

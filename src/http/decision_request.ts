@@ -21,6 +21,7 @@ import {
   unsupportedAssessment,
 } from "../engine/answer.ts";
 import type { DriftGuard } from "../engine/drift.ts";
+import type { TableState } from "../engine/state.ts";
 import type { QuestionKind, Table } from "../engine/table.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import type { ServedTable } from "./served.ts";
@@ -114,6 +115,7 @@ export function typeFits(type: string, kind: QuestionKind): boolean {
  */
 export function assessRequest(
   table: Table,
+  state: TableState,
   text: PreparedText,
   request: DecisionRequest,
   guard: DriftGuard,
@@ -122,7 +124,7 @@ export function assessRequest(
   const ask: AskOptions = { options: undefined, exposed: request.exposed };
   if (request.asks === null) {
     for (const q of table.questions) {
-      out.push(assess(table, text, q.name, ask, guard));
+      out.push(assess(table, state, text, q.name, ask, guard));
     }
     return out;
   }
@@ -135,7 +137,7 @@ export function assessRequest(
       }
     }
     ask.options = a.options;
-    out.push(assess(table, text, a.name, ask, guard));
+    out.push(assess(table, state, text, a.name, ask, guard));
   }
   return out;
 }

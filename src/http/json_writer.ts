@@ -50,7 +50,7 @@ export class JsonWriter {
   }
 
   /** The text written so far (a view: valid until the next write or reset). */
-  view(): Uint8Array {
+  view(): Uint8Array<ArrayBuffer> {
     return this.#buf.subarray(0, this.#at);
   }
 

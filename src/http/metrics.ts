@@ -12,7 +12,7 @@
  */
 
 import type { DriftMonitor, DriftState } from "../engine/drift.ts";
-import { thresholdInForce } from "../engine/state.ts";
+import { type TableState, thresholdInForce } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
 import { type Exposition, type MetricType, sampleValue } from "./exposition.ts";
 import { DECISION_ROUTES } from "./routes.ts";
@@ -23,11 +23,15 @@ import type { ServiceStats } from "./stats/service_stats.ts";
 
 export { METRICS_CONTENT_TYPE } from "./exposition.ts";
 
-/** Writes the service's counters, latency and drift state. */
+/**
+ * Writes the service's counters, latency and drift state, and the
+ * thresholds in force of `table` served with `state`.
+ */
 export function writeServiceMetrics(
   e: Exposition,
   stats: ServiceStats,
   table: Table,
+  state: TableState,
   monitor: DriftMonitor,
 ): void {
   const doc = stats.snapshot();
@@ -58,7 +62,7 @@ export function writeServiceMetrics(
     "Certified confidence threshold in force per calibrated question.",
   );
   for (const q of table.questions) {
-    const threshold = thresholdInForce(table, q.name);
+    const threshold = thresholdInForce(table, state, q.name);
     if (threshold !== null) {
       e.sample("dtable_question_threshold", threshold, { question: q.name });
     }

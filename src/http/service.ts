@@ -13,6 +13,7 @@
 
 import { prepareText } from "../engine/answer.ts";
 import type { DriftMonitor } from "../engine/drift.ts";
+import type { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
 import { LiveController, type LiveOptions } from "../live/controller.ts";
 import { dashboardHtml as defaultDashboard } from "../../static/mod.ts";
@@ -29,6 +30,8 @@ import { NO_TOKEN, type TokenSource } from "./token.ts";
 export interface AppDeps {
   /** The loaded table. */
   table: Table;
+  /** Its serving state (word cache, thresholds in force); a new one with the default word cache by default. */
+  state?: TableState | undefined;
   /** The bundle folder, as shown in statistics. */
   bundlePath: string;
   /** Milliseconds the bundle took to load, shown in statistics. */
@@ -88,15 +91,16 @@ export class Service {
 
   /** A service for `deps`, counting from now. */
   constructor(deps: AppDeps) {
-    this.#served = serveTable(deps.table, deps.monitor);
+    this.#served = serveTable(deps.table, deps.monitor, deps.state);
     this.log = deps.log ?? ((m: string) => console.error(m));
     this.dashboardHtml = deps.dashboardHtml ?? defaultDashboard;
     this.live = new LiveController(deps.live ?? { auditRate: 0 });
-    this.live.serve(deps.table);
+    this.live.serve(deps.table, this.#served.state);
     this.feedbackLog = deps.feedbackLog ?? null;
     this.acceptNewOptions = deps.acceptNewOptions ?? false;
     this.stats = new ServiceStats({
       table: deps.table,
+      state: this.#served.state,
       monitor: this.#served.monitor,
       bundlePath: deps.bundlePath,
       loadMs: deps.loadMs,
@@ -115,14 +119,20 @@ export class Service {
   /**
    * Serves `table` from the next request on (with a new drift guard from
    * its settings unless `monitor` is given; `loadMs`, when given, is what
-   * `/v1/stats` shows as its load time). Requests already answering finish
-   * with the table they started with; none is dropped.
+   * `/v1/stats` shows as its load time; `state`, its serving state, new by
+   * default). Requests already answering finish with the table they
+   * started with; none is dropped.
    */
-  swap(table: Table, monitor?: DriftMonitor, loadMs?: number): ServedTable {
-    const next = serveTable(table, monitor);
+  swap(
+    table: Table,
+    monitor?: DriftMonitor,
+    loadMs?: number,
+    state?: TableState,
+  ): ServedTable {
+    const next = serveTable(table, monitor, state);
     this.#served = next;
-    this.live.serve(table);
-    this.stats.serve(table, next.monitor, undefined, loadMs);
+    this.live.serve(table, next.state);
+    this.stats.serve(table, next.state, next.monitor, undefined, loadMs);
     return next;
   }
 
@@ -138,10 +148,11 @@ export class Service {
     const start = performance.now();
     const shape: DecisionShape = route.decision;
     const request = shape.parse(parseJsonBody(body, shape.needed));
-    const { table, monitor } = served;
+    const { table, state, monitor } = served;
     const answers = assessRequest(
       table,
-      prepareText(table, request.text),
+      state,
+      prepareText(table, state, request.text),
       request,
       monitor,
     );

@@ -14,18 +14,23 @@ import {
   setThresholdInForce,
   withdrawCertification,
 } from "../engine/state.ts";
+import type { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
 
-/** Puts `decision` in force for question `name` of `table` (nothing for an uncalibrated one). */
+/**
+ * Puts `decision` in force for question `name` of `table` in its serving
+ * `state` (nothing for an uncalibrated one).
+ */
 export function applyLiveDecision(
   table: Table,
+  state: TableState,
   name: string,
   decision: LiveDecision,
 ): void {
   if (decision.reason === "uncalibrated") return;
-  if (decision.threshold === null) withdrawCertification(table, name);
+  if (decision.threshold === null) withdrawCertification(table, state, name);
   else {
-    setThresholdInForce(table, name, decision.threshold);
-    reinstateCertification(table, name);
+    setThresholdInForce(table, state, name, decision.threshold);
+    reinstateCertification(table, state, name);
   }
 }

@@ -18,6 +18,7 @@
  */
 
 import { LiveCertificate, type LiveState } from "../engine/live.ts";
+import type { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
 import { answerOf, type Assessment } from "../engine/verdict.ts";
 import { applyLiveDecision } from "./apply.ts";
@@ -111,6 +112,8 @@ export class LiveController {
   /** The seed the sampler started from. */
   readonly seed: number;
   readonly #tables = new WeakMap<Table, Certificates>();
+  /** The serving state of every table served (where decisions are put in force). */
+  readonly #states = new WeakMap<Table, TableState>();
   /** Recent uncertified eligible answers by question and text (see `takeRecent`). */
   readonly recent = new RecentAnswers();
   /** The key file of signed ids; null when ids are kept in `pending`. */
@@ -171,14 +174,30 @@ export class LiveController {
   }
 
   /**
-   * Serves `table` from now on: a fleet reads its pooled certificate (and
-   * withholds certification until it has). Nothing for a lone process,
-   * whose certificates start when first used.
+   * Serves `table` from now on, answering with its serving `state` (where
+   * live decisions are put in force, and feedback answered again): a fleet
+   * reads its pooled certificate (and withholds certification until it
+   * has). A lone process's certificates start when first used.
    */
-  serve(table: Table): void {
+  serve(table: Table, state: TableState): void {
+    this.#states.set(table, state);
     if (this.fleet !== null && this.enabled) {
-      this.fleet.serve(table, this.certificates(table), this.auditRate);
+      this.fleet.serve(table, state, this.certificates(table), this.auditRate);
     }
+  }
+
+  /**
+   * The serving state `table` was served with (`serve`). Throws
+   * `RangeError` for a table never served.
+   */
+  stateOf(table: Table): TableState {
+    const state = this.#states.get(table);
+    if (state === undefined) {
+      throw new RangeError(
+        "The live controller was never asked to serve this table (call serve(table, state) first)",
+      );
+    }
+    return state;
   }
 
   /** The audit rate. */
@@ -353,7 +372,12 @@ export class LiveController {
     if (!this.enabled || this.fleet !== null) return;
     const slot = table.questions.findIndex((q) => q.name === name);
     if (slot < 0) return;
-    applyLiveDecision(table, name, this.certificates(table)[slot]!.decide());
+    applyLiveDecision(
+      table,
+      this.stateOf(table),
+      name,
+      this.certificates(table)[slot]!.decide(),
+    );
   }
 
   /** The live state of every question of `table`, by name (empty when off); a fleet's pooled one. */

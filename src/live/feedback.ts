@@ -14,6 +14,7 @@
 
 import { assess, prepareText } from "../engine/answer.ts";
 import type { DriftGuard } from "../engine/drift.ts";
+import type { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
 import { answerOf } from "../engine/verdict.ts";
 import type { TraceRecord } from "../traces/write.ts";
@@ -73,13 +74,14 @@ export interface FeedbackOrigin {
 
 /**
  * The origin of `item` (see `FeedbackSource`): an item with an audit id is
- * an audit at `live`'s audit rate; another is `uncertified` when `table`,
- * read through `guard` (not fed), leaves its answer uncertified and
- * eligible, else `trace`. Nothing is counted or taken.
+ * an audit at `live`'s audit rate; another is `uncertified` when `table`
+ * (served with `state`), read through `guard` (not fed), leaves its answer
+ * uncertified and eligible, else `trace`. Nothing is counted or taken.
  */
 export function feedbackOrigin(
   live: LiveController,
   table: Table,
+  state: TableState,
   guard: DriftGuard,
   item: FeedbackItem,
   bundle: string,
@@ -89,7 +91,8 @@ export function feedbackOrigin(
   }
   const a = assess(
     table,
-    prepareText(table, item.text),
+    state,
+    prepareText(table, state, item.text),
     item.question,
     {},
     guard,
@@ -189,9 +192,11 @@ export function countTraceItem(
     );
     return recent.table;
   }
+  const state = live.stateOf(table);
   const a = assess(
     table,
-    prepareText(table, item.text),
+    state,
+    prepareText(table, state, item.text),
     item.question,
     {},
     guard,

@@ -45,6 +45,7 @@ import {
   type LivePolicy,
   type LiveState,
 } from "../engine/live.ts";
+import type { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
 import { applyLiveDecision } from "./apply.ts";
 import { bundleIdOf } from "./bundle_id.ts";
@@ -112,6 +113,8 @@ interface Pooled {
 /** The table served now and its fleet state. */
 interface Served {
   readonly table: Table;
+  /** The serving state decisions are put in force in. */
+  readonly state: TableState;
   readonly bundle: string;
   readonly names: readonly string[];
   /** The controller's certificates, used here as counters of what this replica saw since its last batch. */
@@ -185,12 +188,14 @@ export class FleetLive {
   }
 
   /**
-   * Serves `table`, counting in `counters` (one certificate per question,
-   * the controller's, at audit rate `auditRate`): certification is withheld until the store is read,
-   * then the fleet's threshold applies.
+   * Serves `table` (its decisions put in force in its serving `state`),
+   * counting in `counters` (one certificate per question, the
+   * controller's, at audit rate `auditRate`): certification is withheld
+   * until the store is read, then the fleet's threshold applies.
    */
   serve(
     table: Table,
+    state: TableState,
     counters: readonly LiveCertificate[],
     auditRate: number,
   ): void {
@@ -207,6 +212,7 @@ export class FleetLive {
     const initial = views.map((v) => v.policy());
     this.#served = {
       table,
+      state,
       bundle: bundleIdOf(table),
       names: table.questions.map((q) => q.name),
       counters,
@@ -511,7 +517,7 @@ export class FleetLive {
     s.names.forEach((name, i) => {
       const view = s.display[i]!;
       view.restore(emptyEvidence(view.thresholds.length), s.applied[i]);
-      applyLiveDecision(s.table, name, view.current());
+      applyLiveDecision(s.table, s.state, name, view.current());
     });
   }
 

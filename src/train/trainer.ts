@@ -376,7 +376,6 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     rowCount: rowBuckets.length,
     questions: [],
     byName: new Map(),
-    state: new TableState(),
     info: {},
   };
 
@@ -524,11 +523,11 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     ...base,
     questions,
     byName: new Map(questions.map((q) => [q.name, q])),
-    state: new TableState(),
   };
+  const state = new TableState(table);
   const reports: QuestionReport[] = fitted.map((f) => ({
     ...f.report,
-    test: measureAnswers(table, f.qa, features, f.parts.test),
+    test: measureAnswers(table, state, f.qa, features, f.parts.test),
   }));
   const report: TrainReport = {
     tool: "decision-tables",
@@ -550,8 +549,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     questions: reports,
     refused: refusals,
   };
-  table.info = { report };
-  return { table, rowBuckets, report };
+  return { table: { ...table, info: { report } }, rowBuckets, report };
 }
 
 /** The traces outside the train split (calibration and test). */
@@ -601,11 +599,11 @@ function scoreAnswers(
     ...base,
     questions: [q],
     byName: new Map([[q.name, q]]),
-    state: new TableState(),
   };
+  const state = new TableState(table);
   for (let t = 0; t < n; t++) {
-    const text = prepareFeatures(table, features[indices[t]!]!);
-    const a = assess(table, text, q.name, {}, QUIET_GUARD);
+    const text = prepareFeatures(table, state, features[indices[t]!]!);
+    const a = assess(table, state, text, q.name, {}, QUIET_GUARD);
     scored.confidences[t] = text.empty ? 0 : a.fullConfidence;
     scored.wrong[t] = disagrees(a.answer, q.options[labels[indices[t]!]!]!)
       ? 1
@@ -622,14 +620,15 @@ function scoreAnswers(
 /** Answers `indices` exactly as serving would (single-text drift rule included) and measures them. */
 function measureAnswers(
   table: Table,
+  state: TableState,
   qa: QuestionAnswers,
   features: readonly TextFeatures[],
   indices: readonly number[],
 ): Measurement {
   const meter = new Meter();
   for (const i of indices) {
-    const text = prepareFeatures(table, features[i]!);
-    const a = assess(table, text, qa.name, {}, QUIET_GUARD).answer;
+    const text = prepareFeatures(table, state, features[i]!);
+    const a = assess(table, state, text, qa.name, {}, QUIET_GUARD).answer;
     meter.add(a.certified, disagrees(a, qa.options[qa.labels[i]!]!));
   }
   return meter.result();

@@ -48,6 +48,7 @@ export async function answerFeedback(
       const origin = feedbackOrigin(
         live,
         served.table,
+        served.state,
         served.peek,
         item,
         bundle,

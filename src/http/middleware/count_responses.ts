@@ -40,8 +40,10 @@ export function countResponses(
 ): MiddlewareHandler {
   const { record } = options;
   const label = options.label ?? DEFAULTS.label;
-  return async function countResponses(c, next) {
-    await next();
-    record(label(c.req.path), c.res.status);
+  // A promise chain, not an async function: one promise per request fewer
+  // on every route (errors never reach here: `app.onError` has turned
+  // them into the response by then).
+  return function countResponses(c, next) {
+    return next().then(() => record(label(c.req.path), c.res.status));
   };
 }

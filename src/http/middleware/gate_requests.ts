@@ -53,15 +53,18 @@ export function gateRequests(options: GateRequestsOptions): MiddlewareHandler {
       headers: { "retry-after": retryAfter, connection: "close" },
     }),
   });
-  return async function gateRequests(_c, next) {
+  // Made once: the request leaves the gate however it ends.
+  const leave = () => gate.leave();
+  const leaveAndThrow = (e: unknown) => {
+    gate.leave();
+    throw e;
+  };
+  // A promise chain, not an async function: one promise per request fewer.
+  return function gateRequests(_c, next) {
     const admission = gate.enter();
     if (admission !== "admitted") {
       throw admission === "busy" ? busy : draining;
     }
-    try {
-      await next();
-    } finally {
-      gate.leave();
-    }
+    return next().then(leave, leaveAndThrow);
   };
 }

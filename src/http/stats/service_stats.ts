@@ -14,7 +14,7 @@
  */
 
 import type { DriftMonitor } from "../../engine/drift.ts";
-import { thresholdInForce } from "../../engine/state.ts";
+import { type TableState, thresholdInForce } from "../../engine/state.ts";
 import type { Table } from "../../engine/table.ts";
 import type { Assessment } from "../../engine/verdict.ts";
 import { bundleIdOf } from "../../live/bundle_id.ts";
@@ -44,6 +44,8 @@ export const RATE_WINDOW_S = 10;
 export interface StatsOptions {
   /** The served table. */
   table: Table;
+  /** Its serving state (threshold in force, word cache). */
+  state: TableState;
   /** The drift guard of the decision routes. */
   monitor: DriftMonitor;
   /** The bundle folder as given on the command line. */
@@ -72,6 +74,7 @@ interface QuestionCounter {
 /** Counters of a running service. */
 export class ServiceStats {
   #table: Table;
+  #state: TableState;
   #monitor: DriftMonitor;
   #bundlePath: string;
   #loadMs: number | null;
@@ -104,6 +107,7 @@ export class ServiceStats {
   /** Starts counting now. */
   constructor(options: StatsOptions) {
     this.#table = options.table;
+    this.#state = options.state;
     this.#monitor = options.monitor;
     this.#bundlePath = options.bundlePath;
     this.#loadMs = options.loadMs ?? null;
@@ -115,16 +119,18 @@ export class ServiceStats {
     this.#startedAt = this.#now();
     this.#responses = new ResponseCounts(ROUTE_LABELS);
     this.#reloads = new ReloadLog(bundleIdOf(options.table), this.#startedAt);
-    this.serve(options.table, options.monitor);
+    this.serve(options.table, options.state, options.monitor);
   }
 
   /**
-   * Counts answers of `table` (and its drift guard `monitor`) from now on.
-   * Another table than the one served is a reload: it is logged, and the
-   * bundle's own counts (`bundle_counts`, `per_question`) start afresh.
+   * Counts answers of `table` (served with `state`, and its drift guard
+   * `monitor`) from now on. Another table than the one served is a
+   * reload: it is logged, and the bundle's own counts (`bundle_counts`,
+   * `per_question`) start afresh.
    */
   serve(
     table: Table,
+    state: TableState,
     monitor: DriftMonitor,
     bundlePath = this.#bundlePath,
     loadMs = this.#loadMs,
@@ -134,6 +140,7 @@ export class ServiceStats {
       this.#bundleTotals = new AnswerCounts();
     }
     this.#table = table;
+    this.#state = state;
     this.#monitor = monitor;
     this.#bundlePath = bundlePath;
     this.#loadMs = loadMs;
@@ -236,6 +243,7 @@ export class ServiceStats {
   snapshot(): StatsSnapshot {
     const now = this.#now();
     const table = this.#table;
+    const state = this.#state;
     const requests = this.#requests.reduce((a, b) => a + b, 0);
     const totals = this.#totals;
     const bundleTotals = this.#bundleTotals;
@@ -275,7 +283,7 @@ export class ServiceStats {
           name: q.name,
           kind: q.kind,
           options: [...q.options],
-          threshold: thresholdInForce(table, q.name),
+          threshold: thresholdInForce(table, state, q.name),
           alpha: q.calibration.alpha,
         })),
       },
@@ -327,9 +335,9 @@ export class ServiceStats {
       transport: this.transport.snapshot(),
       memory: {
         ...processMemory(this.#memoryUsage()),
-        word_cache_words: table.state.words.size,
-        word_cache_bytes: table.state.words.bytes,
-        word_cache_budget_bytes: table.state.words.budgetBytes,
+        word_cache_words: state.words.size,
+        word_cache_bytes: state.words.bytes,
+        word_cache_budget_bytes: state.words.budgetBytes,
       },
     };
   }
