@@ -84,7 +84,7 @@ async function serveAndSwap(service) {
   };
   // A certified answer (picked for audit) and an uncertified one (remembered).
   const certified = await decide("my invoice was overcharged");
-  setThresholdInForce(first, "topic", 1);
+  setThresholdInForce(first, service.served.state, "topic", 1);
   const uncertified = await decide("invoice parcel password refund " + "refund ".repeat(1000));
   const weak = new WeakRef(first);
   service.swap(await loadBundle(bundle));
