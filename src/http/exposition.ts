@@ -70,6 +70,11 @@ export class Exposition {
     return this;
   }
 
+  /** A family of one sample without labels: `family` then `sample`. */
+  single(name: string, type: MetricType, help: string, value: number): this {
+    return this.family(name, type, help).sample(name, value);
+  }
+
   /** The text written so far, newline-terminated. */
   text(): string {
     return this.#lines.join("\n") + "\n";

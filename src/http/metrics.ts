@@ -35,27 +35,27 @@ export function writeServiceMetrics(
   monitor: DriftMonitor,
 ): void {
   const doc = stats.snapshot();
-  e.family(
+  e.single(
     "dtable_start_time_seconds",
     "gauge",
     "Start time of the service since the Unix epoch, in seconds.",
+    stats.startedAt / 1000,
   );
-  e.sample("dtable_start_time_seconds", stats.startedAt / 1000);
   writeRequestCounts(e, stats);
   writeAnswerCounts(e, doc);
-  e.family(
+  e.single(
     "dtable_playground_requests_total",
     "counter",
     "Playground requests answered (never decisions).",
+    doc.counts.playground,
   );
-  e.sample("dtable_playground_requests_total", doc.counts.playground);
   writeLatency(e, stats);
-  e.family(
+  e.single(
     "dtable_decision_requests_per_second",
     "gauge",
     "Decision requests per second over the last 10 seconds.",
+    doc.rate.requests_per_s,
   );
-  e.sample("dtable_decision_requests_per_second", doc.rate.requests_per_s);
   e.family(
     "dtable_question_threshold",
     "gauge",
@@ -75,24 +75,24 @@ export function writeServiceMetrics(
 /** Accept failures of the listener, re-listens and per-client refusals. */
 function writeTransport(e: Exposition, doc: StatsSnapshot): void {
   const t = doc.transport;
-  e.family(
+  e.single(
     "dtable_accept_errors_total",
     "counter",
     "Times the listener could not accept a connection (such as too many open files).",
+    t.accept_errors,
   );
-  e.sample("dtable_accept_errors_total", t.accept_errors);
-  e.family(
+  e.single(
     "dtable_listener_restarts_total",
     "counter",
     "Times the address was listened on again after the listener failed.",
+    t.listener_restarts,
   );
-  e.sample("dtable_listener_restarts_total", t.listener_restarts);
-  e.family(
+  e.single(
     "dtable_client_body_refusals_total",
     "counter",
     "Requests refused because their client address had too many bodies arriving.",
+    t.client_body_refusals,
   );
-  e.sample("dtable_client_body_refusals_total", t.client_body_refusals);
 }
 
 /** HTTP responses by route and status, and decision requests by route. */
@@ -120,18 +120,18 @@ function writeRequestCounts(e: Exposition, stats: ServiceStats): void {
 
 /** Answers given, certified and deferred: in all, and per bundle question. */
 function writeAnswerCounts(e: Exposition, doc: StatsSnapshot): void {
-  e.family(
+  e.single(
     "dtable_answers_total",
     "counter",
     "Answers given, one per question asked.",
+    doc.counts.answers,
   );
-  e.sample("dtable_answers_total", doc.counts.answers);
-  e.family(
+  e.single(
     "dtable_certified_answers_total",
     "counter",
     "Answers given with certified true.",
+    doc.counts.certified,
   );
-  e.sample("dtable_certified_answers_total", doc.counts.certified);
   e.family(
     "dtable_deferred_answers_total",
     "counter",

@@ -64,19 +64,19 @@ export function writeOpsMetrics(e: Exposition, doc: StatsSnapshot): void {
     Date.parse(doc.bundle.loaded_at) / 1000,
   );
   if (doc.bundle.load_ms !== null) {
-    e.family(
+    e.single(
       "dtable_bundle_load_duration_seconds",
       "gauge",
       "Time the served bundle took to load.",
+      doc.bundle.load_ms / 1000,
     );
-    e.sample("dtable_bundle_load_duration_seconds", doc.bundle.load_ms / 1000);
   }
-  e.family(
+  e.single(
     "dtable_reloads_total",
     "counter",
     "Bundle reloads since the start (SIGHUP or --watch).",
+    doc.reloads.count,
   );
-  e.sample("dtable_reloads_total", doc.reloads.count);
   e.family(
     "dtable_bundle_answers_total",
     "counter",
@@ -93,52 +93,56 @@ export function writeOpsMetrics(e: Exposition, doc: StatsSnapshot): void {
     doc.bundle_counts.certified,
     bundle,
   );
-  e.family(
+  e.single(
     "dtable_feedback_refused_total",
     "counter",
     "Feedback items refused for naming an option the bundle lacks.",
+    doc.counts.feedback_refused,
   );
-  e.sample("dtable_feedback_refused_total", doc.counts.feedback_refused);
   writeProcess(e, doc);
 }
 
 function writeProcess(e: Exposition, doc: StatsSnapshot): void {
   const m = doc.memory;
   const descriptors = doc.descriptors;
-  e.family(
+  e.single(
     "process_resident_memory_bytes",
     "gauge",
     "Resident memory size in bytes.",
+    m.rss_bytes,
   );
-  e.sample("process_resident_memory_bytes", m.rss_bytes);
-  e.family(
+  e.single(
     "process_heap_used_bytes",
     "gauge",
     "JavaScript heap in use, in bytes.",
+    m.heap_used_bytes,
   );
-  e.sample("process_heap_used_bytes", m.heap_used_bytes);
-  e.family(
+  e.single(
     "process_heap_total_bytes",
     "gauge",
     "JavaScript heap reserved, in bytes.",
+    m.heap_total_bytes,
   );
-  e.sample("process_heap_total_bytes", m.heap_total_bytes);
-  e.family(
+  e.single(
     "process_start_time_seconds",
     "gauge",
     "Start time of the process since the Unix epoch, in seconds.",
+    Date.parse(doc.started_at) / 1000,
   );
-  e.sample("process_start_time_seconds", Date.parse(doc.started_at) / 1000);
   if (descriptors.open !== null) {
-    e.family("process_open_fds", "gauge", "Open file descriptors.");
-    e.sample("process_open_fds", descriptors.open);
+    e.single(
+      "process_open_fds",
+      "gauge",
+      "Open file descriptors.",
+      descriptors.open,
+    );
   }
   if (descriptors.max !== null) {
-    e.family(
+    e.single(
       "process_max_fds",
       "gauge",
       "Most open file descriptors allowed (the soft limit).",
+      descriptors.max,
     );
-    e.sample("process_max_fds", descriptors.max);
   }
 }

@@ -77,24 +77,24 @@ const QUESTION_FAMILIES: readonly Family[] = [
 
 /** Writes the `live` section of `/v1/stats`. */
 export function writeLiveMetrics(e: Exposition, live: LiveStatsDocument): void {
-  e.family(
+  e.single(
     "dtable_live_audit_rate",
     "gauge",
     "Probability that a certified answer is picked for audit (0: the live certificate is off).",
+    live.audit_rate,
   );
-  e.sample("dtable_live_audit_rate", live.audit_rate);
-  e.family(
+  e.single(
     "dtable_live_pending_audits",
     "gauge",
     "Audits waiting for the proxy's answer.",
+    live.pending_audits,
   );
-  e.sample("dtable_live_pending_audits", live.pending_audits);
-  e.family(
+  e.single(
     "dtable_live_audits_dropped_total",
     "counter",
     "Audits dropped unanswered (expired, or the oldest when full).",
+    live.audits_dropped,
   );
-  e.sample("dtable_live_audits_dropped_total", live.audits_dropped);
   const questions = Object.entries(live.questions);
   for (const [name, type, help, value] of QUESTION_FAMILIES) {
     e.family(name, type, help);
