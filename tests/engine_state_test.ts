@@ -209,3 +209,23 @@ Deno.test("prepareText() finds the same words, buckets and bigrams as featurize(
     assert.ok(state.words.bytes <= budget);
   }
 });
+
+Deno.test("TableState serves the table it was made for and its copies, and refuses a table of other rows", () => {
+  const table = fresh();
+  const state = new TableState(table);
+  // A copy with other settings: the same featurizer and rows, accepted.
+  const copy: Table = {
+    ...table,
+    settings: { ...table.settings, min_radius: 9 },
+  };
+  assert.equal(prepareText(copy, state, CLEAR).empty, false);
+  // Another table's rows: its word buckets would be wrong here.
+  const other: Table = { ...table, rowOf: new Int32Array(table.rowOf) };
+  assert.throws(
+    () => prepareText(other, state, CLEAR),
+    (e: unknown) =>
+      e instanceof RangeError &&
+      /made for another table/.test(e.message) &&
+      /new TableState\(table\)/.test(e.message),
+  );
+});

@@ -102,6 +102,7 @@ export function prepareText(
   state: TableState,
   text: string,
 ): PreparedText {
+  state.check(table);
   const settings = table.featurizer;
   const cache = state.words;
   const capped = wordsOf(text);
@@ -184,6 +185,7 @@ export function prepareFeatures(
   state: TableState,
   features: TextFeatures,
 ): PreparedText {
+  state.check(table);
   const cache = state.words;
   const entries: WordRef[] = [];
   const loose: (readonly number[] | null)[] = [];

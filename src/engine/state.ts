@@ -45,11 +45,12 @@ export interface TableStateOptions {
 }
 
 /**
- * The serving state of one table, for the table it was made for (a state
- * holds word buckets and vectors of that table's featurizer and weights:
- * passing it with another table gives wrong answers). Per-question state
- * is made now for every question of the table, and on first use for a
- * question met later.
+ * The serving state of one table, for the table it was made for: a state
+ * holds word buckets and vectors of that table's featurizer and rows, so
+ * preparing a text with it for a table of other ones throws (a copy of the
+ * table with other settings or questions is fine: vectors are kept per
+ * question). Per-question state is made now for every question of the
+ * table, and on first use for a question met later.
  *
  * @example
  * ```ts
@@ -64,17 +65,33 @@ export class TableState {
   /** The words met so far. */
   readonly words: WordCache;
   readonly #questions = new Map<QuestionTable, QuestionState>();
+  readonly #featurizer: Table["featurizer"];
+  readonly #rowOf: Table["rowOf"];
 
   /**
    * A state for `table`, with an empty word cache and the state of every
    * question made now (at load time, not on a request).
    */
   constructor(
-    table: Pick<Table, "questions">,
+    table: Pick<Table, "questions" | "featurizer" | "rowOf">,
     options: TableStateOptions = {},
   ) {
     this.words = new WordCache(options.wordCacheBytes);
+    this.#featurizer = table.featurizer;
+    this.#rowOf = table.rowOf;
     for (const q of table.questions) this.question(q);
+  }
+
+  /**
+   * Throws `RangeError` unless this state was made for `table` (or a copy
+   * of it with the same featurizer and rows).
+   */
+  check(table: Pick<Table, "featurizer" | "rowOf">): void {
+    if (table.featurizer !== this.#featurizer || table.rowOf !== this.#rowOf) {
+      throw new RangeError(
+        "This TableState was made for another table (its featurizer or rows differ): make one for this table with new TableState(table)",
+      );
+    }
   }
 
   /**

@@ -201,7 +201,7 @@ export function wordVector(
 }
 
 /**
- * A word of a prepared text: its id in the table's word cache, or -1 when
+ * A word of a prepared text: its id in a `TableState`'s word cache, or -1 when
  * the cache has no room for it (its buckets then travel with the text).
  */
 export type WordRef = number;

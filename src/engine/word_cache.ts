@@ -1,7 +1,8 @@
 /**
- * A table's memory of the words it has met, bounded in bytes: each word's
- * buckets, how many of them no training text had, and per question the
- * word's vector (what the word adds to every option's score).
+ * A serving state's memory of the words its table has met, bounded in
+ * bytes: each word's buckets, how many of them no training text had, and
+ * per question the word's vector (what the word adds to every option's
+ * score).
  *
  * Everything lives in typed arrays: the words' characters, their buckets,
  * an open-addressing hash index, and the vectors side by side in one
@@ -39,7 +40,7 @@ export function hashWord(word: string): number {
 }
 
 /**
- * The words a table has met, by id (0, 1, ...), in typed arrays.
+ * The words a serving state has met, by id (0, 1, ...), in typed arrays.
  *
  * @example
  * ```ts
