@@ -1,10 +1,11 @@
 /**
  * Loading the served table, and loading it again while serving: on SIGHUP,
- * and with `serve --watch` when the bundle folder is replaced (as `train`
- * replaces it: a new folder renamed over the old one). A new table is
+ * and with `serve --watch` when the bundle folder is replaced (as `train
+ * --out` replaces it: a new link renamed over the old one). A new table is
  * swapped in whole between requests (`Service.swap`), so none is dropped;
  * a bundle that fails to load is refused with one logged line and the old
- * table keeps serving.
+ * table keeps serving. Shortly after a reload, a full garbage collection
+ * frees the table it replaced (`full_collection.ts`).
  *
  * @module
  */
@@ -16,6 +17,7 @@ import { TableState } from "../engine/state.ts";
 import type { DriftSettings, Table } from "../engine/table.ts";
 import type { Service } from "../http/service.ts";
 import { oneLine } from "./common.ts";
+import { collectGarbage } from "./full_collection.ts";
 
 /** What a load needs: the folder, drift overrides and the word cache size. */
 export interface LoadSettings {
@@ -47,6 +49,12 @@ export async function loadServedTable(
   return { table, state, loadMs: performance.now() - start };
 }
 
+/**
+ * Milliseconds after a reload before the full collection that frees the old
+ * table: requests begun on it (microseconds each) have ended by then.
+ */
+export const RELOAD_COLLECT_MS = 100;
+
 /** Milliseconds a burst of file events must go quiet before `--watch` reloads. */
 export const WATCH_SETTLE_MS = 300;
 
@@ -75,6 +83,7 @@ export function startReloader(
       const { table, state, loadMs } = await loadServedTable(s);
       service.swap(table, undefined, loadMs, state);
       log(`reloaded bundle ${s.bundle} in ${loadMs.toFixed(1)} ms`);
+      Deno.unrefTimer(setTimeout(collectGarbage, RELOAD_COLLECT_MS));
     } catch (e) {
       log(
         `error: reload of bundle ${s.bundle} refused (${
