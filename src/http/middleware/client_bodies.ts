@@ -5,8 +5,9 @@
  * could hold every place and starve the rest; with it, a client at its
  * bound gets 503 with `Retry-After` and the places stay for others.
  *
- * A request with a body counts from its arrival until it is answered (the
- * routes read the whole body first, so that is the time the body takes).
+ * A request that may carry a body (any method but GET and HEAD) counts from
+ * its arrival until it is answered (the routes read the whole body first,
+ * so that is the time the body takes).
  * The address is `Deno.serve`'s remote address, so behind a reverse proxy
  * every request is the proxy's: the proxy buffers bodies (nginx does by
  * default), so they arrive at once and the bound is rarely reached. Without
@@ -65,21 +66,28 @@ export function clientBodies(options: ClientBodiesOptions): MiddlewareHandler {
       headers: { "retry-after": String(options.retryAfterS ?? 1) },
     }),
   });
-  return async function clientBodies(c, next) {
-    const client = c.req.raw.body === null ? null : clientOf(c.env);
-    if (client === null) return await next();
+  return function clientBodies(c, next) {
+    // The method, not `c.req.raw.body`: reading that property makes the body
+    // a stream, which takes the fast path from every body read after it.
+    const method = c.req.method;
+    const client = method === "GET" || method === "HEAD"
+      ? null
+      : clientOf(c.env);
+    if (client === null) return next();
     const n = arriving.get(client) ?? 0;
     if (n >= perClient) {
       options.onRefused?.();
       throw refused;
     }
     arriving.set(client, n + 1);
-    try {
-      await next();
-    } finally {
+    const leave = () => {
       const left = arriving.get(client)! - 1;
       if (left === 0) arriving.delete(client);
       else arriving.set(client, left);
-    }
+    };
+    return next().then(leave, (e: unknown) => {
+      leave();
+      throw e;
+    });
   };
 }
