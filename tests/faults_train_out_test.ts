@@ -101,13 +101,21 @@ Deno.test("cleanLeftovers() restores a bundle put aside by a killed run and remo
   await Deno.writeTextFile(`${dir}.tmp-5678abcd/weights.bin`, "half");
   const fresh = `${dir}.tmp-9999abcd`;
   await Deno.mkdir(fresh);
+  // A user's own folder whose name merely looks like ours, old.
+  const mine = `${dir}.v-final`;
+  await Deno.mkdir(mine);
   const old = new Date(Date.now() - LEFTOVER_AGE_MS - 60_000);
   await Deno.utime(`${dir}.tmp-5678abcd`, old, old);
+  await Deno.utime(mine, old, old);
   const done = await cleanLeftovers(dir);
   assert.deepEqual(done.map((l) => l.split(" ")[0]), ["restored", "removed"]);
   await loadBundle(dir);
-  // Another run's temporary folder, fresh, is left alone.
-  assert.deepEqual(await names(tmp.path), ["bundle", "bundle.tmp-9999abcd"]);
+  // Another run's temporary folder, fresh, is left alone; so is the user's.
+  assert.deepEqual(await names(tmp.path), [
+    "bundle",
+    "bundle.tmp-9999abcd",
+    "bundle.v-final",
+  ]);
 });
 
 Deno.test("train killed with SIGKILL at any moment leaves a bundle at --out that loads", async () => {

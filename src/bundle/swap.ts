@@ -37,7 +37,7 @@ async function kindOf(
   }
 }
 
-/** The siblings of `dir` named `DIR.<kind>-...`, with their modification time. */
+/** The siblings of `dir` named `DIR.<kind>-<8 hex digits>`, with their modification time. */
 async function siblings(
   dir: string,
 ): Promise<{ path: string; kind: string; mtime: number }[]> {
@@ -46,7 +46,11 @@ async function siblings(
   const out: { path: string; kind: string; mtime: number }[] = [];
   for await (const e of Deno.readDir(parent)) {
     if (!e.name.startsWith(prefix)) continue;
-    const kind = /^(tmp|link|old|v)-/.exec(e.name.slice(prefix.length))?.[1];
+    // Only the names a run makes (8 hex digits): a user's `DIR.v-final`
+    // is not ours to remove.
+    const kind = /^(tmp|link|old|v)-[0-9a-f]{8}$/.exec(
+      e.name.slice(prefix.length),
+    )?.[1];
     if (kind === undefined) continue;
     const path = `${parent}/${e.name}`;
     const stat = await Deno.lstat(path).catch(() => null);
