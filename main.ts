@@ -11,7 +11,7 @@ import { evalCommand } from "./src/cli/eval.ts";
 import { inspectCommand } from "./src/cli/inspect.ts";
 import { serveCommand } from "./src/cli/serve.ts";
 import { predictCommand } from "./src/cli/predict.ts";
-import { suggestName } from "./src/cli/did_you_mean.ts";
+import { closestName } from "./src/engine/suggest.ts";
 import { oneLine, UsageError } from "./src/cli/common.ts";
 import { trainCommand } from "./src/cli/train.ts";
 import { INTERFACE_VERSION, TOOL_VERSION } from "./src/version.ts";
@@ -59,7 +59,7 @@ export async function main(args: string[]): Promise<number> {
         );
         return 0;
       default: {
-        const meant = suggestName(command, COMMANDS);
+        const meant = closestName(command, COMMANDS);
         throw new UsageError(
           `unknown command "${command}"${
             meant === null ? "" : ` (did you mean ${meant}?)`

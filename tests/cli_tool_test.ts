@@ -17,7 +17,7 @@ import {
   TableState,
 } from "../src/engine/mod.ts";
 import { alphaToPass } from "../src/cli/frontier.ts";
-import { suggestName } from "../src/cli/did_you_mean.ts";
+import { closestName } from "../src/engine/suggest.ts";
 import { adviceInBrief } from "../src/cli/report_words.ts";
 import { readTraces } from "../src/traces/mod.ts";
 import { binomialTail } from "../src/train/stats.ts";
@@ -90,13 +90,13 @@ Deno.test("alphaToPass() is the smallest alpha whose binomial test passes", () =
   assert.equal(alphaToPass(0, 0, 0.05), null);
 });
 
-Deno.test("suggestName() finds slips, swaps and unique beginnings, and nothing far", () => {
+Deno.test("closestName() finds slips, swaps and unique beginnings, and nothing far", () => {
   const flags = ["alpha", "delta", "calibration-share", "test-share", "out"];
-  assert.equal(suggestName("alpah", flags), "alpha");
-  assert.equal(suggestName("Delta", flags), "delta");
-  assert.equal(suggestName("calibration", flags), "calibration-share");
-  assert.equal(suggestName("ot", flags), "out");
-  assert.equal(suggestName("seed", flags), null);
+  assert.equal(closestName("alpah", flags), "alpha");
+  assert.equal(closestName("Delta", flags), "delta");
+  assert.equal(closestName("calibration", flags), "calibration-share");
+  assert.equal(closestName("ot", flags), "out");
+  assert.equal(closestName("seed", flags), null);
 });
 
 Deno.test("adviceInBrief() keeps how many traces and which alpha would help", () => {

@@ -8,7 +8,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { DriftSettings } from "../engine/table.ts";
-import { suggestName } from "./did_you_mean.ts";
+import { closestName } from "../engine/suggest.ts";
 
 export {
   ProgressMeter,
@@ -84,7 +84,7 @@ function flagMistake(command: string, e: unknown, known: string[]): string {
   const code = (e as { code?: string }).code;
   if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
     const meant = flag.startsWith("--")
-      ? suggestName(flag.slice(2).split("=")[0]!, known)
+      ? closestName(flag.slice(2).split("=")[0]!, known)
       : null;
     return `unknown flag ${flag}${
       meant === null ? "" : ` (did you mean --${meant}?)`

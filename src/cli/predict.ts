@@ -14,7 +14,7 @@ import { JsonWriter } from "../http/json_writer.ts";
 import { writeQuestionKey } from "../http/reply_parts.ts";
 import { type ServedTable, serveTable } from "../http/served.ts";
 import { parseFlags, UsageError, userPath } from "./common.ts";
-import { suggestName } from "./did_you_mean.ts";
+import { closestName } from "../engine/suggest.ts";
 
 /** Usage text of `predict`. */
 export const PREDICT_USAGE =
@@ -167,7 +167,7 @@ export async function predictCommand(
   const names = table.questions.map((q) => q.name);
   for (const q of values.question ?? []) {
     if (!table.byName.has(q)) {
-      const close = suggestName(q, names);
+      const close = closestName(q, names);
       throw new UsageError(
         `--question "${q}" is not a question of the bundle${
           close === null ? "" : ` (did you mean "${close}"?)`
