@@ -14,7 +14,6 @@ export {
   ProgressMeter,
   type ProgressOptions,
   ProgressPrinter,
-  progressPrinter,
 } from "./progress.ts";
 
 /** A mistake in how a command was called; printed as one line, exit code 2. */

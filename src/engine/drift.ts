@@ -78,12 +78,6 @@ export function smoothedPValue(
   return (above + u * (equal + 1)) / (scores.length + 1);
 }
 
-/** What the caller learns about a text from the drift guard. */
-export interface DriftVerdict {
-  /** True when the drift guard lets certification stand. */
-  quiet: boolean;
-}
-
 /**
  * What the engine asks before certifying. `observe` sees every scored text
  * of a question (with its drift score) and says whether the alarm is quiet.

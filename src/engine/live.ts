@@ -181,14 +181,6 @@ export function addEvidence(a: LiveEvidence, b: LiveEvidence): LiveEvidence {
   };
 }
 
-/** True when `e` counts nothing. */
-export function isEmptyEvidence(e: LiveEvidence): boolean {
-  const none = (x: number[]) => x.every((v) => v === 0);
-  return e.uncertified === 0 && e.audited === 0 && e.feedback === 0 &&
-    none(e.agreed) && none(e.auditDisagreed) && none(e.feedbackDisagreed) &&
-    none(e.labelled);
-}
-
 /** Bet fractions of the below-alpha (certify) mixture, as shares of the largest safe bet. */
 const CERTIFY_FRACTIONS = [0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.9];
 /**

@@ -420,23 +420,6 @@ export function argmax(
 }
 
 /**
- * Share of a text's buckets (word and bigram) that no training text had:
- * 0 for a text made only of familiar pieces, 1 for one made of none.
- */
-export function noveltyOf(table: Table, f: TextFeatures): number {
-  let total = 0;
-  let unseen = 0;
-  const { rowOf } = table;
-  for (const buckets of f.wordBuckets) {
-    total += buckets.length;
-    for (let i = 0; i < buckets.length; i++) {
-      if (rowOf[buckets[i]!]! < 0) unseen++;
-    }
-  }
-  return noveltyShare(table, f, total, unseen);
-}
-
-/**
  * The novelty of a text whose words hold `wordBuckets` buckets, `wordUnseen`
  * of them without a row: its bigrams are counted here.
  */

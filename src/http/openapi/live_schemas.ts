@@ -163,9 +163,6 @@ export const LiveFleet = Type.Object({
   waiting_batches: count,
 });
 
-/** A fleet's shared live certificate, as one replica sees it. */
-export type LiveFleetStats = Static<typeof LiveFleet>;
-
 /** The `live` section of `/v1/stats`. */
 export const LiveStats = Type.Object({
   enabled: Type.Boolean(),
