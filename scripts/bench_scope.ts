@@ -23,7 +23,6 @@
 
 import { assess, prepareText } from "../src/engine/answer.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
-import { featurize } from "../src/engine/features.ts";
 import {
   energyOf,
   SCOPE_SCORES,
@@ -201,15 +200,16 @@ function scoreTexts(
   const q = table.questions[0]!;
   const state = new TableState(table);
   return texts.map((text, i) => {
+    const prepared = prepareText(table, state, text);
     const a = assess(
       table,
       state,
-      prepareText(table, state, text),
+      prepared,
       q.name,
       {},
       QUIET_GUARD,
     );
-    const logits = scoreText(table, q, featurize(text, table.featurizer));
+    const logits = scoreText(table, q, prepared.features);
     let largest = -Infinity;
     for (const l of logits) largest = Math.max(largest, l);
     const p = softmax(logits, q.temperature);

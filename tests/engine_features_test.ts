@@ -3,14 +3,26 @@ import {
   bucketKind,
   capWord,
   DEFAULT_FEATURIZER,
-  featurize,
   type FeaturizerSettings,
+  textWords,
+  wordBucketsOf,
 } from "../src/engine/features.ts";
 import { prepareText } from "../src/engine/answer.ts";
 import { scoreText, softmax } from "../src/engine/table.ts";
 import { smallTable, stateOf } from "./_fixtures.ts";
 
 const S: FeaturizerSettings = { ...DEFAULT_FEATURIZER, buckets_log2: 16 };
+
+/** A text's words, their buckets and its bigrams, as training and serving find them. */
+function featurize(text: string, settings: FeaturizerSettings) {
+  const { words, bigramBuckets } = textWords(text, settings);
+  return {
+    words,
+    wordBuckets: words.map((w) => wordBucketsOf(w, settings)),
+    bigramBuckets,
+    empty: words.length === 0,
+  };
+}
 
 function signature(text: string, settings = S): string {
   const f = featurize(text, settings);
@@ -21,7 +33,7 @@ function signature(text: string, settings = S): string {
   });
 }
 
-Deno.test("featurize() folds case, NFKC forms and repeated words", () => {
+Deno.test("textWords() folds case, NFKC forms and repeated words", () => {
   assert.equal(
     signature("Where is my PARCEL"),
     signature("where is my parcel"),
@@ -45,7 +57,7 @@ Deno.test("featurize() folds case, NFKC forms and repeated words", () => {
   );
 });
 
-Deno.test("featurize() caps long words and never splits a surrogate pair", () => {
+Deno.test("textWords() caps long words and never splits a surrogate pair", () => {
   const long = "a".repeat(50);
   const f = featurize(`${long} b`, S);
   assert.equal(f.words[0], "a".repeat(S.max_word_length));
@@ -60,7 +72,7 @@ Deno.test("featurize() caps long words and never splits a surrogate pair", () =>
   assert.equal(capWord("short", 20), "short");
 });
 
-Deno.test("featurize() puts words, n-grams and bigrams in their own bucket ranges", () => {
+Deno.test("textWords() and wordBucketsOf() put words, n-grams and bigrams in their own bucket ranges", () => {
   const f = featurize("where is my parcel today", S);
   for (const buckets of f.wordBuckets) {
     assert.equal(bucketKind(buckets[0]!, S), "word");

@@ -183,8 +183,15 @@ Deno.test("TableState keeps the word cache per state: another state of the same 
   assert.equal(b.words.size, 0);
 });
 
-Deno.test("prepareText() finds the same words, buckets and bigrams as featurize(), whether the word cache keeps them or not", async () => {
-  const { featurize } = await import("../src/engine/features.ts");
+Deno.test("prepareText() finds the words textWords() reads and their buckets, whether the word cache keeps them or not", async () => {
+  const { textWords, wordBucketsOf } = await import(
+    "../src/engine/features.ts"
+  );
+  const featurize = (text: string, s: typeof trained.featurizer) => {
+    const { words, bigramBuckets } = textWords(text, s);
+    const wordBuckets = words.map((w) => wordBucketsOf(w, s));
+    return { words, wordBuckets, bigramBuckets, empty: words.length === 0 };
+  };
   const texts = [
     CLEAR,
     "",

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import {
   DEFAULT_FEATURIZER,
-  featurize,
+  textWords,
   wordBucketsOf,
 } from "../src/engine/features.ts";
 import { scoreText, type Table } from "../src/engine/table.ts";
@@ -70,7 +70,7 @@ Deno.test("buildCorpus featurises each distinct text once, with the engine's buc
   assert.deepEqual(c.texts, 3);
   assert.deepEqual(Array.from(c.textOf), [0, 1, 0, 2]);
   for (let t = 0; t < 2; t++) {
-    const f = featurize(texts[t]!, settings);
+    const f = textWords(texts[t]!, settings);
     const words = Array.from(
       c.words.subarray(c.wordStart[t], c.wordStart[t + 1]),
     );
@@ -123,7 +123,12 @@ Deno.test("the training layout scores a text as the engine scores it with the st
   };
   for (let i = 0; i < texts.length; i++) {
     const ours = logitsOf({ weights, bias }, k, layout, i, new Float64Array(k));
-    const engine = scoreText(table, stored, featurize(texts[i]!, settings));
+    const f = textWords(texts[i]!, settings);
+    const engine = scoreText(table, stored, {
+      ...f,
+      wordBuckets: f.words.map((w) => wordBucketsOf(w, settings)),
+      empty: f.words.length === 0,
+    });
     for (let j = 0; j < k; j++) {
       assert(
         Math.abs(ours[j]! - engine[j]!) < 1e-4,

@@ -32,7 +32,7 @@ import {
   softmax,
   type Table,
 } from "./table.ts";
-import { type PreparedText, prepareFeatures, prepareText } from "./prepare.ts";
+import { type PreparedText, prepareText } from "./prepare.ts";
 import { suggestQuestion } from "./suggest.ts";
 import { energyOfAnswer, looksInScope, spreadOf } from "./scope.ts";
 import { radiusOf } from "./radius.ts";
@@ -471,4 +471,4 @@ export type {
   RankedOption,
   YesNoAnswer,
 };
-export { type PreparedText, prepareFeatures, prepareText, suggestQuestion };
+export { type PreparedText, prepareText, suggestQuestion };

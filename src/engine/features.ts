@@ -154,41 +154,38 @@ export function bigramBucket(
   return half + (mix(h) & (half - 1));
 }
 
-/**
- * A `bucketsOf` for `featurize` that remembers the buckets of up to `limit`
- * distinct words in `cache`.
- */
-export function cachedBuckets(
-  settings: FeaturizerSettings,
-  cache: Map<string, readonly number[]> = new Map(),
-  limit = 200_000,
-): (word: string) => readonly number[] {
-  return (word) => {
-    let buckets = cache.get(word);
-    if (buckets === undefined) {
-      buckets = wordBucketsOf(word, settings);
-      if (cache.size < limit) cache.set(word, buckets);
-    }
-    return buckets;
-  };
+/** A text's distinct words and bigrams, as every table reads it. */
+export interface TextWords {
+  /** Distinct words, capped, in order of first appearance. */
+  words: string[];
+  /** Distinct bigram buckets of neighbouring words, in order of first appearance. */
+  bigramBuckets: number[];
 }
 
 /**
- * Featurises a text: NFKC and lower case, UAX #29 words, each capped at
- * `max_word_length`; distinct words and distinct bigrams of neighbouring words.
- * `bucketsOf` gives a word's buckets (it may cache them); it is called once
- * per distinct word, in order of first appearance.
+ * Reads a text as every table does: NFKC and lower case, UAX #29 words, each
+ * capped at `max_word_length`; its distinct words and the distinct buckets of
+ * its bigrams (neighbouring words, repeats included). A word's buckets are
+ * `wordBucketsOf(word, settings)`. Training (`buildCorpus`) and serving
+ * (`prepareText`) both featurise through this function, so they find the
+ * same buckets.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DEFAULT_FEATURIZER, textWords } from "./features.ts";
+ * const t = textWords("Refund, refund please", DEFAULT_FEATURIZER);
+ * assert.deepEqual(t.words, ["refund", "please"]);
+ * assert.equal(t.bigramBuckets.length, 2); // "refund refund", "refund please"
+ * ```
  */
-export function featurize(
+export function textWords(
   text: string,
   settings: FeaturizerSettings,
-  bucketsOf: (word: string) => readonly number[] = (w) =>
-    wordBucketsOf(w, settings),
-): TextFeatures {
+): TextWords {
   // Capped in place: `wordsOf` returns a fresh array.
   const capped = wordsOf(text);
   const words: string[] = [];
-  const wordBuckets: (readonly number[])[] = [];
   // Short texts check repeats by a scan, cheaper than building a set.
   const seen = capped.length > 32 ? new Set<string>() : null;
   for (let i = 0; i < capped.length; i++) {
@@ -197,7 +194,6 @@ export function featurize(
     if (seen === null ? words.includes(w) : seen.has(w)) continue;
     seen?.add(w);
     words.push(w);
-    wordBuckets.push(bucketsOf(w));
   }
   const bigrams: number[] = [];
   if (settings.bigrams) {
@@ -213,10 +209,5 @@ export function featurize(
       bigrams.push(b);
     }
   }
-  return {
-    words,
-    wordBuckets,
-    bigramBuckets: bigrams,
-    empty: words.length === 0,
-  };
+  return { words, bigramBuckets: bigrams };
 }

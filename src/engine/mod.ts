@@ -30,7 +30,6 @@ export {
   type AskOptions,
   assess,
   type PreparedText,
-  prepareFeatures,
   prepareText,
   probabilitiesOf,
   suggestQuestion,

@@ -1,25 +1,18 @@
 /**
- * Texts prepared for a table: featurised once (exactly as `featurize` does)
- * and looked up in the word cache of the caller's `TableState`, to answer
- * any number of questions.
+ * Texts prepared for a table: featurised once (`textWords`, as training
+ * featurises) and looked up in the word cache of the caller's `TableState`,
+ * to answer any number of questions.
  *
  * @module
  */
 
-import {
-  bigramBucket,
-  capWord,
-  type FeaturizerSettings,
-  type TextFeatures,
-  wordBucketsOf,
-} from "./features.ts";
+import { type TextFeatures, textWords, wordBucketsOf } from "./features.ts";
 import {
   noveltyShare,
   type Table,
   unseenBuckets,
   type WordRef,
 } from "./table.ts";
-import { wordsOf } from "./text.ts";
 import type { TableState } from "./state.ts";
 import { hashWord, type WordCache } from "./word_cache.ts";
 
@@ -41,12 +34,12 @@ export interface PreparedText {
   readonly empty: boolean;
   /** Share of the text's buckets no training text had. */
   readonly novelty: number;
-  /** The text's features, as `featurize` gives them (made on first use: answering does not need them). */
+  /** The text's words with their buckets, and its bigrams (made on first use: answering does not need them). */
   readonly features: TextFeatures;
 }
 
 class Prepared implements PreparedText {
-  #features: TextFeatures | null;
+  #features: TextFeatures | null = null;
   readonly #cache: WordCache;
 
   constructor(
@@ -56,10 +49,8 @@ class Prepared implements PreparedText {
     readonly looseBuckets: readonly (readonly number[] | null)[],
     readonly bigramBuckets: readonly number[],
     readonly novelty: number,
-    features: TextFeatures | null,
   ) {
     this.#cache = cache;
-    this.#features = features;
   }
 
   get empty(): boolean {
@@ -82,9 +73,9 @@ class Prepared implements PreparedText {
 }
 
 /**
- * Featurises a text for `table` (as `featurize` does: the same words,
- * buckets and bigrams), looking each distinct word up once in the word
- * cache of `state` (the table's) and keeping new ones while it has room.
+ * Featurises a text for `table` (`textWords`: the words, buckets and bigrams
+ * training found), looking each distinct word up once in the word cache of
+ * `state` (the table's) and keeping new ones while it has room.
  *
  * @example
  * ```ts
@@ -105,20 +96,13 @@ export function prepareText(
   state.check(table);
   const settings = table.featurizer;
   const cache = state.words;
-  const capped = wordsOf(text);
-  const words: string[] = [];
+  const { words, bigramBuckets } = textWords(text, settings);
   const entries: WordRef[] = [];
   const loose: (readonly number[] | null)[] = [];
   let total = 0;
   let unseen = 0;
-  // Short texts check repeats by a scan, cheaper than building a set.
-  const seen = capped.length > 32 ? new Set<string>() : null;
-  for (let i = 0; i < capped.length; i++) {
-    const w = capWord(capped[i]!, settings.max_word_length);
-    capped[i] = w;
-    if (seen === null ? words.includes(w) : seen.has(w)) continue;
-    seen?.add(w);
-    words.push(w);
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
     const hash = hashWord(w);
     let id = cache.find(w, hash);
     if (id < 0) {
@@ -138,77 +122,12 @@ export function prepareText(
     total += cache.bucketsEnd(id) - cache.bucketsStart(id);
     unseen += cache.unseen(id);
   }
-  const bigrams = bigramsOf(capped, settings);
   return new Prepared(
     cache,
     words,
     entries,
     loose,
-    bigrams,
-    noveltyShare(table, { bigramBuckets: bigrams }, total, unseen),
-    null,
-  );
-}
-
-/** The distinct bigram buckets of a text's capped words, as `featurize` finds them. */
-function bigramsOf(
-  capped: readonly string[],
-  settings: FeaturizerSettings,
-): number[] {
-  const bigrams: number[] = [];
-  if (!settings.bigrams) return bigrams;
-  const seen = capped.length > 32 ? new Set<number>() : null;
-  for (let i = 1; i < capped.length; i++) {
-    const b = bigramBucket(capped[i - 1]!, capped[i]!, settings);
-    if (seen === null ? bigrams.includes(b) : seen.has(b)) continue;
-    seen?.add(b);
-    bigrams.push(b);
-  }
-  return bigrams;
-}
-
-/**
- * Prepares a text featurised earlier (as training does) for `table`, in
- * the word cache of `state`.
- *
- * @example
- * ```ts
- * import { featurize } from "./features.ts";
- * import { prepareFeatures, type Table, TableState } from "./mod.ts";
- * declare const table: Table;
- * const state = new TableState(table);
- * const prepared = prepareFeatures(table, state, featurize("my card", table.featurizer));
- * ```
- */
-export function prepareFeatures(
-  table: Table,
-  state: TableState,
-  features: TextFeatures,
-): PreparedText {
-  state.check(table);
-  const cache = state.words;
-  const entries: WordRef[] = [];
-  const loose: (readonly number[] | null)[] = [];
-  let total = 0;
-  let unseen = 0;
-  features.words.forEach((w, i) => {
-    const buckets = features.wordBuckets[i]!;
-    const hash = hashWord(w);
-    let id = cache.find(w, hash);
-    const u = id >= 0 ? cache.unseen(id) : unseenBuckets(table, buckets);
-    if (id < 0) id = cache.add(w, hash, buckets, u);
-    entries.push(id);
-    loose.push(id < 0 ? buckets : null);
-    total += buckets.length;
-    unseen += u;
-  });
-  return new Prepared(
-    cache,
-    features.words,
-    entries,
-    loose,
-    features.bigramBuckets,
-    noveltyShare(table, features, total, unseen),
-    features,
+    bigramBuckets,
+    noveltyShare(table, { bigramBuckets }, total, unseen),
   );
 }

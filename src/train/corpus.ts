@@ -16,15 +16,12 @@
 
 import {
   bucketKind,
-  featurize,
   type FeaturizerSettings,
-  type TextFeatures,
+  textWords,
   wordBucketsOf,
 } from "../engine/features.ts";
 import { BIGRAM_ROW, NGRAM_ROW, WORD_ROW } from "../engine/radius.ts";
 import { DEFAULT_KIND_SCALES, type KindScales } from "./sparse.ts";
-
-const NO_BUCKETS: readonly number[] = Object.freeze([]);
 
 /** Distinct texts, words and buckets of a set of traces. */
 export interface Corpus {
@@ -44,13 +41,16 @@ export interface Corpus {
 }
 
 /**
- * Featurises `texts` (one per trace) as the engine does, each distinct text
- * once. `say` is told how far it got now and then.
+ * Featurises `texts` (one per trace) as serving does (`textWords`), each
+ * distinct text once. `say` is told how far it got now and then.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { DEFAULT_FEATURIZER } from "../engine/features.ts";
+ * import { buildCorpus } from "./corpus.ts";
  * const c = buildCorpus(["hi there", "hi there"], DEFAULT_FEATURIZER);
- * c.texts; // 1: both traces share one text
+ * assert.equal(c.texts, 1); // both traces share one text
  * ```
  */
 export function buildCorpus(
@@ -70,19 +70,6 @@ export function buildCorpus(
   wordStart.push(0);
   bigramStart.push(0);
   bucketStart.push(0);
-  // Called by `featurize` once per distinct word of a text, in order; the
-  // buckets go to the shared per-word store, not to the (discarded) features.
-  const bucketsOf = (word: string): readonly number[] => {
-    let id = wordIds.get(word);
-    if (id === undefined) {
-      id = wordIds.size;
-      wordIds.set(word, id);
-      for (const b of wordBucketsOf(word, featurizer)) buckets.push(b);
-      bucketStart.push(buckets.length);
-    }
-    words.push(id);
-    return NO_BUCKETS;
-  };
   const step = Math.max(100_000, Math.ceil(texts.length / 10));
   for (let i = 0; i < texts.length; i++) {
     const text = texts[i]!;
@@ -90,7 +77,18 @@ export function buildCorpus(
     if (t === undefined) {
       t = textIds.size;
       textIds.set(text, t);
-      const f = featurize(text, featurizer, bucketsOf);
+      const f = textWords(text, featurizer);
+      for (const word of f.words) {
+        let id = wordIds.get(word);
+        if (id === undefined) {
+          // Each distinct word's buckets are stored once, shared by its texts.
+          id = wordIds.size;
+          wordIds.set(word, id);
+          for (const b of wordBucketsOf(word, featurizer)) buckets.push(b);
+          bucketStart.push(buckets.length);
+        }
+        words.push(id);
+      }
       wordStart.push(words.length);
       for (const b of f.bigramBuckets) bigrams.push(b);
       bigramStart.push(bigrams.length);
@@ -237,29 +235,6 @@ export function trainingLayout(
     entryValues,
     bigramValue: Math.fround(scales.bigram),
   };
-}
-
-/**
- * The engine's features of trace `i`'s text, for the traces the engine must
- * score as serving would (calibration and test).
- */
-export function engineFeatures(
-  texts: readonly string[],
-  indices: Iterable<number>,
-  featurizer: FeaturizerSettings,
-): TextFeatures[] {
-  const out: TextFeatures[] = [];
-  const cache = new Map<string, readonly number[]>();
-  const bucketsOf = (word: string) => {
-    let b = cache.get(word);
-    if (b === undefined) {
-      b = wordBucketsOf(word, featurizer);
-      if (cache.size < 200_000) cache.set(word, b);
-    }
-    return b;
-  };
-  for (const i of indices) out[i] = featurize(texts[i]!, featurizer, bucketsOf);
-  return out;
 }
 
 type TypedArray = Uint8Array | Int32Array | Float32Array | Float64Array;

@@ -16,9 +16,8 @@
 import {
   DEFAULT_FEATURIZER,
   type FeaturizerSettings,
-  type TextFeatures,
 } from "../engine/features.ts";
-import { assess, prepareFeatures } from "../engine/answer.ts";
+import { assess, prepareText } from "../engine/answer.ts";
 import { DEFAULT_DRIFT, QUIET_GUARD } from "../engine/drift.ts";
 import { computeGainBounds } from "../engine/radius.ts";
 import { scopeApplies, type ScopeScore } from "../engine/scope.ts";
@@ -36,12 +35,7 @@ import {
   leakageCheck,
   type LeakageReport,
 } from "./leakage.ts";
-import {
-  buildCorpus,
-  engineFeatures,
-  tableRows,
-  trainingLayout,
-} from "./corpus.ts";
+import { buildCorpus, tableRows, trainingLayout } from "./corpus.ts";
 import { fitQuestions, type FitSettings } from "./fit.ts";
 import { type Measurement, Meter } from "./meter.ts";
 import { DEFAULT_KIND_SCALES } from "./sparse.ts";
@@ -363,12 +357,6 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     options.featurizer.ngram_average_min,
     options.kindScales,
   );
-  // The engine's features, for the texts scored as serving would score them.
-  const features = engineFeatures(
-    texts,
-    heldOut(split.parts),
-    options.featurizer,
-  );
   const base: Table = {
     featurizer: options.featurizer,
     settings: options.settings,
@@ -451,7 +439,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
       base,
       unscored,
       qa.labels,
-      features,
+      texts,
       parts.calibration,
     );
     scored.units = Int32Array.from(parts.calibration, (i) => split.unitOf[i]!);
@@ -527,7 +515,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
   const state = new TableState(table);
   const reports: QuestionReport[] = fitted.map((f) => ({
     ...f.report,
-    test: measureAnswers(table, state, f.qa, features, f.parts.test),
+    test: measureAnswers(table, state, f.qa, texts, f.parts.test),
   }));
   const report: TrainReport = {
     tool: "decision-tables",
@@ -550,11 +538,6 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     refused: refusals,
   };
   return { table: { ...table, info: { report } }, rowBuckets, report };
-}
-
-/** The traces outside the train split (calibration and test). */
-function* heldOut(parts: Uint8Array): Generator<number> {
-  for (let i = 0; i < parts.length; i++) if (!isTrain(parts[i]!)) yield i;
 }
 
 /** The traces that answer a question, by part. */
@@ -583,7 +566,7 @@ function scoreAnswers(
   base: Table,
   q: QuestionTable,
   labels: Int32Array,
-  features: readonly TextFeatures[],
+  texts: readonly string[],
   indices: readonly number[],
 ): ScoredAnswers {
   const n = indices.length;
@@ -602,7 +585,7 @@ function scoreAnswers(
   };
   const state = new TableState(table);
   for (let t = 0; t < n; t++) {
-    const text = prepareFeatures(table, state, features[indices[t]!]!);
+    const text = prepareText(table, state, texts[indices[t]!]!);
     const a = assess(table, state, text, q.name, {}, QUIET_GUARD);
     scored.confidences[t] = text.empty ? 0 : a.fullConfidence;
     scored.wrong[t] = disagrees(a.answer, q.options[labels[indices[t]!]!]!)
@@ -622,12 +605,12 @@ function measureAnswers(
   table: Table,
   state: TableState,
   qa: QuestionAnswers,
-  features: readonly TextFeatures[],
+  texts: readonly string[],
   indices: readonly number[],
 ): Measurement {
   const meter = new Meter();
   for (const i of indices) {
-    const text = prepareFeatures(table, state, features[i]!);
+    const text = prepareText(table, state, texts[i]!);
     const a = assess(table, state, text, qa.name, {}, QUIET_GUARD).answer;
     meter.add(a.certified, disagrees(a, qa.options[qa.labels[i]!]!));
   }
