@@ -8,8 +8,10 @@
  *
  * @example
  * ```ts
- * import { INTERFACE_VERSION, TOOL_VERSION } from "./src/version.ts";
+ * import assert from "node:assert/strict";
+ * import { INTERFACE_VERSION, TOOL_VERSION } from "./version.ts";
  *
+ * assert.match(TOOL_VERSION, /^\d+\.\d+\.\d+/);
  * console.log(`decision-tables ${TOOL_VERSION}, HTTP interface ${INTERFACE_VERSION}`);
  * ```
  *

@@ -52,11 +52,12 @@ function duration(seconds: number): string {
  *
  * @example
  * ```ts
+ * import { ProgressPrinter } from "./progress.ts";
  * const printer = new ProgressPrinter({ quiet: false });
  * const meter = printer.meter("reading");
  * meter.update(120_000, 8_000_000, 64_000_000);
  * meter.done("read 1,000,000 lines");
- * train(traces, { ...options, progress: printer.line });
+ * printer.line("trained"); // the `progress` option of `train` takes `printer.line`
  * ```
  */
 export class ProgressPrinter {
@@ -197,9 +198,4 @@ export class ProgressMeter {
       true,
     );
   }
-}
-
-/** A function printing progress lines to stderr with the seconds since it was made; silent when `quiet`. */
-export function progressPrinter(quiet: boolean): (line: string) => void {
-  return new ProgressPrinter({ quiet }).line;
 }

@@ -19,11 +19,12 @@
  *
  * @example
  * ```ts
- * import { OPENAPI_JSON, openApiDocument } from "./src/http/openapi.ts";
+ * import assert from "node:assert/strict";
+ * import { OPENAPI_JSON, openApiDocument } from "./openapi.ts";
  *
  * const doc = openApiDocument();
- * console.log(Object.keys(doc.paths)); // ["/v1/decide", "/v1/decisions", ...]
- * await Deno.writeTextFile("openapi.json", OPENAPI_JSON);
+ * assert.ok("/v1/decide" in doc.paths);
+ * assert.deepEqual(JSON.parse(OPENAPI_JSON), JSON.parse(JSON.stringify(doc)));
  * ```
  *
  * @module

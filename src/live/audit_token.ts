@@ -133,12 +133,12 @@ function fromBase64url(text: string): Uint8Array | null {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { AuditTokens, hmacSigner } from "./audit_token.ts";
- * import { assertEquals } from "node:assert/strict";
  * const tokens = new AuditTokens(hmacSigner([new TextEncoder().encode("a long shared secret")]));
  * const id = tokens.issue({ slot: 0, answer: 3, confidence: 0.93, issuedAt: 1e12, bundle: "00112233445566ff", pool: "abcdef01" });
  * const back = tokens.verify(id);
- * assertEquals(typeof back === "object" && back.answer, 3);
+ * assert.equal(typeof back === "object" && back !== null && back.answer, 3);
  * ```
  */
 export class AuditTokens {

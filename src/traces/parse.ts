@@ -27,11 +27,13 @@ import type { TraceParseOptions, TraceSet } from "./types.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { parseTraceText } from "./parse.ts";
  * const set = parseTraceText(
  *   "t.jsonl",
  *   '{"text": "my card is lost", "answers": {"intent": "lost_card"}}\n',
  * );
- * set.questions[0].options; // ["lost_card"]
+ * assert.deepEqual(set.questions[0]?.options, ["lost_card"]);
  * ```
  */
 export function parseTraceText(
