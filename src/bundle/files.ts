@@ -23,9 +23,10 @@ export { BundleError };
 /**
  * A whole file, read on this thread into a buffer made here. `Deno.readFile`
  * and asynchronous reads fill a buffer made on a worker thread, whose malloc
- * arena keeps the memory once it is freed: 10 MB of weights per reload that
- * never came back. The synchronous reads block for a few milliseconds per
- * load (at start and on a reload, never on a request).
+ * arena keeps the memory once it is freed, so every reload would keep
+ * another copy of the weights (docs/benchmarks.md). The synchronous reads
+ * block this thread while a bundle loads (at start and on a reload, never on
+ * a request).
  */
 async function readWhole(path: string): Promise<Uint8Array> {
   using file = await Deno.open(path);

@@ -1,7 +1,7 @@
 /**
  * A full garbage collection on demand, for the moment after a reload. The
  * table a reload replaced keeps its weights outside the JavaScript heap
- * (about 14 MB for 77 options), and V8 collects such memory only once its
+ * (megabytes per table: docs/benchmarks.md), and V8 collects such memory only once its
  * allowance for memory outside the heap runs out, which lets up to four
  * dead tables stay resident. Collecting once after a reload gives that
  * memory back at once.

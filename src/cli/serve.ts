@@ -128,7 +128,8 @@ reverse proxy in front of a public service (see the README).
  * The V8 flags the service is meant to run with (`deno task serve`, `demo`
  * and `compile` give them): a young generation of at most 4 MB per
  * semi-space. Under a steady load V8 otherwise grows it to 16 MB per
- * semi-space, about 25 MB more resident memory, for no measurable speed.
+ * semi-space: more resident memory for no measurable speed
+ * (docs/benchmarks.md).
  */
 export const SERVE_V8_FLAGS = "--max-semi-space-size=4";
 

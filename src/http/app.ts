@@ -110,8 +110,8 @@ export function createApp(
 let openApi: Promise<string> | null = null;
 
 /**
- * The OpenAPI document's text, built on first use: its schemas (TypeBox,
- * about 50 ms of module loading) are then loaded by no process that is
+ * The OpenAPI document's text, built on first use: its schemas (TypeBox, a
+ * noticeable share of start-up time) are then loaded by no process that is
  * never asked for the document, such as every command but a `serve` asked
  * for it.
  */

@@ -100,7 +100,7 @@ class Watch {
 /**
  * The deadlines of the bodies being read, kept by one coarse timer rather
  * than a timer per request (a `setTimeout` and `clearTimeout` per request
- * cost about 20 us of CPU under load, more than the rest of reading a body).
+ * cost more CPU than the rest of reading a body: docs/benchmarks.md).
  * The timer ticks every quarter of the timeout (at most once a second) while
  * some body is being read, and stops once none is; a body's time is up
  * between `timeoutMs` and `timeoutMs` plus one tick after its read began.
@@ -209,7 +209,7 @@ export function tooLarge(limit: number = MAX_BODY_BYTES): HTTPException {
 /**
  * The 408 for a body that took longer than `ms`. It sets no `Connection`
  * header: `Deno.serve` sends `connection: close` itself for a reply whose
- * request body was left unread (setting it here sent it twice).
+ * request body was left unread, and a second one would repeat the header.
  */
 export function tooSlow(ms: number): HTTPException {
   return new HTTPException(408, {

@@ -222,8 +222,9 @@ class SoftmaxSteps {
   /**
    * Trace `i`'s entries after dropout, into the scratch: one dropout draw
    * per word, then per bigram with a row, up to the last one with entries
-   * (the groups of the per-text rows of earlier versions, so that a seed
-   * trains the same weights). Returns their number.
+   * (the text's groups in featurisation order: the draws, and so the weights
+   * a seed trains, do not depend on how the entries are stored). Returns
+   * their number.
    */
   gather(i: number, random: () => number): number {
     const { textOf, wordStart, words, entryStart, entryRows, entryValues } =
