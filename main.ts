@@ -1,8 +1,9 @@
 /**
  * Decision tables: the command line. One program, five commands; each
  * command's module does the work, this file only dispatches and turns
- * failures into one line and exit code 2 (`train` alone also exits 3, when a
- * question is left uncalibrated).
+ * failures into exit codes (`reportFailure`): bad input in one line and exit
+ * code 2, a bug with its stack and exit code 1 (`train` alone also exits 3,
+ * when a question is left uncalibrated).
  *
  * @module
  */
@@ -12,7 +13,8 @@ import { inspectCommand } from "./src/cli/inspect.ts";
 import { serveCommand } from "./src/cli/serve.ts";
 import { predictCommand } from "./src/cli/predict.ts";
 import { closestName } from "./src/engine/suggest.ts";
-import { oneLine, UsageError } from "./src/cli/common.ts";
+import { UsageError } from "./src/cli/common.ts";
+import { reportFailure } from "./src/cli/failure.ts";
 import { trainCommand } from "./src/cli/train.ts";
 import { INTERFACE_VERSION, TOOL_VERSION } from "./src/version.ts";
 
@@ -28,7 +30,8 @@ Commands:
   inspect   what a bundle holds
   predict   answers for texts on standard input, one JSON line each
 
-Exit codes: 0 done; 2 bad input, flags or files; 3 (train) a question is uncalibrated`;
+Exit codes: 0 done; 1 a bug (its stack follows); 2 bad input, flags or files;
+3 (train) a question is uncalibrated`;
 
 const COMMANDS = ["train", "serve", "eval", "inspect", "predict"];
 
@@ -68,9 +71,8 @@ export async function main(args: string[]): Promise<number> {
       }
     }
   } catch (e) {
-    // Usage, trace, bundle and operating-system errors alike: one line, exit 2.
-    console.error(`error: ${oneLine(e)}`);
-    return 2;
+    // Bad flags, traces, bundles and files: one line, exit 2; a bug: exit 1.
+    return reportFailure(e);
   }
 }
 

@@ -16,7 +16,7 @@ export {
   ProgressPrinter,
 } from "./progress.ts";
 
-/** A mistake in how a command was called; printed as one line, exit code 2. */
+/** A mistake in how a command was called or in what it was given; printed as one line, exit code 2. */
 export class UsageError extends Error {
   override name = "UsageError";
 }

@@ -32,6 +32,7 @@ import {
 } from "../http/token.ts";
 import { TOOL_VERSION } from "../version.ts";
 import { oneLine, UsageError } from "./common.ts";
+import { reportFailure } from "./failure.ts";
 import { type FeedbackLog, openFeedbackLog } from "./feedback_log.ts";
 import { parseServeFlags, type ServeSettings } from "./serve_flags.ts";
 
@@ -222,9 +223,8 @@ export async function serveCommand(args: string[]): Promise<number> {
     auditKeys = await openAuditKeys(settings);
     store = await openStore(settings);
   } catch (e) {
-    console.error(`error: ${oneLine(e)}`);
     auditKeys?.close();
-    return 2;
+    return reportFailure(e);
   }
   const s = settings;
 

@@ -96,6 +96,9 @@ export async function readTraceFlags(
     return traces;
   } catch (e) {
     printer.close();
-    throw e;
+    // The readers' TypeError is a wrong shape in the files (a question's
+    // answers change kind between files): input, as their RangeError and
+    // SyntaxError are, not a bug.
+    throw e instanceof TypeError ? new UsageError(e.message, { cause: e }) : e;
   }
 }
