@@ -5,7 +5,11 @@
  */
 
 import assert from "node:assert/strict";
-import { DecisionClient, type ModelAsk } from "../src/client/mod.ts";
+import {
+  DecisionClient,
+  DecisionServiceError,
+  type ModelAsk,
+} from "../src/client/mod.ts";
 import { tempDir } from "./_fixtures.ts";
 import { missingTool } from "./_tools.ts";
 import {
@@ -19,10 +23,11 @@ const CLEAR = "my invoice was overcharged";
 async function withServer(
   args: string[],
   body: (s: RunningServer, dir: string) => Promise<void>,
+  env: Record<string, string> = {},
 ): Promise<void> {
   await using dir = await tempDir();
   const bundle = await writeTestBundle(`${dir.path}/bundle`);
-  const s = await startServer({ bundle, args });
+  const s = await startServer({ bundle, args, env });
   try {
     await body(s, dir.path);
   } finally {
@@ -89,14 +94,85 @@ Deno.test("the client answers audits with the model and reports them", async () 
   });
 });
 
-Deno.test("the client reports a service error with its status and message", async () => {
-  await withServer([], async (s) => {
-    const client = new DecisionClient({ url: s.base, model: () => true });
-    await assert.rejects(
-      client.decide(CLEAR, { topic: { criteria: [3 as unknown as string] } }),
-      /^Error: \/v1\/decide answered 400: /,
-    );
+/** What `promise` rejected with, checked to be a `DecisionServiceError`. */
+async function serviceError(
+  promise: Promise<unknown>,
+): Promise<DecisionServiceError> {
+  try {
+    await promise;
+  } catch (e) {
+    assert.ok(e instanceof DecisionServiceError, String(e));
+    return e;
+  }
+  assert.fail("expected a DecisionServiceError");
+}
+
+Deno.test("the client throws DecisionServiceError with the status and the parsed reply", async (t) => {
+  await t.step("400: a body the service cannot read", async () => {
+    await withServer([], async (s) => {
+      const client = new DecisionClient({ url: s.base, model: () => true });
+      const e = await serviceError(
+        client.decide(CLEAR, { topic: { criteria: [3 as unknown as string] } }),
+      );
+      assert.equal(e.name, "DecisionServiceError");
+      assert.equal(e.path, "/v1/decide");
+      assert.equal(e.status, 400);
+      const reply = e.reply as { error: string };
+      assert.equal(typeof reply.error, "string");
+      assert.equal(e.message, `/v1/decide answered 400: ${reply.error}`);
+    });
   });
+  await t.step("401: no token for a service that needs one", async () => {
+    await withServer([], async (s) => {
+      const client = new DecisionClient({ url: s.base, model: () => true });
+      const e = await serviceError(client.decide(CLEAR));
+      assert.equal(e.status, 401);
+      assert.match((e.reply as { error: string }).error, /token/i);
+    }, { SERVICE_PROXY_TOKEN: "a-long-enough-proxy-token-0123456789" });
+  });
+  await t.step(
+    "503 with a reply that is not JSON: the text is the reply",
+    async () => {
+      const client = new DecisionClient({
+        url: "http://127.0.0.1:1",
+        model: () => true,
+        fetch: () => Promise.resolve(new Response("draining", { status: 503 })),
+      });
+      const e = await serviceError(client.decide(CLEAR));
+      assert.equal(e.status, 503);
+      assert.equal(e.reply, "draining");
+      assert.equal(e.message, "/v1/decide answered 503: draining");
+    },
+  );
+  await t.step(
+    "feedback refused: onFeedbackError gets the typed error, the answers come back",
+    async () => {
+      const errors: Error[] = [];
+      const client = new DecisionClient({
+        url: "http://127.0.0.1:1",
+        model: () => "billing",
+        onFeedbackError: (e) => errors.push(e),
+        fetch: (input) =>
+          Promise.resolve(
+            String(input).endsWith("/v1/decide")
+              ? Response.json({
+                answers: {
+                  topic: { choice: "billing", certified: false, flag: "drift" },
+                },
+              })
+              : Response.json({ error: "busy" }, { status: 503 }),
+          ),
+      });
+      const answers = await client.decide(CLEAR, { topic: null });
+      assert.equal(answers.topic.source, "model");
+      assert.equal(errors.length, 1);
+      const e = errors[0];
+      assert.ok(e instanceof DecisionServiceError);
+      assert.equal(e.path, "/v1/feedback");
+      assert.equal(e.status, 503);
+      assert.deepEqual(e.reply, { error: "busy" });
+    },
+  );
 });
 
 const noNode = missingTool("client_test", "node", "apt-get install nodejs");

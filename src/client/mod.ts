@@ -19,6 +19,21 @@
  * answers.topic; // { answer: "billing", source: "table", certified: true, ... }
  * ```
  *
+ * A refusal of the service is a `DecisionServiceError` carrying its status
+ * and reply, so a caller can tell a missing token (401) from a busy or
+ * draining service (503):
+ *
+ * ```ts
+ * import { DecisionClient, DecisionServiceError } from "./mod.ts";
+ * declare const client: DecisionClient;
+ * try {
+ *   await client.decide("my invoice was overcharged");
+ * } catch (e) {
+ *   if (!(e instanceof DecisionServiceError) || e.status !== 503) throw e;
+ *   // busy or draining: ask again later, or ask the model alone
+ * }
+ * ```
+ *
  * @module
  */
 
@@ -86,6 +101,45 @@ interface FeedbackItem {
   audit?: string;
 }
 
+/**
+ * The service refused a request or could not answer it (any status but 2xx):
+ * 400 for a body it cannot read, 401 without the right token, 503 while it
+ * is busy or draining, and so on. Network failures are not this: they are
+ * `fetch`'s own `TypeError`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DecisionServiceError } from "./mod.ts";
+ * const e = new DecisionServiceError("/v1/decide", 401, { error: "A valid token is needed" });
+ * assert.equal(e.status, 401);
+ * assert.equal(e.message, "/v1/decide answered 401: A valid token is needed");
+ * ```
+ */
+export class DecisionServiceError extends Error {
+  override name = "DecisionServiceError";
+  /** The route asked, such as `/v1/decide`. */
+  readonly path: string;
+  /** The HTTP status of the reply. */
+  readonly status: number;
+  /** The reply, parsed as JSON (the service's `{ "error": ... }`), or its text when it was not JSON. */
+  readonly reply: unknown;
+
+  /** The error for `path` answering `status` with `reply`; the message is the reply's `error` when it has one. */
+  constructor(path: string, status: number, reply: unknown) {
+    const said = typeof reply === "object" && reply !== null &&
+        typeof (reply as { error?: unknown }).error === "string"
+      ? (reply as { error: string }).error
+      : typeof reply === "string"
+      ? reply
+      : JSON.stringify(reply);
+    super(`${path} answered ${status}: ${said}`);
+    this.path = path;
+    this.status = status;
+    this.reply = reply;
+  }
+}
+
 /** The proxy side of the service (see the module doc). */
 export class DecisionClient {
   readonly #base: string;
@@ -108,8 +162,9 @@ export class DecisionClient {
   /**
    * Answers `questions` (all of the table's when absent) about `state`:
    * the table's answer where it is certified and not audited, the model's
-   * otherwise. Feedback is sent before it returns. Throws `Error` when the
-   * service cannot answer (its status and message), or when the model does.
+   * otherwise. Feedback is sent before it returns. Throws
+   * `DecisionServiceError` when the service refuses (its status and reply),
+   * and what the model or `fetch` throws when they fail.
    */
   decide(
     state: string | Record<string, unknown>,
@@ -201,13 +256,13 @@ export class DecisionClient {
     });
     const text = await res.text();
     if (!res.ok) {
-      let message = text;
+      let reply: unknown = text;
       try {
-        message = (JSON.parse(text) as { error?: string }).error ?? text;
+        reply = JSON.parse(text);
       } catch {
-        // not JSON: keep the text
+        // not JSON: the text is the reply
       }
-      throw new Error(`${path} answered ${res.status}: ${message}`);
+      throw new DecisionServiceError(path, res.status, reply);
     }
     return JSON.parse(text);
   }
