@@ -44,8 +44,9 @@ export interface FeedbackLogOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { rotatedPath } from "./feedback_log.ts";
- * rotatedPath("logs/feedback.jsonl"); // "logs/feedback.1.jsonl"
+ * assert.equal(rotatedPath("logs/feedback.jsonl"), "logs/feedback.1.jsonl");
  * ```
  */
 export function rotatedPath(path: string): string {

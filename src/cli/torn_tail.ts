@@ -25,11 +25,12 @@ export interface TornTail {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { cutTornTail } from "./torn_tail.ts";
  * const path = await Deno.makeTempFile();
  * await Deno.writeTextFile(path, '{"a":1}\n{"a":');
  * using file = await Deno.open(path, { read: true, write: true });
- * await cutTornTail(file); // { size: 8, cut: 5 }
+ * assert.deepEqual(await cutTornTail(file), { size: 8, cut: 5 });
  * ```
  */
 export async function cutTornTail(file: Deno.FsFile): Promise<TornTail> {

@@ -43,9 +43,12 @@ function formatEvidence(x: number): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { unsupportedInWords } from "./mod.ts";
- * unsupportedInWords("Topic", "topic", ["topic", "urgent"]);
- * // 'The table has no question named "Topic"; did you mean "topic"? Its questions are: topic, urgent.'
+ * assert.equal(
+ *   unsupportedInWords("Topic", "topic", ["topic", "urgent"]),
+ *   'The table has no question named "Topic"; did you mean "topic"? Its questions are: topic, urgent.',
+ * );
  * ```
  */
 export function unsupportedInWords(

@@ -76,11 +76,13 @@ export function scopeApplies(options: number): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { softmax } from "./table.ts";
  * import { spreadOf } from "./scope.ts";
  * const logits = Float64Array.of(2, 1, 0);
  * const p = softmax(logits, 1);
- * spreadOf(logits, 1, p, 0); // -0.832..., as sum p ln p
+ * const spread = spreadOf(logits, 1, p, 0); // as sum p ln p
+ * assert.ok(Math.abs(spread - p.reduce((s, x) => s + x * Math.log(x), 0)) < 1e-9);
  * ```
  */
 export function spreadOf(

@@ -24,8 +24,9 @@ export const DEFAULT_WORD_CACHE_BYTES = 16 * 1024 * 1024;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { hashWord } from "./word_cache.ts";
- * hashWord("parcel") === hashWord("parcel"); // true
+ * assert.equal(hashWord("parcel"), hashWord("parcel"));
  * ```
  */
 export function hashWord(word: string): number {
@@ -44,10 +45,11 @@ export function hashWord(word: string): number {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { hashWord, WordCache } from "./word_cache.ts";
  * const cache = new WordCache(1 << 20);
  * const id = cache.add("parcel", hashWord("parcel"), [12, 345, 678], 1);
- * cache.find("parcel", hashWord("parcel")) === id; // true
+ * assert.equal(cache.find("parcel", hashWord("parcel")), id);
  * ```
  */
 export class WordCache {

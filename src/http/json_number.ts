@@ -155,9 +155,10 @@ export function writeAscii(buf: Uint8Array, at: number, s: string): number {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { probabilityText } from "./json_number.ts";
- * probabilityText(0.9999498826587676); // "0.99995"
- * probabilityText(8.789104062965426e-10); // "8.7891e-10"
+ * assert.equal(probabilityText(0.9999498826587676), "0.99995");
+ * assert.equal(probabilityText(8.789104062965426e-10), "8.7891e-10");
  * ```
  */
 export function probabilityText(p: number): string {

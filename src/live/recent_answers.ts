@@ -50,8 +50,9 @@ interface Entry {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { recentKey } from "./recent_answers.ts";
- * recentKey("intent", "x".repeat(1_000_000)).length < 100; // true
+ * assert.ok(recentKey("intent", "x".repeat(1_000_000)).length < 100);
  * ```
  */
 export function recentKey(question: string, text: string): string {

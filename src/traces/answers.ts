@@ -52,10 +52,12 @@ export interface TypedAnswers {
  *
  * @example
  * ```ts
- * typeAnswers(["True", "FALSE"]).kind; // "yes_no"
- * typeAnswers(["1", "0"]).kind; // "yes_no"
- * typeAnswers(["1", "0", "2"]).kind; // "choice"
- * typeAnswers(["yes", "no"]).kind; // "choice"
+ * import assert from "node:assert/strict";
+ * import { typeAnswers } from "./answers.ts";
+ * assert.equal(typeAnswers(["True", "FALSE"]).kind, "yes_no");
+ * assert.equal(typeAnswers(["1", "0"]).kind, "yes_no");
+ * assert.equal(typeAnswers(["1", "0", "2"]).kind, "choice");
+ * assert.equal(typeAnswers(["yes", "no"]).kind, "choice");
  * ```
  */
 export function typeAnswers(distinct: readonly string[]): TypedAnswers {

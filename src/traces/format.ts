@@ -37,8 +37,10 @@ export const SNIFF_LENGTH = 64 * 1024;
  *
  * @example
  * ```ts
- * sniffFormat('[{"text": "a"', true); // "json"
- * sniffFormat("text\tq\n", false); // "tsv"
+ * import assert from "node:assert/strict";
+ * import { sniffFormat } from "./format.ts";
+ * assert.equal(sniffFormat('[{"text": "a"', true), "json");
+ * assert.equal(sniffFormat("text\tq\n", false), "tsv");
  * ```
  */
 export function sniffFormat(head: string, named: boolean): TraceFormat {

@@ -31,11 +31,14 @@ const SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { JsonArraySplitter } from "./json_array.ts";
  * const s = new JsonArraySplitter("a.json");
  * const out: string[] = [];
  * s.push('[{"a": [1, "]"]},\n 2', (text) => out.push(text));
  * s.push("]", (text) => out.push(text));
- * s.end(); // out: ['{"a": [1, "]"]}', "2"]
+ * s.end();
+ * assert.deepEqual(out, ['{"a": [1, "]"]}', "2"]);
  * ```
  */
 export class JsonArraySplitter {

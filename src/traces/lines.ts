@@ -10,11 +10,14 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { LineSplitter } from "./lines.ts";
  * const lines: string[] = [];
  * const s = new LineSplitter();
  * s.push("a\r\nb", (line) => lines.push(line));
  * s.push("c\nd", (line) => lines.push(line));
- * s.end((line) => lines.push(line)); // lines: ["a", "bc", "d"]
+ * s.end((line) => lines.push(line));
+ * assert.deepEqual(lines, ["a", "bc", "d"]);
  * ```
  */
 export class LineSplitter {

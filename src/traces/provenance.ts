@@ -28,8 +28,10 @@ export type TimeReading = { seconds: number } | { reason: string };
  *
  * @example
  * ```ts
- * parseIsoTime("2024-05-01T00:00:01Z"); // { seconds: 1714521601 }
- * parseIsoTime("May 1, 2024"); // { reason: "... is not ISO 8601 ..." }
+ * import assert from "node:assert/strict";
+ * import { parseIsoTime } from "./provenance.ts";
+ * assert.deepEqual(parseIsoTime("2024-05-01T00:00:01Z"), { seconds: 1714521601 });
+ * assert.match(String((parseIsoTime("May 1, 2024") as { reason: string }).reason), /ISO 8601/);
  * ```
  */
 export function parseIsoTime(text: string): TimeReading {

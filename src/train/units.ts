@@ -64,8 +64,9 @@ export class UnionFind {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { effectiveSize } from "./units.ts";
- * effectiveSize(Int32Array.of(0, 0, 1, 2)); // 16 / 6 = 2.67
+ * assert.equal(effectiveSize(Int32Array.of(0, 0, 1, 2)), 16 / 6);
  * ```
  */
 export function effectiveSize(units: ArrayLike<number>): number {

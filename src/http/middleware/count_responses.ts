@@ -26,13 +26,15 @@ const DEFAULTS = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Hono } from "hono";
  * import { countResponses } from "./count_responses.ts";
  * const seen: string[] = [];
  * const app = new Hono();
  * app.use(countResponses({ record: (label, status) => seen.push(`${label} ${status}`) }));
  * app.get("/v1/health", (c) => c.json({ ok: true }));
- * await app.request("/v1/health"); // seen: ["/v1/health 200"]
+ * await app.request("/v1/health");
+ * assert.deepEqual(seen, ["/v1/health 200"]);
  * ```
  */
 export function countResponses(

@@ -24,8 +24,9 @@ export type { RecentDecision };
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { keptText, RECENT_TEXT_LIMIT } from "./recent.ts";
- * keptText("x".repeat(1_000_000)).length === RECENT_TEXT_LIMIT; // true
+ * assert.equal(keptText("x".repeat(1_000_000)).length, RECENT_TEXT_LIMIT);
  * ```
  */
 export function keptText(text: string): string {
