@@ -14,7 +14,7 @@ import { smallTable, stateOf } from "./_fixtures.ts";
 const S: FeaturizerSettings = { ...DEFAULT_FEATURIZER, buckets_log2: 16 };
 
 /** A text's words, their buckets and its bigrams, as training and serving find them. */
-function featurize(text: string, settings: FeaturizerSettings) {
+function featuresOf(text: string, settings: FeaturizerSettings) {
   const { words, bigramBuckets } = textWords(text, settings);
   return {
     words,
@@ -25,7 +25,7 @@ function featurize(text: string, settings: FeaturizerSettings) {
 }
 
 function signature(text: string, settings = S): string {
-  const f = featurize(text, settings);
+  const f = featuresOf(text, settings);
   return JSON.stringify({
     words: f.words,
     w: f.wordBuckets.map((b) => [...b]),
@@ -46,7 +46,7 @@ Deno.test("textWords() folds case, NFKC forms and repeated words", () => {
     signature("where  is\tmy parcel!"),
     signature("where is my parcel"),
   );
-  const f = featurize("refund refund refund please", S);
+  const f = featuresOf("refund refund refund please", S);
   assert.deepEqual(f.words, ["refund", "please"]);
   // "refund refund" is one distinct bigram, "refund please" another.
   assert.equal(f.bigramBuckets.length, 2);
@@ -59,7 +59,7 @@ Deno.test("textWords() folds case, NFKC forms and repeated words", () => {
 
 Deno.test("textWords() caps long words and never splits a surrogate pair", () => {
   const long = "a".repeat(50);
-  const f = featurize(`${long} b`, S);
+  const f = featuresOf(`${long} b`, S);
   assert.equal(f.words[0], "a".repeat(S.max_word_length));
   assert.equal(
     signature(`${long} b`),
@@ -73,7 +73,7 @@ Deno.test("textWords() caps long words and never splits a surrogate pair", () =>
 });
 
 Deno.test("textWords() and wordBucketsOf() put words, n-grams and bigrams in their own bucket ranges", () => {
-  const f = featurize("where is my parcel today", S);
+  const f = featuresOf("where is my parcel today", S);
   for (const buckets of f.wordBuckets) {
     assert.equal(bucketKind(buckets[0]!, S), "word");
     for (const b of buckets.slice(1)) {
@@ -88,15 +88,15 @@ Deno.test("textWords() and wordBucketsOf() put words, n-grams and bigrams in the
     ),
   );
   // Character n-grams off: one bucket per word. Bigrams off: none.
-  const plain = featurize("where is my parcel", {
+  const plain = featuresOf("where is my parcel", {
     ...S,
     char_ngram_max: 0,
     bigrams: false,
   });
   assert.ok(plain.wordBuckets.every((b) => b.length === 1));
   assert.equal(plain.bigramBuckets.length, 0);
-  assert.equal(featurize(" ?! ", S).empty, true);
-  assert.equal(featurize("a", S).empty, false);
+  assert.equal(featuresOf(" ?! ", S).empty, true);
+  assert.equal(featuresOf("a", S).empty, false);
 });
 
 Deno.test("scoreText() scores feature presence: repeating words changes nothing", () => {

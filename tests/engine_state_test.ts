@@ -187,7 +187,7 @@ Deno.test("prepareText() finds the words textWords() reads and their buckets, wh
   const { textWords, wordBucketsOf } = await import(
     "../src/engine/features.ts"
   );
-  const featurize = (text: string, s: typeof trained.featurizer) => {
+  const featuresOf = (text: string, s: typeof trained.featurizer) => {
     const { words, bigramBuckets } = textWords(text, s);
     const wordBuckets = words.map((w) => wordBucketsOf(w, s));
     return { words, wordBuckets, bigramBuckets, empty: words.length === 0 };
@@ -205,7 +205,7 @@ Deno.test("prepareText() finds the words textWords() reads and their buckets, wh
     const state = new TableState(t, { wordCacheBytes: budget });
     for (const round of [1, 2]) {
       for (const text of texts) {
-        const want = featurize(text, t.featurizer);
+        const want = featuresOf(text, t.featurizer);
         const got = prepareText(t, state, text);
         assert.deepEqual(got.features, want, `${budget} ${round} ${text}`);
         assert.equal(got.empty, want.empty);
