@@ -2,8 +2,9 @@
  * One trace as a JSON object, the unit of JSON Lines and of JSON array files:
  * `{"text": string | object, "answers": {question: option | true | false},
  * "time"?: ISO 8601 | seconds, "group"?: string | integer, "feedback"?:
- * {"source": string, ...}}`; a trace with a `feedback` object is a line of
- * a service's feedback log (see `src/traces/write.ts`).
+ * {"source": string, "audit"?: string, ...}}`; a trace with a `feedback`
+ * object is a line of a service's feedback log (see `src/traces/write.ts`).
+ * A line naming an audit already read (in any file) is left out.
  *
  * @module
  */
@@ -125,6 +126,17 @@ export function addJsonTrace(
       );
     }
     fromFeedback = true;
+    const audit = (feedback as Record<string, unknown>).audit;
+    if (audit !== undefined && typeof audit !== "string") {
+      fail(
+        where,
+        `"feedback"."audit" must be a string (the audit's name): got ${
+          JSON.stringify(audit)
+        }`,
+      );
+    }
+    // One audit, one trace: a fleet's replicas may each have logged it.
+    if (typeof audit === "string" && !builder.firstAudit(audit)) return;
   }
   const row = builder.addTrace(
     stateText(text),

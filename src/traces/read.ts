@@ -81,6 +81,12 @@ export async function readTraces(
       reading.builder.endFile();
     }
     progress(reading, opened[opened.length - 1]!.name, 0);
+    const repeated = reading.builder.repeatedAudits;
+    if (repeated > 0) {
+      options.note?.(
+        `left out ${repeated} feedback line(s) of audits already read: one audit counts once, though each replica of a fleet logs the audits sent to it`,
+      );
+    }
     return checkAnswerColumns(
       reading.builder.finish(),
       opened.map((s) => s.name).join(", "),
