@@ -31,9 +31,9 @@ const NONE = Promise.resolve("");
  * @example
  * ```ts
  * import { tokenProblem } from "./token.ts";
- * import { assertEquals } from "node:assert/strict";
- * assertEquals(tokenProblem("s3cret"), null);
- * assertEquals(tokenProblem("s3crét"), 'character 4 ("é", U+00E9) is not printable ASCII: HTTP headers carry X-Service-Token and Bearer tokens as bytes, so use letters, digits and ASCII punctuation');
+ * import assert from "node:assert/strict";
+ * assert.equal(tokenProblem("s3cret"), null);
+ * assert.equal(tokenProblem("s3crét"), 'character 5 ("é", U+00E9) is not printable ASCII: HTTP headers carry X-Service-Token and Bearer tokens as bytes, so use letters, digits and ASCII punctuation');
  * ```
  */
 export function tokenProblem(token: string): string | null {

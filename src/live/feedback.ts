@@ -85,8 +85,8 @@ export interface FeedbackOrigin {
  * @example
  * ```ts
  * import { auditLogName } from "./feedback.ts";
- * import { assertEquals } from "node:assert/strict";
- * assertEquals(auditLogName("abc"), "ba7816bf8f01cfea");
+ * import assert from "node:assert/strict";
+ * assert.equal(auditLogName("abc"), "ba7816bf8f01cfea");
  * ```
  */
 export function auditLogName(id: string): string {

@@ -51,9 +51,21 @@ export function jsonFields(fields: TraceFields): JsonFields {
   };
 }
 
-/** Throws the one-line error of a bad trace: `where: reason`. */
+/** Most characters of the reason of a read error; longer ones are cut (they quote what was read). */
+export const MAX_REASON_CHARS = 300;
+
+/**
+ * Throws the one-line error of a bad trace: `where: reason`, the reason cut
+ * to `MAX_REASON_CHARS` (with how long it was), so a huge value quoted in
+ * it never makes a huge message.
+ */
 export function fail(where: string, reason: string): never {
-  throw new SyntaxError(`${where}: ${reason}`);
+  const shown = reason.length <= MAX_REASON_CHARS
+    ? reason
+    : `${reason.slice(0, MAX_REASON_CHARS)}... (cut: ${
+      reason.length.toLocaleString("en-US")
+    } characters)`;
+  throw new SyntaxError(`${where}: ${shown.replace(/\s*\n\s*/g, " ")}`);
 }
 
 function kindOf(value: unknown): string {

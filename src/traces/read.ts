@@ -92,9 +92,26 @@ export async function readTraces(
       opened.map((s) => s.name).join(", "),
       options,
     );
+  } catch (e) {
+    throw shortened(e);
   } finally {
     for (const s of opened) s.close();
   }
+}
+
+/** Most characters of a read error's message; a longer one is cut. */
+export const MAX_ERROR_CHARS = 500;
+
+/**
+ * `e` with its message cut to `MAX_ERROR_CHARS` (saying so): a message may
+ * quote what was read (a name, an option), and what was read may be huge.
+ */
+function shortened(e: unknown): unknown {
+  if (!(e instanceof Error) || e.message.length <= MAX_ERROR_CHARS) return e;
+  e.message = `${e.message.slice(0, MAX_ERROR_CHARS - 60)}... (cut: ${
+    e.message.length.toLocaleString("en-US")
+  } characters)`;
+  return e;
 }
 
 /** Reports progress through the options. */
