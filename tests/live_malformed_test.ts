@@ -14,7 +14,8 @@ import { AuditKeyFile } from "../src/live/audit_key.ts";
 import { claimProblem } from "../src/live/audit_token.ts";
 import { StoreRejected } from "../src/live/fleet.ts";
 import { MemoryStore, type SyncRequest } from "../src/live/store.ts";
-import { smallTable, tempDir } from "./_fixtures.ts";
+import type { LivePolicy } from "../src/engine/live.ts";
+import { rng, smallTable, tempDir, TOPIC_WORDS } from "./_fixtures.ts";
 import { resign } from "./_audit_ids.ts";
 
 const KEY = "a shared secret of the fleet";
@@ -228,6 +229,76 @@ Deno.test("a store that refuses a sync: its audits are missed as store_error, it
       const after = await (await app.request("/v1/stats")).json();
       assert.equal(after.live.fleet.link, "connected");
       assert.equal(after.live.questions.topic.audited, 1);
+    } finally {
+      await service.live.fleet!.stop();
+    }
+  });
+});
+
+/** A memory store that refuses every policy change, as a failing script does. */
+class PolicyRefusingStore extends MemoryStore {
+  calls = 0;
+  override setPolicy(
+    _bundle: string,
+    _epoch: string,
+    _question: string,
+    _version: number,
+    _policy: LivePolicy,
+  ): Promise<boolean> {
+    this.calls++;
+    return Promise.reject(new StoreRejected("ERR policy script failed"));
+  }
+}
+
+Deno.test("a store that refuses policy changes is not asked again at once, and the replica applies the stricter policy itself", async () => {
+  await withKeys(async (keys) => {
+    const store = new PolicyRefusingStore();
+    const logs: string[] = [];
+    const service = new Service({
+      table: table(),
+      bundlePath: "b",
+      live: {
+        auditRate: 0.5,
+        auditSeed: 3,
+        auditKeys: keys,
+        fleet: { store, replica: "r1", syncMs: 20, log: (m) => logs.push(m) },
+      },
+    });
+    await service.live.fleet!.start();
+    try {
+      const app = appFor(service);
+      const random = rng(5);
+      const topics = Object.keys(TOPIC_WORDS);
+      // The model disagrees with every answer: the evidence refutes.
+      for (let i = 0; i < 240; i++) {
+        const topic = topics[Math.floor(random() * topics.length)]!;
+        const words = TOPIC_WORDS[topic]!;
+        const text = Array.from(
+          { length: 4 },
+          () => words[Math.floor(random() * words.length)],
+        ).join(" ");
+        const reply = await post(app, "/v1/decide", {
+          state: text,
+          questions: { topic: {} },
+        });
+        const a = reply.answers.topic;
+        if (a.certified && a.audit === undefined) continue;
+        await post(app, "/v1/feedback", {
+          question: "topic",
+          state: text,
+          answer: a.choice === "billing" ? "shipping" : "billing",
+          ...(a.audit === undefined ? {} : { audit: a.audit }),
+        });
+      }
+      await service.live.fleet!.sync();
+      const s = await (await app.request("/v1/stats")).json();
+      assert.ok(store.calls > 0, "a policy change was asked");
+      // One ask per sync at most, not a loop asking again at once.
+      assert.ok(store.calls <= 240 * 2 + 50, `${store.calls} asks`);
+      assert.equal(s.live.fleet.link, "connected");
+      const reason = s.live.questions.topic.reason;
+      assert.ok(reason === "withdrawn" || reason === "live_stricter", reason);
+      assert.ok(logs.some((l) => l.includes("refused a policy change")));
     } finally {
       await service.live.fleet!.stop();
     }

@@ -95,7 +95,7 @@ export interface FleetStatus {
   /** Audits and batches counted here but not yet in the store (the store unreachable). */
   waitingAudits: number;
   waitingBatches: number;
-  /** Syncs the store refused with an error (`StoreRejected`), and the audits given up with them. */
+  /** Syncs and policy changes the store refused with an error (`StoreRejected`), and the audits given up with the syncs. */
   rejectedSyncs: number;
   rejectedAudits: number;
 }
@@ -492,7 +492,23 @@ export class FleetLive {
             pooled.version,
             next,
           );
-        } catch {
+        } catch (e) {
+          if (e instanceof StoreRejected) {
+            // Refused, not raced: asking again at once would spin. The next
+            // timed sync weighs the evidence again.
+            this.#rejectedSyncs++;
+            this.#log(
+              `live store ${this.#store.description} refused a policy change of ${
+                s.names[i]
+              } (${message(e)}); the link stays up`,
+            );
+            // Here, only the stricter of the two applies (as while unreachable).
+            s.applied[i] = {
+              floor: Math.min(current.floor, next.floor),
+              inForce: Math.min(current.inForce, next.inForce),
+            };
+            continue;
+          }
           set = false;
         }
         if (set) {

@@ -99,7 +99,7 @@ export function writeLiveMetrics(e: Exposition, live: LiveStatsDocument): void {
     e.single(
       "dtable_live_store_rejected_syncs_total",
       "counter",
-      "Syncs the fleet's store answered with an error; their audits were given up.",
+      "Syncs and policy changes the fleet's store answered with an error; a refused sync's audits were given up.",
       live.fleet.rejected_syncs,
     );
   }

@@ -166,7 +166,7 @@ export const LiveFleet = Type.Object({
   rejected_syncs: Type.Integer({
     minimum: 0,
     description:
-      "Syncs the store answered with an error (logged on stderr): their audits were given up (missed as store_error) and the link stayed up.",
+      "Syncs and policy changes the store answered with an error (each logged on stderr): a refused sync's audits were given up (missed as store_error), a refused policy change applies on this replica only when stricter; the link stayed up.",
   }),
   rejected_audits: Type.Integer({
     minimum: 0,
