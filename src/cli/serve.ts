@@ -43,7 +43,11 @@ import { loadServedTable, startReloader } from "./reload.ts";
 function routeLines(): string {
   return ROUTE_TABLE.map((r) =>
     `  ${r.method.padEnd(4)} ${r.path.padEnd(19)} ${r.usage}${
-      r.guarded ? "" : " (no token needed)"
+      !r.guarded
+        ? " (no token needed)"
+        : "feedbackToken" in r
+        ? "; feedback token when set"
+        : ""
     }`
   ).join("\n");
 }
