@@ -4,7 +4,8 @@
  * every chunk and split again) against `linesOf` on the same chunks (64 KiB,
  * as a pipe gives them), one line of 2 to 32 MB, with the ratio. Part 2:
  * `main.ts predict` on a pipe carrying one line of 200 MB between two short
- * ones: wall time and peak resident memory (`/usr/bin/time`).
+ * ones: wall time and peak resident memory (`/usr/bin/time`). Also the
+ * ordinary case, 500,000 short lines, before and after.
  *
  *   deno run --allow-read --allow-write --allow-run --allow-env scripts/bench-long-line.ts
  */
@@ -65,6 +66,38 @@ for (const mb of [2, 8, 32]) {
     `${String(mb).padStart(5)} ${before.toFixed(3).padStart(8)} ${
       after.toFixed(3).padStart(8)
     } ${(before / after).toFixed(1).padStart(10)}x`,
+  );
+}
+
+/** `n` lines of 60 bytes, in chunks of 64 KiB. */
+function shortLines(n: number): ReadableStream<Uint8Array> {
+  const text = new TextEncoder().encode(
+    Array.from({ length: n }, (_, i) => `${i} `.padEnd(59, "x")).join("\n") +
+      "\n",
+  );
+  let at = 0;
+  return new ReadableStream({
+    pull(c) {
+      if (at >= text.length) return c.close();
+      c.enqueue(text.slice(at, at + CHUNK));
+      at += CHUNK;
+    },
+  });
+}
+
+for (let round = 0; round < 2; round++) {
+  const before = await time(async () => {
+    for await (const _ of oldLinesOf(shortLines(500_000))) { /* drain */ }
+  });
+  const after = await time(async () => {
+    for await (const _ of linesOf(shortLines(500_000))) { /* drain */ }
+  });
+  console.log(
+    `500,000 lines of 60 bytes (round ${round + 1}): before ${
+      before.toFixed(3)
+    } s, after ${after.toFixed(3)} s, before/after ${
+      (before / after).toFixed(2)
+    }x`,
   );
 }
 

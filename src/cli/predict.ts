@@ -175,6 +175,7 @@ export async function* linesOf(
       held += bytes.length;
     }
   };
+  const trim = (line: string) => line.endsWith("\r") ? line.slice(0, -1) : line;
   const finish = (): InputLine => {
     if (skipped >= 0) {
       const line = { tooLong: skipped };
@@ -184,18 +185,51 @@ export async function* linesOf(
     const bytes = parts.length === 1 ? parts[0]! : concat(parts, held);
     parts = [];
     held = 0;
-    const text = decoder.decode(bytes);
-    return text.endsWith("\r") ? text.slice(0, -1) : text;
+    return trim(decoder.decode(bytes));
   };
   for await (const chunk of stream) {
     const out: InputLine[] = [];
     let start = 0;
     let nl = chunk.indexOf(0x0a);
-    while (nl >= 0) {
-      keep(chunk.subarray(start, nl));
+    // The end of a line begun in an earlier chunk.
+    if (nl >= 0 && (held > 0 || skipped >= 0)) {
+      keep(chunk.subarray(0, nl));
       out.push(finish());
       start = nl + 1;
       nl = chunk.indexOf(0x0a, start);
+    }
+    const last = chunk.lastIndexOf(0x0a);
+    if (nl >= 0) {
+      // Whole lines: when none is too long, decoded in one call and split
+      // (a newline byte is a newline character in UTF-8).
+      let fits = true;
+      for (
+        let at = start, i = nl;
+        i >= 0;
+        at = i + 1, i = chunk.indexOf(0x0a, at)
+      ) {
+        if (i - at > maxBytes) {
+          fits = false;
+          break;
+        }
+      }
+      if (fits) {
+        for (
+          const line of decoder.decode(chunk.subarray(start, last)).split("\n")
+        ) {
+          out.push(trim(line));
+        }
+      } else {
+        for (
+          let i = nl;
+          i >= 0;
+          start = i + 1, i = chunk.indexOf(0x0a, start)
+        ) {
+          keep(chunk.subarray(start, i));
+          out.push(finish());
+        }
+      }
+      start = last + 1;
     }
     keep(chunk.subarray(start));
     yield out;
