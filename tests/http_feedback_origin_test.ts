@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { createApp } from "../src/http/app.ts";
 import { bundleIdOf } from "../src/live/bundle_id.ts";
+import { auditLogName } from "../src/live/feedback.ts";
 import type { Table } from "../src/engine/table.ts";
 import type { AppDeps } from "../src/http/service.ts";
 import { parseJsonlTraces } from "../src/traces/mod.ts";
@@ -105,7 +106,12 @@ Deno.test("every logged line says where it came from and the bundle it answered"
   const lines = logged.join("").trim().split("\n").map((l) => JSON.parse(l));
   const bundle = bundleIdOf(table);
   assert.deepEqual(lines.map((l) => l.feedback), [
-    { source: "audit", sampling_probability: 1, bundle },
+    {
+      source: "audit",
+      sampling_probability: 1,
+      audit: auditLogName(audit),
+      bundle,
+    },
     { source: "uncertified", bundle },
     { source: "trace", bundle },
   ]);

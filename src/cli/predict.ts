@@ -8,6 +8,7 @@
 
 import { loadBundle } from "../bundle/files.ts";
 import { prepareText, stateText } from "../engine/mod.ts";
+import { MAX_BODY_BYTES } from "../http/body.ts";
 import { writeDecideAnswer } from "../http/decide.ts";
 import { type Ask, assessRequest } from "../http/decision_request.ts";
 import { JsonWriter } from "../http/json_writer.ts";
@@ -26,7 +27,8 @@ for each on standard output, as the "answers" of POST /v1/decide:
 JSON Lines input gives each text as "text" (or "state"; a JSON object is read as
 /v1/decide reads a state object); an "id" is echoed first.
 Answers are certified as a server would certify them, the online drift guard
-included (it starts quiet). A JSON line that cannot be read gets {"error": ...}
+included (it starts quiet). A JSON line that cannot be read, and any line over
+1 MiB (not read: the most serve takes as a body), gets {"error": "line N: ..."}
 on its line of output, so output lines match input lines; the exit code is then 2.
 
 Options:
@@ -47,6 +49,13 @@ const PREDICT_FLAGS = {
 } as const;
 
 const INPUT_MODES = ["auto", "text", "jsonl"] as const;
+
+/**
+ * Most bytes of one input line (its newline excluded): 1 MiB, what `serve`
+ * takes as a request body. A longer line gets an error on its output line
+ * and is not read.
+ */
+export const MAX_LINE_BYTES = MAX_BODY_BYTES;
 type InputMode = (typeof INPUT_MODES)[number];
 
 /** One input line, read: the text and its id, or why it cannot be answered. */
@@ -125,17 +134,117 @@ export function writePrediction(
   w.ascii("}}\n");
 }
 
-/** The lines of a byte stream, decoded as UTF-8 (a final line without a newline included). */
-async function* linesOf(
+/** One input line: its text, or the bytes of a line too long to read. */
+export type InputLine = string | { tooLong: number };
+
+/**
+ * The lines of a byte stream, decoded as UTF-8 (a final line without a
+ * newline included), yielded per chunk read. A line longer than `maxBytes`
+ * (newline excluded) is not kept: its bytes are counted and dropped as they
+ * come, and it is yielded as `{ tooLong }`. Each byte is looked at once, so
+ * the time is linear in the input and the memory bounded by `maxBytes` and
+ * the chunk size, however long a line is.
+ *
+ * @example
+ * ```ts
+ * import { linesOf } from "./predict.ts";
+ * import assert from "node:assert/strict";
+ * const input = ReadableStream.from([new TextEncoder().encode("ab\r\ntoo long\nc")]);
+ * const out = [];
+ * for await (const lines of linesOf(input, 4)) out.push(...lines);
+ * assert.deepEqual(out, ["ab", { tooLong: 8 }, "c"]);
+ * ```
+ */
+export async function* linesOf(
   stream: ReadableStream<Uint8Array>,
-): AsyncGenerator<string[]> {
-  let rest = "";
-  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-    const parts = (rest + chunk).split("\n");
-    rest = parts.pop()!;
-    yield parts.map((l) => l.endsWith("\r") ? l.slice(0, -1) : l);
+  maxBytes: number = MAX_LINE_BYTES,
+): AsyncGenerator<InputLine[]> {
+  const decoder = new TextDecoder();
+  let parts: Uint8Array[] = [];
+  let held = 0;
+  let skipped = -1; // bytes of the line being dropped; -1 while it is kept
+  const keep = (bytes: Uint8Array) => {
+    if (skipped >= 0) skipped += bytes.length;
+    else if (held + bytes.length > maxBytes) {
+      skipped = held + bytes.length;
+      parts = [];
+      held = 0;
+    } else if (bytes.length > 0) {
+      // A copy: the stream may reuse its chunk.
+      parts.push(bytes.slice());
+      held += bytes.length;
+    }
+  };
+  const trim = (line: string) => line.endsWith("\r") ? line.slice(0, -1) : line;
+  const finish = (): InputLine => {
+    if (skipped >= 0) {
+      const line = { tooLong: skipped };
+      skipped = -1;
+      return line;
+    }
+    const bytes = parts.length === 1 ? parts[0]! : concat(parts, held);
+    parts = [];
+    held = 0;
+    return trim(decoder.decode(bytes));
+  };
+  for await (const chunk of stream) {
+    const out: InputLine[] = [];
+    let start = 0;
+    let nl = chunk.indexOf(0x0a);
+    // The end of a line begun in an earlier chunk.
+    if (nl >= 0 && (held > 0 || skipped >= 0)) {
+      keep(chunk.subarray(0, nl));
+      out.push(finish());
+      start = nl + 1;
+      nl = chunk.indexOf(0x0a, start);
+    }
+    const last = chunk.lastIndexOf(0x0a);
+    if (nl >= 0) {
+      // Whole lines: when none is too long, decoded in one call and split
+      // (a newline byte is a newline character in UTF-8).
+      let fits = true;
+      for (
+        let at = start, i = nl;
+        i >= 0;
+        at = i + 1, i = chunk.indexOf(0x0a, at)
+      ) {
+        if (i - at > maxBytes) {
+          fits = false;
+          break;
+        }
+      }
+      if (fits) {
+        for (
+          const line of decoder.decode(chunk.subarray(start, last)).split("\n")
+        ) {
+          out.push(trim(line));
+        }
+      } else {
+        for (
+          let i = nl;
+          i >= 0;
+          start = i + 1, i = chunk.indexOf(0x0a, start)
+        ) {
+          keep(chunk.subarray(start, i));
+          out.push(finish());
+        }
+      }
+      start = last + 1;
+    }
+    keep(chunk.subarray(start));
+    yield out;
   }
-  if (rest !== "") yield [rest.endsWith("\r") ? rest.slice(0, -1) : rest];
+  if (held > 0 || skipped >= 0) yield [finish()];
+}
+
+function concat(parts: readonly Uint8Array[], length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 async function writeAll(bytes: Uint8Array): Promise<void> {
@@ -191,6 +300,19 @@ export async function predictCommand(
     w.reset();
     for (const line of lines) {
       at++;
+      if (typeof line !== "string") {
+        unreadable++;
+        const read = {
+          error: `line ${at}: ${
+            line.tooLong.toLocaleString("en-US")
+          } bytes, longer than the ${
+            MAX_LINE_BYTES.toLocaleString("en-US")
+          } bytes (1 MiB) one line may hold (as serve refuses a larger body); not read`,
+        };
+        console.error(`error: ${read.error}`);
+        writePrediction(w, served, read, asks, values.exposed);
+        continue;
+      }
       if (mode === "auto") {
         // Blank lines before the first text say nothing of the format.
         if (line.trim() === "") continue;

@@ -28,6 +28,7 @@ import {
   fileToken,
   fixedToken,
   NO_TOKEN,
+  tokenProblem,
   type TokenSource,
 } from "../http/token.ts";
 import { TOOL_VERSION } from "../version.ts";
@@ -43,7 +44,11 @@ import { loadServedTable, startReloader } from "./reload.ts";
 function routeLines(): string {
   return ROUTE_TABLE.map((r) =>
     `  ${r.method.padEnd(4)} ${r.path.padEnd(19)} ${r.usage}${
-      r.guarded ? "" : " (no token needed)"
+      !r.guarded
+        ? " (no token needed)"
+        : "feedbackToken" in r
+        ? "; feedback token when set"
+        : ""
     }`
   ).join("\n");
 }
@@ -68,7 +73,13 @@ Options:
                            (default SERVICE_PROXY_TOKEN; empty or unset: no token)
   --token-file PATH        file holding the access token, read on every request;
                            an empty or unreadable file refuses every guarded request.
-                           Takes precedence over --token-env
+                           Takes precedence over --token-env. A token is printable
+                           ASCII (anything else is refused at start)
+  --feedback-token-file PATH  file holding the feedback token, read on every request:
+                           POST /v1/feedback then needs it instead of the access
+                           token, and it opens no other route (the proxy that sends
+                           feedback holds both; decision clients only the access
+                           token). Same file rules as --token-file
   --cost-per-call X        cost of one language-model call (dashboard money saved)
   --llm-latency-ms X       latency of one language-model call in ms (dashboard time saved)
   --keep-text              keep the input text of the 50 recent decisions in /v1/stats
@@ -141,25 +152,44 @@ export function isLocalHost(host: string): boolean {
     /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 
+/**
+ * A token read from the file `path` on every request; throws `UsageError`
+ * when it cannot be read now, or holds a token that is not printable ASCII.
+ */
+async function fileTokenSource(
+  path: string,
+  noun: string,
+): Promise<TokenSource> {
+  let content: string;
+  try {
+    content = await Deno.readTextFile(path);
+  } catch (e) {
+    throw new UsageError(`Cannot read ${noun} ${path}: ${oneLine(e)}`);
+  }
+  const bad = tokenProblem(content.trim());
+  if (bad !== null) throw new UsageError(`${noun} ${path}: ${bad}`);
+  const source = fileToken(path, {
+    warn: (m) => console.error(`warning: ${m}`),
+  });
+  if (content.trim() !== "") return source;
+  return {
+    ...source,
+    description: `${source.description}; the file is empty now, so every ` +
+      "guarded request is refused until it holds a token",
+  };
+}
+
+/** The feedback token source the settings ask for (none without `--feedback-token-file`). */
+function feedbackTokenSourceOf(s: ServeSettings): Promise<TokenSource> {
+  return s.feedbackTokenFile === undefined
+    ? Promise.resolve(NO_TOKEN)
+    : fileTokenSource(s.feedbackTokenFile, "feedback token file");
+}
+
 /** The token source the settings ask for; throws `UsageError` when it cannot be read. */
 async function tokenSourceOf(s: ServeSettings): Promise<TokenSource> {
   if (s.tokenFile !== undefined) {
-    const path = s.tokenFile;
-    let content: string;
-    try {
-      content = await Deno.readTextFile(path);
-    } catch (e) {
-      throw new UsageError(`Cannot read token file ${path}: ${oneLine(e)}`);
-    }
-    const source = fileToken(path, {
-      warn: (m) => console.error(`warning: ${m}`),
-    });
-    if (content.trim() !== "") return source;
-    return {
-      ...source,
-      description: `${source.description}; the file is empty now, so every ` +
-        "guarded request is refused until it holds a token",
-    };
+    return await fileTokenSource(s.tokenFile, "token file");
   }
   let value: string | undefined;
   try {
@@ -172,6 +202,10 @@ async function tokenSourceOf(s: ServeSettings): Promise<TokenSource> {
     );
   }
   const token = value?.trim() ?? "";
+  const bad = tokenProblem(token);
+  if (bad !== null) {
+    throw new UsageError(`environment variable ${s.tokenEnv}: ${bad}`);
+  }
   return token === ""
     ? NO_TOKEN
     : fixedToken(token, `from environment variable ${s.tokenEnv}`);
@@ -200,6 +234,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   let settings: ServeSettings | null;
   let table: Table;
   let token: TokenSource;
+  let feedbackToken: TokenSource;
   let loadMs: number;
   let state: TableState;
   let monitor: DriftMonitor;
@@ -213,6 +248,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       return 0;
     }
     token = await tokenSourceOf(settings);
+    feedbackToken = await feedbackTokenSourceOf(settings);
     ({ table, state, loadMs } = await loadServedTable(settings));
     monitor = new DriftMonitor(table.settings.drift);
     if (settings.feedbackLog !== undefined) {
@@ -234,6 +270,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     bundlePath: s.bundle,
     loadMs,
     token,
+    feedbackToken,
     monitor,
     keepText: s.keepText,
     costPerCall: s.costPerCall,
@@ -265,6 +302,11 @@ export async function serveCommand(args: string[]): Promise<number> {
       token.configured
         ? `  access token: set, ${token.description}`
         : "  access token: not set (no authentication)",
+      ...(feedbackToken.configured
+        ? [
+          `  feedback token: set, ${feedbackToken.description}; POST /v1/feedback needs it, the access token does not post feedback`,
+        ]
+        : []),
       s.live.auditRate > 0
         ? `  live certificate: audits ${
           s.live.auditRate * 100

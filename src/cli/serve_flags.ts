@@ -28,6 +28,8 @@ export interface ServeSettings {
   port: number;
   tokenEnv: string;
   tokenFile: string | undefined;
+  /** The feedback token file (`--feedback-token-file`): `/v1/feedback` then needs its token instead of the access token. */
+  feedbackTokenFile: string | undefined;
   costPerCall: number | null;
   llmLatencyMs: number | null;
   keepText: boolean;
@@ -63,6 +65,7 @@ const SERVE_FLAGS = {
   port: { type: "string", default: "8010" },
   "token-env": { type: "string", default: "SERVICE_PROXY_TOKEN" },
   "token-file": { type: "string" },
+  "feedback-token-file": { type: "string" },
   "cost-per-call": { type: "string" },
   "llm-latency-ms": { type: "string" },
   "keep-text": { type: "boolean", default: false },
@@ -133,6 +136,7 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
     ),
     tokenEnv: values["token-env"],
     tokenFile: userPath(values["token-file"]),
+    feedbackTokenFile: feedbackTokenFile(values),
     ...costs,
     keepText: values["keep-text"],
     drift,
@@ -146,6 +150,20 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
     ...fleet,
     drainMs,
   };
+}
+
+/** `--feedback-token-file`: a file other than the access token's. */
+function feedbackTokenFile(values: ServeValues): string | undefined {
+  const path = userPath(values["feedback-token-file"]);
+  if (path === "") {
+    throw new UsageError("--feedback-token-file must name a file");
+  }
+  if (path !== undefined && path === userPath(values["token-file"])) {
+    throw new UsageError(
+      "--feedback-token-file must not be the --token-file: the feedback token is the one credential decision clients do not hold",
+    );
+  }
+  return path;
 }
 
 /** `--feedback-log-max-mb` in bytes; refused without `--feedback-log`. */

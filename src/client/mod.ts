@@ -59,6 +59,12 @@ export interface ClientOptions {
   url: string;
   /** The access token, sent as `X-Service-Token`, when the service has one. */
   token?: string | undefined;
+  /**
+   * The feedback token, sent as `X-Service-Token` with feedback instead of
+   * `token`, when the service has one (`serve --feedback-token-file`).
+   * Absent: feedback is sent with `token`.
+   */
+  feedbackToken?: string | undefined;
   /** The reference model. */
   model: ModelFunction;
   /** The `fetch` to use (the global one by default). */
@@ -144,6 +150,7 @@ export class DecisionServiceError extends Error {
 export class DecisionClient {
   readonly #base: string;
   readonly #headers: Record<string, string>;
+  readonly #feedbackHeaders: Record<string, string>;
   readonly #model: ModelFunction;
   readonly #fetch: typeof fetch;
   readonly #onFeedbackError: (error: Error) => void;
@@ -153,6 +160,9 @@ export class DecisionClient {
     this.#base = options.url.replace(/\/+$/, "");
     this.#headers = { "content-type": "application/json" };
     if (options.token) this.#headers["x-service-token"] = options.token;
+    this.#feedbackHeaders = options.feedbackToken
+      ? { ...this.#headers, "x-service-token": options.feedbackToken }
+      : this.#headers;
     this.#model = options.model;
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.#onFeedbackError = options.onFeedbackError ??
@@ -196,7 +206,7 @@ export class DecisionClient {
     }
     if (feedback.length > 0) {
       try {
-        await this.#post("/v1/feedback", feedback);
+        await this.#post("/v1/feedback", feedback, this.#feedbackHeaders);
       } catch (e) {
         this.#onFeedbackError(e as Error);
       }
@@ -248,10 +258,14 @@ export class DecisionClient {
     ];
   }
 
-  async #post(path: string, body: unknown): Promise<unknown> {
+  async #post(
+    path: string,
+    body: unknown,
+    headers = this.#headers,
+  ): Promise<unknown> {
     const res = await this.#fetch(`${this.#base}${path}`, {
       method: "POST",
-      headers: this.#headers,
+      headers,
       body: JSON.stringify(body),
     });
     const text = await res.text();

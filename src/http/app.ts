@@ -149,7 +149,11 @@ export function appFor(
     onRefused: () => stats.transport.clientRefused(),
   }));
   // Without a token every request passes: no layer at all.
-  if (service.token.configured) app.use(tokenAuth({ source: service.token }));
+  if (service.token.configured || service.feedbackToken.configured) {
+    app.use(
+      tokenAuth({ source: service.token, feedback: service.feedbackToken }),
+    );
+  }
 
   // One writer for every decision reply: `decide` runs to its end without
   // yielding, and the reply leaves as a copy of what was written, the one

@@ -37,6 +37,11 @@ interface RouteFacts {
   /** A person opens it in a browser: its 401 asks for a Basic login. */
   readonly browser: boolean;
   /**
+   * With a feedback token configured (`serve --feedback-token-file`), it
+   * needs that token instead of the access token.
+   */
+  readonly feedbackToken?: true;
+  /**
    * For a decision route, how it reads its body and writes its reply (it is
    * counted as a decision under its path); null for any other route.
    */
@@ -105,6 +110,7 @@ export const ROUTE_TABLE = [
     path: "/v1/feedback",
     guarded: true,
     browser: false,
+    feedbackToken: true,
     decision: null,
     usage: "what the reference model answered (audits and traces)",
     operation: FEEDBACK_DOC,
@@ -207,6 +213,11 @@ export function methodsOf(path: string): readonly ("GET" | "POST")[] {
 export function needsToken(path: string): boolean {
   const routes = BY_PATH.get(path);
   return routes === undefined || routes.some((r) => r.guarded);
+}
+
+/** True when a request to `path` needs the feedback token when one is configured (instead of the access token). */
+export function takesFeedbackToken(path: string): boolean {
+  return BY_PATH.get(path)?.some((r) => "feedbackToken" in r) ?? false;
 }
 
 /** True when a person opens the request in a browser (GET or HEAD of a browser route). */

@@ -38,6 +38,8 @@ export interface AppDeps {
   loadMs?: number | null | undefined;
   /** The access token; none by default (every route open). */
   token?: TokenSource | undefined;
+  /** The feedback token (`serve --feedback-token-file`): when set, `/v1/feedback` needs it instead of the access token. None by default. */
+  feedbackToken?: TokenSource | undefined;
   /** The drift guard of the decision routes; a new one from the bundle settings by default. */
   monitor?: DriftMonitor | undefined;
   /** Keep the input text of recent decisions in statistics. */
@@ -78,6 +80,8 @@ export class Service {
   readonly stats: ServiceStats;
   /** Where the access token comes from (`NO_TOKEN`: every route is open). */
   readonly token: TokenSource;
+  /** Where the feedback token comes from (`NO_TOKEN`: feedback takes the access token). */
+  readonly feedbackToken: TokenSource;
   /** The dashboard page. */
   readonly dashboardHtml: string;
   /** Where unexpected errors are reported. */
@@ -109,6 +113,7 @@ export class Service {
       llmLatencyMs: deps.llmLatencyMs,
     });
     this.token = deps.token ?? NO_TOKEN;
+    this.feedbackToken = deps.feedbackToken ?? NO_TOKEN;
   }
 
   /** The table served now; a request reads it once, at its start. */

@@ -21,6 +21,36 @@ export interface TokenSource {
 
 const NONE = Promise.resolve("");
 
+/**
+ * Why `token` cannot be a token, or null when it can: it must be printable
+ * ASCII (space to `~`). An HTTP header value is a byte string, so a client
+ * cannot send other characters as `X-Service-Token` or `Bearer` the way the
+ * browser's login (UTF-8 in Basic) does: such a token would work one way
+ * out of three, so it is refused.
+ *
+ * @example
+ * ```ts
+ * import { tokenProblem } from "./token.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(tokenProblem("s3cret"), null);
+ * assert.equal(tokenProblem("s3crét"), 'character 5 ("é", U+00E9) is not printable ASCII: HTTP headers carry X-Service-Token and Bearer tokens as bytes, so use letters, digits and ASCII punctuation');
+ * ```
+ */
+export function tokenProblem(token: string): string | null {
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e) {
+      const ch = String.fromCodePoint(token.codePointAt(i)!);
+      const code = token.codePointAt(i)!.toString(16).toUpperCase()
+        .padStart(4, "0");
+      return `character ${i + 1} (${
+        JSON.stringify(ch)
+      }, U+${code}) is not printable ASCII: HTTP headers carry X-Service-Token and Bearer tokens as bytes, so use letters, digits and ASCII punctuation`;
+    }
+  }
+  return null;
+}
+
 /** No token: every route is open. */
 export const NO_TOKEN: TokenSource = {
   configured: false,
@@ -44,7 +74,8 @@ export interface FileTokenOptions {
 
 /**
  * A token read from `path` on every request, surrounding white space
- * trimmed. An empty or unreadable file gives the empty token, which refuses
+ * trimmed. An empty or unreadable file, or one holding a token that is not
+ * printable ASCII (`tokenProblem`), gives the empty token, which refuses
  * every request.
  */
 export function fileToken(
@@ -76,6 +107,12 @@ export function fileToken(
       if (token === "") {
         return problem(
           `Token file ${path} is empty: refusing every guarded request`,
+        );
+      }
+      const bad = tokenProblem(token);
+      if (bad !== null) {
+        return problem(
+          `Token file ${path}: ${bad}; refusing every guarded request`,
         );
       }
       failing = false;

@@ -94,6 +94,44 @@ export function hmacSigner(keys: readonly Uint8Array[]): AuditSigner {
   };
 }
 
+/** Latest issue time a claim may carry: the last millisecond a `Date` can hold. */
+const MAX_ISSUED_AT = 8.64e15;
+
+/**
+ * Why the numbers of `claim` cannot be used, or null when they can: the
+ * confidence must be a finite number in [0, 1] and the issue time a finite,
+ * non-negative number of milliseconds a `Date` can hold. A signed id may
+ * still carry such numbers (its key signed whatever it was given), so every
+ * claim is checked before its numbers reach a certificate or a store.
+ * Positions (question, answer) are checked against the table that reads them.
+ *
+ * @example
+ * ```ts
+ * import { claimProblem } from "./audit_token.ts";
+ * import assert from "node:assert/strict";
+ * const claim = { slot: 0, answer: 1, confidence: 0.9, issuedAt: NaN, bundle: "", pool: "" };
+ * assert.equal(claimProblem(claim), "the issue time is NaN, not a time");
+ * ```
+ */
+export function claimProblem(claim: AuditClaim): string | null {
+  const { confidence, issuedAt } = claim;
+  if (!(Number.isFinite(confidence) && confidence >= 0 && confidence <= 1)) {
+    return `the confidence is ${confidence}, not a number in [0, 1]`;
+  }
+  if (
+    !(Number.isFinite(issuedAt) && issuedAt >= 0 && issuedAt <= MAX_ISSUED_AT)
+  ) {
+    return `the issue time is ${issuedAt}, not a time`;
+  }
+  if (
+    !(Number.isInteger(claim.slot) && claim.slot >= 0 &&
+      Number.isInteger(claim.answer) && claim.answer >= 0)
+  ) {
+    return `the positions ${claim.slot}, ${claim.answer} are not positions`;
+  }
+  return null;
+}
+
 function hexBytes(hex: string, n: number): Uint8Array {
   const out = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
@@ -138,7 +176,7 @@ function fromBase64url(text: string): Uint8Array | null {
  * const tokens = new AuditTokens(hmacSigner([new TextEncoder().encode("a long shared secret")]));
  * const id = tokens.issue({ slot: 0, answer: 3, confidence: 0.93, issuedAt: 1e12, bundle: "00112233445566ff", pool: "abcdef01" });
  * const back = tokens.verify(id);
- * assert.equal(typeof back === "object" && back !== null && back.answer, 3);
+ * assert.equal(back?.answer, 3);
  * ```
  */
 export class AuditTokens {

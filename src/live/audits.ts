@@ -76,7 +76,9 @@ export type AuditMiss =
   | "other_question"
   | "forged"
   | "other_bundle"
-  | "not_shared";
+  | "not_shared"
+  | "malformed"
+  | "store_error";
 
 /** Options of `PendingAudits`. */
 export interface PendingAuditsOptions {

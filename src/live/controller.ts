@@ -23,7 +23,11 @@ import type { Table } from "../engine/table.ts";
 import { answerOf, type Assessment } from "../engine/verdict.ts";
 import { applyLiveDecision } from "./apply.ts";
 import type { AuditKeyFile } from "./audit_key.ts";
-import { AuditTokens, type VerifiedAudit } from "./audit_token.ts";
+import {
+  AuditTokens,
+  claimProblem,
+  type VerifiedAudit,
+} from "./audit_token.ts";
 import {
   type AuditMiss,
   AuditSampler,
@@ -283,7 +287,10 @@ export class LiveController {
   /**
    * Checks a signed audit id against the served `table` and the feedback
    * item's `question`: its claim, or why it cannot count (`forged`: not
-   * signed by a key held now, or not an id at all; `other_bundle`: given
+   * signed by a key held now, or not an id at all; `malformed`: signed, but
+   * its numbers are unusable (a confidence outside [0, 1], an issue time
+   * that is not a time, a question or answer the table lacks, see
+   * `claimProblem`); `other_bundle`: given
    * by another bundle; `not_shared`: its decision was counted in evidence
    * this process does not share; `other_question`; `expired`: issued more
    * than the audit lifetime ago, or as far ahead by a clock; `answered`:
@@ -296,17 +303,19 @@ export class LiveController {
   ): CheckedAudit | AuditMiss {
     const claim = this.#tokens?.verify(id) ?? null;
     if (claim === null) return "forged";
+    // Signed, yet its numbers may be unusable (a key signs what it is given).
+    if (claimProblem(claim) !== null) return "malformed";
     if (claim.bundle !== bundleIdOf(table).slice(0, 16)) return "other_bundle";
     if (claim.pool !== this.pool) return "not_shared";
     const q = table.questions[claim.slot];
-    if (q === undefined) return "forged";
+    if (q === undefined) return "malformed";
     if (q.name !== question) return "other_question";
     const now = this.#clock();
     if (Math.abs(now - claim.issuedAt) > this.auditTtlMs) return "expired";
     const tableAnswer = q.kind === "yes_no"
-      ? claim.answer === 1
+      ? (claim.answer <= 1 ? claim.answer === 1 : undefined)
       : q.options[claim.answer];
-    if (tableAnswer === undefined) return "forged";
+    if (tableAnswer === undefined) return "malformed";
     const replay = this.#replays.admit(claim.tag, claim.issuedAt, now);
     if (replay !== null) return replay;
     return { ...claim, tableAnswer };

@@ -12,6 +12,7 @@
  * @module
  */
 
+import { createHash } from "node:crypto";
 import { assess, prepareText } from "../engine/answer.ts";
 import type { DriftGuard } from "../engine/drift.ts";
 import type { TableState } from "../engine/state.ts";
@@ -35,7 +36,7 @@ export interface FeedbackItem {
 /** An audit id that could not be used, and why. */
 export interface MissedAudit {
   audit: string;
-  /** `unknown` (never given), `expired` (dropped unanswered, or answered long ago), `answered` (answered already), `other_question` (given for another question); `other_bundle` (given by another bundle, or by a table no longer served); with signed ids also `forged` (not signed by a key held), `not_shared` (its decision counted in evidence this replica does not share). */
+  /** `unknown` (never given), `expired` (dropped unanswered, or answered long ago), `answered` (answered already), `other_question` (given for another question); `other_bundle` (given by another bundle, or by a table no longer served); with signed ids also `forged` (not signed by a key held), `not_shared` (its decision counted in evidence this replica does not share), `malformed` (signed, but its numbers unusable), `store_error` (the fleet's store refused the sync carrying it). */
   reason: AuditMiss;
 }
 
@@ -68,8 +69,28 @@ export interface FeedbackOrigin {
   source: FeedbackSource;
   /** For an audit, the probability with which its answer was picked; else null. */
   samplingProbability: number | null;
+  /** For an audit, its name in the log (`auditLogName`); else undefined. */
+  audit?: string | undefined;
   /** The bundle id of the table serving when the item arrived. */
   bundle: string;
+}
+
+/**
+ * The name of audit id `id` in a feedback log: the first 16 hex digits of
+ * its SHA-256. The same id gets the same name on every replica, so `train`
+ * keeps one line per audit across a fleet's logs (each replica logs an id
+ * it has not counted itself, a replay sent to it included); the id itself,
+ * which counts the audit, is not written.
+ *
+ * @example
+ * ```ts
+ * import { auditLogName } from "./feedback.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(auditLogName("abc"), "ba7816bf8f01cfea");
+ * ```
+ */
+export function auditLogName(id: string): string {
+  return createHash("sha256").update(id).digest("hex").slice(0, 16);
 }
 
 /**
@@ -87,7 +108,12 @@ export function feedbackOrigin(
   bundle: string,
 ): FeedbackOrigin {
   if (item.audit !== undefined) {
-    return { source: "audit", samplingProbability: live.auditRate, bundle };
+    return {
+      source: "audit",
+      samplingProbability: live.auditRate,
+      audit: auditLogName(item.audit),
+      bundle,
+    };
   }
   const a = assess(
     table,

@@ -95,6 +95,9 @@ export interface FleetStatus {
   /** Audits and batches counted here but not yet in the store (the store unreachable). */
   waitingAudits: number;
   waitingBatches: number;
+  /** Syncs and policy changes the store refused with an error (`StoreRejected`), and the audits given up with the syncs. */
+  rejectedSyncs: number;
+  rejectedAudits: number;
 }
 
 /** An audit checked and ready for the store, with the evidence it adds. */
@@ -148,6 +151,15 @@ export class StoreReplyLost extends Error {
   override name = "StoreReplyLost";
 }
 
+/**
+ * Thrown by a store that answered a request with an error (a script that
+ * failed, a value it refused): the store is reachable, nothing of the
+ * request was applied, and the same request would fail again.
+ */
+export class StoreRejected extends Error {
+  override name = "StoreRejected";
+}
+
 /** The shared live certificate of the fleet, as one replica runs it (see the module doc). */
 export class FleetLive {
   readonly #store: LiveStore;
@@ -160,6 +172,8 @@ export class FleetLive {
   #lastSync: number | null = null;
   #syncs = 0;
   #failures = 0;
+  #rejectedSyncs = 0;
+  #rejectedAudits = 0;
   #queue: Waiter[] = [];
   /** Audits counted while the store was unreachable, to be sent. */
   #held: StagedAudit[] = [];
@@ -335,6 +349,15 @@ export class FleetLive {
    */
   submit(audits: readonly StagedAudit[]): Promise<AuditOutcome[]> {
     if (audits.length === 0) return Promise.resolve([]);
+    // A value the store cannot take would fail the whole sync: never send one.
+    const bad = audits.map((a) => !storableAudit(a.stored));
+    if (bad.some((b) => b)) {
+      const good = audits.filter((_, i) => !bad[i]);
+      return this.submit(good).then((outcomes) => {
+        let at = 0;
+        return bad.map((b): AuditOutcome => b ? "malformed" : outcomes[at++]!);
+      });
+    }
     return new Promise((resolve) => {
       this.#queue.push({ audits, resolve });
       void this.sync();
@@ -372,6 +395,11 @@ export class FleetLive {
         batches: sending,
       });
     } catch (e) {
+      if (e instanceof StoreRejected && !joining) {
+        this.#rejected(s, e, taken, held.length + fresh.length, sending.length);
+        for (const w of waiters) w.resolve(w.audits.map(() => "store_error"));
+        return;
+      }
       if (!joining) {
         if (e instanceof StoreReplyLost) {
           // It may have been applied: send it again as it is.
@@ -464,7 +492,23 @@ export class FleetLive {
             pooled.version,
             next,
           );
-        } catch {
+        } catch (e) {
+          if (e instanceof StoreRejected) {
+            // Refused, not raced: asking again at once would spin. The next
+            // timed sync weighs the evidence again.
+            this.#rejectedSyncs++;
+            this.#log(
+              `live store ${this.#store.description} refused a policy change of ${
+                s.names[i]
+              } (${message(e)}); the link stays up`,
+            );
+            // Here, only the stricter of the two applies (as while unreachable).
+            s.applied[i] = {
+              floor: Math.min(current.floor, next.floor),
+              inForce: Math.min(current.inForce, next.inForce),
+            };
+            continue;
+          }
           set = false;
         }
         if (set) {
@@ -475,6 +519,42 @@ export class FleetLive {
       s.applied[i] = { ...(pooled.policy ?? s.initial[i]!) };
     }
     this.#applyAll(s);
+  }
+
+  /**
+   * The store refused a sync (`StoreRejected`): nothing of it was applied.
+   * Its audits and any batch sent again are given up (sent again, they
+   * would be refused again and hold every later count back); the counts of
+   * decisions go back to wait for the next batch unless they were all the
+   * sync carried. Logged once per refusal; the link stays up.
+   */
+  #rejected(
+    s: Served,
+    e: StoreRejected,
+    taken: readonly LiveEvidence[],
+    audits: number,
+    resent: number,
+  ): void {
+    const retry = audits > 0 || resent > 1;
+    if (retry) {
+      s.counters.forEach((c, i) =>
+        c.restore(addEvidence(c.evidence(), taken[i]!))
+      );
+      this.#again = true;
+    }
+    this.#held = [];
+    this.#unsent = [];
+    this.#rejectedSyncs++;
+    this.#rejectedAudits += audits;
+    this.#log(
+      `live store ${this.#store.description} refused a sync (${
+        message(e)
+      }): ${audits} audit(s) and ${
+        Math.max(0, resent - 1)
+      } earlier batch(es) given up, ${
+        retry ? "decision counts sent again" : "its decision counts dropped"
+      }; the link stays up`,
+    );
   }
 
   /** The store did not answer: keep the fleet's threshold, move only stricter on local evidence. */
@@ -562,8 +642,17 @@ export class FleetLive {
       waitingAudits: this.#held.length +
         this.#unsent.reduce((n, u) => n + u.batch.audits.length, 0),
       waitingBatches: this.#unsent.length,
+      rejectedSyncs: this.#rejectedSyncs,
+      rejectedAudits: this.#rejectedAudits,
     };
   }
+}
+
+/** True when every number of `a` is one a store takes: whole, finite; a positive lifetime. */
+function storableAudit(a: StoredAudit): boolean {
+  return Number.isSafeInteger(a.ttlMs) && a.ttlMs > 0 &&
+    Number.isSafeInteger(a.question) && a.question >= 0 &&
+    a.fields.every(([f, n]) => f !== "" && Number.isSafeInteger(n));
 }
 
 function message(e: unknown): string {

@@ -12,14 +12,17 @@
  * `dtable:live:{BUNDLE}:q:QUESTION` (a hash of counters, see `store.ts`),
  * `dtable:live:{BUNDLE}:batch:ID` and `dtable:live:{BUNDLE}:audit:TAG`
  * (expiring). A command is not queued while the connection is down: it
- * fails at once, and the client reconnects in the background.
+ * fails at once, and the client reconnects in the background. The sync
+ * script checks every number it is given before it writes anything, and a
+ * script the server refuses (`ERR ...`) is `StoreRejected`: the replica
+ * gives that sync up and stays connected (`fleet.ts`).
  *
  * @module
  */
 
-import { createClient } from "@redis/client";
+import { createClient, ErrorReply } from "@redis/client";
 import type { LivePolicy } from "../engine/live.ts";
-import { StoreReplyLost } from "./fleet.ts";
+import { StoreRejected, StoreReplyLost } from "./fleet.ts";
 import {
   type AuditOutcome,
   BATCH_MEMORY_MS,
@@ -37,6 +40,28 @@ export const POLICY_CHANNEL = "dtable:live:policy";
 const SYNC_SCRIPT = `
 local req = cjson.decode(ARGV[1])
 local nq = req.nq
+local function whole(x)
+  return type(x) == 'number' and x == x and x > -1e15 and x < 1e15 and x == math.floor(x)
+end
+for b, batch in ipairs(req.batches) do
+  for q, fields in ipairs(batch.adds) do
+    for j = 1, #fields, 2 do
+      if type(fields[j]) ~= 'string' or not whole(fields[j + 1]) then
+        return redis.error_reply('ERR malformed counts in batch ' .. b)
+      end
+    end
+  end
+  for i, a in ipairs(batch.audits) do
+    if not whole(a.ttl) or a.ttl < 1 or not whole(a.q) or a.q < 1 or a.q > nq then
+      return redis.error_reply('ERR malformed audit ' .. i .. ' in batch ' .. b)
+    end
+    for j = 1, #a.fields, 2 do
+      if type(a.fields[j]) ~= 'string' or not whole(a.fields[j + 1]) then
+        return redis.error_reply('ERR malformed audit ' .. i .. ' in batch ' .. b)
+      end
+    end
+  end
+end
 local epoch = redis.call('GET', KEYS[1])
 if not epoch and req.proposal ~= '' then
   redis.call('SET', KEYS[1], req.proposal)
@@ -199,6 +224,13 @@ export class RedisStore implements LiveStore {
     try {
       return await Promise.race([run(), late]);
     } catch (e) {
+      // The server answered with an error the same request would get again
+      // (the script checks its input before it writes anything). Replies
+      // such as LOADING, BUSY or READONLY say the server cannot serve now:
+      // those are an outage like any other.
+      if (e instanceof ErrorReply && /^(ERR|WRONGTYPE)\b/.test(e.message)) {
+        throw new StoreRejected(e.message);
+      }
       // Sent, then the connection broke: it may have run.
       if (
         !(e instanceof StoreReplyLost) &&

@@ -71,8 +71,17 @@ export interface SyncRequest {
   batches: readonly Batch[];
 }
 
-/** What became of an audit sent in a sync. */
-export type AuditOutcome = "counted" | "answered" | "not_shared";
+/**
+ * What became of an audit sent in a sync; `malformed` (a value no store
+ * takes, never sent) and `store_error` (the store refused the sync that
+ * carried it) are told by the replica, not the store.
+ */
+export type AuditOutcome =
+  | "counted"
+  | "answered"
+  | "not_shared"
+  | "malformed"
+  | "store_error";
 
 /** What a sync answers. */
 export interface SyncReply {

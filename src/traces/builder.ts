@@ -91,6 +91,29 @@ export class TraceSetBuilder {
   #fileStart = 0;
   #fileAnswers = new Map<string, FileAnswers>();
   #textBytes = 0;
+  /** Names of the audits read so far (a feedback line's `"audit"`). */
+  readonly #audits = new Set<string>();
+  #repeatedAudits = 0;
+
+  /**
+   * True the first time audit `name` is seen across every file; false (and
+   * counted in `repeatedAudits`) after, so the line is left out: each
+   * replica of a fleet logs the audits it is sent, a replay included.
+   */
+  firstAudit(name: string): boolean {
+    if (this.#audits.has(name)) {
+      this.#repeatedAudits++;
+      return false;
+    }
+    this.#audits.add(name);
+    this.#textBytes += TEXT_OVERHEAD + name.length;
+    return true;
+  }
+
+  /** Feedback lines left out because their audit was read before. */
+  get repeatedAudits(): number {
+    return this.#repeatedAudits;
+  }
 
   /** Traces added so far. */
   get rows(): number {

@@ -10,6 +10,7 @@
 import { CsvError } from "csv-parse/sync";
 import type { TraceSetBuilder } from "./builder.ts";
 import { checkFields, fail } from "./json_trace.ts";
+import { MAX_TRACE_LINE_CHARS } from "./lines.ts";
 import { cellTime } from "./provenance.ts";
 import type { TraceParseOptions } from "./types.ts";
 
@@ -25,6 +26,8 @@ export function csvParseOptions(delimiter: "," | "\t", reader: CsvTraceReader) {
     skip_empty_lines: true,
     relax_column_count: false,
     relax_quotes: delimiter === "\t",
+    // A record held whole is bounded like a line of JSON Lines.
+    max_record_size: MAX_TRACE_LINE_CHARS,
     on_record: (record: string[], info: CsvRecordInfo) => {
       reader.add(record, info);
       return null;
@@ -138,8 +141,7 @@ export class CsvTraceReader {
     const where = `${this.#file}:${line}`;
     const names = record.map((h) => h.trim());
     const textName = this.#options.textColumn ?? "text";
-    const columns = names.filter((n) => !UNNAMED.test(n))
-      .map((n) => JSON.stringify(n)).join(", ");
+    const columns = columnList(names.filter((n) => !UNNAMED.test(n)));
     const at = (name: string) => {
       const first = names.indexOf(name);
       if (first >= 0 && names.indexOf(name, first + 1) >= 0) {
@@ -193,11 +195,34 @@ export class CsvTraceReader {
   }
 }
 
+/** Columns shown in an error message before the rest are counted. */
+const SHOWN_COLUMNS = 12;
+
+/**
+ * The header's column names for an error message: the first few, quoted
+ * (a long name cut), then how many more; a header of 100,000 columns makes
+ * a short message.
+ */
+export function columnList(names: readonly string[]): string {
+  const shown = names.slice(0, SHOWN_COLUMNS).map((n) =>
+    JSON.stringify(n.length > 40 ? `${n.slice(0, 40)}...` : n)
+  ).join(", ");
+  return names.length <= SHOWN_COLUMNS
+    ? shown
+    : `${shown} and ${
+      (names.length - SHOWN_COLUMNS).toLocaleString("en-US")
+    } more: ${names.length.toLocaleString("en-US")} columns`;
+}
+
 /** The one-line error of a record csv-parse refused, with the line it names; other errors (ours) as they are. */
 export function csvError(file: string, e: unknown): unknown {
   if (!(e instanceof CsvError)) return e;
   const err = e as Error & { lines?: number };
+  // csv-parse may quote the field it refused: cut it.
+  const message = err.message.length <= 200
+    ? err.message
+    : `${err.message.slice(0, 200)}...`;
   return new SyntaxError(
-    `${file}:${err.lines ?? 0}: not valid CSV (${err.message})`,
+    `${file}:${err.lines ?? 0}: not valid CSV (${message})`,
   );
 }

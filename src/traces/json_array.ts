@@ -9,6 +9,7 @@
 
 import type { TraceSetBuilder } from "./builder.ts";
 import { addJsonTrace, fail, type JsonFields } from "./json_trace.ts";
+import { MAX_TRACE_LINE_CHARS, tooLongReason } from "./lines.ts";
 
 const enum State {
   /** Before the opening `[`. */
@@ -48,6 +49,8 @@ export class JsonArraySplitter {
   #inString = false;
   #escaped = false;
   #parts: string[] = [];
+  /** Characters of the element held in `#parts`. */
+  #held = 0;
   #line = 1;
   #elementLine = 1;
   #count = 0;
@@ -88,9 +91,11 @@ export class JsonArraySplitter {
         else if ((c === 0x7d || c === 0x5d) && this.#depth > 0) this.#depth--;
         else if (c === 0x0a) this.#line++;
         else if (this.#depth === 0 && (c === 0x2c || c === 0x5d)) {
+          this.#hold(i - start);
           this.#parts.push(chunk.slice(start, i));
           const text = this.#parts.join("").trim();
           this.#parts = [];
+          this.#held = 0;
           emit(text, this.#elementLine, this.#count);
           this.#state = c === 0x2c ? State.Next : State.Done;
         }
@@ -131,7 +136,21 @@ export class JsonArraySplitter {
           this.#error(`text after the closing "]" of the array`);
       }
     }
-    if (this.#state === State.Element) this.#parts.push(chunk.slice(start));
+    if (this.#state === State.Element) {
+      this.#hold(chunk.length - start);
+      this.#parts.push(chunk.slice(start));
+    }
+  }
+
+  /** Counts `n` more characters of the element; refuses one over the bound. */
+  #hold(n: number): void {
+    this.#held += n;
+    if (this.#held > MAX_TRACE_LINE_CHARS) {
+      fail(
+        `${this.#file}:${this.#elementLine}: element ${this.#count}`,
+        tooLongReason("element", MAX_TRACE_LINE_CHARS),
+      );
+    }
   }
 
   /** Checks the array was closed. */

@@ -2,8 +2,9 @@
  * One trace as a JSON object, the unit of JSON Lines and of JSON array files:
  * `{"text": string | object, "answers": {question: option | true | false},
  * "time"?: ISO 8601 | seconds, "group"?: string | integer, "feedback"?:
- * {"source": string, ...}}`; a trace with a `feedback` object is a line of
- * a service's feedback log (see `src/traces/write.ts`).
+ * {"source": string, "audit"?: string, ...}}`; a trace with a `feedback`
+ * object is a line of a service's feedback log (see `src/traces/write.ts`).
+ * A line naming an audit already read (in any file) is left out.
  *
  * @module
  */
@@ -50,9 +51,21 @@ export function jsonFields(fields: TraceFields): JsonFields {
   };
 }
 
-/** Throws the one-line error of a bad trace: `where: reason`. */
+/** Most characters of the reason of a read error; longer ones are cut (they quote what was read). */
+export const MAX_REASON_CHARS = 300;
+
+/**
+ * Throws the one-line error of a bad trace: `where: reason`, the reason cut
+ * to `MAX_REASON_CHARS` (with how long it was), so a huge value quoted in
+ * it never makes a huge message.
+ */
 export function fail(where: string, reason: string): never {
-  throw new SyntaxError(`${where}: ${reason}`);
+  const shown = reason.length <= MAX_REASON_CHARS
+    ? reason
+    : `${reason.slice(0, MAX_REASON_CHARS)}... (cut: ${
+      reason.length.toLocaleString("en-US")
+    } characters)`;
+  throw new SyntaxError(`${where}: ${shown.replace(/\s*\n\s*/g, " ")}`);
 }
 
 function kindOf(value: unknown): string {
@@ -125,6 +138,17 @@ export function addJsonTrace(
       );
     }
     fromFeedback = true;
+    const audit = (feedback as Record<string, unknown>).audit;
+    if (audit !== undefined && typeof audit !== "string") {
+      fail(
+        where,
+        `"feedback"."audit" must be a string (the audit's name): got ${
+          JSON.stringify(audit)
+        }`,
+      );
+    }
+    // One audit, one trace: a fleet's replicas may each have logged it.
+    if (typeof audit === "string" && !builder.firstAudit(audit)) return;
   }
   const row = builder.addTrace(
     stateText(text),

@@ -10,14 +10,21 @@
 
 import type { TraceSetBuilder } from "./builder.ts";
 import { addJsonTrace, fail, type JsonFields } from "./json_trace.ts";
-import { LineSplitter } from "./lines.ts";
+import { LineSplitter, MAX_TRACE_LINE_CHARS, tooLongReason } from "./lines.ts";
 
 /** Reads JSON Lines text, pushed in chunks, into a builder. */
 export class JsonLinesReader {
   readonly #file: string;
   readonly #fields: JsonFields;
   readonly #builder: TraceSetBuilder;
-  readonly #splitter = new LineSplitter();
+  readonly #splitter = new LineSplitter(
+    MAX_TRACE_LINE_CHARS,
+    (line) =>
+      fail(
+        `${this.#file}:${line}`,
+        tooLongReason("line", MAX_TRACE_LINE_CHARS),
+      ),
+  );
   readonly #warn: ((line: string) => void) | undefined;
   readonly #line = (line: string, number: number) => this.#add(line, number);
 

@@ -1,9 +1,26 @@
 /**
  * Line reading: text arriving in chunks, split into lines. `\n` and `\r\n`
- * both end a line; a last line without a newline is a line too.
+ * both end a line; a last line without a newline is a line too. A line
+ * longer than `MAX_TRACE_LINE_CHARS` is refused as it arrives, before it is
+ * held whole.
  *
  * @module
  */
+
+/**
+ * Most characters of one line of a trace file (and of one element of a JSON
+ * array, one CSV record): 16 Mi (16,777,216). A trace is one text and its
+ * answers; a longer line is most likely not a trace (or lines that lost their
+ * newlines), and held whole it could exhaust memory.
+ */
+export const MAX_TRACE_LINE_CHARS = 16 * 1024 * 1024;
+
+/** The reason a line (or element, or record) over `max` characters is refused. */
+export function tooLongReason(what: string, max: number): string {
+  return `the ${what} is longer than ${
+    max.toLocaleString("en-US")
+  } characters, the most one trace may take; a trace is one text and its answers (lines that lost their newlines, or not a trace file?)`;
+}
 
 /**
  * Splits text pushed in chunks into numbered lines (1-based).
@@ -23,6 +40,22 @@
 export class LineSplitter {
   #rest = "";
   #line = 0;
+  readonly #max: number;
+  readonly #tooLong: (line: number) => never;
+
+  /**
+   * A splitter refusing a line over `max` characters: `tooLong` is called
+   * with its number (it must throw) as soon as the line is known to be longer.
+   */
+  constructor(
+    max: number = MAX_TRACE_LINE_CHARS,
+    tooLong: (line: number) => never = (line) => {
+      throw new RangeError(`line ${line}: ${tooLongReason("line", max)}`);
+    },
+  ) {
+    this.#max = max;
+    this.#tooLong = tooLong;
+  }
 
   /** Lines emitted so far. */
   get lines(): number {
@@ -34,9 +67,11 @@ export class LineSplitter {
     let start = 0;
     let nl = chunk.indexOf("\n");
     if (nl < 0) {
+      this.#check(this.#rest.length + chunk.length);
       this.#rest += chunk;
       return;
     }
+    this.#check(this.#rest.length + nl);
     if (this.#rest !== "") {
       const first = this.#rest + chunk.slice(0, nl);
       this.#rest = "";
@@ -45,11 +80,18 @@ export class LineSplitter {
       nl = chunk.indexOf("\n", start);
     }
     while (nl >= 0) {
+      this.#check(nl - start);
       emit(trimCr(chunk.slice(start, nl)), ++this.#line);
       start = nl + 1;
       nl = chunk.indexOf("\n", start);
     }
+    this.#check(chunk.length - start);
     this.#rest = chunk.slice(start);
+  }
+
+  /** Refuses the next line when it holds `length` characters (a `\r` before its newline included). */
+  #check(length: number): void {
+    if (length > this.#max + 1) this.#tooLong(this.#line + 1);
   }
 
   /** Emits the last line when the text does not end with a newline. */

@@ -81,14 +81,37 @@ export async function readTraces(
       reading.builder.endFile();
     }
     progress(reading, opened[opened.length - 1]!.name, 0);
+    const repeated = reading.builder.repeatedAudits;
+    if (repeated > 0) {
+      options.note?.(
+        `left out ${repeated} feedback line(s) of audits already read: one audit counts once, though each replica of a fleet logs the audits sent to it`,
+      );
+    }
     return checkAnswerColumns(
       reading.builder.finish(),
       opened.map((s) => s.name).join(", "),
       options,
     );
+  } catch (e) {
+    throw shortened(e);
   } finally {
     for (const s of opened) s.close();
   }
+}
+
+/** Most characters of a read error's message; a longer one is cut. */
+export const MAX_ERROR_CHARS = 500;
+
+/**
+ * `e` with its message cut to `MAX_ERROR_CHARS` (saying so): a message may
+ * quote what was read (a name, an option), and what was read may be huge.
+ */
+function shortened(e: unknown): unknown {
+  if (!(e instanceof Error) || e.message.length <= MAX_ERROR_CHARS) return e;
+  e.message = `${e.message.slice(0, MAX_ERROR_CHARS - 60)}... (cut: ${
+    e.message.length.toLocaleString("en-US")
+  } characters)`;
+  return e;
 }
 
 /** Reports progress through the options. */

@@ -15,12 +15,15 @@ export interface TraceRecord {
   time: Date;
   /**
    * For a line of a service's feedback log: where it came from and the
-   * bundle it answered, written as `"feedback": {"source", "bundle",
-   * "sampling_probability"?}` (see `src/live/feedback.ts`).
+   * bundle it answered, written as `"feedback": {"source",
+   * "sampling_probability"?, "audit"?, "bundle"}` (see
+   * `src/live/feedback.ts`); `audit` names the audit the line answers, so
+   * `train` keeps one line per audit across the logs of a fleet.
    */
   feedback?: {
     source: string;
     samplingProbability: number | null;
+    audit?: string | undefined;
     bundle: string;
   };
 }
@@ -52,9 +55,10 @@ export function traceLine(trace: TraceRecord): string {
   },"answers":{${answers}},"time":${time}`;
   const f = trace.feedback;
   if (f === undefined) return `${line}}\n`;
-  const p = f.samplingProbability === null
+  let p = f.samplingProbability === null
     ? ""
     : `,"sampling_probability":${JSON.stringify(f.samplingProbability)}`;
+  if (f.audit !== undefined) p += `,"audit":${JSON.stringify(f.audit)}`;
   return `${line},"feedback":{"source":${
     JSON.stringify(f.source)
   }${p},"bundle":${JSON.stringify(f.bundle)}}}\n`;

@@ -95,6 +95,14 @@ export function writeLiveMetrics(e: Exposition, live: LiveStatsDocument): void {
     "Audits dropped unanswered (expired, or the oldest when full).",
     live.audits_dropped,
   );
+  if (live.fleet !== null) {
+    e.single(
+      "dtable_live_store_rejected_syncs_total",
+      "counter",
+      "Syncs and policy changes the fleet's store answered with an error; a refused sync's audits were given up.",
+      live.fleet.rejected_syncs,
+    );
+  }
   const questions = Object.entries(live.questions);
   for (const [name, type, help, value] of QUESTION_FAMILIES) {
     e.family(name, type, help);

@@ -75,6 +75,8 @@ export function liveStats(
       failures: fleet.failures,
       waiting_audits: fleet.waitingAudits,
       waiting_batches: fleet.waitingBatches,
+      rejected_syncs: fleet.rejectedSyncs,
+      rejected_audits: fleet.rejectedAudits,
     },
     audit_rate: live.auditRate,
     pending_audits: live.pending.size,

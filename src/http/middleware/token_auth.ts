@@ -1,7 +1,10 @@
 /**
  * Middleware refusing a request that needs the access token and does not
  * present it (see `../auth.ts` for the accepted forms): 401 with a JSON
- * error, written by `app.onError`. On routes a person opens in a browser
+ * error, written by `app.onError`. With a feedback token configured
+ * (`serve --feedback-token-file`), the feedback route needs it instead:
+ * the access token does not post feedback, and the feedback token opens
+ * no other route. On routes a person opens in a browser
  * the 401 carries a Basic challenge, so the browser asks for a login;
  * elsewhere a Bearer challenge (no prompt).
  *
@@ -11,13 +14,17 @@
 import type { MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { presentsToken } from "../auth.ts";
-import { needsToken, opensInBrowser } from "../routes.ts";
-import type { TokenSource } from "../token.ts";
+import { needsToken, opensInBrowser, takesFeedbackToken } from "../routes.ts";
+import { NO_TOKEN, type TokenSource } from "../token.ts";
 
 /** Options of `tokenAuth`. */
 export interface TokenAuthOptions {
   /** Where the token comes from; read on every request that needs it. A source that is not `configured` lets every request through. */
   source: TokenSource;
+  /** The feedback token; when `configured`, the feedback route needs it instead of `source`. Default: none. */
+  feedback?: TokenSource;
+  /** Whether a request to `path` takes the feedback token. Default: the route table's rule (`takesFeedbackToken`). */
+  isFeedback?: (path: string) => boolean;
   /** Whether a request to `path` needs the token. Default: the route table's rule (`needsToken`: every path but an unguarded route's). */
   isGuarded?: (path: string) => boolean;
   /** Whether a person opens the request in a browser, so its 401 asks for a Basic login. Default: the route table's browser routes. */
@@ -27,6 +34,8 @@ export interface TokenAuthOptions {
 }
 
 const DEFAULTS = {
+  feedback: NO_TOKEN,
+  isFeedback: takesFeedbackToken,
   isGuarded: needsToken,
   isBrowser: opensInBrowser,
   realm: "decision tables",
@@ -35,6 +44,10 @@ const DEFAULTS = {
 /** The message of every 401. */
 export const UNAUTHORIZED_MESSAGE =
   "Missing or wrong access token: send it as X-Service-Token: <token>, Authorization: Bearer <token>, or as the password of a Basic login";
+
+/** The message of a 401 on the feedback route when a feedback token is configured. */
+export const FEEDBACK_UNAUTHORIZED_MESSAGE =
+  "Missing or wrong feedback token (this service takes feedback only with the token of --feedback-token-file, not the access token): send it as X-Service-Token: <token> or Authorization: Bearer <token>";
 
 /**
  * Lets a request through when it needs no token or presents it; else
@@ -51,24 +64,35 @@ export const UNAUTHORIZED_MESSAGE =
  */
 export function tokenAuth(options: TokenAuthOptions): MiddlewareHandler {
   const { source } = options;
+  const feedback = options.feedback ?? DEFAULTS.feedback;
+  const isFeedback = options.isFeedback ?? DEFAULTS.isFeedback;
   const isGuarded = options.isGuarded ?? DEFAULTS.isGuarded;
   const isBrowser = options.isBrowser ?? DEFAULTS.isBrowser;
   const realm = options.realm ?? DEFAULTS.realm;
   // Made once and thrown on every refusal, so refusing costs no more than
   // answering; `app.onError` reads their message and the headers of their
   // `res`.
-  const challenge = (value: string) =>
+  const challenge = (value: string, message = UNAUTHORIZED_MESSAGE) =>
     new HTTPException(401, {
-      message: UNAUTHORIZED_MESSAGE,
+      message,
       res: new Response(null, { headers: { "WWW-Authenticate": value } }),
     });
   const basic = challenge(`Basic realm="${realm}", charset="UTF-8"`);
   const bearer = challenge(`Bearer realm="${realm}"`);
+  const feedbackBearer = challenge(
+    `Bearer realm="${realm} feedback"`,
+    FEEDBACK_UNAUTHORIZED_MESSAGE,
+  );
   return async function tokenAuth(c, next) {
     const path = c.req.path;
-    if (source.configured && isGuarded(path)) {
+    const headers = c.req.raw.headers;
+    if (feedback.configured && isFeedback(path)) {
+      const token = await feedback.current();
+      if (!presentsToken(token, (name) => headers.get(name))) {
+        throw feedbackBearer;
+      }
+    } else if (source.configured && isGuarded(path)) {
       const token = await source.current();
-      const headers = c.req.raw.headers;
       if (!presentsToken(token, (name) => headers.get(name))) {
         throw isBrowser(c.req.method, path) ? basic : bearer;
       }

@@ -58,6 +58,8 @@ const AUDIT_MISSES = [
   "forged",
   "other_bundle",
   "not_shared",
+  "malformed",
+  "store_error",
 ] as const;
 
 /** An audit id that was not counted, and why. */
@@ -98,7 +100,7 @@ export const FeedbackResponse = Type.Object({
   }),
   missed_audits: Type.Array(MissedAudit, {
     description:
-      "Audit ids that were not counted: unknown (never given), expired (dropped unanswered, or answered long ago), answered (answered already: each id counts once, across a fleet with a live store), other_question (given for another question); with signed ids (serve --audit-key-file) also forged (not signed by a key this replica holds), other_bundle (given by a replica serving another bundle) or not_shared (its decision was counted in evidence this replica does not share: another replica without a common live store, or a store that lost its data since).",
+      "Audit ids that were not counted: unknown (never given), expired (dropped unanswered, or answered long ago), answered (answered already: each id counts once, across a fleet with a live store), other_question (given for another question); with signed ids (serve --audit-key-file) also forged (not signed by a key this replica holds), other_bundle (given by a replica serving another bundle) or not_shared (its decision was counted in evidence this replica does not share: another replica without a common live store, or a store that lost its data since), malformed (signed, but carrying a confidence outside [0, 1], an issue time that is not a time, or a question or answer the bundle lacks) or store_error (the fleet's store refused the sync that carried it; the replica logs why).",
   }),
   refused: Type.Array(RefusedFeedback, {
     description:
@@ -161,6 +163,15 @@ export const LiveFleet = Type.Object({
       "Audits counted here while the store was unreachable, not yet in the store.",
   }),
   waiting_batches: count,
+  rejected_syncs: Type.Integer({
+    minimum: 0,
+    description:
+      "Syncs and policy changes the store answered with an error (each logged on stderr): a refused sync's audits were given up (missed as store_error), a refused policy change applies on this replica only when stricter; the link stayed up.",
+  }),
+  rejected_audits: Type.Integer({
+    minimum: 0,
+    description: "Audits given up with the syncs the store refused.",
+  }),
 });
 
 /** The `live` section of `/v1/stats`. */
