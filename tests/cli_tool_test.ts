@@ -102,13 +102,31 @@ Deno.test("closestName() finds slips, swaps and unique beginnings, and nothing f
 Deno.test("adviceInBrief() keeps how many traces and which alpha would help", () => {
   assert.equal(
     adviceInBrief(
-      "at the test's main candidate ...; at that rate a pass needs about 3.2 times as many traces (about 4,277 more, of as many different kinds as the ones it has); at --alpha 0.075 this calibration split would certify 372 of its 400 answers",
+      "at the test's main candidate ...; learning curve (...): ... a pass needs about 6,300 traces answering it in all (80% range 4,300-9,800), about 4,800 more (2,800-8,300), of as many different kinds as the ones it has (...); at --alpha 0.075 this calibration split would certify 372 of its 400 answers",
     ),
-    "about 4,277 more traces, or --alpha 0.075",
+    "about 2,800-8,300 more traces (learning curve), or --alpha 0.075",
   );
   assert.equal(
     adviceInBrief(
-      "even its 59 most confident calibration answers disagree with the model 42.4% of the time, at least alpha (0.05): more traces of the same kind would not help",
+      "...; a pass needs about 9,000 traces answering it in all (80% range 4,000 to over 12,000), about 8,400 more (3,400 to over 11,000), ...",
+    ),
+    "about 3,400 to over 11,000 more traces (learning curve)",
+  );
+  assert.equal(
+    adviceInBrief(
+      "...; at the pace it falls, a pass needs more than 20 times as many traces answering it (over 12,000 more): the curve cannot say how many",
+    ),
+    "over 12,000 more traces (learning curve)",
+  );
+  assert.equal(
+    adviceInBrief(
+      "it has 40 calibration answers and a pass needs at least 59 (about 95 more traces answering it)",
+    ),
+    "about 95 more traces",
+  );
+  assert.equal(
+    adviceInBrief(
+      "even its 59 most confident calibration answers disagree with the model 42.4% of the time, at least alpha (0.05); learning curve (...): ..., at least alpha (0.05) at every size and not falling: more traces of the same kind would not help; cleaner labels would (...)",
     ),
     "cleaner labels (more of the same traces would not help)",
   );

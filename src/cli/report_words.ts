@@ -66,26 +66,36 @@ export function leakageInWords(l: LeakageReport, full = true): string {
 
 /**
  * What would help an uncalibrated question, in a few words, from the
- * trainer's advice: more traces (how many), a larger `--alpha` (which), or
- * that more of the same would not help. Null when the advice names none of
- * these.
+ * trainer's advice: more traces (how many, as the learning curve's range
+ * when there is one), a larger `--alpha` (which), or cleaner labels when
+ * the curve says more of the same would not help. Null when the advice
+ * names none of these.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { adviceInBrief } from "./report_words.ts";
  * assert.equal(
- *   adviceInBrief("... (about 4,277 more, of as many ...); at --alpha 0.075 this ..."),
- *   "about 4,277 more traces, or --alpha 0.075",
+ *   adviceInBrief("...; a pass needs about 4,200 traces answering it in all (80% range 2,900-7,800), about 3,700 more (2,400-7,300), ...; at --alpha 0.075 this ..."),
+ *   "about 2,400-7,300 more traces (learning curve), or --alpha 0.075",
  * );
  * ```
  */
 export function adviceInBrief(advice: string): string | null {
   const helps: string[] = [];
-  const more = /about ([\d,]+) more/.exec(advice)?.[1];
+  const range = /about [\d,]+ more \(([\d,]+)(-| to )((?:over )?[\d,]+)\)/
+    .exec(advice);
+  const over = /\(over ([\d,]+) more\)/.exec(advice)?.[1];
+  const count = /about ([\d,]+) more traces answering it/.exec(advice)?.[1];
   if (/would not help/.test(advice)) {
     helps.push("cleaner labels (more of the same traces would not help)");
-  } else if (more !== undefined) helps.push(`about ${more} more traces`);
+  } else if (range !== null) {
+    helps.push(
+      `about ${range[1]}${range[2]}${range[3]} more traces (learning curve)`,
+    );
+  } else if (over !== undefined) {
+    helps.push(`over ${over} more traces (learning curve)`);
+  } else if (count !== undefined) helps.push(`about ${count} more traces`);
   const alpha = /at --alpha ([\d.]+)/.exec(advice)?.[1];
   if (alpha !== undefined) helps.push(`--alpha ${alpha}`);
   return helps.length === 0 ? null : helps.join(", or ");

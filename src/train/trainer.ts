@@ -27,10 +27,12 @@ import { TableState } from "../engine/state.ts";
 import type { BundleContents } from "../bundle/codec.ts";
 import { TOOL_VERSION } from "../version.ts";
 import {
+  adviceWith,
   calibrateQuestion,
   type CalibrationOutcome,
   type ScoredAnswers,
 } from "./calibrate.ts";
+import { curveInWords, learningCurves } from "./learning_curve.ts";
 import {
   calibrationTwins,
   leakageCheck,
@@ -42,7 +44,12 @@ import {
   tableRows,
   trainingLayout,
 } from "./corpus.ts";
-import { fitQuestions, type FitSettings } from "./fit.ts";
+import {
+  fitQuestions,
+  type FitSettings,
+  type FitTable,
+  type FittedModel,
+} from "./fit.ts";
 import { type Measurement, Meter } from "./meter.ts";
 import { DEFAULT_KIND_SCALES } from "./sparse.ts";
 import {
@@ -296,6 +303,8 @@ interface FittedQuestion {
   qa: QuestionAnswers;
   parts: QuestionParts;
   question: QuestionTable;
+  /** Its calibration answers as the table scores them. */
+  scored: ScoredAnswers;
   report: Omit<QuestionReport, "test">;
 }
 
@@ -461,11 +470,6 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
       scopeP: options.settings.drift.scope_p,
     });
     options.onCalibration?.(qa.name, scored, outcome);
-    if (outcome.advice !== null) {
-      (options.warn ?? say)(
-        `question "${qa.name}" is uncalibrated (${outcome.calibration.reason}): ${outcome.advice}`,
-      );
-    }
     const leakage = leakageCheck(
       parts.calibration,
       scored.wrong,
@@ -484,6 +488,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
       qa,
       parts,
       question,
+      scored,
       report: {
         name: qa.name,
         kind: qa.kind,
@@ -518,6 +523,32 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     });
   }
 
+  curveAdvice(
+    fitted,
+    { layout, rows: rowBuckets.length, rowKinds },
+    options,
+    (f, model) =>
+      scoreAnswers(
+        base,
+        {
+          ...f.question,
+          weights: model.weights,
+          bias: model.bias,
+          temperature: model.temperature,
+        },
+        f.qa.labels,
+        features,
+        f.parts.calibration,
+      ),
+  );
+  for (const f of fitted) {
+    const c = f.report.calibration;
+    if (c.advice === null) continue;
+    (options.warn ?? say)(
+      `question "${f.qa.name}" is uncalibrated (${c.reason}): ${c.advice}`,
+    );
+  }
+
   const questions = fitted.map((f) => f.question);
   const table: Table = {
     ...base,
@@ -550,6 +581,48 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     refused: refusals,
   };
   return { table: { ...table, info: { report } }, rowBuckets, report };
+}
+
+/**
+ * Adds to the advice of each uncalibrated question with enough calibration
+ * answers what its learning curve says (see `learning_curve.ts`); `score`
+ * scores a question's calibration answers with another fit of it.
+ */
+function curveAdvice(
+  fitted: readonly FittedQuestion[],
+  fitTable: FitTable,
+  options: TrainOptions,
+  score: (f: FittedQuestion, model: FittedModel) => ScoredAnswers,
+): void {
+  const needed = minimumCertifiable(options.alpha, options.delta);
+  const curved = fitted.filter((f) =>
+    f.report.calibration.advice !== null &&
+    f.parts.calibration.length >= needed && f.parts.fit.length >= 8
+  );
+  const curves = learningCurves(
+    fitTable,
+    curved.map((f) => ({
+      name: f.qa.name,
+      labels: f.qa.labels,
+      fit: f.parts.fit,
+      validation: f.parts.validation,
+      options: f.qa.options.length,
+      scored: f.scored,
+      score: (model) => score(f, model),
+    })),
+    { ...options, scopeP: options.settings.drift.scope_p },
+    options.progress,
+  );
+  curved.forEach((f, i) => {
+    const c = f.report.calibration;
+    const p = f.parts;
+    const answering = p.fit.length + p.validation.length +
+      p.calibration.length + p.test.length;
+    c.advice = adviceWith(
+      c.advice!,
+      curveInWords(curves[i]!, answering, options.alpha),
+    );
+  });
 }
 
 /** The traces outside the train split (calibration and test). */
