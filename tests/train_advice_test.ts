@@ -283,7 +283,7 @@ function smallSubsetOf(traces: TraceSet, size: number): TraceSet {
 Deno.test("train's advice from the learning curve is consistent across nested subsets of constructed traces, and the log it asks for passes", async (t) => {
   const traces = parseJsonlTraces(
     "curve.jsonl",
-    curveTraces({ count: 3000, seed: 3, options: 60, words: 40, noise: 0.02 }),
+    curveTraces({ count: 3600, seed: 3, options: 60, words: 40, noise: 0.02 }),
   );
   const options = smallTrainOptions({ workers: 1 });
   const advice = nestedAdvice(traces, [600, 900, 1200], options);
@@ -296,7 +296,7 @@ Deno.test("train's advice from the learning curve is consistent across nested su
   });
   await t.step("the log the advice asks for calibrates", () => {
     const high = moreRange(advice.get(1200)!)!.high;
-    assert.ok(Number.isFinite(high) && 1200 + high <= 3000, `${high}`);
+    assert.ok(Number.isFinite(high) && 1200 + high <= 3600, `${high}`);
     const r = train(smallSubsetOf(traces, 1200 + high), options);
     assert.equal(r.report.questions[0]!.calibration.status, "calibrated");
   });

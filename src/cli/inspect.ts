@@ -10,7 +10,11 @@ import type { LeakageReport } from "../train/leakage.ts";
 import type { SplitReport } from "../train/trainer.ts";
 import { parseFlags, UsageError, userPath } from "./common.ts";
 import { fetchLive, liveLines } from "./inspect_server.ts";
-import { leakageInWords, splitInWords } from "./report_words.ts";
+import {
+  leakageInWords,
+  splitInWords,
+  ZERO_THRESHOLD,
+} from "./report_words.ts";
 
 /** Usage text of `inspect`. */
 export const INSPECT_USAGE = `Usage: inspect --bundle DIR [--json]
@@ -196,6 +200,9 @@ export async function inspectCommand(args: string[]): Promise<number> {
           : "so no disagreement rate to measure"
       }, accuracy ${pct(t.accuracy)}`,
     );
+    if (q.calibration.threshold === 0) {
+      console.log(`  threshold 0: ${ZERO_THRESHOLD}`);
+    }
     if (q.calibration.reason) {
       console.log(`  uncalibrated because ${q.calibration.reason}`);
     }

@@ -114,7 +114,7 @@ export class CsvTraceReader {
     );
     for (const { name, at } of this.#answers) {
       const cell = record[at]!.trim();
-      if (cell !== "") this.#builder.answer(row, name, cell);
+      if (cell !== "") this.#builder.answer(row, name, cell, where);
     }
     if (this.#every !== undefined && ++this.#sinceEvery === 1024) {
       this.#sinceEvery = 0;

@@ -135,13 +135,13 @@ export function addJsonTrace(
   const add = (question: string, a: unknown) => {
     if (a === null || a === undefined) return;
     if (typeof a === "boolean") {
-      builder.answer(row, question, a ? "true" : "false");
+      builder.answer(row, question, a ? "true" : "false", where);
     } else if (typeof a !== "string") {
       fail(where, `answer to "${question}" must be a string, true or false`);
     } else if (a === "") {
       fail(where, `answer to "${question}" is an empty string`);
     } else {
-      builder.answer(row, question, a);
+      builder.answer(row, question, a, where);
     }
   };
   if (fields.answers === undefined) {

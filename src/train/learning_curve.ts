@@ -1,8 +1,9 @@
 /**
  * The learning-curve stage of training, run only for questions left
  * uncalibrated: the question is refitted on nested shares (`CURVE_SHARES`)
- * of its fit part (validation as in the real fit), each fit scored on the
- * same calibration answers, and `estimateGrowth` reads from the curve how
+ * of its fit part (its validation part choosing epochs and temperature, as
+ * in the real fit, but not refitted on), each fit scored on the same
+ * calibration answers, and `estimateGrowth` reads from the curve how
  * many traces a pass would take; `curveInWords` says it.
  *
  * Advice only: nothing here changes the table or its threshold.
@@ -81,7 +82,15 @@ export function learningCurves(
       questions.length === 1 ? "question" : "questions"
     } on ${CURVE_SHARES.map((s) => `${s * 100}%`).join(", ")} of the fit part`,
   );
-  const models = fitQuestions(table, jobs, settings, progress);
+  // The shares keep their validation fits' weights (no refit on fit and
+  // validation): half the work, and each point is trained on its share of
+  // the fit part alone.
+  const models = fitQuestions(
+    table,
+    jobs,
+    { ...settings, refitBelow: 0 },
+    progress,
+  );
   return questions.map((q, at) => {
     const point = (
       scored: ScoredAnswers,
@@ -95,7 +104,7 @@ export function learningCurves(
       const job = jobs[at * CURVE_SHARES.length + s]!;
       return point(
         q.score(models[at * CURVE_SHARES.length + s]!),
-        job.fit.length + job.validation.length,
+        job.fit.length,
       );
     });
     points.push(point(q.scored, q.fit.length + q.validation.length));

@@ -87,6 +87,12 @@ export interface TrainOptions extends FitSettings {
   featurizer: FeaturizerSettings;
   /** Settings stored in the bundle. */
   settings: TableSettings;
+  /**
+   * Refit an uncalibrated question on shares of its fit part to advise how
+   * many traces would help (see `learning_curve.ts`); advice only, default
+   * on (benchmarks turn it off to measure its cost).
+   */
+  learningCurve?: boolean;
   /** Called with a line of progress now and then. */
   progress?: (line: string) => void;
   /** Called with a warning (a refused question); defaults to `progress`. */
@@ -594,6 +600,7 @@ function curveAdvice(
   options: TrainOptions,
   score: (f: FittedQuestion, model: FittedModel) => ScoredAnswers,
 ): void {
+  if (options.learningCurve === false) return;
   const needed = minimumCertifiable(options.alpha, options.delta);
   const curved = fitted.filter((f) =>
     f.report.calibration.advice !== null &&
