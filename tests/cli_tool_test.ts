@@ -281,6 +281,34 @@ Deno.test("eval --predictions writes one JSON line per trace", async () => {
   ]);
 });
 
+Deno.test("eval --predictions keeps one type per field: a yes/no reference is a boolean, as its answer", async () => {
+  await bundle();
+  const file = `${work}/predictions-types.jsonl`;
+  const run = await runCli([
+    "eval",
+    "--bundle",
+    BUNDLE,
+    "--traces",
+    FRESH,
+    "--predictions",
+    file,
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  const lines = (await Deno.readTextFile(file)).trimEnd().split("\n").map((
+    l,
+  ) => JSON.parse(l));
+  const urgent = lines.map((l) => l.answers.urgent).filter((a) => a);
+  assert.ok(urgent.length > 0);
+  for (const a of urgent) {
+    assert.equal(typeof a.reference, "boolean", JSON.stringify(a));
+    if (a.answer !== null) assert.equal(typeof a.answer, "boolean");
+    assert.equal(a.disagrees, a.reference !== a.answer);
+  }
+  for (const l of lines) {
+    assert.equal(typeof l.answers.topic.reference, "string");
+  }
+});
+
 Deno.test("predict answers 200 texts in 200 lines, as /v1/decide answers them", async () => {
   await bundle();
   const texts = syntheticTraces({ count: 200, seed: 11 }).map((t) => t.text);
@@ -332,6 +360,31 @@ Deno.test("predict reads JSON Lines with text and id, and answers an unreadable 
   );
   assert.equal(lines[2].id, 7);
   assert.match(run.stderr, /^error: line 2: /m);
+});
+
+Deno.test("predict names the field a line lacks and keeps the line's id in its error answer", async () => {
+  await bundle();
+  const run = await runWithInput(
+    ["predict", "--bundle", BUNDLE, "--question", "topic"],
+    '{"id": "a", "text": "my parcel has not arrived"}\n{"id": 7, "txt": "hi"}\n{"id": "b", "text": [1]}\n{}\n',
+  );
+  assert.equal(run.code, 2);
+  const lines = run.stdout.trimEnd().split("\n").map((l) => JSON.parse(l));
+  assert.equal(lines.length, 4);
+  assert.deepEqual(lines[1], {
+    id: 7,
+    error: 'line 2: has no "text" field (its fields: "id", "txt")',
+  });
+  assert.deepEqual(Object.keys(lines[2]), ["id", "error"]);
+  assert.equal(lines[2].id, "b");
+  assert.match(
+    lines[2].error,
+    /^line 3: "text" must be a string or a JSON object: got \[1\]$/,
+  );
+  assert.deepEqual(lines[3], {
+    error: 'line 4: has no "text" field (it has no fields)',
+  });
+  assert.match(run.stderr, /^error: line 2: has no "text" field/m);
 });
 
 Deno.test("every command words a mistyped flag the same way, with what it most likely meant", async (t) => {

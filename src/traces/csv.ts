@@ -149,9 +149,12 @@ export class CsvTraceReader {
     };
     this.#text = at(textName);
     if (this.#text < 0) {
+      const named = this.#options.textColumn === undefined
+        ? "name the column that holds the text with --text-column NAME"
+        : "the column --text-column names";
       fail(
         where,
-        `the header has no "${textName}" column (columns: ${columns})`,
+        `the header has no "${textName}" column (columns: ${columns}); ${named}`,
       );
     }
     this.#time = at("time");

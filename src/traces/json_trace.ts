@@ -81,6 +81,14 @@ export function addJsonTrace(
   }
   const trace = value as Record<string, unknown>;
   const text = trace[fields.text];
+  if (text === undefined) {
+    fail(
+      where,
+      `the trace has no "${fields.text}" field (it has ${
+        Object.keys(trace).map((k) => JSON.stringify(k)).join(", ") || "none"
+      }); name the field that holds the text with --text-column NAME`,
+    );
+  }
   if (
     typeof text !== "string" && (typeof text !== "object" || text === null)
   ) {
