@@ -161,7 +161,7 @@ export const ZERO_THRESHOLD =
 /** The test part's figures, as `train` and `inspect` read them. */
 interface TestFigures {
   n: number;
-  certified?: number;
+  certified: number;
   disagreement: number | null;
   disagreement_lower?: number | null;
   disagreement_upper: number | null;
@@ -194,7 +194,7 @@ export function testInWords(
   if (t.disagreement === null || t.disagreement_upper === null) return null;
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   const share = (x: number) => `${+(100 * x).toFixed(2)}%`;
-  const certified = t.certified ?? Math.round(t.n);
+  const certified = t.certified;
   const what =
     `the test part is a small sample (${certified} certified of ${t.n} held-out answers): its 95% interval, ${
       pct(t.disagreement_lower ?? 0)
