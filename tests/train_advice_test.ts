@@ -365,3 +365,16 @@ Deno.test({
     }
   },
 });
+
+Deno.test("train's learning-curve advice is the same for any number of workers", () => {
+  const traces = parseJsonlTraces(
+    "curve.jsonl",
+    curveTraces({ count: 700, seed: 5, options: 60, words: 40, noise: 0.02 }),
+  );
+  const advice = [1, 2].map((workers) =>
+    train(traces, smallTrainOptions({ workers })).report.questions[0]!
+      .calibration.advice
+  );
+  assert.match(advice[0]!, /learning curve/);
+  assert.equal(advice[1], advice[0]);
+});
