@@ -13,6 +13,7 @@ import { Meter } from "../src/train/meter.ts";
 import { parseCsvTraces, parseJsonlTraces } from "../src/traces/mod.ts";
 import { yesNoBreak } from "../src/traces/answers.ts";
 import { pick, rng, runCli, tempDir } from "./_fixtures.ts";
+import { startServer } from "./_http_helpers.ts";
 
 /** `count` JSON Lines traces of a yes/no question `refund` that the table answers without a mistake. */
 function easyTraces(count: number, seed: number): string[] {
@@ -101,7 +102,7 @@ Deno.test("reading traces warns, with file and line, when one answer breaks a ye
   });
 });
 
-Deno.test("train and inspect say how a question's kind was decided and what a threshold of 0 means", async () => {
+Deno.test("train, inspect and serve say how a question's kind was decided and what a threshold of 0 means", async () => {
   await using dir = await tempDir();
   const traces = join(dir.path, "easy.jsonl");
   await Deno.writeTextFile(traces, easyTraces(1500, 2).join("\n") + "\n");
@@ -129,6 +130,16 @@ Deno.test("train and inspect say how a question's kind was decided and what a th
   const inspected = await runCli(["inspect", "--bundle", bundle]);
   assert.equal(inspected.code, 0, inspected.stderr);
   assert.match(inspected.stdout, zero);
+  const server = await startServer({ bundle });
+  try {
+    assert.match(
+      server.output().stdout,
+      /question refund: yes\/no, certified at any confidence \(alpha 0\.05\): every candidate threshold passed the test on calibration/,
+    );
+    assert.doesNotMatch(server.output().stdout, /confidence >= 0\.000/);
+  } finally {
+    await server.stop();
+  }
 });
 
 Deno.test("train names a choice's kind as not all true or false", async () => {
