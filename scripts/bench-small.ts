@@ -5,7 +5,9 @@
  * yes/no question, folds 0-15 sampled, judged on folds 16-19; NLU++ banking
  * holds about 1,650 texts in those folds, so its largest size is all of
  * them), and prints per size how many seeds left the question uncalibrated,
- * and the certified share and disagreement on the held-out texts.
+ * and the certified share and disagreement on the held-out texts; for the
+ * uncalibrated runs, the training time with the learning-curve advice
+ * against the same training without it (side by side, as a ratio).
  *
  * Usage: deno task bench:small [--seeds N]
  *
@@ -87,19 +89,27 @@ for (const set of sets) {
     const rates: number[] = [];
     let uncalibrated = 0;
     let refused = 0;
+    let withCurve = 0;
+    let withoutCurve = 0;
     for (let seed = 1; seed <= seeds; seed++) {
       let r;
+      const subset = smallSubset(set.train, n, seed);
+      const started = performance.now();
       try {
-        r = train(smallSubset(set.train, n, seed), {
-          ...DEFAULT_TRAIN_OPTIONS,
-          seed,
-        });
+        r = train(subset, { ...DEFAULT_TRAIN_OPTIONS, seed });
       } catch {
         refused++;
         continue;
       }
+      const took = performance.now() - started;
       const q = r.report.questions[0]!;
-      if (q.calibration.status === "uncalibrated") uncalibrated++;
+      if (q.calibration.status === "uncalibrated") {
+        uncalibrated++;
+        withCurve += took;
+        const again = performance.now();
+        train(subset, { ...DEFAULT_TRAIN_OPTIONS, seed, learningCurve: false });
+        withoutCurve += performance.now() - again;
+      }
       const f = Object.values(evaluate(r.table, set.test, false).questions)[0]!;
       coverages.push(f.coverage ?? 0);
       if (f.disagreement !== null) rates.push(f.disagreement);
@@ -116,7 +126,15 @@ for (const set of sets) {
             pct(Math.min(...coverages))
           }-${pct(Math.max(...coverages))}), disagreement ${
             pct(mean(rates))
-          } (worst ${rates.length === 0 ? "n/a" : pct(Math.max(...rates))})`),
+          } (worst ${rates.length === 0 ? "n/a" : pct(Math.max(...rates))})${
+            uncalibrated === 0
+              ? ""
+              : `; uncalibrated runs trained in ${
+                (withCurve / 1000 / uncalibrated).toFixed(1)
+              } s with the learning curve, ${
+                (withoutCurve / 1000 / uncalibrated).toFixed(1)
+              } s without (${(withCurve / withoutCurve).toFixed(2)}x)`
+          }`),
     );
     if (n < size) break;
   }

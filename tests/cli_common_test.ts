@@ -3,6 +3,7 @@ import {
   driftFlagSettings,
   oneLine,
   parseFlags,
+  permissionHint,
   ProgressPrinter,
   UsageError,
   userPath,
@@ -264,5 +265,55 @@ Deno.test("readTraceFlags() shows a reading meter on a long read, and notes", as
   assert.match(
     out,
     /\] read 5,001 lines, 5,000 traces, 100 distinct texts in [\d.]+ s/,
+  );
+});
+
+Deno.test("permissionHint() turns Deno's missing-permission words into the flag to add, with its value", () => {
+  assert.equal(
+    permissionHint(
+      'Cannot read traces t.jsonl: Requires read access to "t.jsonl", run again with the --allow-read flag',
+    ),
+    'Cannot read traces t.jsonl: no read access to "t.jsonl"; allow it with --allow-read=t.jsonl',
+  );
+  // A scratch name a run makes beside its destination: the folder is what to allow.
+  assert.equal(
+    permissionHint(
+      'Requires write access to "/srv/b.tmp-5284bb1c", run again with the --allow-write flag',
+    ),
+    'no write access to "/srv/b.tmp-5284bb1c"; allow it with --allow-write=/srv',
+  );
+  assert.equal(permissionHint("no such file"), "no such file");
+});
+
+Deno.test("a command without read access to its bundle or traces says which --allow-read to add", async () => {
+  const main = new URL("../main.ts", import.meta.url).pathname;
+  const root = new URL("..", import.meta.url).pathname;
+  const run = async (args: string[], allow: string[]) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--quiet", ...allow, main, ...args],
+      cwd: root,
+      stdout: "piped",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).output();
+    return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+  };
+  const bundle = await run(
+    ["eval", "--bundle", "demo/bundle", "--traces", "demo/traces.jsonl"],
+    [],
+  );
+  assert.equal(bundle.code, 2);
+  assert.equal(
+    bundle.stderr.trim(),
+    'error: Cannot load bundle demo/bundle: no read access to "demo/bundle"; allow it with --allow-read=demo/bundle',
+  );
+  const traces = await run(
+    ["eval", "--bundle", "demo/bundle", "--traces", "demo/traces.jsonl"],
+    ["--allow-read=demo/bundle"],
+  );
+  assert.equal(traces.code, 2);
+  assert.match(
+    traces.stderr,
+    /^error: Cannot read traces demo\/traces\.jsonl: no read access to "demo\/traces\.jsonl"; allow it with --allow-read=demo\/traces\.jsonl$/m,
   );
 });

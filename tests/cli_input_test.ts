@@ -181,7 +181,7 @@ Deno.test("eval reads the columns --text-column and --answer-columns name", asyn
   const run = await cli(["eval", "--bundle", BUNDLE, "--traces", file]);
   assert.match(
     failedInOneLine(run),
-    /named\.csv:1: the header has no "text" column \(columns: "id", "message", "topic", "reviewer"\)$/,
+    /named\.csv:1: the header has no "text" column \(columns: "id", "message", "topic", "reviewer"\); name the column that holds the text with --text-column NAME$/,
   );
 });
 

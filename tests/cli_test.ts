@@ -79,9 +79,14 @@ Deno.test("train writes a complete bundle and prints each question's figures", a
     /question "coin" is uncalibrated .*: even its \d+ most confident/,
   );
   for (const q of ["topic", "urgent", "coin"]) {
-    assert.match(run.stdout, new RegExp(`^${q}: `, "m"));
+    assert.match(run.stdout, new RegExp(`^${q} \\((yes/no|a choice)`, "m"));
   }
-  assert.match(run.stdout, /^coin: uncalibrated/m);
+  assert.match(
+    run.stdout,
+    /^coin \(yes\/no: every answer was true or false\): uncalibrated/m,
+  );
+  // Random answers: even the most confident disagree, whatever the size.
+  assert.match(run.stdout, /what would help: coin: cleaner labels/);
   const table = await loadBundle(BUNDLE);
   assert.deepEqual(table.questions.map((q) => q.name), [
     "topic",

@@ -102,13 +102,31 @@ Deno.test("closestName() finds slips, swaps and unique beginnings, and nothing f
 Deno.test("adviceInBrief() keeps how many traces and which alpha would help", () => {
   assert.equal(
     adviceInBrief(
-      "at the test's main candidate ...; at that rate a pass needs about 3.2 times as many traces (about 4,277 more, of as many different kinds as the ones it has); at --alpha 0.075 this calibration split would certify 372 of its 400 answers",
+      "at the test's main candidate ...; learning curve (...): ... a pass needs about 6,300 traces answering it in all (80% range 4,300-9,800), about 4,800 more (2,800-8,300), of as many different kinds as the ones it has (...); at --alpha 0.075 this calibration split would certify 372 of its 400 answers",
     ),
-    "about 4,277 more traces, or --alpha 0.075",
+    "about 2,800-8,300 more traces (learning curve), or --alpha 0.075",
   );
   assert.equal(
     adviceInBrief(
-      "even its 59 most confident calibration answers disagree with the model 42.4% of the time, at least alpha (0.05): more traces of the same kind would not help",
+      "...; a pass needs about 9,000 traces answering it in all (80% range 4,000 to over 12,000), about 8,400 more (3,400 to over 11,000), ...",
+    ),
+    "about 3,400 to over 11,000 more traces (learning curve)",
+  );
+  assert.equal(
+    adviceInBrief(
+      "...; at the pace it falls, a pass needs more than 20 times as many traces answering it (over 12,000 more): the curve cannot say how many",
+    ),
+    "over 12,000 more traces (learning curve)",
+  );
+  assert.equal(
+    adviceInBrief(
+      "it has 40 calibration answers and a pass needs at least 59 (about 95 more traces answering it)",
+    ),
+    "about 95 more traces",
+  );
+  assert.equal(
+    adviceInBrief(
+      "even its 59 most confident calibration answers disagree with the model 42.4% of the time, at least alpha (0.05); learning curve (...): ..., at least alpha (0.05) at every size and not falling: more traces of the same kind would not help; cleaner labels would (...)",
     ),
     "cleaner labels (more of the same traces would not help)",
   );
@@ -263,6 +281,34 @@ Deno.test("eval --predictions writes one JSON line per trace", async () => {
   ]);
 });
 
+Deno.test("eval --predictions keeps one type per field: a yes/no reference is a boolean, as its answer", async () => {
+  await bundle();
+  const file = `${work}/predictions-types.jsonl`;
+  const run = await runCli([
+    "eval",
+    "--bundle",
+    BUNDLE,
+    "--traces",
+    FRESH,
+    "--predictions",
+    file,
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  const lines = (await Deno.readTextFile(file)).trimEnd().split("\n").map((
+    l,
+  ) => JSON.parse(l));
+  const urgent = lines.map((l) => l.answers.urgent).filter((a) => a);
+  assert.ok(urgent.length > 0);
+  for (const a of urgent) {
+    assert.equal(typeof a.reference, "boolean", JSON.stringify(a));
+    if (a.answer !== null) assert.equal(typeof a.answer, "boolean");
+    assert.equal(a.disagrees, a.reference !== a.answer);
+  }
+  for (const l of lines) {
+    assert.equal(typeof l.answers.topic.reference, "string");
+  }
+});
+
 Deno.test("predict answers 200 texts in 200 lines, as /v1/decide answers them", async () => {
   await bundle();
   const texts = syntheticTraces({ count: 200, seed: 11 }).map((t) => t.text);
@@ -314,6 +360,31 @@ Deno.test("predict reads JSON Lines with text and id, and answers an unreadable 
   );
   assert.equal(lines[2].id, 7);
   assert.match(run.stderr, /^error: line 2: /m);
+});
+
+Deno.test("predict names the field a line lacks and keeps the line's id in its error answer", async () => {
+  await bundle();
+  const run = await runWithInput(
+    ["predict", "--bundle", BUNDLE, "--question", "topic"],
+    '{"id": "a", "text": "my parcel has not arrived"}\n{"id": 7, "txt": "hi"}\n{"id": "b", "text": [1]}\n{}\n',
+  );
+  assert.equal(run.code, 2);
+  const lines = run.stdout.trimEnd().split("\n").map((l) => JSON.parse(l));
+  assert.equal(lines.length, 4);
+  assert.deepEqual(lines[1], {
+    id: 7,
+    error: 'line 2: has no "text" field (its fields: "id", "txt")',
+  });
+  assert.deepEqual(Object.keys(lines[2]), ["id", "error"]);
+  assert.equal(lines[2].id, "b");
+  assert.match(
+    lines[2].error,
+    /^line 3: "text" must be a string or a JSON object: got \[1\]$/,
+  );
+  assert.deepEqual(lines[3], {
+    error: 'line 4: has no "text" field (it has no fields)',
+  });
+  assert.match(run.stderr, /^error: line 2: has no "text" field/m);
 });
 
 Deno.test("every command words a mistyped flag the same way, with what it most likely meant", async (t) => {

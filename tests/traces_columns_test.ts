@@ -128,7 +128,7 @@ Deno.test("parseTraceText() reads the text column --text-column names, in CSV an
         textColumn: "message",
       }),
     SyntaxError,
-    /^d\.csv:1: the header has no "message" column \(columns: "text", "category"\)$/,
+    /^d\.csv:1: the header has no "message" column \(columns: "text", "category"\); the column --text-column names$/,
   );
   throwsWith(
     () =>
@@ -136,7 +136,7 @@ Deno.test("parseTraceText() reads the text column --text-column names, in CSV an
         textColumn: "prompt",
       }),
     SyntaxError,
-    /^d\.jsonl:1: "prompt" must be a string or an object$/,
+    /^d\.jsonl:1: the trace has no "prompt" field \(it has "text", "answers"\); name the field that holds the text with --text-column NAME$/,
   );
 });
 
@@ -210,7 +210,7 @@ Deno.test("parseTraceText() reads TSV by name, keeping quotes inside fields", ()
   throwsWith(
     () => parseTraceText("d.csv", tsv),
     SyntaxError,
-    /^d\.csv:1: the header has no "text" column \(columns: "text\\tcategory"\)$/,
+    /^d\.csv:1: the header has no "text" column \(columns: "text\\tcategory"\); name the column that holds the text with --text-column NAME$/,
   );
 });
 

@@ -113,7 +113,7 @@ Deno.test("parseCsvTraces() refuses a header without a text column, naming file 
   throwsWith(
     () => parseCsvTraces("d.csv", "message,category\nhi,a\nho,b\n"),
     SyntaxError,
-    /^d\.csv:1: the header has no "text" column \(columns: "message", "category"\)$/,
+    /^d\.csv:1: the header has no "text" column \(columns: "message", "category"\); name the column that holds the text with --text-column NAME$/,
   );
   throwsWith(
     () => parseCsvTraces("d.csv", "text\nhi\n"),

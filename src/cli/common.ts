@@ -123,10 +123,47 @@ export function numberFlag(
   return n;
 }
 
-/** An error's message as one line (line breaks become spaces), for one-line failure reports. */
+/**
+ * An error's message as one line (line breaks become spaces), for one-line
+ * failure reports; Deno's "Requires read access to X, run again with the
+ * --allow-read flag" becomes the hint the commands give elsewhere, naming
+ * the flag's value (see `permissionHint`).
+ */
 export function oneLine(e: unknown): string {
   const message = e instanceof Error ? e.message : String(e);
-  return message.trim().replace(/\s*\n\s*/g, " ");
+  return permissionHint(message.trim().replace(/\s*\n\s*/g, " "));
+}
+
+const DENO_PERMISSION =
+  /Requires (\w+) access to "([^"]*)", run again with the --allow-(\w+) flag/g;
+
+/**
+ * A message with Deno's missing-permission wording replaced by the hint
+ * the commands give for their own files: what access is missing to what,
+ * and `allow it with --allow-read=PATH` (the narrowest flag that works).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { permissionHint } from "./common.ts";
+ * assert.equal(
+ *   permissionHint('Cannot load bundle b: Requires read access to "b", run again with the --allow-read flag'),
+ *   'Cannot load bundle b: no read access to "b"; allow it with --allow-read=b',
+ * );
+ * ```
+ */
+export function permissionHint(message: string): string {
+  return message.replace(
+    DENO_PERMISSION,
+    (_, kind: string, what: string, flag: string) => {
+      // A name a run makes beside its destination (DIR.tmp-1a2b3c4d): the
+      // flag must name the folder that holds it.
+      const scratch = /^(.*)[\/\\][^\/\\]+\.(?:tmp|link|old|v)-[0-9a-f]{8}$/
+        .exec(what);
+      const allow = scratch === null ? what : scratch[1] || "/";
+      return `no ${kind} access to "${what}"; allow it with --allow-${flag}=${allow}`;
+    },
+  );
 }
 
 /**

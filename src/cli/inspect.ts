@@ -10,7 +10,12 @@ import type { LeakageReport } from "../train/leakage.ts";
 import type { SplitReport } from "../train/trainer.ts";
 import { parseFlags, UsageError, userPath } from "./common.ts";
 import { fetchLive, liveLines } from "./inspect_server.ts";
-import { leakageInWords, splitInWords } from "./report_words.ts";
+import {
+  leakageInWords,
+  splitInWords,
+  testInWords,
+  ZERO_THRESHOLD,
+} from "./report_words.ts";
 
 /** Usage text of `inspect`. */
 export const INSPECT_USAGE = `Usage: inspect --bundle DIR [--json]
@@ -196,6 +201,26 @@ export async function inspectCommand(args: string[]): Promise<number> {
           : "so no disagreement rate to measure"
       }, accuracy ${pct(t.accuracy)}`,
     );
+    if (q.calibration.threshold === 0) {
+      console.log(`  threshold 0: ${ZERO_THRESHOLD}`);
+    }
+    const test = typeof t.n === "number" &&
+        typeof t.certified === "number" &&
+        typeof t.disagreement === "number" &&
+        typeof t.disagreement_upper === "number"
+      ? testInWords(
+        {
+          n: t.n,
+          certified: t.certified,
+          disagreement: t.disagreement,
+          disagreement_lower: t.disagreement_lower ?? null,
+          disagreement_upper: t.disagreement_upper,
+        },
+        q.calibration.alpha,
+        q.calibration.delta,
+      )
+      : null;
+    if (test !== null) console.log(`  ${test}`);
     if (q.calibration.reason) {
       console.log(`  uncalibrated because ${q.calibration.reason}`);
     }

@@ -58,8 +58,11 @@ const INPUT_MODES = ["auto", "text", "jsonl"] as const;
 export const MAX_LINE_BYTES = MAX_BODY_BYTES;
 type InputMode = (typeof INPUT_MODES)[number];
 
-/** One input line, read: the text and its id, or why it cannot be answered. */
-type ReadLine = { text: string; id?: unknown } | { error: string };
+/** One input line, read: the text and its id, or why it cannot be answered (and its id, when it has one). */
+type ReadLine = { text: string; id?: unknown } | {
+  error: string;
+  id?: unknown;
+};
 
 /**
  * Reads one JSON Lines input line: an object with a string `text` (or
@@ -78,6 +81,16 @@ export function readJsonLine(line: string, at: number): ReadLine {
     return { error: `line ${at}: must be a JSON object with "text"` };
   }
   const o = value as Record<string, unknown>;
+  const id = "id" in o ? { id: o.id } : {};
+  if (!("text" in o) && !("state" in o)) {
+    const fields = Object.keys(o).map((k) => JSON.stringify(k)).join(", ");
+    return {
+      error: `line ${at}: has no "text" field (${
+        fields === "" ? "it has no fields" : `its fields: ${fields}`
+      })`,
+      ...id,
+    };
+  }
   const field = "text" in o ? "text" : "state";
   const given = o[field];
   // As /v1/decide reads a state: a string, or an object read as its JSON.
@@ -86,8 +99,9 @@ export function readJsonLine(line: string, at: number): ReadLine {
   if (typeof given !== "string" && !isObject) {
     return {
       error: `line ${at}: "${field}" must be a string or a JSON object: got ${
-        given === undefined ? "none" : JSON.stringify(given)?.slice(0, 40)
+        JSON.stringify(given)?.slice(0, 40) ?? "none"
       }`,
+      ...id,
     };
   }
   const text = stateText(given);
@@ -110,7 +124,11 @@ export function writePrediction(
   exposed: boolean,
 ): void {
   if ("error" in read) {
-    w.ascii('{"error":').string(read.error).ascii("}\n");
+    w.ascii("{");
+    if (read.id !== undefined) {
+      w.ascii('"id":').text(JSON.stringify(read.id) ?? "null").ascii(",");
+    }
+    w.ascii('"error":').string(read.error).ascii("}\n");
     return;
   }
   const { table, state, monitor } = served;

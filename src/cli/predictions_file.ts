@@ -12,7 +12,8 @@ import type { TraceListener } from "./eval.ts";
 
 /** One question of one trace, as written. */
 interface PredictedAnswer {
-  reference: string;
+  /** As `answer` spells it: a boolean for a yes/no question, else the option. */
+  reference: string | boolean;
   answer: string | boolean | null;
   certified: boolean;
   flag: string | null;
@@ -26,12 +27,17 @@ export class PredictionsFile {
   readonly path: string;
   readonly #traces: TraceSet;
   readonly #answers: (Record<string, PredictedAnswer> | undefined)[];
+  /** The traces' yes/no questions, whose reference answers are written as booleans. */
+  readonly #yesNo: Set<string>;
 
   /** A file at `path` for the traces of `traces`. */
   constructor(path: string, traces: TraceSet) {
     this.path = path;
     this.#traces = traces;
     this.#answers = new Array(traces.texts.length);
+    this.#yesNo = new Set(
+      traces.questions.filter((q) => q.kind === "yes_no").map((q) => q.name),
+    );
   }
 
   /** Hears one answer of eval (pass it to `evaluate`). */
@@ -43,7 +49,7 @@ export class PredictionsFile {
   ) => {
     const given = answerOf(a.answer);
     const entry: PredictedAnswer = {
-      reference: expected,
+      reference: this.#yesNo.has(question) ? expected === "true" : expected,
       answer: given,
       certified: a.answer.certified,
       flag: a.answer.flag,

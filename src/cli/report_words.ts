@@ -66,26 +66,36 @@ export function leakageInWords(l: LeakageReport, full = true): string {
 
 /**
  * What would help an uncalibrated question, in a few words, from the
- * trainer's advice: more traces (how many), a larger `--alpha` (which), or
- * that more of the same would not help. Null when the advice names none of
- * these.
+ * trainer's advice: more traces (how many, as the learning curve's range
+ * when there is one), a larger `--alpha` (which), or cleaner labels when
+ * the curve says more of the same would not help. Null when the advice
+ * names none of these.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { adviceInBrief } from "./report_words.ts";
  * assert.equal(
- *   adviceInBrief("... (about 4,277 more, of as many ...); at --alpha 0.075 this ..."),
- *   "about 4,277 more traces, or --alpha 0.075",
+ *   adviceInBrief("...; a pass needs about 4,200 traces answering it in all (80% range 2,900-7,800), about 3,700 more (2,400-7,300), ...; at --alpha 0.075 this ..."),
+ *   "about 2,400-7,300 more traces (learning curve), or --alpha 0.075",
  * );
  * ```
  */
 export function adviceInBrief(advice: string): string | null {
   const helps: string[] = [];
-  const more = /about ([\d,]+) more/.exec(advice)?.[1];
+  const range = /about [\d,]+ more \(([\d,]+)(-| to )((?:over )?[\d,]+)\)/
+    .exec(advice);
+  const over = /\(over ([\d,]+) more\)/.exec(advice)?.[1];
+  const count = /about ([\d,]+) more traces answering it/.exec(advice)?.[1];
   if (/would not help/.test(advice)) {
     helps.push("cleaner labels (more of the same traces would not help)");
-  } else if (more !== undefined) helps.push(`about ${more} more traces`);
+  } else if (range !== null) {
+    helps.push(
+      `about ${range[1]}${range[2]}${range[3]} more traces (learning curve)`,
+    );
+  } else if (over !== undefined) {
+    helps.push(`over ${over} more traces (learning curve)`);
+  } else if (count !== undefined) helps.push(`about ${count} more traces`);
   const alpha = /at --alpha ([\d.]+)/.exec(advice)?.[1];
   if (alpha !== undefined) helps.push(`--alpha ${alpha}`);
   return helps.length === 0 ? null : helps.join(", or ");
@@ -124,4 +134,85 @@ export function uncalibratedSummary(report: ReportQuestions): string | null {
   }: no threshold passed the test at alpha ${report.alpha}, delta ${report.delta}); what would help: ${
     helps.join("; ")
   }`;
+}
+
+/**
+ * How a question's kind was decided, in a few words: yes/no when every
+ * answer was true or false (or, in a file, all 1/0 or all t/f), else a
+ * choice among its distinct answers.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { kindInWords } from "./report_words.ts";
+ * assert.equal(kindInWords("yes_no", 2), "yes/no: every answer was true or false");
+ * ```
+ */
+export function kindInWords(kind: string, options: number): string {
+  return kind === "yes_no"
+    ? "yes/no: every answer was true or false"
+    : `a choice of ${options} options: its answers are not all true or false`;
+}
+
+/** Why a threshold of 0 is no "certify everything". */
+export const ZERO_THRESHOLD =
+  "every candidate threshold passed the test on calibration, so confidence alone withholds nothing; the other rules still do (empty, out-of-scope or mostly unseen texts, the drift guard, the radius for exposed requests)";
+
+/** The test part's figures, as `train` and `inspect` read them. */
+interface TestFigures {
+  n: number;
+  certified: number;
+  disagreement: number | null;
+  disagreement_lower?: number | null;
+  disagreement_upper: number | null;
+}
+
+/**
+ * What the held-out test part's figures are, in one line: a small sample
+ * whose 95% interval shows its noise, while the bound (at most alpha with
+ * probability 1 - delta) is about traffic like the calibration part. A
+ * disagreement above alpha is flagged only when even the interval's lower
+ * end is above alpha; otherwise the line says it is within what the
+ * interval allows. Null when nothing was certified.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { testInWords } from "./report_words.ts";
+ * const line = testInWords({
+ *   n: 390, certified: 284, disagreement: 0.053,
+ *   disagreement_lower: 0.03, disagreement_upper: 0.086,
+ * }, 0.05, 0.05)!;
+ * assert.match(line, /within what its interval allows/);
+ * ```
+ */
+export function testInWords(
+  t: TestFigures,
+  alpha: number,
+  delta: number,
+): string | null {
+  if (t.disagreement === null || t.disagreement_upper === null) return null;
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  const share = (x: number) => `${+(100 * x).toFixed(2)}%`;
+  const certified = t.certified;
+  const what =
+    `the test part is a small sample (${certified} certified of ${t.n} held-out answers): its 95% interval, ${
+      pct(t.disagreement_lower ?? 0)
+    }-${
+      pct(t.disagreement_upper)
+    }, says how far its disagreement may be from the traffic's; the bound (at most ${
+      share(alpha)
+    } with probability ${
+      share(1 - delta)
+    }) is about traffic like the calibration part`;
+  const lower = t.disagreement_lower ?? 0;
+  if (lower > alpha) {
+    return `${what}. Warning: even the interval's lower end is above alpha, so the promise fails on this test part: the calibration part may not be like the rest (see the split and the leakage check)`;
+  }
+  if (t.disagreement > alpha) {
+    return `${what}; ${
+      pct(t.disagreement)
+    } here is above alpha but within what its interval allows, no evidence against the bound`;
+  }
+  return what;
 }

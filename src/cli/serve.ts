@@ -34,6 +34,7 @@ import {
 import { TOOL_VERSION } from "../version.ts";
 import { oneLine, UsageError } from "./common.ts";
 import { reportFailure } from "./failure.ts";
+import { ZERO_THRESHOLD } from "./report_words.ts";
 import { type FeedbackLog, openFeedbackLog } from "./feedback_log.ts";
 import { parseServeFlags, type ServeSettings } from "./serve_flags.ts";
 
@@ -218,6 +219,8 @@ function describeQuestions(table: Table): string[] {
       : "yes/no";
     const threshold = q.calibration.threshold === null
       ? "uncalibrated (never certified)"
+      : q.calibration.threshold === 0
+      ? `certified at any confidence (alpha ${q.calibration.alpha}): ${ZERO_THRESHOLD}`
       : `certified at confidence >= ${
         q.calibration.threshold.toFixed(3)
       } (alpha ${q.calibration.alpha})`;

@@ -24,9 +24,12 @@ import {
   type SplitMode,
 } from "../train/split.ts";
 import {
+  kindInWords,
   leakageInWords,
   splitInWords,
+  testInWords,
   uncalibratedSummary,
+  ZERO_THRESHOLD,
 } from "./report_words.ts";
 import {
   DRIFT_FLAGS,
@@ -345,10 +348,17 @@ function printReport(result: TrainResult): void {
           })`
       }, accuracy ${pct(t.accuracy)}`;
     console.log(
-      `${q.name}: ${q.calibration.status}, threshold ${
+      `${q.name} (${
+        kindInWords(q.kind, q.options)
+      }): ${q.calibration.status}, threshold ${
         q.calibration.threshold?.toFixed(4) ?? "none"
       }; test: ${figures}`,
     );
+    if (q.calibration.threshold === 0) {
+      console.log(`  threshold 0: ${ZERO_THRESHOLD}`);
+    }
+    const test = testInWords(t, result.report.alpha, result.report.delta);
+    if (test !== null) console.log(`  ${test}`);
     console.log(`  leakage check: ${leakageInWords(q.leakage, false)}`);
   }
 }

@@ -18,7 +18,12 @@ import type { TraceSet } from "../traces/mod.ts";
 import { QuestionTally } from "./eval_tally.ts";
 import { frontierOf } from "./frontier.ts";
 import type { ReportModel, ReportQuestion } from "./report_html.ts";
-import { leakageInWords, splitInWords } from "./report_words.ts";
+import {
+  leakageInWords,
+  splitInWords,
+  testInWords,
+  ZERO_THRESHOLD,
+} from "./report_words.ts";
 
 /** What calibration decided per question, as `TrainOptions.onCalibration` tells it. */
 export type CalibrationRecord = Map<
@@ -108,10 +113,18 @@ export function trainReportModel(
         "the calibration split, at the candidate thresholds the test could choose (answers of one cluster or group count together in the alpha column, as in the test)",
       advice: q.calibration.advice,
       leakage: leakageInWords(q.leakage),
-      notes: q.thin_options.length === 0 ? [] : [
-        `Options with fewer than 10 training answers: ${
-          q.thin_options.map((o) => `${o.option} (${o.answers})`).join(", ")
-        }.`,
+      notes: [
+        ...(q.thin_options.length === 0 ? [] : [
+          `Options with fewer than 10 training answers: ${
+            q.thin_options.map((o) => `${o.option} (${o.answers})`).join(", ")
+          }.`,
+        ]),
+        ...(q.calibration.threshold === 0
+          ? [`Threshold 0: ${ZERO_THRESHOLD}.`]
+          : []),
+        ...[testInWords(t, report.alpha, report.delta)]
+          .filter((line) => line !== null)
+          .map((line) => `Held-out test: ${line}.`),
       ],
     };
   });

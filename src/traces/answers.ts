@@ -82,3 +82,101 @@ export function describeAnswers(typed: TypedAnswers): string {
   const more = typed.options.length > 3 ? ", ..." : "";
   return `a choice (${shown.join(", ")}${more})`;
 }
+
+/** Answers that keep a question from being yes/no: the rest are one boolean family. */
+export interface YesNoBreak {
+  /** The distinct answers outside the family (indices into the answers given). */
+  breaking: number[];
+  /** Answers (counted with repeats) that are in the family. */
+  booleans: number;
+}
+
+/** At most this share of a question's answers may break a yes/no column for `yesNoBreak` to name them. */
+const BREAK_SHARE = 0.1;
+
+/**
+ * Whether a few answers turned what would be a yes/no question into a
+ * choice: the distinct answers (`counts[i]` times each) hold both values of
+ * one boolean spelling family, and the others, at most 3 distinct values
+ * and at most 10% of the answers, break it. Null when the question is
+ * yes/no, or when its answers are a choice by more than a slip.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { yesNoBreak } from "./answers.ts";
+ * assert.deepEqual(yesNoBreak(["true", "false", "yes"], [40, 59, 1]), {
+ *   breaking: [2],
+ *   booleans: 99,
+ * });
+ * assert.equal(yesNoBreak(["billing", "returns", "true"], [40, 59, 1]), null);
+ * ```
+ */
+export function yesNoBreak(
+  distinct: readonly string[],
+  counts: readonly number[],
+): YesNoBreak | null {
+  if (typeAnswers(distinct).kind === "yes_no") return null;
+  const total = counts.reduce((a, b) => a + b, 0);
+  for (const family of FAMILIES) {
+    let yes = false;
+    let no = false;
+    let booleans = 0;
+    const breaking: number[] = [];
+    distinct.forEach((raw, i) => {
+      const value = family(raw);
+      if (value === undefined) breaking.push(i);
+      else {
+        booleans += counts[i] ?? 0;
+        if (value) yes = true;
+        else no = true;
+      }
+    });
+    if (
+      yes && no && breaking.length <= 3 &&
+      total - booleans <= BREAK_SHARE * total
+    ) return { breaking, booleans };
+  }
+  return null;
+}
+
+/**
+ * A few answers that broke a yes/no question, in words: which answer, how
+ * often and where first (`where[i]`, `file:line`), what the question became,
+ * and what to do.
+ */
+export function yesNoBreakInWords(
+  question: string,
+  distinct: readonly string[],
+  counts: readonly number[],
+  where: readonly (string | undefined)[],
+  found: YesNoBreak,
+): string {
+  const shown = found.breaking.map((i) =>
+    `${JSON.stringify(distinct[i])} (${counts[i]} ${
+      counts[i] === 1 ? "answer" : "answers"
+    }, first at ${where[i] ?? "an unknown line"})`
+  );
+  const meant = (raw: string) => {
+    const low = raw.trim().toLowerCase();
+    return ["yes", "y", "yes.", "true."].includes(low)
+      ? "true"
+      : ["no", "n", "no.", "false."].includes(low)
+      ? "false"
+      : null;
+  };
+  const fixes = found.breaking.map((i) => {
+    const m = meant(distinct[i]!);
+    return m === null
+      ? null
+      : `if ${JSON.stringify(distinct[i])} means ${m}, write ${m} there`;
+  }).filter((f) => f !== null);
+  const fix = fixes.length > 0
+    ? fixes.join("; ")
+    : "if they mean true or false, write true or false there";
+  return `question "${question}" is read as a choice of ${distinct.length} options, not yes/no: its other ${found.booleans} answers are true or false, but ${
+    shown.join(", ")
+  } ${
+    found.breaking.length === 1 ? "is" : "are"
+  } not; ${fix} (a JSON boolean, or true/false in a CSV cell): a question is yes/no only when every answer is true or false`;
+}

@@ -7,7 +7,13 @@
  */
 
 import type { QuestionKind } from "../engine/table.ts";
-import { describeAnswers, typeAnswers, type TypedAnswers } from "./answers.ts";
+import {
+  describeAnswers,
+  typeAnswers,
+  type TypedAnswers,
+  yesNoBreak,
+  yesNoBreakInWords,
+} from "./answers.ts";
 import type { QuestionAnswers, TraceSet } from "./types.ts";
 
 /** A question across all files. */
@@ -28,6 +34,9 @@ interface FileAnswers {
   question: Question;
   ids: Map<string, number>;
   distinct: string[];
+  /** Per distinct answer, how many traces gave it and where it first appeared (`file:line`, when known). */
+  counts: number[];
+  where: (string | undefined)[];
 }
 
 /**
@@ -91,6 +100,7 @@ export class TraceSetBuilder {
   #fileStart = 0;
   #fileAnswers = new Map<string, FileAnswers>();
   #textBytes = 0;
+  readonly #warn: ((line: string) => void) | undefined;
   /** Names of the audits read so far (a feedback line's `"audit"`). */
   readonly #audits = new Set<string>();
   #repeatedAudits = 0;
@@ -113,6 +123,14 @@ export class TraceSetBuilder {
   /** Feedback lines left out because their audit was read before. */
   get repeatedAudits(): number {
     return this.#repeatedAudits;
+  }
+
+  /**
+   * A new, empty set; `warn` hears of answers that look like a slip (a few
+   * that keep a yes/no question from being yes/no, see `yesNoBreak`).
+   */
+  constructor(warn?: (line: string) => void) {
+    this.#warn = warn;
   }
 
   /** Traces added so far. */
@@ -189,8 +207,12 @@ export class TraceSetBuilder {
     return row;
   }
 
-  /** Records the answer of trace `row` to `question`, as written (JSON booleans as `"true"` / `"false"`). */
-  answer(row: number, question: string, written: string): void {
+  /**
+   * Records the answer of trace `row` to `question`, as written (JSON
+   * booleans as `"true"` / `"false"`); `where` (`file:line`) names it in
+   * warnings.
+   */
+  answer(row: number, question: string, written: string, where?: string): void {
     let fa = this.#fileAnswers.get(question);
     if (fa === undefined) {
       let q = this.#questions.get(question);
@@ -206,7 +228,7 @@ export class TraceSetBuilder {
         };
         this.#questions.set(question, q);
       }
-      fa = { question: q, ids: new Map(), distinct: [] };
+      fa = { question: q, ids: new Map(), distinct: [], counts: [], where: [] };
       this.#fileAnswers.set(question, fa);
     }
     let id = fa.ids.get(written);
@@ -214,7 +236,10 @@ export class TraceSetBuilder {
       id = fa.distinct.length;
       fa.ids.set(written, id);
       fa.distinct.push(written);
+      fa.counts.push(0);
+      fa.where.push(where);
     }
+    fa.counts[id]!++;
     const q = fa.question;
     q.labels = grown(q.labels, row + 1, -1);
     q.labels[row] = id;
@@ -227,6 +252,16 @@ export class TraceSetBuilder {
     for (const fa of this.#fileAnswers.values()) {
       const q = fa.question;
       const typed = typeAnswers(fa.distinct);
+      const slip = this.#warn === undefined
+        ? null
+        : yesNoBreak(fa.distinct, fa.counts);
+      if (slip !== null) {
+        this.#warn!(
+          `${file}: ${
+            yesNoBreakInWords(q.name, fa.distinct, fa.counts, fa.where, slip)
+          }`,
+        );
+      }
       if (q.kind !== undefined && q.kind !== typed.kind) {
         throw new TypeError(
           `${file}: question "${q.name}" is ${

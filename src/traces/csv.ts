@@ -117,7 +117,7 @@ export class CsvTraceReader {
     );
     for (const { name, at } of this.#answers) {
       const cell = record[at]!.trim();
-      if (cell !== "") this.#builder.answer(row, name, cell);
+      if (cell !== "") this.#builder.answer(row, name, cell, where);
     }
     if (this.#every !== undefined && ++this.#sinceEvery === 1024) {
       this.#sinceEvery = 0;
@@ -151,9 +151,12 @@ export class CsvTraceReader {
     };
     this.#text = at(textName);
     if (this.#text < 0) {
+      const named = this.#options.textColumn === undefined
+        ? "name the column that holds the text with --text-column NAME"
+        : "the column --text-column names";
       fail(
         where,
-        `the header has no "${textName}" column (columns: ${columns})`,
+        `the header has no "${textName}" column (columns: ${columns}); ${named}`,
       );
     }
     this.#time = at("time");

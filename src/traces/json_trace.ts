@@ -94,6 +94,14 @@ export function addJsonTrace(
   }
   const trace = value as Record<string, unknown>;
   const text = trace[fields.text];
+  if (text === undefined) {
+    fail(
+      where,
+      `the trace has no "${fields.text}" field (it has ${
+        Object.keys(trace).map((k) => JSON.stringify(k)).join(", ") || "none"
+      }); name the field that holds the text with --text-column NAME`,
+    );
+  }
   if (
     typeof text !== "string" && (typeof text !== "object" || text === null)
   ) {
@@ -159,13 +167,13 @@ export function addJsonTrace(
   const add = (question: string, a: unknown) => {
     if (a === null || a === undefined) return;
     if (typeof a === "boolean") {
-      builder.answer(row, question, a ? "true" : "false");
+      builder.answer(row, question, a ? "true" : "false", where);
     } else if (typeof a !== "string") {
       fail(where, `answer to "${question}" must be a string, true or false`);
     } else if (a === "") {
       fail(where, `answer to "${question}" is an empty string`);
     } else {
-      builder.answer(row, question, a);
+      builder.answer(row, question, a, where);
     }
   };
   if (fields.answers === undefined) {

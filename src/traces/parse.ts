@@ -70,7 +70,7 @@ function parseAs(
   content: string,
   options: TraceParseOptions,
 ): TraceSet {
-  const builder = new TraceSetBuilder();
+  const builder = new TraceSetBuilder(options.warn);
   builder.beginFile(name);
   const text = content.startsWith("\ufeff") ? content.slice(1) : content;
   if (format === "csv" || format === "tsv") {

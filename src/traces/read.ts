@@ -66,7 +66,7 @@ export async function readTraces(
     for (const s of sources) opened.push(await openSource(s, options));
     const sizes = opened.map((s) => s.size);
     const reading: Reading = {
-      builder: new TraceSetBuilder(),
+      builder: new TraceSetBuilder(options.warn),
       options,
       guard: new MemoryGuard(options.heap),
       linesBefore: 0,

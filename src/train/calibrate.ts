@@ -17,7 +17,7 @@ import {
   type ThresholdChoice,
 } from "./certify.ts";
 import type { ValidationFigures } from "./fit.ts";
-import { binomialTail, largestPassing, minimumCertifiable } from "./stats.ts";
+import { binomialTail, minimumCertifiable } from "./stats.ts";
 import { effectiveSize } from "./units.ts";
 
 /** A question's answers on the calibration split, as serving would score them. */
@@ -140,13 +140,16 @@ export function inScopeConfidences(
 }
 
 /**
- * What would help an uncalibrated question, in words: how many more traces
- * a pass would take at the disagreement rate the test's main candidate saw
- * (its place was fixed before calibration), whether the question was
- * borderline (one threshold would have passed with the whole test on it),
- * and the smallest alpha at which this same calibration split would pass.
- * Read from the calibration labels, so it is advice only: it never changes
- * the threshold.
+ * Why an uncalibrated question failed, in words: too few calibration
+ * answers (and how many more traces the count alone asks for), too few left
+ * by the out-of-scope rule, or what the most confident answers or the
+ * test's main candidate (placed before calibration) saw; whether the
+ * question was borderline (one threshold would have passed with the whole
+ * test on it); and the smallest alpha at which this same calibration split
+ * would pass. How many more traces would help beyond a count is the
+ * learning curve's to say (`learning_curve.ts`): a projection from one
+ * calibration rate swings with every answer near alpha. Read from the
+ * calibration labels, so it is advice only: it never changes the threshold.
  */
 export function uncalibratedAdvice(
   scored: ScoredAnswers,
@@ -183,7 +186,7 @@ export function uncalibratedAdvice(
     parts.push(
       `even its ${lowest.answers} most confident calibration answers disagree with the model ${
         (100 * lowest.wrong / lowest.answers).toFixed(1)
-      }% of the time, at least alpha (${alpha}): more traces of the same kind would not help`,
+      }% of the time, at least alpha (${alpha})`,
     );
   } else {
     // The candidate the plan put most of delta on, and what it saw there.
@@ -193,22 +196,9 @@ export function uncalibratedAdvice(
     });
     const atMain = tops.at(plan.grid[main]!);
     const nearest = tops.nearest(alpha);
-    // Project from the main candidate when its rate is below alpha, else
-    // from the top set nearest to passing; with no disagreement seen, from
-    // one (a rate of zero would promise a pass at any size).
-    const fromMain = atMain.answers > 0 &&
-      atMain.wrong / atMain.answers < alpha;
+    const fromMain = atMain.answers > 0;
     const from = fromMain ? atMain : nearest;
-    const rate = Math.max(from.wrong, 1) / from.answers;
     const design = from.answers / from.effective;
-    const level = fromMain ? plan.levels[main]! : delta;
-    const passes = (grow: number) => {
-      const effective = Math.floor((from.answers * grow) / design);
-      return largestPassing(effective, alpha, level) >=
-        Math.ceil(rate * effective);
-    };
-    let grow = 1.1;
-    while (grow < 64 && !passes(grow)) grow *= 1.1;
     const clustered = design >= 1.05
       ? `, counted as about ${
         Math.round(from.effective)
@@ -217,19 +207,10 @@ export function uncalibratedAdvice(
     const seen = `${from.wrong} of ${from.answers} (${
       (100 * from.wrong / from.answers).toFixed(1)
     }%)${clustered}`;
-    const what = fromMain
-      ? `at the test's main candidate (placed from the validation answers before calibration) its calibration answers disagree ${seen}`
-      : `its most promising calibration answers disagree ${seen}`;
     parts.push(
-      grow < 64
-        ? `${what}; at ${
-          from.wrong === 0 ? "one disagreement in as many" : "that rate"
-        } a pass needs about ${
-          Math.ceil(grow * 10) / 10
-        } times as many traces (about ${
-          traces((grow - 1) * n)
-        } more, of as many different kinds as the ones it has)`
-        : `${what}; at that rate a pass needs many times as many traces`,
+      fromMain
+        ? `at the test's main candidate (placed from the validation answers before calibration) its calibration answers disagree ${seen}, too many for the test at that size`
+        : `its most promising calibration answers disagree ${seen}, too many for the test at that size`,
     );
     if (nearest.p <= delta) {
       parts.push(
@@ -256,7 +237,7 @@ export function uncalibratedAdvice(
     );
     if (c.threshold !== null) {
       parts.push(
-        `at --alpha ${a} this calibration split would certify ${c.certified} of its ${n} answers ` +
+        `${ALPHA_ADVICE}${a} this calibration split would certify ${c.certified} of its ${n} answers ` +
           `(alpha is best chosen before seeing this: choosing it after makes the bound less strict)`,
       );
       break;
@@ -266,6 +247,20 @@ export function uncalibratedAdvice(
     ? "no alpha up to 0.3 would pass on this calibration split"
     : parts.join("; ");
 }
+
+/**
+ * `advice` with `words` (the learning curve's reading) put after why the
+ * question failed and before the larger alpha it suggests, if any.
+ */
+export function adviceWith(advice: string, words: string): string {
+  const at = advice.indexOf(ALPHA_ADVICE);
+  return at < 0
+    ? `${advice}; ${words}`
+    : `${advice.slice(0, at)}${words}; ${advice.slice(at)}`;
+}
+
+/** How the larger-alpha part of the advice begins. */
+const ALPHA_ADVICE = "at --alpha ";
 
 /** Calibration answers at or above a confidence, as the test counts them. */
 interface TopSet {

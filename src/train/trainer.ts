@@ -26,17 +26,24 @@ import { TableState } from "../engine/state.ts";
 import type { BundleContents } from "../bundle/codec.ts";
 import { TOOL_VERSION } from "../version.ts";
 import {
+  adviceWith,
   calibrateQuestion,
   type CalibrationOutcome,
   type ScoredAnswers,
 } from "./calibrate.ts";
+import { curveInWords, learningCurves } from "./learning_curve.ts";
 import {
   calibrationTwins,
   leakageCheck,
   type LeakageReport,
 } from "./leakage.ts";
 import { buildCorpus, tableRows, trainingLayout } from "./corpus.ts";
-import { fitQuestions, type FitSettings } from "./fit.ts";
+import {
+  fitQuestions,
+  type FitSettings,
+  type FitTable,
+  type FittedModel,
+} from "./fit.ts";
 import { type Measurement, Meter } from "./meter.ts";
 import { DEFAULT_KIND_SCALES } from "./sparse.ts";
 import {
@@ -74,6 +81,12 @@ export interface TrainOptions extends FitSettings {
   featurizer: FeaturizerSettings;
   /** Settings stored in the bundle. */
   settings: TableSettings;
+  /**
+   * Refit an uncalibrated question on shares of its fit part to advise how
+   * many traces would help (see `learning_curve.ts`); advice only, default
+   * on (benchmarks turn it off to measure its cost).
+   */
+  learningCurve?: boolean;
   /** Called with a line of progress now and then. */
   progress?: (line: string) => void;
   /** Called with a warning (a refused question); defaults to `progress`. */
@@ -290,6 +303,8 @@ interface FittedQuestion {
   qa: QuestionAnswers;
   parts: QuestionParts;
   question: QuestionTable;
+  /** Its calibration answers as the table scores them. */
+  scored: ScoredAnswers;
   report: Omit<QuestionReport, "test">;
 }
 
@@ -449,11 +464,6 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
       scopeP: options.settings.drift.scope_p,
     });
     options.onCalibration?.(qa.name, scored, outcome);
-    if (outcome.advice !== null) {
-      (options.warn ?? say)(
-        `question "${qa.name}" is uncalibrated (${outcome.calibration.reason}): ${outcome.advice}`,
-      );
-    }
     const leakage = leakageCheck(
       parts.calibration,
       scored.wrong,
@@ -472,6 +482,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
       qa,
       parts,
       question,
+      scored,
       report: {
         name: qa.name,
         kind: qa.kind,
@@ -506,6 +517,32 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     });
   }
 
+  curveAdvice(
+    fitted,
+    { layout, rows: rowBuckets.length, rowKinds },
+    options,
+    (f, model) =>
+      scoreAnswers(
+        base,
+        {
+          ...f.question,
+          weights: model.weights,
+          bias: model.bias,
+          temperature: model.temperature,
+        },
+        f.qa.labels,
+        texts,
+        f.parts.calibration,
+      ),
+  );
+  for (const f of fitted) {
+    const c = f.report.calibration;
+    if (c.advice === null) continue;
+    (options.warn ?? say)(
+      `question "${f.qa.name}" is uncalibrated (${c.reason}): ${c.advice}`,
+    );
+  }
+
   const questions = fitted.map((f) => f.question);
   const table: Table = {
     ...base,
@@ -538,6 +575,49 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
     refused: refusals,
   };
   return { table: { ...table, info: { report } }, rowBuckets, report };
+}
+
+/**
+ * Adds to the advice of each uncalibrated question with enough calibration
+ * answers what its learning curve says (see `learning_curve.ts`); `score`
+ * scores a question's calibration answers with another fit of it.
+ */
+function curveAdvice(
+  fitted: readonly FittedQuestion[],
+  fitTable: FitTable,
+  options: TrainOptions,
+  score: (f: FittedQuestion, model: FittedModel) => ScoredAnswers,
+): void {
+  if (options.learningCurve === false) return;
+  const needed = minimumCertifiable(options.alpha, options.delta);
+  const curved = fitted.filter((f) =>
+    f.report.calibration.advice !== null &&
+    f.parts.calibration.length >= needed && f.parts.fit.length >= 8
+  );
+  const curves = learningCurves(
+    fitTable,
+    curved.map((f) => ({
+      name: f.qa.name,
+      labels: f.qa.labels,
+      fit: f.parts.fit,
+      validation: f.parts.validation,
+      options: f.qa.options.length,
+      scored: f.scored,
+      score: (model) => score(f, model),
+    })),
+    { ...options, scopeP: options.settings.drift.scope_p },
+    options.progress,
+  );
+  curved.forEach((f, i) => {
+    const c = f.report.calibration;
+    const p = f.parts;
+    const answering = p.fit.length + p.validation.length +
+      p.calibration.length + p.test.length;
+    c.advice = adviceWith(
+      c.advice!,
+      curveInWords(curves[i]!, answering, options.alpha),
+    );
+  });
 }
 
 /** The traces that answer a question, by part. */
