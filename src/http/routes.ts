@@ -152,7 +152,7 @@ export const ROUTE_TABLE = [
     guarded: true,
     browser: false,
     decision: null,
-    usage: "readiness: 200 once ready for traffic, else 503 and why",
+    usage: "readiness: 200 once ready for traffic, else 503",
     operation: READY_DOC,
   },
   {
