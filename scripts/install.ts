@@ -16,8 +16,9 @@
  *
  * A new install goes to a new `lib/ID` and the shim is replaced in one
  * rename, so a `dtable` started during the install runs the old copy or the
- * new one; the older copies are removed afterwards. Only `PREFIX/bin` goes
- * on PATH, never the copied Deno.
+ * new one; the copy before it is kept (a server started from it still loads
+ * modules on demand) and older ones are removed. Only `PREFIX/bin` goes on
+ * PATH, never the copied Deno.
  *
  * Usage: deno task install [--prefix DIR]
  *
@@ -171,12 +172,17 @@ export async function installTo(
     await Deno.remove(lib, { recursive: true }).catch(() => {});
     throw e;
   }
+  // The copy before this one stays: a `dtable serve` started from it still
+  // loads modules on demand (the OpenAPI document, a training worker).
+  const older: { name: string; mtime: number }[] = [];
   for await (const e of Deno.readDir(libs)) {
-    if (e.name !== id) {
-      await Deno.remove(`${libs}/${e.name}`, { recursive: true }).catch(
-        () => {},
-      );
-    }
+    if (e.name === id) continue;
+    const stat = await Deno.stat(`${libs}/${e.name}`).catch(() => null);
+    older.push({ name: e.name, mtime: stat?.mtime?.getTime() ?? 0 });
+  }
+  older.sort((a, b) => b.mtime - a.mtime);
+  for (const e of older.slice(1)) {
+    await Deno.remove(`${libs}/${e.name}`, { recursive: true }).catch(() => {});
   }
   return `${bin}/dtable`;
 }

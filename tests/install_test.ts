@@ -9,7 +9,12 @@
  */
 
 import assert from "node:assert/strict";
-import { PROGRAM_FILES, SHIM_FLAGS, shimText } from "../scripts/install.ts";
+import {
+  installTo,
+  PROGRAM_FILES,
+  SHIM_FLAGS,
+  shimText,
+} from "../scripts/install.ts";
 import { freePort } from "./_http_helpers.ts";
 import {
   exists,
@@ -298,4 +303,32 @@ exit 127
       );
     },
   );
+});
+
+Deno.test("installing again swaps the shim to a new copy and keeps only the one before", async () => {
+  await using dir = await tempDir();
+  const prefix = `${dir.path}/prefix`;
+  const copies: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const shim = await installTo(prefix);
+    const lib = (await Deno.readTextFile(shim)).match(
+      /^DENO_DIR='(.*)\/deno-dir'$/m,
+    )?.[1];
+    assert.ok(lib);
+    copies.push(lib);
+  }
+  const left: string[] = [];
+  for await (const e of Deno.readDir(`${prefix}/lib`)) {
+    left.push(`${prefix}/lib/${e.name}`);
+  }
+  assert.deepEqual(left.sort(), copies.slice(1).sort());
+  const run = await new Deno.Command(`${prefix}/bin/dtable`, {
+    args: ["--version"],
+    clearEnv: true,
+    env: { PATH: "/usr/bin:/bin" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
+  assert.match(new TextDecoder().decode(run.stdout), /^decision-tables /);
 });
