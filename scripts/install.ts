@@ -112,7 +112,10 @@ async function copyTree(from: string, to: string): Promise<void> {
 /** Where the install goes: `--prefix`, else `DTABLE_HOME`, else `$HOME/.dtable`. */
 function prefixOf(flag: string | undefined): string {
   const chosen = flag ?? Deno.env.get("DTABLE_HOME");
-  if (chosen !== undefined && chosen.trim() !== "") return resolve(chosen);
+  if (chosen !== undefined && chosen.trim() !== "") {
+    // A relative prefix is taken from where the task was typed.
+    return resolve(Deno.env.get("INIT_CWD") ?? Deno.cwd(), chosen);
+  }
   const home = Deno.env.get("HOME");
   if (home === undefined || home === "") {
     throw new Error("HOME is not set: give --prefix DIR (or DTABLE_HOME)");
