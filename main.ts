@@ -16,6 +16,7 @@ import { closestName } from "./src/engine/suggest.ts";
 import { UsageError } from "./src/cli/common.ts";
 import { reportFailure } from "./src/cli/failure.ts";
 import { trainCommand } from "./src/cli/train.ts";
+import { rollbackCommand, versionsCommand } from "./src/cli/versions.ts";
 import { INTERFACE_VERSION, TOOL_VERSION } from "./src/version.ts";
 
 const USAGE =
@@ -29,11 +30,21 @@ Commands:
   eval      how a bundle does on traces it has never seen
   inspect   what a bundle holds
   predict   answers for texts on standard input, one JSON line each
+  versions  the versions train --out kept of a bundle, with their figures
+  rollback  point a bundle back at one of its kept versions
 
 Exit codes: 0 done; 1 a bug (its stack follows); 2 bad input, flags or files;
 3 (train) a question is uncalibrated`;
 
-const COMMANDS = ["train", "serve", "eval", "inspect", "predict"];
+const COMMANDS = [
+  "train",
+  "serve",
+  "eval",
+  "inspect",
+  "predict",
+  "versions",
+  "rollback",
+];
 
 /** Runs the command line; returns the exit code. */
 export async function main(args: string[]): Promise<number> {
@@ -50,6 +61,10 @@ export async function main(args: string[]): Promise<number> {
         return await serveCommand(rest);
       case "predict":
         return await predictCommand(rest);
+      case "versions":
+        return await versionsCommand(rest);
+      case "rollback":
+        return await rollbackCommand(rest);
       case undefined:
       case "help":
       case "--help":

@@ -54,5 +54,9 @@ if [ -n "$UNIT_DIR" ]; then
     "$UNIT_DIR/decision-tables.service"
   systemctl daemon-reload 2>/dev/null ||
     echo "systemctl daemon-reload did not run: run it before starting the unit"
+  echo "installed; serve with: systemctl enable --now decision-tables"
+else
+  # No unit: say how to serve from the copy without one.
+  echo "installed in $PREFIX (no unit: UNIT_DIR is empty); serve with:"
+  echo "  cd $PREFIX && DENO_DIR=$PREFIX/deno-dir $DENO run --cached-only --frozen --allow-net --allow-read --allow-env=SERVICE_PROXY_TOKEN main.ts serve --bundle BUNDLE"
 fi
-echo "installed; serve with: systemctl enable --now decision-tables"

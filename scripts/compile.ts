@@ -29,6 +29,7 @@ export const BINARY_PERMISSIONS = [
   "--v8-flags=--max-semi-space-size=4",
   "--allow-net",
   "--allow-read",
+  "--allow-write",
   "--allow-env",
 ] as const;
 

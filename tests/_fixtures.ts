@@ -400,3 +400,33 @@ export function yesNoAnswer(answer: Answer): YesNoAnswer {
   }
   return answer;
 }
+
+/** Names of the variables that say how this machine reaches a package registry (certificates, proxies). */
+const NETWORK_VARIABLES = [
+  "NODE_EXTRA_CA_CERTS",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "DENO_CERT",
+  "DENO_TLS_CA_STORE",
+  "HTTPS_PROXY",
+  "https_proxy",
+  "HTTP_PROXY",
+  "http_proxy",
+  "NO_PROXY",
+  "no_proxy",
+  "NPM_CONFIG_REGISTRY",
+];
+
+/**
+ * The variables of this process that a child with a clean environment
+ * needs to reach the npm registry as this process does (certificates,
+ * proxies), and `DENO_DIR` when set.
+ */
+export function networkEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of [...NETWORK_VARIABLES, "DENO_DIR"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}

@@ -643,3 +643,29 @@ Deno.test("deploy/install.sh copies only what serve loads, with its packages cac
     DENO_DIR: `${prefix}/deno-dir`,
   }, { cwd: prefix });
 });
+
+Deno.test("deploy/install.sh without a unit folder says how to serve instead of systemctl, and that command runs", async () => {
+  await using dir = await tempDir();
+  const prefix = `${dir.path}/opt`;
+  const out = await new Deno.Command("sh", {
+    args: ["deploy/install.sh"],
+    cwd: ROOT_PATH,
+    env: { PREFIX: prefix, DENO: Deno.execPath(), UNIT_DIR: "" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const said = new TextDecoder().decode(out.stdout) +
+    new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, said);
+  assert.doesNotMatch(said, /systemctl/, said);
+  assert.match(said, /no unit: UNIT_DIR is empty/);
+  const command = said.split("\n").find((l) => /^ {2}cd /.test(l));
+  assert.ok(command, said);
+  const help = await new Deno.Command("sh", {
+    args: ["-c", command.replace("serve --bundle BUNDLE", "serve --help")],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(help.code, 0, new TextDecoder().decode(help.stderr));
+  assert.match(new TextDecoder().decode(help.stdout), /^Usage: serve /);
+});

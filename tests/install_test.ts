@@ -1,13 +1,24 @@
 /**
- * The installed command: `deno task install` (the README's install line)
- * puts `dtable` on PATH under narrow permissions, and `dtable` works from
- * any folder, its paths taken from where it is typed.
+ * The installed command: the README's two install lines (`npx --yes
+ * deno@VERSION task install`, then the PATH line for the shell's profile)
+ * install `dtable` so that it lasts: in a new login shell with a clean
+ * environment, after the clone and the npm cache that held Deno are
+ * deleted, `dtable` trains, evaluates, inspects, predicts and serves from
+ * any folder, its paths taken from where it is typed, under the
+ * permissions the tasks have.
  */
 
 import assert from "node:assert/strict";
-import { dirname } from "node:path";
+import {
+  installTo,
+  PROGRAM_FILES,
+  SHIM_FLAGS,
+  shimText,
+} from "../scripts/install.ts";
+import { freePort } from "./_http_helpers.ts";
 import {
   exists,
+  networkEnv,
   pick,
   rng,
   syntheticTraces,
@@ -17,10 +28,14 @@ import {
 
 const ROOT = new URL("../", import.meta.url).pathname;
 
-/** The install task of deno.json. */
-async function installLine(): Promise<string> {
-  const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
-  return config.tasks.install;
+/** The README's install block: the install line and the PATH line for the profile. */
+async function readmeInstallLines(): Promise<string[]> {
+  const readme = await Deno.readTextFile(`${ROOT}README.md`);
+  const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)]
+    .map((m) => m[1]!)
+    .find((b) => / task install\n/.test(b));
+  assert.ok(block, "the README has an install block");
+  return block.trim().split("\n").map((l) => l.trim());
 }
 
 /** Traces as CSV text (text, topic), with a share `wrong` of topics replaced by another option. */
@@ -36,25 +51,24 @@ function csvTraces(count: number, seed: number, wrong: number): string {
   return `text,topic\n${rows.join("\n")}\n`;
 }
 
-/** Runs `dtable ARGS` in `cwd` with only `bin` and Deno's folder on PATH (and no INIT_CWD). */
-async function dtable(
-  bin: string,
-  cwd: string,
-  args: string[],
+/** What a command printed and returned. */
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `script` in a new login shell with a clean environment (only HOME),
+ * as a user's new terminal would: `env -i HOME=HOME bash -l -c ...`.
+ */
+async function loginShell(
+  home: string,
+  script: string,
   stdin?: string,
-) {
-  const child = new Deno.Command(`${bin}/dtable`, {
-    args,
-    cwd,
-    clearEnv: true,
-    env: {
-      PATH: `${bin}:${dirname(Deno.execPath())}:/usr/bin:/bin`,
-      HOME: Deno.env.get("HOME") ?? cwd,
-      ...(Deno.env.get("DENO_DIR")
-        ? { DENO_DIR: Deno.env.get("DENO_DIR")! }
-        : {}),
-      NO_COLOR: "1",
-    },
+): Promise<Ran> {
+  const child = new Deno.Command("env", {
+    args: ["-i", `HOME=${home}`, "bash", "-l", "-c", script],
     stdin: stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
@@ -73,49 +87,115 @@ async function dtable(
   };
 }
 
-Deno.test("the install line grants only what the commands need", async () => {
-  const line = await installLine();
-  assert.match(line, /^deno install --global /);
-  assert.match(line, / --name dtable /);
-  const flags = line.split(/\s+/).filter((w) => /^--allow-|^-A$/.test(w));
-  assert.deepEqual(flags.sort(), [
-    "--allow-env=SERVICE_PROXY_TOKEN",
-    "--allow-net",
-    "--allow-read",
-    "--allow-write",
-  ]);
+Deno.test("the dtable shim names absolute paths only and grants what the commands need", () => {
+  const text = shimText("/home/u/.dtable/lib/0.2.0-abcd1234");
+  const run = text.split("\n").find((l) => l.startsWith("exec "))!;
+  const words = run.split(/\s+/);
+  assert.equal(words[1], "'/home/u/.dtable/lib/0.2.0-abcd1234/deno'");
+  assert.deepEqual(
+    words.filter((w) => /^--allow-|^-A$/.test(w)).sort(),
+    [
+      "--allow-env=SERVICE_PROXY_TOKEN",
+      "--allow-net",
+      "--allow-read",
+      "--allow-write",
+    ],
+  );
+  for (const flag of SHIM_FLAGS) assert.ok(words.includes(flag), flag);
+  assert.ok(words.includes("--cached-only"), "nothing is fetched at run time");
+  assert.match(
+    text,
+    /^DENO_DIR='\/home\/u\/\.dtable\/lib\/0\.2\.0-abcd1234\/deno-dir'$/m,
+  );
+  assert.match(
+    run,
+    /--config '[^']*\/app\/deno\.json' '[^']*\/app\/main\.ts' "\$@"$/,
+  );
 });
 
-Deno.test("dtable, installed from the clone, works from another folder", async (t) => {
+Deno.test("dtable, installed by the README's lines, lasts: a new shell, the npm cache and the clone gone", async (t) => {
+  const [installLine, profileLine, ...rest] = await readmeInstallLines();
+  assert.deepEqual(rest, [], "two install lines");
+  const pinned = installLine!.match(/^npx --yes deno@(\S+) task install$/)
+    ?.[1];
+  assert.ok(pinned, installLine);
+  assert.equal(profileLine, 'export PATH="$HOME/.dtable/bin:$PATH"');
+
   await using dir = await tempDir();
-  const installed = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "install"],
-    cwd: ROOT,
-    env: { DENO_INSTALL_ROOT: dir.path, NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(
-    installed.code,
-    0,
-    new TextDecoder().decode(installed.stderr),
+  const home = `${dir.path}/home`;
+  const clone = `${dir.path}/clone`;
+  const npmCache = `${dir.path}/npm-cache`;
+  const stubs = `${dir.path}/stubs`;
+  for (const d of [home, clone, npmCache, stubs]) await Deno.mkdir(d);
+  for (const f of [...PROGRAM_FILES, "scripts"]) {
+    await new Deno.Command("cp", { args: ["-R", `${ROOT}${f}`, clone] })
+      .output();
+  }
+  // npx stands in for the real one: its cache holds a copy of this
+  // machine's Deno, which the test deletes after the install.
+  await Deno.copyFile(Deno.execPath(), `${npmCache}/deno`);
+  await Deno.chmod(`${npmCache}/deno`, 0o755);
+  await Deno.writeTextFile(
+    `${stubs}/npx`,
+    `#!/bin/sh
+if [ "$1" = "--yes" ] && [ "$2" = "deno@${pinned}" ]; then
+  shift 2
+  exec '${npmCache}/deno' "$@"
+fi
+echo "npx stand-in: unexpected arguments: $*" >&2
+exit 127
+`,
   );
-  const bin = `${dir.path}/bin`;
-  assert.ok(await exists(`${bin}/dtable`), "dtable is installed");
+  await Deno.chmod(`${stubs}/npx`, 0o755);
+
+  await t.step("the install line installs, with no warning", async () => {
+    const shell = `${installLine}\n${profileLine}\ncommand -v dtable`;
+    const out = await new Deno.Command("bash", {
+      args: ["-c", `set -eu\ncd '${clone}'\n${shell}`],
+      clearEnv: true,
+      env: {
+        HOME: home,
+        PATH: `${stubs}:/usr/bin:/bin`,
+        ...networkEnv(),
+        NO_COLOR: "1",
+      },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const said = new TextDecoder().decode(out.stdout) +
+      new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 0, said);
+    assert.doesNotMatch(said, /warning|ignored/i, said);
+    assert.match(said, /^installed dtable /m);
+    assert.match(said, new RegExp(`^${home}/\\.dtable/bin/dtable$`, "m"));
+  });
+
+  // The clone and the npm cache are deleted; the profile holds the
+  // README's PATH line, as the README asks.
+  await Deno.remove(clone, { recursive: true });
+  await Deno.remove(npmCache, { recursive: true });
+  await Deno.remove(stubs, { recursive: true });
+  await Deno.writeTextFile(`${home}/.profile`, `${profileLine}\n`);
   const work = `${dir.path}/work`;
   await Deno.mkdir(`${work}/logs`, { recursive: true });
   await Deno.writeTextFile(
     `${work}/logs/traces.csv`,
     csvTraces(1500, 3, 0.01),
   );
+  const inWork = (cwd: string, line: string, stdin?: string) =>
+    loginShell(home, `cd '${cwd}' && ${line}`, stdin);
+
+  await t.step("a new login shell finds dtable", async () => {
+    const run = await inWork(work, "dtable --version");
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^decision-tables /);
+  });
 
   await t.step("train writes the bundle where it is typed", async () => {
-    const run = await dtable(bin, `${work}/logs`, [
-      "train",
-      "--traces",
-      "traces.csv",
-      "--quiet",
-    ]);
+    const run = await inWork(
+      `${work}/logs`,
+      "dtable train --traces traces.csv --quiet",
+    );
     assert.equal(run.code, 0, run.stderr);
     assert.ok(await exists(`${work}/logs/bundle/manifest.json`), run.stdout);
     assert.match(run.stdout, /^wrote bundle /m);
@@ -124,31 +204,25 @@ Deno.test("dtable, installed from the clone, works from another folder", async (
   await t.step(
     "eval, inspect and predict read paths from there too",
     async () => {
-      const evaluated = await dtable(bin, work, [
-        "eval",
-        "--bundle",
-        "logs/bundle",
-        "--traces",
-        "logs/traces.csv",
-        "--json",
-      ]);
+      const evaluated = await inWork(
+        work,
+        "dtable eval --bundle logs/bundle --traces logs/traces.csv --json",
+      );
       assert.equal(evaluated.code, 0, evaluated.stderr);
       const figures = JSON.parse(evaluated.stdout);
       assert.ok(figures.questions.topic.certified > 0);
-      const inspected = await dtable(bin, work, [
-        "inspect",
-        "--bundle",
-        "logs/bundle",
-      ]);
+      const inspected = await inWork(
+        work,
+        "dtable inspect --bundle logs/bundle",
+      );
       assert.equal(inspected.code, 0, inspected.stderr);
       assert.match(
         inspected.stdout,
         new RegExp(`topic \\(choice, ${TOPICS.length} options\\)`),
       );
-      const predicted = await dtable(
-        bin,
+      const predicted = await inWork(
         work,
-        ["predict", "--bundle", "logs/bundle"],
+        "dtable predict --bundle logs/bundle",
         "my invoice shows a fee twice\nwhere is my parcel\n",
       );
       assert.equal(predicted.code, 0, predicted.stderr);
@@ -162,44 +236,49 @@ Deno.test("dtable, installed from the clone, works from another folder", async (
     },
   );
 
-  await t.step("serve serves the bundle and its dashboard", async () => {
-    const child = new Deno.Command(`${bin}/dtable`, {
-      args: ["serve", "--bundle", "logs/bundle", "--port", "0"],
-      cwd: work,
-      clearEnv: true,
-      env: {
-        PATH: `${bin}:${dirname(Deno.execPath())}:/usr/bin:/bin`,
-        HOME: Deno.env.get("HOME") ?? work,
-        ...(Deno.env.get("DENO_DIR")
-          ? { DENO_DIR: Deno.env.get("DENO_DIR")! }
-          : {}),
-        NO_COLOR: "1",
-      },
+  await t.step("serve serves the bundle and answers a request", async () => {
+    const port = freePort();
+    const child = new Deno.Command("env", {
+      args: [
+        "-i",
+        `HOME=${home}`,
+        "bash",
+        "-l",
+        "-c",
+        `cd '${work}' && exec dtable serve --bundle logs/bundle --port ${port}`,
+      ],
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
     }).spawn();
-    const draining = child.stderr.pipeTo(new WritableStream());
-    let banner = "";
-    let base: string | undefined;
+    const output = child.output();
     try {
-      for await (
-        const chunk of child.stdout.pipeThrough(new TextDecoderStream())
-      ) {
-        banner += chunk;
-        base = /listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(banner)?.[1];
-        if (base !== undefined) break;
+      const base = `http://127.0.0.1:${port}`;
+      let health: Response | null = null;
+      const deadline = Date.now() + 60_000;
+      while (health === null && Date.now() < deadline) {
+        try {
+          health = await fetch(`${base}/v1/health`);
+        } catch {
+          await new Promise((r) => setTimeout(r, 100));
+        }
       }
-      assert.ok(base, banner);
-      const health = await (await fetch(`${base}/v1/health`)).json();
-      assert.deepEqual(health.questions, ["topic"]);
-      const page = await fetch(`${base}/`);
-      assert.equal(page.status, 200);
-      assert.match(await page.text(), /<html/);
+      assert.ok(health, "the server answered");
+      assert.deepEqual((await health.json()).questions, ["topic"]);
+      const res = await fetch(`${base}/v1/decide`, {
+        method: "POST",
+        body: JSON.stringify({ state: "where is my parcel" }),
+      });
+      assert.equal(res.status, 200);
+      assert.equal((await res.json()).answers.topic.choice, "shipping");
     } finally {
-      child.kill("SIGINT");
-      await child.status;
-      await draining.catch(() => {});
+      try {
+        child.kill("SIGINT");
+      } catch {
+        // already gone
+      }
+      const out = await output;
+      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
     }
   });
 
@@ -211,12 +290,10 @@ Deno.test("dtable, installed from the clone, works from another folder", async (
         `${work}/noisy/traces.csv`,
         csvTraces(3000, 5, 0.35),
       );
-      const run = await dtable(bin, `${work}/noisy`, [
-        "train",
-        "--traces",
-        "traces.csv",
-        "--quiet",
-      ]);
+      const run = await inWork(
+        `${work}/noisy`,
+        "dtable train --traces traces.csv --quiet",
+      );
       assert.equal(run.code, 3, run.stdout + run.stderr);
       assert.equal(await exists(`${work}/noisy/bundle`), false);
       const last = run.stdout.trimEnd().split("\n").at(-1)!;
@@ -224,15 +301,34 @@ Deno.test("dtable, installed from the clone, works from another folder", async (
         last,
         /^1 of 1 question uncalibrated, never certified \(topic: .*what would help: topic: .*no bundle written \(exit code 3\)$/,
       );
-      const allowed = await dtable(bin, `${work}/noisy`, [
-        "train",
-        "--traces",
-        "traces.csv",
-        "--quiet",
-        "--allow-uncalibrated",
-      ]);
-      assert.equal(allowed.code, 0, allowed.stderr);
-      assert.ok(await exists(`${work}/noisy/bundle/manifest.json`));
     },
   );
+});
+
+Deno.test("installing again swaps the shim to a new copy and keeps only the one before", async () => {
+  await using dir = await tempDir();
+  const prefix = `${dir.path}/prefix`;
+  const copies: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const shim = await installTo(prefix);
+    const lib = (await Deno.readTextFile(shim)).match(
+      /^DENO_DIR='(.*)\/deno-dir'$/m,
+    )?.[1];
+    assert.ok(lib);
+    copies.push(lib);
+  }
+  const left: string[] = [];
+  for await (const e of Deno.readDir(`${prefix}/lib`)) {
+    left.push(`${prefix}/lib/${e.name}`);
+  }
+  assert.deepEqual(left.sort(), copies.slice(1).sort());
+  const run = await new Deno.Command(`${prefix}/bin/dtable`, {
+    args: ["--version"],
+    clearEnv: true,
+    env: { PATH: "/usr/bin:/bin" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
+  assert.match(new TextDecoder().decode(run.stdout), /^decision-tables /);
 });

@@ -2,7 +2,7 @@
  * The README's first screen works as written: on a machine where `deno` is
  * not on PATH (only npx, as after the README's set-up), its commands, run in
  * order, install `dtable` from a fresh copy of the project (into a
- * temporary install root) and take traces of the user's own, in a folder of
+ * temporary home) and take traces of the user's own, in a folder of
  * their own, to a served bundle that certifies, which the README's `curl`
  * then asks.
  *
@@ -13,7 +13,7 @@
 
 import assert from "node:assert/strict";
 import { demoTraces } from "../scripts/build-demo.ts";
-import { tempDir } from "./_fixtures.ts";
+import { networkEnv, tempDir } from "./_fixtures.ts";
 import { freePort } from "./_http_helpers.ts";
 
 const ROOT = new URL("../", import.meta.url);
@@ -47,7 +47,16 @@ async function cloneProject(to: string): Promise<void> {
     }
   };
   await Deno.mkdir(to, { recursive: true });
-  for (const rel of ["deno.json", "deno.lock", "main.ts", "src", "static"]) {
+  for (
+    const rel of [
+      "deno.json",
+      "deno.lock",
+      "main.ts",
+      "src",
+      "static",
+      "scripts",
+    ]
+  ) {
     await copy(rel);
   }
 }
@@ -77,8 +86,15 @@ Deno.test("the README's first screen takes a newcomer from the set-up to a serve
     `npx --yes deno@${pinned} task test`,
   ]);
   const steps = commands.filter((c) => !setUp.includes(c));
-  const install = steps.findIndex((c) => c.startsWith("deno install "));
+  const install = steps.findIndex((c) =>
+    c === `npx --yes deno@${pinned} task install`
+  );
   assert.ok(install >= 0, "the first screen installs dtable");
+  assert.equal(
+    steps[install + 1],
+    'export PATH="$HOME/.dtable/bin:$PATH"',
+    "the line after the install puts dtable on PATH",
+  );
   const serveAt = steps.findIndex((c) => /^dtable serve /.test(c));
   assert.ok(serveAt > install, "the first screen ends by serving");
   const curls = steps.slice(serveAt + 1);
@@ -122,14 +138,13 @@ exit 127
   const path = await pathWithoutDeno(bin);
   const env = {
     PATH: path,
-    HOME: Deno.env.get("HOME") ?? dir.path,
-    ...(Deno.env.get("DENO_DIR")
-      ? { DENO_DIR: Deno.env.get("DENO_DIR")! }
-      : {}),
+    // A home of its own: dtable is installed in it (~/.dtable).
+    HOME: `${dir.path}/home`,
+    ...networkEnv(),
     NO_COLOR: "1",
     SERVICE_PROXY_TOKEN: "",
-    DENO_INSTALL_ROOT: `${dir.path}/install`,
   };
+  await Deno.mkdir(env.HOME);
   const noDeno = await new Deno.Command("bash", {
     args: ["-c", "command -v deno"],
     env,

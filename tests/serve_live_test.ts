@@ -200,3 +200,49 @@ Deno.test("inspect --server shows a running server's live certificate in words",
     /^error: Cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/stats: /,
   );
 });
+
+Deno.test("inspect --server --token-file sends the token the file holds", async () => {
+  await using dir = await tempDir();
+  const bundle = await writeTestBundle(`${dir.path}/bundle`);
+  const token = `tok-${crypto.randomUUID()}`;
+  const s = await startServer({ bundle, env: { SERVICE_PROXY_TOKEN: token } });
+  try {
+    const without = await runCli(["inspect", "--server", s.base]);
+    assert.equal(without.code, 2);
+    assert.match(
+      without.stderr,
+      /answered 401 \(give the access token with --token-file/,
+    );
+    await Deno.writeTextFile(`${dir.path}/token`, `${token}\n`);
+    const run = await runCli([
+      "inspect",
+      "--server",
+      s.base,
+      "--token-file",
+      `${dir.path}/token`,
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^server http:.*audits /m);
+    await Deno.writeTextFile(`${dir.path}/empty`, "\n");
+    const empty = await runCli([
+      "inspect",
+      "--server",
+      s.base,
+      "--token-file",
+      `${dir.path}/empty`,
+    ]);
+    assert.equal(empty.code, 2);
+    assert.match(empty.stderr, /^error: token file .*empty is empty$/m);
+    const missing = await runCli([
+      "inspect",
+      "--server",
+      s.base,
+      "--token-file",
+      `${dir.path}/nope`,
+    ]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /^error: Cannot read token file .*nope: /m);
+  } finally {
+    await s.stop();
+  }
+});

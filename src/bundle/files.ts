@@ -16,7 +16,7 @@ import {
   WEIGHTS_FILE,
 } from "./codec.ts";
 import type { Table } from "../engine/table.ts";
-import { cleanLeftovers, swapInto } from "./swap.ts";
+import { cleanLeftovers, DEFAULT_KEEP, swapInto } from "./swap.ts";
 
 export { BundleError };
 
@@ -189,12 +189,14 @@ export async function writeBundleAtomically(
  * Writes a bundle's files to `dir` as `train --out` does: `dir` becomes a
  * link to a complete version folder beside it, swapped in one rename, so
  * the path is never absent (see `swap.ts`); what a killed run left is
- * cleaned up first. Refuses a `dir` that is a folder but not a bundle, like
+ * cleaned up first, and the newest `keep` versions are kept (`swap.ts`).
+ * Refuses a `dir` that is a folder but not a bundle, like
  * `writeBundleAtomically`. Returns one line per leftover cleaned up.
  */
 export async function writeBundleVersioned(
   dir: string,
   files: Map<string, Uint8Array>,
+  keep: number = DEFAULT_KEEP,
 ): Promise<string[]> {
   const clean = dir.replace(/\/+$/, "") || dir;
   const cleaned = await cleanLeftovers(clean);
@@ -209,6 +211,6 @@ export async function writeBundleVersioned(
     await Deno.remove(temp, { recursive: true }).catch(() => {});
     throw e;
   }
-  await swapInto(clean, temp);
+  await swapInto(clean, temp, keep);
   return cleaned;
 }

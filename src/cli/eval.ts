@@ -25,6 +25,7 @@ import {
 import type { TraceSet } from "../traces/mod.ts";
 import { parseFlags, ProgressPrinter, UsageError, userPath } from "./common.ts";
 import { evalInWords } from "./eval_words.ts";
+import { compareBundles, comparisonLines } from "./eval_compare.ts";
 import { PredictionsFile } from "./predictions_file.ts";
 import { evalReport, reportHtml } from "./report_html.ts";
 import {
@@ -37,6 +38,7 @@ import {
 export const EVAL_USAGE =
   `Usage: eval --bundle DIR --traces FILE [--traces FILE ...] [--json] [--stream]
             [--predictions FILE] [--report-html FILE]
+       eval --bundle A --bundle B [--bundle C ...] --traces FILE [--json]
 
 Answers every trace with the bundle, as serving would, and reports per question:
 answers, certified share, disagreement among certified answers (with the upper
@@ -48,8 +50,15 @@ their disagreement and the smallest alpha at which that threshold alone passes
 the binomial test on these traces. Traces are read as train reads them. When
 the traces answer none of the bundle's questions, eval fails (exit code 2).
 
+With several --bundle (two versions of one, say: versions --bundle DIR lists
+them), every bundle answers the same traces and eval shows them side by side:
+per question each one's answers, certified share, disagreement among certified
+answers (with the upper end of its 95% interval) and accuracy; --json prints
+{bundles: [{label, path, bundle_id}], traces, questions: {Q: [figures or null
+per bundle]}}.
+
 Options:
-  --bundle DIR               bundle folder (required)
+  --bundle DIR               bundle folder (required; repeat to compare bundles)
 ${TRACE_FLAGS_USAGE}
   --json                     print the figures as JSON (questions.Q: n, certified, coverage,
                              disagreements, disagreement, disagreement_lower/_upper,
@@ -163,7 +172,7 @@ export function evaluate(
 export async function evalCommand(args: string[]): Promise<number> {
   const { values } = parseFlags("eval", args, {
     ...TRACE_FLAGS,
-    bundle: { type: "string" },
+    bundle: { type: "string", multiple: true },
     json: { type: "boolean", default: false },
     stream: { type: "boolean", default: false },
     predictions: { type: "string" },
@@ -187,7 +196,10 @@ export async function evalCommand(args: string[]): Promise<number> {
     }
   }
   const printer = new ProgressPrinter({ quiet: values.quiet || values.json });
-  const bundlePath = userPath(values.bundle);
+  if (values.bundle.length > 1) {
+    return await compareCommand(values.bundle, values, printer);
+  }
+  const bundlePath = userPath(values.bundle[0]!);
   const table = await loadBundle(bundlePath);
   const traces = await readTraceFlags("eval", values, printer);
   const skipped = traces.questions.filter((q) => !table.byName.has(q.name));
@@ -231,5 +243,48 @@ export async function evalCommand(args: string[]): Promise<number> {
     return 0;
   }
   console.log(evalInWords(result.questions, result.stream).join("\n"));
+  return 0;
+}
+
+/** `eval` with several `--bundle`: the bundles side by side on the same traces. */
+async function compareCommand(
+  bundles: readonly string[],
+  values: Parameters<typeof readTraceFlags>[1] & {
+    json: boolean;
+    stream: boolean;
+    predictions?: string | undefined;
+    "report-html"?: string | undefined;
+  },
+  printer: ProgressPrinter,
+): Promise<number> {
+  for (const flag of ["stream", "predictions", "report-html"] as const) {
+    if (values[flag] !== undefined && values[flag] !== false) {
+      throw new UsageError(
+        `--${flag} takes one --bundle; comparing ${bundles.length} bundles shows the figures side by side only`,
+      );
+    }
+  }
+  const paths = bundles.map((b) => userPath(b));
+  const tables = [];
+  for (const path of paths) tables.push(await loadBundle(path));
+  const traces = await readTraceFlags("eval", values, printer);
+  const comparison = compareBundles(
+    tables,
+    paths,
+    traces,
+    (table, t) => evaluate(table, t, false),
+  );
+  if (Object.keys(comparison.questions).length === 0) {
+    throw new RangeError(
+      `nothing to evaluate: the traces answer none of the bundles' questions (traces: ${
+        traces.questions.map((q) => q.name).join(", ")
+      })`,
+    );
+  }
+  console.log(
+    values.json
+      ? JSON.stringify(comparison, null, 2)
+      : comparisonLines(comparison).join("\n"),
+  );
   return 0;
 }

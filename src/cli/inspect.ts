@@ -9,7 +9,7 @@ import type { Table } from "../engine/table.ts";
 import type { LeakageReport } from "../train/leakage.ts";
 import type { SplitReport } from "../train/trainer.ts";
 import { parseFlags, UsageError, userPath } from "./common.ts";
-import { fetchLive, liveLines } from "./inspect_server.ts";
+import { fetchLive, liveLines, serverToken } from "./inspect_server.ts";
 import {
   leakageInWords,
   splitInWords,
@@ -19,7 +19,7 @@ import {
 
 /** Usage text of `inspect`. */
 export const INSPECT_USAGE = `Usage: inspect --bundle DIR [--json]
-       inspect --server URL [--token-env NAME] [--json]
+       inspect --server URL [--token-env NAME | --token-file PATH] [--json]
 
 Shows what a bundle holds: format and tool versions, featurizer, settings
 (minimum radius, new options, forced thresholds, drift guard), and per question
@@ -33,6 +33,8 @@ Options:
   --server URL       a running server (its /v1/stats)
   --token-env NAME   environment variable holding the server's access token
                      (default SERVICE_PROXY_TOKEN)
+  --token-file PATH  file holding the server's access token (as serve
+                     --token-file); takes precedence over --token-env
   --json             print as JSON
   --help             this text`;
 
@@ -115,6 +117,7 @@ export async function inspectCommand(args: string[]): Promise<number> {
     bundle: { type: "string" },
     server: { type: "string" },
     "token-env": { type: "string", default: "SERVICE_PROXY_TOKEN" },
+    "token-file": { type: "string" },
     json: { type: "boolean", default: false },
     help: { type: "boolean", default: false },
   });
@@ -123,12 +126,10 @@ export async function inspectCommand(args: string[]): Promise<number> {
     return 0;
   }
   if (values.server !== undefined) {
-    let token: string | undefined;
-    try {
-      token = Deno.env.get(values["token-env"])?.trim();
-    } catch {
-      token = undefined; // no --allow-env for it: ask without a token
-    }
+    const token = await serverToken(
+      values["token-env"],
+      userPath(values["token-file"]),
+    );
     const live = await fetchLive(values.server, token);
     if (values.json) console.log(JSON.stringify(live, null, 2));
     else console.log(liveLines(values.server, live).join("\n"));

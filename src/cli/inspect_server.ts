@@ -1,13 +1,44 @@
 /**
  * `inspect --server URL`: a running server's live certificate, per
- * question in words (from its `/v1/stats`), with the access token from an
- * environment variable when one is set.
+ * question in words (from its `/v1/stats`), with the access token from a
+ * file (`--token-file`) or an environment variable when one is set.
  *
  * @module
  */
 
 import type { LiveStatsDocument } from "../http/live/stats.ts";
 import { oneLine, UsageError } from "./common.ts";
+
+/**
+ * The access token to send: the content of `tokenFile` when given (trimmed;
+ * throws `UsageError` naming the file when it cannot be read or is empty),
+ * else the variable `tokenEnv` (undefined when unset, or not allowed).
+ */
+export async function serverToken(
+  tokenEnv: string,
+  tokenFile: string | undefined,
+): Promise<string | undefined> {
+  if (tokenFile !== undefined) {
+    let text: string;
+    try {
+      text = await Deno.readTextFile(tokenFile);
+    } catch (e) {
+      throw new UsageError(
+        `Cannot read token file ${tokenFile}: ${oneLine(e)}`,
+      );
+    }
+    const token = text.trim();
+    if (token === "") {
+      throw new UsageError(`token file ${tokenFile} is empty`);
+    }
+    return token;
+  }
+  try {
+    return Deno.env.get(tokenEnv)?.trim() || undefined;
+  } catch {
+    return undefined; // no --allow-env for it: ask without a token
+  }
+}
 
 /**
  * The live section of the server at `url` (its `/v1/stats`). Throws
@@ -38,7 +69,7 @@ export async function fetchLive(
     throw new UsageError(
       `${target} answered ${res.status}${
         res.status === 401
-          ? " (set the access token in SERVICE_PROXY_TOKEN or --token-env)"
+          ? " (give the access token with --token-file, or in SERVICE_PROXY_TOKEN or the variable --token-env names)"
           : ""
       }`,
     );

@@ -301,7 +301,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       ...describeQuestions(table),
       `  listening on ${
         urlOf(addr.hostname, addr.port)
-      } (dashboard at /, health at /v1/health)`,
+      } (dashboard at /, health at /v1/health, readiness at /v1/ready)`,
       token.configured
         ? `  access token: set, ${token.description}`
         : "  access token: not set (no authentication)",

@@ -16,6 +16,7 @@ import {
   type TrainOptions,
   type TrainResult,
 } from "../train/trainer.ts";
+import { DEFAULT_KEEP } from "../bundle/swap.ts";
 import type { TraceSet } from "../traces/mod.ts";
 import {
   AUTO_MIN_GROUPS,
@@ -65,6 +66,9 @@ Options:
 ${TRACE_FLAGS_USAGE}
   --out DIR                  bundle folder to write (default: bundle); DIR is a link
                              to the folder DIR.v-ID beside it, replaced in one step
+  --keep N                   versions of DIR kept, the new one included (default ${DEFAULT_KEEP});
+                             older ones are removed after the swap (versions --bundle DIR
+                             lists them, rollback --bundle DIR goes back to one)
   --alpha A                  target disagreement rate among certified answers (default 0.05)
   --delta D                  allowed probability that the target fails (default 0.05)
   --seed N                   seed for splits and training (default 1)
@@ -117,6 +121,7 @@ export const EXIT_UNCALIBRATED = 3;
 const TRAIN_FLAGS = {
   ...TRACE_FLAGS,
   out: { type: "string", default: "bundle" },
+  keep: { type: "string" },
   alpha: { type: "string" },
   delta: { type: "string" },
   seed: { type: "string" },
@@ -157,6 +162,13 @@ export async function trainCommand(args: string[]): Promise<number> {
     throw new UsageError(`--out needs a folder name: got "${values.out}"`);
   }
   const out = userPath(values.out);
+  const keep = numberFlag(
+    "keep",
+    values.keep,
+    DEFAULT_KEEP,
+    (n) => Number.isInteger(n) && n >= 1,
+    "a whole number >= 1",
+  );
   if (values["report-html"]?.trim() === "") {
     throw new UsageError(`--report-html needs a file name: got ""`);
   }
@@ -199,6 +211,7 @@ export async function trainCommand(args: string[]): Promise<number> {
   const cleaned = await writeBundleVersioned(
     out,
     await encodeBundle(trainedContents(result)),
+    keep,
   );
   for (const line of cleaned) {
     printer.note(`${line} (left by an earlier run that was stopped)`);

@@ -53,6 +53,7 @@ import {
   ROUTE_TABLE,
 } from "./routes.ts";
 import { type AppDeps, Service } from "./service.ts";
+import { readiness, type ReadyDocument } from "./ready.ts";
 import { INTERFACE_VERSION, TOOL_VERSION } from "../version.ts";
 
 export { type AppDeps, ROUTE_TABLE };
@@ -86,7 +87,8 @@ export const DEFAULT_REQUEST_LIMITS: Readonly<RequestLimits> = {
 /**
  * Builds the service: every route of `ROUTE_TABLE` (`POST /v1/decide`,
  * `/v1/decisions`, `/v1/altdecisions`, `/v1/playground`, `/v1/feedback`;
- * `GET /`, `/v1/stats`, `/metrics`, `/v1/health`, `/v1/openapi.json`).
+ * `GET /`, `/v1/stats`, `/metrics`, `/v1/health`, `/v1/ready`,
+ * `/v1/openapi.json`).
  *
  * @example
  * ```ts
@@ -242,6 +244,14 @@ export function appFor(
           bundle_id: bundleIdOf(service.served.table),
         } satisfies HealthDocument,
       ),
+    "/v1/ready": (c) => {
+      c.header("Cache-Control", "no-store");
+      const doc = readiness(
+        bundleIdOf(service.served.table),
+        service.live.fleet,
+      );
+      return c.json(doc satisfies ReadyDocument, doc.ready ? 200 : 503);
+    },
     "/v1/openapi.json": async (c) =>
       c.body(await openApiJson(), 200, { "Content-Type": JSON_TYPE }),
   };

@@ -25,6 +25,7 @@ import {
   METRICS_DOC,
   OPENAPI_DOC,
   PLAYGROUND_DOC,
+  READY_DOC,
   STATS_DOC,
 } from "./openapi/route_docs.ts";
 
@@ -150,6 +151,15 @@ export const ROUTE_TABLE = [
     decision: null,
     usage: "health, questions and versions",
     operation: HEALTH_DOC,
+  },
+  {
+    method: "GET",
+    path: "/v1/ready",
+    guarded: true,
+    browser: false,
+    decision: null,
+    usage: "readiness: 200 once ready for traffic, else 503",
+    operation: READY_DOC,
   },
   {
     method: "GET",

@@ -330,7 +330,10 @@ export class RedisStore implements LiveStore {
     for (const c of [this.#client, this.#subscriber]) {
       if (c === null) continue;
       try {
-        if (c.isOpen) await c.close();
+        // A client still reconnecting would wait for a connection that may
+        // never come (a serve whose store never answered did not stop).
+        if (c.isReady) await c.close();
+        else if (c.isOpen) c.destroy();
       } catch {
         c.destroy();
       }

@@ -168,6 +168,8 @@ export interface GetRouteSpec {
   mediaType: string;
   /** The reply's schema. */
   schema: JsonSchema;
+  /** When the route answers 503 with a reply of the same schema: what that says. */
+  unavailable?: string;
 }
 
 /** A GET operation; `guarded` as for `jsonRoute`. */
@@ -183,6 +185,12 @@ export function getRoute(spec: GetRouteSpec, guarded: boolean): Operation {
         description: "Success.",
         content: { [spec.mediaType]: { schema: spec.schema } },
       },
+      ...(spec.unavailable === undefined ? {} : {
+        "503": {
+          description: spec.unavailable,
+          content: { [spec.mediaType]: { schema: spec.schema } },
+        },
+      }),
       ...(guarded ? errorResponses([401]) : {}),
     },
   };

@@ -10,6 +10,7 @@
 
 import type { GetRouteSpec, JsonRouteSpec } from "./operations.ts";
 import { schemaRef } from "./refs.ts";
+import { ReadyDocument } from "./ready_schema.ts";
 
 const PARCEL = "where is my parcel, it has not arrived yet";
 
@@ -318,6 +319,19 @@ export const HEALTH_DOC: GetRouteSpec = {
   tag: "operations",
   mediaType: "application/json",
   schema: schemaRef("HealthDocument"),
+};
+
+/** `GET /v1/ready`. */
+export const READY_DOC: GetRouteSpec = {
+  operationId: "ready",
+  summary: "Readiness: whether to send this process traffic",
+  description:
+    "200 once the bundle is loaded and, with a live store configured, the store has answered at least once; 503 with the reason before that. Unlike the health route, it needs the token when one is set.",
+  tag: "operations",
+  mediaType: "application/json",
+  schema: ReadyDocument,
+  unavailable:
+    "Not ready: the reason says why (for now, a live store not reached yet).",
 };
 
 /** `GET /v1/openapi.json`. */

@@ -1,0 +1,279 @@
+/**
+ * `versions` and `rollback`: the versions `train --out DIR` keeps beside
+ * `DIR` (`DIR.v-ID`, see `src/bundle/swap.ts`), listed with their figures,
+ * and pointing `DIR` back at one of them by the same one-rename swap a new
+ * version uses (a server with `--watch` follows).
+ *
+ * @module
+ */
+
+import { loadBundle } from "../bundle/files.ts";
+import { listVersions, pointTo, type VersionFolder } from "../bundle/swap.ts";
+import { bundleIdOf } from "../live/bundle_id.ts";
+import { oneLine, parseFlags, UsageError, userPath } from "./common.ts";
+
+/** Usage text of `versions`. */
+export const VERSIONS_USAGE = `Usage: versions --bundle DIR [--json]
+
+Lists the versions of the bundle DIR that train --out DIR kept (DIR.v-ID beside
+it; train --keep N says how many), newest first, the one DIR points to marked
+with *: its id, when it was written, and per question its threshold and what
+the held-out test part said (certified share, disagreement).
+
+Options:
+  --bundle DIR   the bundle link train --out wrote (--out DIR works too)
+  --json         print as JSON
+  --help         this text`;
+
+/** Usage text of `rollback`. */
+export const ROLLBACK_USAGE = `Usage: rollback --bundle DIR [--to ID]
+
+Points the bundle link DIR back at one of its kept versions (versions --bundle
+DIR lists them) by one rename, as train swaps a new version in: a reader sees
+one version or the other, never none, and a server with --watch reloads it (any
+server reloads it on SIGHUP). The version is loaded and checked first; a
+damaged one is refused and DIR left as it was. No version is removed.
+
+Options:
+  --bundle DIR   the bundle link train --out wrote (--out DIR works too)
+  --to ID        the version to go back to: its id or a unique beginning of it
+                 (default: the newest version written before the one in force)
+  --help         this text`;
+
+/** One question of a version, as its bundle's report says. */
+export interface VersionQuestion {
+  /** The certified threshold; null when uncalibrated. */
+  threshold: number | null;
+  /** The held-out test part: answers, certified share, disagreement among certified. */
+  test: {
+    n: number;
+    coverage: number | null;
+    disagreement: number | null;
+    disagreement_upper: number | null;
+  } | null;
+}
+
+/** One kept version as `versions --json` prints it. */
+export interface VersionDocument {
+  id: string;
+  path: string;
+  /** When its files were written (ISO 8601). */
+  written: string;
+  current: boolean;
+  /** The manifest checksum (as `/v1/health` shows it); null when it does not load. */
+  bundle_id: string | null;
+  questions: Record<string, VersionQuestion>;
+  /** Why it does not load; absent when it does. */
+  error?: string;
+}
+
+interface ReportQuestion {
+  name: string;
+  test?: {
+    n?: number;
+    coverage?: number | null;
+    disagreement?: number | null;
+    disagreement_upper?: number | null;
+  };
+}
+
+/** A kept version, loaded and described (a damaged one with its error). */
+export async function describeVersion(
+  v: VersionFolder,
+): Promise<VersionDocument> {
+  const base = {
+    id: v.id,
+    path: v.path,
+    written: new Date(v.written).toISOString(),
+    current: v.current,
+  };
+  try {
+    const table = await loadBundle(v.path);
+    const report = (table.info.report ?? {}) as {
+      questions?: ReportQuestion[];
+    };
+    const questions: Record<string, VersionQuestion> = {};
+    for (const q of table.questions) {
+      const t = report.questions?.find((r) => r.name === q.name)?.test;
+      questions[q.name] = {
+        threshold: q.calibration.threshold,
+        test: t === undefined ? null : {
+          n: t.n ?? 0,
+          coverage: t.coverage ?? null,
+          disagreement: t.disagreement ?? null,
+          disagreement_upper: t.disagreement_upper ?? null,
+        },
+      };
+    }
+    return { ...base, bundle_id: bundleIdOf(table), questions };
+  } catch (e) {
+    return { ...base, bundle_id: null, questions: {}, error: oneLine(e) };
+  }
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+/** The versions as lines of plain words. */
+export function versionLines(
+  dir: string,
+  versions: readonly VersionDocument[],
+): string[] {
+  const lines = [
+    `bundle ${dir}: ${versions.length} version${
+      versions.length === 1 ? "" : "s"
+    } kept, newest first (* the one in force)`,
+  ];
+  for (const v of versions) {
+    lines.push(
+      `${v.current ? "*" : " "} ${v.id}  written ${
+        v.written.replace("T", " ").replace(/\.\d+Z$/, "Z")
+      }  ${v.path}`,
+    );
+    if (v.error !== undefined) {
+      lines.push(`    does not load: ${v.error}`);
+      continue;
+    }
+    for (const [name, q] of Object.entries(v.questions)) {
+      const t = q.test;
+      const test = t === null || t.n === 0 || t.coverage === null
+        ? "no test answers"
+        : `test ${pct(t.coverage)} certified ${
+          t.disagreement === null
+            ? "(so no disagreement rate to measure)"
+            : `at ${pct(t.disagreement)} disagreement`
+        } (${t.n} answers)`;
+      lines.push(
+        `    ${name}: threshold ${
+          q.threshold === null ? "none (uncalibrated)" : q.threshold.toFixed(4)
+        }, ${test}`,
+      );
+    }
+  }
+  return lines;
+}
+
+/** The bundle link a command names: `--bundle DIR` or `--out DIR`; throws `UsageError` without one. */
+function bundleFlag(
+  command: string,
+  values: { bundle?: string | undefined; out?: string | undefined },
+): string {
+  const dir = values.bundle ?? values.out;
+  if (dir === undefined || dir.trim() === "") {
+    throw new UsageError(
+      `${command} needs --bundle DIR (see ${command} --help)`,
+    );
+  }
+  return userPath(dir.replace(/\/+$/, "") || dir);
+}
+
+/** The kept versions of `dir`; throws `UsageError` when there are none. */
+async function versionsOf(dir: string): Promise<VersionFolder[]> {
+  let versions: VersionFolder[];
+  try {
+    versions = await listVersions(dir);
+  } catch (e) {
+    throw new UsageError(`Cannot list the versions of ${dir}: ${oneLine(e)}`);
+  }
+  if (versions.length === 0) {
+    throw new UsageError(
+      `${dir} has no kept versions (DIR.v-ID beside it): train --out ${dir} writes them`,
+    );
+  }
+  return versions;
+}
+
+/** Runs `versions`; returns the exit code. */
+export async function versionsCommand(args: string[]): Promise<number> {
+  const { values } = parseFlags("versions", args, {
+    bundle: { type: "string" },
+    out: { type: "string" },
+    json: { type: "boolean", default: false },
+    help: { type: "boolean", default: false },
+  });
+  if (values.help) {
+    console.log(VERSIONS_USAGE);
+    return 0;
+  }
+  const dir = bundleFlag("versions", values);
+  const described = await Promise.all(
+    (await versionsOf(dir)).map(describeVersion),
+  );
+  if (values.json) {
+    console.log(JSON.stringify({ bundle: dir, versions: described }, null, 2));
+  } else {
+    console.log(versionLines(dir, described).join("\n"));
+  }
+  return 0;
+}
+
+/**
+ * The version `to` names among `versions` (its id or a unique beginning);
+ * without `to`, the newest one written before the one in force. Throws
+ * `UsageError` saying which ids there are.
+ */
+export function chooseVersion(
+  versions: readonly VersionFolder[],
+  to: string | undefined,
+): VersionFolder {
+  const ids = versions.map((v) => v.id).join(", ");
+  if (to === undefined) {
+    const at = versions.findIndex((v) => v.current);
+    const earlier = at < 0 ? versions[0] : versions[at + 1];
+    if (earlier === undefined) {
+      throw new UsageError(
+        `no version older than the one in force to roll back to (versions: ${ids}); give --to ID`,
+      );
+    }
+    return earlier;
+  }
+  const wanted = to.trim().toLowerCase();
+  const matches = versions.filter((v) => v.id.startsWith(wanted));
+  if (wanted === "" || matches.length === 0) {
+    throw new UsageError(`no kept version "${to}" (versions: ${ids})`);
+  }
+  if (matches.length > 1) {
+    throw new UsageError(
+      `--to ${to} names more than one version (${
+        matches.map((v) => v.id).join(", ")
+      }): give more of the id`,
+    );
+  }
+  return matches[0]!;
+}
+
+/** Runs `rollback`; returns the exit code. */
+export async function rollbackCommand(args: string[]): Promise<number> {
+  const { values } = parseFlags("rollback", args, {
+    bundle: { type: "string" },
+    out: { type: "string" },
+    to: { type: "string" },
+    help: { type: "boolean", default: false },
+  });
+  if (values.help) {
+    console.log(ROLLBACK_USAGE);
+    return 0;
+  }
+  const dir = bundleFlag("rollback", values);
+  const versions = await versionsOf(dir);
+  const chosen = chooseVersion(versions, values.to);
+  if (chosen.current) {
+    console.log(`${dir} already points to ${chosen.path}; nothing changed`);
+    return 0;
+  }
+  // A damaged version is refused before the link moves.
+  await loadBundle(chosen.path);
+  const before = versions.find((v) => v.current);
+  try {
+    await pointTo(dir, chosen.path);
+  } catch (e) {
+    throw new UsageError(`Cannot roll ${dir} back: ${oneLine(e)}`);
+  }
+  console.log(
+    `${dir} now points to ${chosen.path} (written ${
+      new Date(chosen.written).toISOString()
+    })${
+      before === undefined ? "" : `; it pointed to ${before.path}, still kept`
+    }. A server with --watch reloads it; any other, on SIGHUP`,
+  );
+  return 0;
+}
