@@ -133,10 +133,22 @@ Deno.test("eval --json reports options, not_certified and frontier that match a 
   setThresholdInForce(table, open, "topic", 0);
   const set = await readTraces([FRESH]);
   const qa = set.questions.find((q) => q.name === "topic")!;
-  const options: Record<
-    string,
-    { answers: number; certified: number; disagreements: number }
-  > = {};
+  type Counted = {
+    answers: number;
+    certified: number;
+    disagreements: number;
+    named: number;
+    agreeing: number;
+  };
+  const none = (): Counted => ({
+    answers: 0,
+    certified: 0,
+    disagreements: 0,
+    named: 0,
+    agreeing: 0,
+  });
+  const options: Record<string, Counted> = {};
+  const confusions = new Map<string, { count: number; certified: number }>();
   const flags: Record<string, number> = {};
   const certifiable: { confidence: number; wrong: boolean }[] = [];
   set.texts.forEach((text, i) => {
@@ -149,10 +161,19 @@ Deno.test("eval --json reports options, not_certified and frontier that match a 
       {},
       QUIET_GUARD,
     ).answer;
-    options[expected] ??= { answers: 0, certified: 0, disagreements: 0 };
+    options[expected] ??= none();
     options[expected].answers++;
+    options[a.choice!] ??= none();
+    options[a.choice!]!.named++;
+    if (a.choice === expected) options[a.choice!]!.agreeing++;
+    else {
+      const key = `${expected} -> ${a.choice}`;
+      const c = confusions.get(key) ?? { count: 0, certified: 0 };
+      c.count++;
+      if (a.certified) c.certified++;
+      confusions.set(key, c);
+    }
     if (a.certified) {
-      options[a.choice!] ??= { answers: 0, certified: 0, disagreements: 0 };
       options[a.choice!]!.certified++;
       if (disagrees(a, expected)) options[a.choice!]!.disagreements++;
     } else flags[a.flag!] = (flags[a.flag!] ?? 0) + 1;
@@ -179,6 +200,42 @@ Deno.test("eval --json reports options, not_certified and frontier that match a 
     const right = o.certified - o.disagreements;
     assert.equal(got.precision, o.certified === 0 ? null : right / o.certified);
     assert.equal(got.recall, right / o.answers);
+    assert.equal(got.f1, (2 * right) / (o.certified + o.answers));
+    assert.deepEqual(got.all_answers, {
+      named: o.named,
+      agreeing: o.agreeing,
+      precision: o.named === 0 ? null : o.agreeing / o.named,
+      recall: o.agreeing / o.answers,
+      f1: (2 * o.agreeing) / (o.named + o.answers),
+    });
+  }
+  // Weighted recall over all answers is the accuracy.
+  assert.ok(
+    Math.abs(f.averages.all_answers.weighted.recall - f.accuracy) < 1e-12,
+  );
+  const macroF1 = Object.values(options).map((o) =>
+    (2 * (o.certified - o.disagreements)) / (o.certified + o.answers)
+  );
+  assert.ok(
+    Math.abs(
+      f.averages.certified.macro.f1 -
+        macroF1.reduce((x, y) => x + y, 0) / macroF1.length,
+    ) < 1e-12,
+  );
+  const largest = [...confusions].sort((x, y) =>
+    y[1].count - x[1].count || (x[0] < y[0] ? -1 : 1)
+  ).slice(0, 10);
+  assert.ok(largest.length > 0, "the fresh traces carry some confusions");
+  assert.deepEqual(
+    f.confusions.map((
+      c: { reference: string; answer: string; count: number },
+    ) => [`${c.reference} -> ${c.answer}`, c.count]),
+    largest.map(([key, c]) => [key, c.count]),
+  );
+  for (const c of f.confusions) {
+    const key = `${c.reference} -> ${c.answer}`;
+    assert.equal(c.certified, confusions.get(key)!.certified, key);
+    assert.equal(c.share, c.count / options[c.reference]!.answers, key);
   }
   assert.deepEqual(
     Object.entries(f.not_certified).sort(),
@@ -215,7 +272,16 @@ Deno.test("eval in words prints tables and plain words, never n/a or (never)", a
   assert.match(run.stdout, /^ {2}not certified: /m);
   assert.match(
     run.stdout,
-    /^ {4}option +answers +certified +disagree +precision +recall$/m,
+    /^ {4}option +answers +certified +disagree +precision +recall +f1$/m,
+  );
+  assert.match(
+    run.stdout,
+    /^ {2}averages of certified answers: macro precision \d+\.\d%, recall \d+\.\d%, f1 \d+\.\d%; weighted precision /m,
+  );
+  assert.match(run.stdout, /^ {2}over all answers, certified or not: macro /m);
+  assert.match(
+    run.stdout,
+    /^ {4}reference -> table's answer +count +share +certified$/m,
   );
   assert.match(
     run.stdout,
@@ -467,6 +533,17 @@ Deno.test({
         assert.equal(await topic.locator("svg circle.in-force").count(), 1);
         const rows = await topic.locator("table.options tbody tr").count();
         assert.equal(rows, 4);
+        assert.match(
+          await topic.locator("table.options thead").innerText(),
+          /F1\s+all: precision\s+all: recall\s+all: F1/,
+        );
+        assert.equal(
+          await topic.locator("table.averages tbody tr").count(),
+          4,
+        );
+        assert.ok(
+          await topic.locator("table.confusions tbody tr").count() >= 1,
+        );
         assert.match(await page.locator("body").innerText(), /split: random/i);
       }
       await page.goto(`file://${trainReport}`);
