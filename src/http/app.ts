@@ -85,7 +85,7 @@ export const DEFAULT_REQUEST_LIMITS: Readonly<RequestLimits> = {
 
 /**
  * Builds the service: every route of `ROUTE_TABLE` (`POST /v1/decide`,
- * `/v1/decisions`, `/v1/altdecisions`, `/v1/playground`, `/v1/feedback`;
+ * `/v1/decide/batch`, `/v1/decisions`, `/v1/altdecisions`, `/v1/playground`, `/v1/feedback`;
  * `GET /`, `/v1/stats`, `/metrics`, `/v1/health`, `/v1/openapi.json`).
  *
  * @example
@@ -162,7 +162,8 @@ export function appFor(
     const body = await readBodyText(c.req.raw, MAX_BODY_BYTES, deadlines);
     const w = writer;
     w.reset();
-    service.decide(route, body, w);
+    if ("batch" in route) service.decideBatch(route, body, w);
+    else service.decide(route, body, w);
     const res = new Response(w.view(), { headers: JSON_HEADERS });
     if (w.buffer.length > KEPT_WRITER_BYTES) {
       writer = new JsonWriter(WRITER_BYTES);
