@@ -363,6 +363,42 @@ Deno.test("predict answers 200 texts in 200 lines, as /v1/decide answers them", 
   ]);
 });
 
+Deno.test("predict --top K prints the K most probable options, the answer first, and refuses a K below 1", async () => {
+  await bundle();
+  const texts = syntheticTraces({ count: 20, seed: 12 }).map((t) => t.text);
+  const input = texts.join("\n") + "\n";
+  const full = await runWithInput(["predict", "--bundle", BUNDLE], input);
+  const top = await runWithInput(
+    ["predict", "--bundle", BUNDLE, "--top", "2"],
+    input,
+  );
+  assert.equal(top.code, 0, top.stderr);
+  const fullLines = full.stdout.trimEnd().split("\n").map((l) => JSON.parse(l));
+  top.stdout.trimEnd().split("\n").forEach((line, i) => {
+    const got = JSON.parse(line).answers;
+    const want = fullLines[i]!.answers;
+    const { probabilities: gp, ...gRest } = got.topic;
+    const { probabilities: wp, ...wRest } = want.topic;
+    assert.deepEqual(gRest, wRest);
+    assert.deepEqual(got.urgent, want.urgent);
+    const best = Object.entries(wp as Record<string, number>)
+      .filter(([o]) => o !== want.topic.choice)
+      .sort((x, y) => y[1] - x[1])[0]!;
+    assert.deepEqual(Object.entries(gp), [
+      [want.topic.choice, wp[want.topic.choice]],
+      best,
+    ]);
+  });
+  for (const bad of ["0", "1.5", "two"]) {
+    const run = await runWithInput(
+      ["predict", "--bundle", BUNDLE, "--top", bad],
+      input,
+    );
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /--top must be a whole number, 1 or more/);
+  }
+});
+
 Deno.test("predict reads JSON Lines with text and id, and answers an unreadable line with an error in its place", async () => {
   await bundle();
   const run = await runWithInput(
