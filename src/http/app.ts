@@ -85,7 +85,7 @@ export const DEFAULT_REQUEST_LIMITS: Readonly<RequestLimits> = {
 
 /**
  * Builds the service: every route of `ROUTE_TABLE` (`POST /v1/decide`,
- * `/v1/decide/batch`, `/v1/decisions`, `/v1/altdecisions`, `/v1/playground`, `/v1/feedback`;
+ * `/v1/decisions`, `/v1/altdecisions`, `/v1/playground`, `/v1/feedback`;
  * `GET /`, `/v1/stats`, `/metrics`, `/v1/health`, `/v1/openapi.json`).
  *
  * @example
