@@ -151,10 +151,22 @@ Deno.test("eval --json reports options, not_certified and frontier that match a 
   setThresholdInForce(table, open, "topic", 0);
   const set = await readTraces([FRESH]);
   const qa = set.questions.find((q) => q.name === "topic")!;
-  const options: Record<
-    string,
-    { answers: number; certified: number; disagreements: number }
-  > = {};
+  type Counted = {
+    answers: number;
+    certified: number;
+    disagreements: number;
+    named: number;
+    agreeing: number;
+  };
+  const none = (): Counted => ({
+    answers: 0,
+    certified: 0,
+    disagreements: 0,
+    named: 0,
+    agreeing: 0,
+  });
+  const options: Record<string, Counted> = {};
+  const confusions = new Map<string, { count: number; certified: number }>();
   const flags: Record<string, number> = {};
   const certifiable: { confidence: number; wrong: boolean }[] = [];
   set.texts.forEach((text, i) => {
@@ -167,10 +179,19 @@ Deno.test("eval --json reports options, not_certified and frontier that match a 
       {},
       QUIET_GUARD,
     ).answer;
-    options[expected] ??= { answers: 0, certified: 0, disagreements: 0 };
+    options[expected] ??= none();
     options[expected].answers++;
+    options[a.choice!] ??= none();
+    options[a.choice!]!.named++;
+    if (a.choice === expected) options[a.choice!]!.agreeing++;
+    else {
+      const key = `${expected} -> ${a.choice}`;
+      const c = confusions.get(key) ?? { count: 0, certified: 0 };
+      c.count++;
+      if (a.certified) c.certified++;
+      confusions.set(key, c);
+    }
     if (a.certified) {
-      options[a.choice!] ??= { answers: 0, certified: 0, disagreements: 0 };
       options[a.choice!]!.certified++;
       if (disagrees(a, expected)) options[a.choice!]!.disagreements++;
     } else flags[a.flag!] = (flags[a.flag!] ?? 0) + 1;
@@ -197,6 +218,42 @@ Deno.test("eval --json reports options, not_certified and frontier that match a 
     const right = o.certified - o.disagreements;
     assert.equal(got.precision, o.certified === 0 ? null : right / o.certified);
     assert.equal(got.recall, right / o.answers);
+    assert.equal(got.f1, (2 * right) / (o.certified + o.answers));
+    assert.deepEqual(got.all_answers, {
+      named: o.named,
+      agreeing: o.agreeing,
+      precision: o.named === 0 ? null : o.agreeing / o.named,
+      recall: o.agreeing / o.answers,
+      f1: (2 * o.agreeing) / (o.named + o.answers),
+    });
+  }
+  // Weighted recall over all answers is the accuracy.
+  assert.ok(
+    Math.abs(f.averages.all_answers.weighted.recall - f.accuracy) < 1e-12,
+  );
+  const macroF1 = Object.values(options).map((o) =>
+    (2 * (o.certified - o.disagreements)) / (o.certified + o.answers)
+  );
+  assert.ok(
+    Math.abs(
+      f.averages.certified.macro.f1 -
+        macroF1.reduce((x, y) => x + y, 0) / macroF1.length,
+    ) < 1e-12,
+  );
+  const largest = [...confusions].sort((x, y) =>
+    y[1].count - x[1].count || (x[0] < y[0] ? -1 : 1)
+  ).slice(0, 10);
+  assert.ok(largest.length > 0, "the fresh traces carry some confusions");
+  assert.deepEqual(
+    f.confusions.map((
+      c: { reference: string; answer: string; count: number },
+    ) => [`${c.reference} -> ${c.answer}`, c.count]),
+    largest.map(([key, c]) => [key, c.count]),
+  );
+  for (const c of f.confusions) {
+    const key = `${c.reference} -> ${c.answer}`;
+    assert.equal(c.certified, confusions.get(key)!.certified, key);
+    assert.equal(c.share, c.count / options[c.reference]!.answers, key);
   }
   assert.deepEqual(
     Object.entries(f.not_certified).sort(),
@@ -233,7 +290,16 @@ Deno.test("eval in words prints tables and plain words, never n/a or (never)", a
   assert.match(run.stdout, /^ {2}not certified: /m);
   assert.match(
     run.stdout,
-    /^ {4}option +answers +certified +disagree +precision +recall$/m,
+    /^ {4}option +answers +certified +disagree +precision +recall +f1$/m,
+  );
+  assert.match(
+    run.stdout,
+    /^ {2}averages of certified answers: macro precision \d+\.\d%, recall \d+\.\d%, f1 \d+\.\d%; weighted precision /m,
+  );
+  assert.match(run.stdout, /^ {2}over all answers, certified or not: macro /m);
+  assert.match(
+    run.stdout,
+    /^ {4}reference -> table's answer +count +share +certified$/m,
   );
   assert.match(
     run.stdout,
@@ -341,6 +407,42 @@ Deno.test("predict answers 200 texts in 200 lines, as /v1/decide answers them", 
     "radius",
     "probabilities",
   ]);
+});
+
+Deno.test("predict --top K prints the K most probable options, the answer first, and refuses a K below 1", async () => {
+  await bundle();
+  const texts = syntheticTraces({ count: 20, seed: 12 }).map((t) => t.text);
+  const input = texts.join("\n") + "\n";
+  const full = await runWithInput(["predict", "--bundle", BUNDLE], input);
+  const top = await runWithInput(
+    ["predict", "--bundle", BUNDLE, "--top", "2"],
+    input,
+  );
+  assert.equal(top.code, 0, top.stderr);
+  const fullLines = full.stdout.trimEnd().split("\n").map((l) => JSON.parse(l));
+  top.stdout.trimEnd().split("\n").forEach((line, i) => {
+    const got = JSON.parse(line).answers;
+    const want = fullLines[i]!.answers;
+    const { probabilities: gp, ...gRest } = got.topic;
+    const { probabilities: wp, ...wRest } = want.topic;
+    assert.deepEqual(gRest, wRest);
+    assert.deepEqual(got.urgent, want.urgent);
+    const best = Object.entries(wp as Record<string, number>)
+      .filter(([o]) => o !== want.topic.choice)
+      .sort((x, y) => y[1] - x[1])[0]!;
+    assert.deepEqual(Object.entries(gp), [
+      [want.topic.choice, wp[want.topic.choice]],
+      best,
+    ]);
+  });
+  for (const bad of ["0", "1.5", "two"]) {
+    const run = await runWithInput(
+      ["predict", "--bundle", BUNDLE, "--top", bad],
+      input,
+    );
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /--top must be a whole number, 1 or more/);
+  }
 });
 
 Deno.test("predict reads JSON Lines with text and id, and answers an unreadable line with an error in its place", async () => {
@@ -538,6 +640,17 @@ Deno.test({
         assert.equal(await topic.locator("svg circle.in-force").count(), 1);
         const rows = await topic.locator("table.options tbody tr").count();
         assert.equal(rows, 4);
+        assert.match(
+          await topic.locator("table.options thead").innerText(),
+          /F1\s+all: precision\s+all: recall\s+all: F1/,
+        );
+        assert.equal(
+          await topic.locator("table.averages tbody tr").count(),
+          4,
+        );
+        assert.ok(
+          await topic.locator("table.confusions tbody tr").count() >= 1,
+        );
         assert.match(await page.locator("body").innerText(), /split: random/i);
       }
       await page.goto(`file://${trainReport}`);

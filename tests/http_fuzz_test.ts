@@ -19,12 +19,14 @@ import {
 
 const ROUTES = [
   "/v1/decide",
+  "/v1/decide/batch",
   "/v1/decisions",
   "/v1/altdecisions",
   "/v1/playground",
 ] as const;
 const DECISION_ROUTES = new Set<string>([
   "/v1/decide",
+  "/v1/decide/batch",
   "/v1/decisions",
   "/v1/altdecisions",
 ]);
@@ -58,6 +60,9 @@ const VALID: Record<string, unknown> = {
     },
   },
   "/v1/playground": { question: "topic", text: "invoice" },
+};
+VALID["/v1/decide/batch"] = {
+  items: [VALID["/v1/decide"], { state: "invoice", top: 2 }],
 };
 
 function randomValue(random: () => number, depth = 0): unknown {
@@ -112,6 +117,8 @@ const KEYS = [
   "name",
   "value",
   "exposed",
+  "top",
+  "items",
   "model",
   "topic",
   "urgent",
@@ -212,7 +219,9 @@ Deno.test("serve keeps answering random and mutated JSON bodies, with consistent
         );
         const json = JSON.parse(res.body);
         if (res.status === 200) {
-          if (DECISION_ROUTES.has(route)) decided++;
+          // A batch is a decision per item.
+          if (route === "/v1/decide/batch") decided += json.items.length;
+          else if (DECISION_ROUTES.has(route)) decided++;
           else played++;
         } else {
           assert.ok(

@@ -392,6 +392,7 @@ Deno.test("LiveController remembers at most RECENT_ANSWERS uncertified answers, 
         asks: [{ name: "topic", options: undefined, type: undefined }],
         exposed: false,
         model: null,
+        top: null,
       },
       QUIET_GUARD,
     );

@@ -175,7 +175,7 @@ Deno.test("the reply writers add an audit id after the spec's fields, or in serv
     writeDecideReply(
       w,
       served,
-      { text: CLEAR, asks: null, exposed: false, model: null },
+      { text: CLEAR, asks: null, exposed: false, model: null, top: null },
       [topic, urgent],
       12.5,
       ["a-1", undefined],
@@ -195,6 +195,7 @@ Deno.test("the reply writers add an audit id after the spec's fields, or in serv
     ],
     exposed: false,
     model: "m",
+    top: null,
   };
   const decisions = written((w) =>
     writeDecisionsReply(w, served, request, [topic, urgent], 3, [
@@ -230,6 +231,7 @@ Deno.test("the reply writers escape any name: unknown questions and options, quo
     asks: names.map((name) => ({ name, options: undefined, type: "choice" })),
     exposed: false,
     model: 'mo"del',
+    top: null,
   };
   const answers = names.map((n) =>
     assess(

@@ -44,8 +44,10 @@ Answers every trace with the bundle, as serving would, and reports per question:
 answers, certified share, disagreement among certified answers (with the upper
 end of the two-sided 95% Clopper-Pearson interval) and accuracy over all answers;
 why answers were not certified (counts by flag); per option the traces answering
-it, certified answers naming it, their disagreements, precision and recall; and
-the frontier: at each candidate threshold of the bundle, the share certified,
+it, certified answers naming it, their disagreements, precision, recall and F1 of
+certified answers; macro and weighted averages of those and of the same over all
+answers (as scikit-learn's classification_report); the largest confusions
+(reference -> the table's answer); and the frontier: at each candidate threshold of the bundle, the share certified,
 their disagreement and the smallest alpha at which that threshold alone passes
 the binomial test on these traces. Traces are read as train reads them. When
 the traces answer none of the bundle's questions, eval fails (exit code 2).
@@ -62,8 +64,8 @@ Options:
 ${TRACE_FLAGS_USAGE}
   --json                     print the figures as JSON (questions.Q: n, certified, coverage,
                              disagreements, disagreement, disagreement_lower/_upper,
-                             accuracy, unlearned_answers, options, not_certified,
-                             drift_rules, frontier)
+                             accuracy, unlearned_answers, options, averages,
+                             confusions, not_certified, drift_rules, frontier)
   --predictions FILE         write one JSON line per trace: its text and, per question,
                              the reference answer, the table's answer, certified, flag,
                              confidence and whether they disagree

@@ -1,8 +1,9 @@
 /**
  * What `eval` counts per question beyond the meter: per option (answers,
- * certified, disagreements, precision, recall), why answers were not
- * certified (counts by flag), and the answers the coverage frontier is
- * measured on.
+ * certified, disagreements, precision, recall, F1, the same over all
+ * answers), their macro and weighted averages, the largest confusions, why
+ * answers were not certified (counts by flag), and the answers the
+ * coverage frontier is measured on. The arithmetic is `class_report.ts`'s.
  *
  * @module
  */
@@ -16,6 +17,16 @@ import {
   TableState,
 } from "../engine/mod.ts";
 import { type Measurement, Meter } from "../train/meter.ts";
+import {
+  type Averages,
+  averagesOf,
+  type Confusion,
+  type ConfusionCell,
+  largestConfusions,
+  type OptionCounts,
+  type Prf,
+  prfOf,
+} from "./class_report.ts";
 import {
   type FrontierAnswers,
   frontierOf,
@@ -35,6 +46,26 @@ export interface OptionFigures {
   precision: number | null;
   /** Certified answers naming this option that agree, over `answers`; null when `answers` is 0. */
   recall: number | null;
+  /** Harmonic mean of that precision and recall (`2 agreeing / (certified + answers)`); null when both counts are 0. */
+  f1: number | null;
+  /**
+   * The same over all answers, certified or not (the table's best answer
+   * against the reference, as scikit-learn's `classification_report`):
+   * `named` answers of the table name this option, `agreeing` of them
+   * agree.
+   */
+  all_answers: Prf & { named: number; agreeing: number };
+}
+
+/** How many confusions `eval` lists per question. */
+export const CONFUSIONS_LISTED = 10;
+
+/** The averages of the option figures, of certified answers and of all answers. */
+export interface AveragesFigures {
+  /** Over certified answers (an uncertified answer names no option), as the option table. */
+  certified: Averages;
+  /** Over all answers, as scikit-learn's `classification_report`. */
+  all_answers: Averages;
 }
 
 /** Per-question figures of an evaluation. */
@@ -49,6 +80,21 @@ export interface EvalFigures extends Measurement {
   drift_rules: Record<string, number>;
   /** Certified share and disagreement at each candidate threshold of the bundle. */
   frontier: FrontierPoint[];
+  /** Macro and support-weighted averages of precision, recall and F1. */
+  averages: AveragesFigures;
+  /** The `CONFUSIONS_LISTED` largest confusions over all answers (reference -> the table's answer). */
+  confusions: Confusion[];
+}
+
+/** What the tally keeps per option. */
+interface OptionTally {
+  answers: number;
+  certified: number;
+  disagreements: number;
+  /** Answers of the table naming the option, certified or not. */
+  named: number;
+  /** Of those, the ones whose reference is the option. */
+  agreeing: number;
 }
 
 /** The option an answer names, spelled as traces spell it; null for no answer. */
@@ -76,7 +122,9 @@ export function unthresholdedState(table: Table): TableState {
 /** The running tally of one question. */
 export class QuestionTally {
   readonly #meter = new Meter();
-  readonly #options = new Map<string, OptionFigures>();
+  readonly #options = new Map<string, OptionTally>();
+  /** Reference answer, then the table's answer (null: none), to their counts. */
+  readonly #cells = new Map<string, Map<string | null, ConfusionCell>>();
   readonly #flags = new Map<string, number>();
   readonly #driftRules = new Map<string, number>();
   readonly #confidences: number[] = [];
@@ -88,16 +136,10 @@ export class QuestionTally {
     for (const o of options) this.#option(o);
   }
 
-  #option(name: string): OptionFigures {
+  #option(name: string): OptionTally {
     let f = this.#options.get(name);
     if (f === undefined) {
-      f = {
-        answers: 0,
-        certified: 0,
-        disagreements: 0,
-        precision: null,
-        recall: null,
-      };
+      f = { answers: 0, certified: 0, disagreements: 0, named: 0, agreeing: 0 };
       this.#options.set(name, f);
     }
     return f;
@@ -120,11 +162,21 @@ export class QuestionTally {
     if (!learned) this.#unlearned++;
     this.#option(expected).answers++;
     const named = optionNamed(a);
-    if (a.certified && named !== null) {
+    if (named !== null) {
       const f = this.#option(named);
-      f.certified++;
-      if (wrong) f.disagreements++;
+      f.named++;
+      if (!wrong) f.agreeing++;
+      if (a.certified) {
+        f.certified++;
+        if (wrong) f.disagreements++;
+      }
     }
+    let row = this.#cells.get(expected);
+    if (row === undefined) this.#cells.set(expected, row = new Map());
+    let cell = row.get(named);
+    if (cell === undefined) row.set(named, cell = { count: 0, certified: 0 });
+    cell.count++;
+    if (a.certified) cell.certified++;
     if (!a.certified && a.flag !== null) {
       this.#flags.set(a.flag, (this.#flags.get(a.flag) ?? 0) + 1);
       if (a.driftRule !== null) {
@@ -147,12 +199,25 @@ export class QuestionTally {
     delta: number,
   ): EvalFigures {
     const options: Record<string, OptionFigures> = {};
+    const served: OptionCounts[] = [];
+    const all: OptionCounts[] = [];
+    const support = new Map<string, number>();
     for (const [name, f] of this.#options) {
-      const right = f.certified - f.disagreements;
+      const s = {
+        support: f.answers,
+        named: f.certified,
+        agreeing: f.certified - f.disagreements,
+      };
+      const a = { support: f.answers, named: f.named, agreeing: f.agreeing };
+      served.push(s);
+      all.push(a);
+      support.set(name, f.answers);
       options[name] = {
-        ...f,
-        precision: f.certified === 0 ? null : right / f.certified,
-        recall: f.answers === 0 ? null : right / f.answers,
+        answers: f.answers,
+        certified: f.certified,
+        disagreements: f.disagreements,
+        ...prfOf(s),
+        all_answers: { named: f.named, agreeing: f.agreeing, ...prfOf(a) },
       };
     }
     const measured = this.#meter.result();
@@ -179,6 +244,8 @@ export class QuestionTally {
         inForce,
         delta,
       ),
+      averages: { certified: averagesOf(served), all_answers: averagesOf(all) },
+      confusions: largestConfusions(this.#cells, support, CONFUSIONS_LISTED),
     };
   }
 }

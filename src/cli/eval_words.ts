@@ -6,7 +6,12 @@
  * @module
  */
 
-import type { EvalFigures, OptionFigures } from "./eval_tally.ts";
+import type { Averages, Confusion, Prf } from "./class_report.ts";
+import type {
+  AveragesFigures,
+  EvalFigures,
+  OptionFigures,
+} from "./eval_tally.ts";
 import type { FrontierPoint } from "./frontier.ts";
 
 /** A share as a percentage with one decimal. */
@@ -69,11 +74,15 @@ export function notCertifiedLine(f: EvalFigures): string {
   }`;
 }
 
-/** The options table: answers, certified, disagreements, precision, recall. */
+/** A share, or `-` when undefined. */
+function cell(x: number | null): string {
+  return x === null ? "-" : pct(x);
+}
+
+/** The options table: answers, certified, disagreements, precision, recall, F1. */
 export function optionLines(
   options: Record<string, OptionFigures>,
 ): string[] {
-  const cell = (x: number | null) => x === null ? "-" : pct(x);
   const rows = Object.entries(options).map(([o, f]) => [
     o,
     String(f.answers),
@@ -81,10 +90,45 @@ export function optionLines(
     String(f.disagreements),
     cell(f.precision),
     cell(f.recall),
+    cell(f.f1),
   ]);
   return textTable(
-    ["option", "answers", "certified", "disagree", "precision", "recall"],
+    ["option", "answers", "certified", "disagree", "precision", "recall", "f1"],
     rows,
+    "    ",
+  );
+}
+
+/** Precision, recall and F1 in a few words. */
+function prfWords(f: Prf): string {
+  return `precision ${cell(f.precision)}, recall ${cell(f.recall)}, f1 ${
+    cell(f.f1)
+  }`;
+}
+
+/** The macro and weighted averages in one line. */
+function averagesWords(a: Averages): string {
+  return `macro ${prfWords(a.macro)}; weighted ${prfWords(a.weighted)}`;
+}
+
+/** The averages of certified answers and of all answers, a line each. */
+export function averagesLines(a: AveragesFigures): string[] {
+  return [
+    `  averages of certified answers: ${averagesWords(a.certified)}`,
+    `  over all answers, certified or not: ${averagesWords(a.all_answers)}`,
+  ];
+}
+
+/** The confusions table: reference -> the table's answer, count, share of the reference's answers, certified. */
+export function confusionLines(confusions: readonly Confusion[]): string[] {
+  return textTable(
+    ["reference -> table's answer", "count", "share", "certified"],
+    confusions.map((c) => [
+      `${c.reference} -> ${c.answer ?? "(none)"}`,
+      String(c.count),
+      pct(c.share),
+      String(c.certified),
+    ]),
     "    ",
   );
 }
@@ -113,8 +157,19 @@ export function evalInWords(
   for (const [name, f] of Object.entries(questions)) {
     out.push(questionLine(name, f));
     out.push(notCertifiedLine(f));
-    out.push("  per option (precision and recall of certified answers):");
+    out.push(
+      "  per option (precision, recall and f1 of certified answers: an answer not certified names no option):",
+    );
     out.push(...optionLines(f.options));
+    out.push(...averagesLines(f.averages));
+    if (f.confusions.length === 0) {
+      out.push("  largest confusions: none");
+    } else {
+      out.push(
+        "  largest confusions over all answers (share: of the reference's answers; certified: how many of them were served):",
+      );
+      out.push(...confusionLines(f.confusions));
+    }
     if (f.frontier.length > 0) {
       out.push(
         "  frontier (* the threshold in force; passes at alpha: the smallest --alpha at which that threshold alone passes the test on these traces):",

@@ -19,7 +19,7 @@ import { closestName } from "../engine/suggest.ts";
 
 /** Usage text of `predict`. */
 export const PREDICT_USAGE =
-  `Usage: predict --bundle DIR [--question Q ...] [--exposed] [--input auto|text|jsonl]
+  `Usage: predict --bundle DIR [--question Q ...] [--exposed] [--top K] [--input auto|text|jsonl]
 
 Reads texts from standard input, one a line, and writes one JSON line of answers
 for each on standard output, as the "answers" of POST /v1/decide:
@@ -35,6 +35,8 @@ Options:
   --bundle DIR        bundle folder (required)
   --question Q        answer only question Q; repeat for several (default: all)
   --exposed           the texts may be adversarial: also require the radius minimum
+  --top K             print only the K most probable options of a choice answer, the
+                      answer first (as "top" in a /v1/decide body); default: all
   --input MODE        text: every line is a text; jsonl: every non-empty line is a
                       JSON object; auto (default): jsonl when the first non-empty
                       line is a JSON object with "text" or "state", else text
@@ -44,6 +46,7 @@ const PREDICT_FLAGS = {
   bundle: { type: "string" },
   question: { type: "string", multiple: true },
   exposed: { type: "boolean", default: false },
+  top: { type: "string" },
   input: { type: "string", default: "auto" },
   help: { type: "boolean", default: false },
 } as const;
@@ -115,13 +118,17 @@ function looksLikeJsonLine(line: string): boolean {
   return !("error" in read);
 }
 
-/** Writes the answers of one text as one JSON line into `w`. */
+/**
+ * Writes the answers of one text as one JSON line into `w`; with `top`,
+ * choice answers print only their `top` most probable options.
+ */
 export function writePrediction(
   w: JsonWriter,
   served: ServedTable,
   read: ReadLine,
   asks: readonly Ask[] | null,
   exposed: boolean,
+  top: number | null = null,
 ): void {
   if ("error" in read) {
     w.ascii("{");
@@ -136,7 +143,7 @@ export function writePrediction(
     table,
     state,
     prepareText(table, state, read.text),
-    { text: read.text, asks, exposed, model: null },
+    { text: read.text, asks, exposed, model: null, top },
     monitor,
   );
   w.ascii("{");
@@ -147,7 +154,7 @@ export function writePrediction(
   answers.forEach((a, i) => {
     if (i > 0) w.ascii(",");
     writeQuestionKey(w, served, a);
-    writeDecideAnswer(w, served, a);
+    writeDecideAnswer(w, served, a, undefined, top);
   });
   w.ascii("}}\n");
 }
@@ -290,6 +297,12 @@ export async function predictCommand(
       `--input must be one of ${INPUT_MODES.join(", ")}: got "${values.input}"`,
     );
   }
+  const top = values.top === undefined ? null : Number(values.top);
+  if (top !== null && (!Number.isInteger(top) || top < 1)) {
+    throw new UsageError(
+      `--top must be a whole number, 1 or more: got "${values.top}"`,
+    );
+  }
   const table = await loadBundle(userPath(values.bundle));
   const names = table.questions.map((q) => q.name);
   for (const q of values.question ?? []) {
@@ -344,7 +357,7 @@ export async function predictCommand(
         unreadable++;
         console.error(`error: ${read.error}`);
       }
-      writePrediction(w, served, read, asks, values.exposed);
+      writePrediction(w, served, read, asks, values.exposed, top);
     }
     await writeAll(w.view());
   }

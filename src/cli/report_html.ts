@@ -11,9 +11,15 @@
 import type { Table } from "../engine/mod.ts";
 import type { LeakageReport } from "../train/leakage.ts";
 import type { SplitReport } from "../train/trainer.ts";
-import type { EvalFigures, OptionFigures } from "./eval_tally.ts";
+import type { Confusion } from "./class_report.ts";
+import type {
+  AveragesFigures,
+  EvalFigures,
+  OptionFigures,
+} from "./eval_tally.ts";
 import type { FrontierPoint } from "./frontier.ts";
 import { frontierSvg } from "./frontier_svg.ts";
+import type { Prf } from "./class_report.ts";
 import { adviceInBrief, leakageInWords, splitInWords } from "./report_words.ts";
 import { questionLine, streamInWords } from "./eval_words.ts";
 
@@ -29,6 +35,10 @@ export interface ReportQuestion {
   options: Record<string, OptionFigures> | null;
   /** What the option table was measured on. */
   optionsOn: string;
+  /** Macro and weighted averages of the option figures; null when not measured. */
+  averages: AveragesFigures | null;
+  /** The largest confusions (reference -> the table's answer); null when not measured. */
+  confusions: Confusion[] | null;
   notCertified: Record<string, number> | null;
   frontier: FrontierPoint[];
   /** What the frontier was measured on. */
@@ -94,6 +104,8 @@ export function evalReport(
         alpha: q.calibration.alpha,
         options: f.options,
         optionsOn: "these traces",
+        averages: f.averages,
+        confusions: f.confusions,
         notCertified: f.not_certified,
         frontier: f.frontier,
         frontierOn: "these traces, at the bundle's candidate thresholds",
@@ -187,7 +199,7 @@ function questionSection(q: ReportQuestion): string {
     out.push(
       `<h3>Options</h3><p class="on">Measured on ${
         escapeHtml(q.optionsOn)
-      }: traces whose reference answer is the option, certified answers naming it, how many of those disagree, precision and recall of certified answers (&ndash;: nothing to measure).</p>`,
+      }: traces whose reference answer is the option, certified answers naming it, how many of those disagree, precision, recall and F1 of certified answers (an answer not certified names no option), and the same three over all answers, certified or not (&ndash;: nothing to measure).</p>`,
     );
     out.push(table(
       [
@@ -197,6 +209,10 @@ function questionSection(q: ReportQuestion): string {
         "disagreements",
         "precision",
         "recall",
+        "F1",
+        "all: precision",
+        "all: recall",
+        "all: F1",
       ],
       Object.entries(q.options).map(([o, f]) => [
         escapeHtml(o),
@@ -205,9 +221,56 @@ function questionSection(q: ReportQuestion): string {
         String(f.disagreements),
         pct(f.precision),
         pct(f.recall),
+        pct(f.f1),
+        pct(f.all_answers.precision),
+        pct(f.all_answers.recall),
+        pct(f.all_answers.f1),
       ]),
       "options",
     ));
+  }
+  if (q.averages !== null) {
+    const row = (name: string, p: Prf) => [
+      name,
+      pct(p.precision),
+      pct(p.recall),
+      pct(p.f1),
+    ];
+    const { certified, all_answers } = q.averages;
+    out.push(
+      `<h3>Averages</h3><p class="on">Macro: the plain mean over options; weighted: weighted by each option's answers (as scikit-learn's classification_report). An option whose figure is undefined is left out of that figure's average.</p>`,
+    );
+    out.push(table(
+      ["average", "precision", "recall", "F1"],
+      [
+        row("macro, certified answers", certified.macro),
+        row("weighted, certified answers", certified.weighted),
+        row("macro, all answers", all_answers.macro),
+        row("weighted, all answers", all_answers.weighted),
+      ],
+      "averages",
+    ));
+  }
+  if (q.confusions !== null) {
+    out.push(
+      `<h3>Largest confusions</h3>${
+        q.confusions.length === 0
+          ? "<p>None: every answer agrees with the reference.</p>"
+          : `<p class="on">Over all answers: the reference answer, the table's answer, how many times, their share of the reference's answers, and how many of them were certified.</p>${
+            table(
+              ["reference", "table's answer", "count", "share", "certified"],
+              q.confusions.map((c) => [
+                escapeHtml(c.reference),
+                c.answer === null ? "(none)" : escapeHtml(c.answer),
+                String(c.count),
+                pct(c.share),
+                String(c.certified),
+              ]),
+              "confusions",
+            )
+          }`
+      }`,
+    );
   }
   if (q.notCertified !== null) {
     const flags = Object.entries(q.notCertified);

@@ -58,6 +58,8 @@ export function trainReportModel(
     const qa = traces.questions.find((x) => x.name === q.name)!;
     let options_: ReportQuestion["options"] = null;
     let notCertified: ReportQuestion["notCertified"] = null;
+    let averages: ReportQuestion["averages"] = null;
+    let confusions: ReportQuestion["confusions"] = null;
     let frontier: ReportQuestion["frontier"] = [];
     if (recorded !== undefined) {
       const { scored, outcome: calibrated } = recorded;
@@ -88,6 +90,8 @@ export function trainReportModel(
         const counted = tally.result([], null, options.delta);
         options_ = counted.options;
         notCertified = counted.not_certified;
+        averages = counted.averages;
+        confusions = counted.confusions;
       }
     }
     const t = q.test;
@@ -107,6 +111,8 @@ export function trainReportModel(
       options: options_,
       optionsOn:
         "the calibration split, answered by the trained table (its threshold was chosen on these answers)",
+      averages,
+      confusions,
       notCertified,
       frontier,
       frontierOn:

@@ -73,7 +73,8 @@ export function parseAltDecisions(body: unknown): ModelRequest {
     return { name, options, type };
   });
   const exposed = shape.optionalBoolean(o.exposed, "exposed") ?? false;
-  return { text, asks, exposed, model };
+  const top = shape.optionalCount(o.top, "top");
+  return { text, asks, exposed, model, top };
 }
 
 /**
@@ -95,7 +96,15 @@ export function writeAltReply(
     if (i > 0) w.ascii(",");
     const a = answers[i]!;
     writeQuestionKey(w, served, a);
-    writeModelAnswer(w, served, "alt", asks[i]!.type, a, audits?.[i]);
+    writeModelAnswer(
+      w,
+      served,
+      "alt",
+      asks[i]!.type,
+      a,
+      audits?.[i],
+      request.top,
+    );
   }
   // An integer over a power of ten prints as 0.6536, not 0.6536000000000001.
   w.ascii('},"latency_ms":').number(Math.round(latencyUs * 10) / 10000);

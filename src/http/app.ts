@@ -168,7 +168,8 @@ export function appFor(
     const body = await readBodyText(c.req.raw, MAX_BODY_BYTES, deadlines);
     const w = writer;
     w.reset();
-    service.decide(route, body, w);
+    if ("batch" in route) service.decideBatch(route, body, w);
+    else service.decide(route, body, w);
     const res = new Response(w.view(), { headers: JSON_HEADERS });
     if (w.buffer.length > KEPT_WRITER_BYTES) {
       writer = new JsonWriter(WRITER_BYTES);

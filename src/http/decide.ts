@@ -32,7 +32,7 @@ import type { ServedTable } from "./served.ts";
 
 /** The body `/v1/decide` needs, for error messages. */
 export const DECIDE_BODY = new BodyShape(
-  'a JSON object {"state": string or object, "questions"?: {"<question>": {"criteria"?: ["<option>", ...]}}, "exposed"?: boolean}',
+  'a JSON object {"state": string or object, "questions"?: {"<question>": {"criteria"?: ["<option>", ...]}}, "exposed"?: boolean, "top"?: integer >= 1}',
 );
 
 /** Checks a `/v1/decide` body; throws a 400 naming what is wrong. */
@@ -64,7 +64,8 @@ export function parseDecide(body: unknown): DecideRequest {
     }
   }
   const exposed = shape.optionalBoolean(o.exposed, "exposed") ?? false;
-  return { text, asks, exposed, model: null };
+  const top = shape.optionalCount(o.top, "top");
+  return { text, asks, exposed, model: null, top };
 }
 
 /** Throws the 400 for the first field of the body `/v1/decide` does not know. */
@@ -74,6 +75,7 @@ function checkDecideFields(o: JsonObject): void {
       case "state":
       case "questions":
       case "exposed":
+      case "top":
         continue;
     }
     throw unknownField(DECIDE_BODY, "", key, DECIDE_FIELDS, SYNONYMS.decide);
@@ -99,12 +101,15 @@ function checkQuestionFields(e: JsonObject, name: string): void {
  * `confidence`, `certified`, `flag`, `radius`, `probabilities` or
  * `probability`, in that order; an answer for a question the table does
  * not know has no answer fields and a `hint`; `audit` follows when given.
+ * With `top`, a choice answer's `probabilities` hold only the `top` most
+ * probable options, the answer first.
  */
 export function writeDecideAnswer(
   w: JsonWriter,
   served: ServedTable,
   a: Assessment,
   audit?: string,
+  top: number | null = null,
 ): void {
   const { answer } = a;
   if (answer.kind === "choice") {
@@ -122,7 +127,7 @@ export function writeDecideAnswer(
   else w.number(answer.radius);
   if (answer.kind === "choice") {
     w.ascii(',"probabilities":');
-    writeProbabilities(w, served, a.slot, answer, false);
+    writeProbabilities(w, served, a.slot, answer, false, top);
   } else if (answer.kind === "yes_no") {
     w.ascii(',"probability":').number(answer.probability);
   } else writeHint(w, served, a);
@@ -138,7 +143,7 @@ export function writeDecideAnswer(
 export function writeDecideReply(
   w: JsonWriter,
   served: ServedTable,
-  _request: DecideRequest,
+  request: DecideRequest,
   answers: readonly Assessment[],
   latencyUs: number,
   audits?: readonly (string | undefined)[],
@@ -148,7 +153,7 @@ export function writeDecideReply(
     if (i > 0) w.ascii(",");
     const a = answers[i]!;
     writeQuestionKey(w, served, a);
-    writeDecideAnswer(w, served, a, audits?.[i]);
+    writeDecideAnswer(w, served, a, audits?.[i], request.top);
   }
   w.ascii('},"latency_us":').number(latencyUs).ascii("}");
 }

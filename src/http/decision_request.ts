@@ -61,6 +61,8 @@ export interface DecideRequest {
   exposed: boolean;
   /** No model name: the service's own shape echoes none. */
   model: null;
+  /** Print only this many most probable options of a choice answer; null: all. */
+  top: number | null;
 }
 
 /** A checked body of a decision-model shape (`/v1/decisions`, `/v1/altdecisions`). */
@@ -72,6 +74,8 @@ export interface ModelRequest {
   exposed: boolean;
   /** The model name the reply echoes (`table` when the body names none). */
   model: string;
+  /** Print only this many most probable options of a choice answer; null: all. */
+  top: number | null;
 }
 
 /** A checked body of any decision route. */

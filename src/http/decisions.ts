@@ -84,7 +84,8 @@ export function parseDecisions(body: unknown): ModelRequest {
     },
   );
   const exposed = shape.optionalBoolean(o.exposed, "exposed") ?? false;
-  return { text, asks, exposed, model };
+  const top = shape.optionalCount(o.top, "top");
+  return { text, asks, exposed, model, top };
 }
 
 /**
@@ -112,6 +113,7 @@ export function writeDecisionsReply(
       asks[i]!.type,
       answers[i]!,
       audits?.[i],
+      request.top,
     );
   }
   w.ascii(

@@ -72,6 +72,22 @@ export class BodyShape {
     return value;
   }
 
+  /**
+   * A field that may be absent or null, or else must be a whole number of
+   * at least 1 (such as `top`).
+   */
+  optionalCount(value: unknown, field: string): number | null {
+    if (value === undefined || value === null) return null;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+      throw this.fail(
+        `"${field}" must be a whole number, 1 or more, got ${
+          typeof value === "number" ? value : describe(value)
+        }`,
+      );
+    }
+    return value;
+  }
+
   /** A field that must be an array. */
   array(value: unknown, field: string): unknown[] {
     if (!Array.isArray(value)) {

@@ -1,6 +1,6 @@
 /**
  * Unknown fields in bodies whose format is the service's own
- * (`/v1/decide`, `/v1/playground`, `/v1/feedback`) and inside the question
+ * (`/v1/decide`, `/v1/decide/batch`, `/v1/playground`, `/v1/feedback`) and inside the question
  * objects of the decision-model shapes: a 400 naming the field, the fields
  * known there, and the one it most likely meant (a slip of a letter or
  * two, or the other shape's word for it: `choices` where `criteria` is
@@ -22,9 +22,11 @@ import type { BodyShape } from "./fields.ts";
 export type Synonyms = Readonly<Record<string, string>>;
 
 /** What the body of `/v1/decide` and its question entries know. */
-export const DECIDE_FIELDS = ["state", "questions", "exposed"] as const;
+export const DECIDE_FIELDS = ["state", "questions", "exposed", "top"] as const;
 /** The fields of a `/v1/decide` question entry. */
 export const DECIDE_QUESTION_FIELDS = ["criteria"] as const;
+/** The fields of a `/v1/decide/batch` body. */
+export const BATCH_FIELDS = ["items"] as const;
 /** The fields of a `/v1/playground` body. */
 export const PLAYGROUND_FIELDS = ["question", "text"] as const;
 /** The fields of a `/v1/feedback` item. */
@@ -53,10 +55,19 @@ const STATE_WORDS: Synonyms = { input: "state", text: "state" };
 /** Other formats' words for the options of a `criteria` field. */
 const CRITERIA_WORDS: Synonyms = { choices: "criteria", options: "criteria" };
 
+/** Other tools' words for `top` (fastText's `-k`, `top_k` elsewhere). */
+const TOP_WORDS: Synonyms = { k: "top", top_k: "top", topk: "top" };
+
 /** The other words each checked object understands, by its known fields. */
 export const SYNONYMS = {
-  decide: STATE_WORDS,
+  decide: { ...STATE_WORDS, ...TOP_WORDS },
   decideQuestion: CRITERIA_WORDS,
+  batch: {
+    requests: "items",
+    inputs: "items",
+    bodies: "items",
+    batch: "items",
+  },
   playground: { state: "text", input: "text", name: "question" },
   feedback: {
     ...STATE_WORDS,

@@ -28,7 +28,9 @@ export type ModelShape = "decisions" | "alt";
  * `choice`, `confidence`, `probabilities` (choice), `confidence`,
  * `probability`, `noul`, `answer` (noul), `confidence`, `probability`
  * (predicate) or only `confidence` (unsupported, with a `hint` for a name
- * the table does not know), and `service` (with `audit` when given).
+ * the table does not know), and `service` (with `audit` when given). With
+ * `top`, a choice's `probabilities` hold only the `top` most probable
+ * options, the answer first.
  */
 export function writeModelAnswer(
   w: JsonWriter,
@@ -37,6 +39,7 @@ export function writeModelAnswer(
   type: string,
   a: Assessment,
   audit: string | undefined,
+  top: number | null = null,
 ): void {
   const { answer } = a;
   w.ascii('{"type":').string(type);
@@ -49,7 +52,7 @@ export function writeModelAnswer(
     writeChoice(w, served, a.slot, answer);
     w.ascii(',"confidence":').number(answer.confidence);
     w.ascii(',"probabilities":');
-    writeProbabilities(w, served, a.slot, answer, shape === "decisions");
+    writeProbabilities(w, served, a.slot, answer, shape === "decisions", top);
   } else if (answer.kind === "yes_no") {
     const p = answer.probability;
     w.ascii(',"confidence":').number(answer.confidence);

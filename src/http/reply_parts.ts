@@ -15,6 +15,7 @@ import { unsupportedInWords } from "../engine/reason.ts";
 import { EXACT_KEY, writeProbabilityKey } from "./json_number.ts";
 import { fragment, JsonWriter, probabilityKey } from "./json_writer.ts";
 import type { ServedTable } from "./served.ts";
+import { topPositions } from "./top_options.ts";
 
 const FLAG_TEXT: Record<Flag, Uint8Array> = {
   low_confidence: fragment('"low_confidence"'),
@@ -88,7 +89,9 @@ export function writeHint(
 /**
  * Writes the probabilities of a choice answer to the question at `slot`:
  * `{"a":0.5,...}` (`array` false) or `[{"value":"a","probability":0.5},...]`
- * (`array` true).
+ * (`array` true). Every option in answer order by default; with `top` (a
+ * request's `top`), only the `top` most probable, the answer first (see
+ * `top_options.ts`).
  */
 export function writeProbabilities(
   w: JsonWriter,
@@ -96,12 +99,16 @@ export function writeProbabilities(
   slot: number,
   answer: ChoiceAnswer,
   array: boolean,
+  top: number | null = null,
 ): void {
   const start = w.length;
-  if (!writeProbabilitiesOnce(w, served, slot, answer, array, false)) {
+  const order = top === null
+    ? null
+    : topPositions(answer.probabilities, answer.chosen, top);
+  if (!writeProbabilitiesOnce(w, served, slot, answer, array, false, order)) {
     // A rival prints like the answer: print those exactly.
     w.reset(start);
-    writeProbabilitiesOnce(w, served, slot, answer, array, true);
+    writeProbabilitiesOnce(w, served, slot, answer, array, true, order);
   }
 }
 
@@ -109,8 +116,9 @@ export function writeProbabilities(
 const NUMBER_ROOM = 26;
 
 /**
- * One pass of `writeProbabilities`; with `exactTies` false, returns false
- * (having written a useless text) when a rival rounds like the answer.
+ * One pass of `writeProbabilities`; with `exactTies` false, returns
+ * false (having written a useless text) when a rival rounds like the
+ * answer. `order` lists the positions to print (null: all, in order).
  * Options the table learned are written from their pre-encoded fragments
  * straight into the writer's buffer; names it never learned are escaped.
  */
@@ -121,25 +129,27 @@ function writeProbabilitiesOnce(
   answer: ChoiceAnswer,
   array: boolean,
   exactTies: boolean,
+  order: readonly number[] | null,
 ): boolean {
   const p = answer.probabilities;
   const indices = answer.optionIndices;
   const chosen = answer.chosen;
   const frags = slot >= 0 ? served.fragments[slot]! : null;
   if (frags === null || (indices !== null && indices.includes(-1))) {
-    return writeNamedProbabilities(w, answer, array, exactTies);
+    return writeNamedProbabilities(w, answer, array, exactTies, order);
   }
   const first = array ? frags.optionEntry : frags.optionKey;
   const next = array ? frags.nextOptionEntry : frags.nextOptionKey;
   const chosenKey = probabilityKey(p[chosen]!);
-  const n = p.length;
+  const n = order === null ? p.length : order.length;
   const buf = w.reserve(frags.optionBytes + NUMBER_ROOM * n + 2);
   let at = w.length;
   buf[at++] = array ? 91 : 123; // [ or {
   let clean = true;
-  for (let i = 0; i < n; i++) {
+  for (let j = 0; j < n; j++) {
+    const i = order === null ? j : order[j]!;
     const index = indices === null ? i : indices[i]!;
-    const f = i === 0 ? first[index]! : next[index]!;
+    const f = j === 0 ? first[index]! : next[index]!;
     buf.set(f, at);
     at += f.length;
     const pi = p[i]!;
@@ -163,6 +173,7 @@ function writeNamedProbabilities(
   answer: ChoiceAnswer,
   array: boolean,
   exactTies: boolean,
+  order: readonly number[] | null,
 ): boolean {
   const p = answer.probabilities;
   const names = answer.options;
@@ -170,8 +181,10 @@ function writeNamedProbabilities(
   const chosenKey = probabilityKey(p[chosen]!);
   w.ascii(array ? "[" : "{");
   let clean = true;
-  for (let i = 0; i < p.length; i++) {
-    if (i > 0) w.ascii(",");
+  const n = order === null ? p.length : order.length;
+  for (let j = 0; j < n; j++) {
+    const i = order === null ? j : order[j]!;
+    if (j > 0) w.ascii(",");
     if (array) w.ascii('{"value":').string(names[i]!).ascii(',"probability":');
     else w.string(names[i]!).ascii(":");
     let key = probabilityKey(p[i]!);

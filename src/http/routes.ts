@@ -18,6 +18,7 @@ import type { GetRouteSpec, JsonRouteSpec } from "./openapi/operations.ts";
 import {
   ALT_DECISIONS_DOC,
   DASHBOARD_DOC,
+  DECIDE_BATCH_DOC,
   DECIDE_DOC,
   DECISIONS_DOC,
   FEEDBACK_DOC,
@@ -49,6 +50,8 @@ interface RouteFacts {
   readonly decision: DecisionShape | null;
   /** What `serve --help` says it does, in a few words. */
   readonly usage: string;
+  /** Its body is a batch of `decision` bodies (`batch.ts`); each item counts as a decision. */
+  readonly batch?: true;
 }
 
 /** A route answering POST, with a JSON body. */
@@ -78,6 +81,16 @@ export const ROUTE_TABLE = [
     decision: DECIDE_SHAPE,
     usage: "answers in the service's own shape",
     operation: DECIDE_DOC,
+  },
+  {
+    method: "POST",
+    path: "/v1/decide/batch",
+    guarded: true,
+    browser: false,
+    decision: DECIDE_SHAPE,
+    batch: true,
+    usage: "up to 256 /v1/decide bodies in one request",
+    operation: DECIDE_BATCH_DOC,
   },
   {
     method: "POST",

@@ -1,8 +1,8 @@
 /**
  * The service behind every route: the served table (read once per request,
  * replaced whole by `swap`), the statistics, the access token, the live
- * certificate, and the three decision routes as one function from body
- * text to reply bytes. The Hono app (`app.ts`) answers decisions through
+ * certificate, and the decision routes as one function from body text to
+ * reply bytes (and batches of them as another). The Hono app (`app.ts`) answers decisions through
  * `decide`.
  *
  * The engine decides every answer and flag; this module only reads bodies,
@@ -17,6 +17,7 @@ import type { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
 import { LiveController, type LiveOptions } from "../live/controller.ts";
 import { dashboardHtml as defaultDashboard } from "../../static/mod.ts";
+import { BATCH_BODY, parseBatch } from "./batch.ts";
 import { parseJsonBody } from "./body.ts";
 import { assessRequest, type DecisionShape } from "./decision_request.ts";
 import type { JsonWriter } from "./json_writer.ts";
@@ -165,5 +166,49 @@ export class Service {
     const latencyUs = round1((performance.now() - start) * 1000);
     this.stats.recordDecision(route.path, request.text, answers, latencyUs);
     shape.write(w, served, request, answers, latencyUs, audits);
+  }
+
+  /**
+   * Answers a batch `route` (`batch.ts`): checks every item first (a 400
+   * naming the bad item's index, with nothing recorded), then answers,
+   * records and writes each item as `decide` would, in order: each item
+   * is one decision for the statistics, the drift guard and the audits.
+   * An item's `latency_us` is its own time plus an equal share of reading
+   * the batch; the batch's runs from the body received to its last item.
+   */
+  decideBatch(route: DecisionRouteSpec, body: string, w: JsonWriter): void {
+    const served = this.#served;
+    const start = performance.now();
+    const shape: DecisionShape = route.decision;
+    const requests = parseBatch(
+      parseJsonBody(body, BATCH_BODY.needed),
+      shape,
+    );
+    const { table, state, monitor } = served;
+    const shareMs = requests.length === 0
+      ? 0
+      : (performance.now() - start) / requests.length;
+    w.ascii('{"items":[');
+    for (let i = 0; i < requests.length; i++) {
+      const itemStart = performance.now();
+      const request = requests[i]!;
+      const answers = assessRequest(
+        table,
+        state,
+        prepareText(table, state, request.text),
+        request,
+        monitor,
+      );
+      const audits = this.live.recordDecisions(table, answers, request.text);
+      const latencyUs = round1(
+        (performance.now() - itemStart + shareMs) * 1000,
+      );
+      this.stats.recordDecision(route.path, request.text, answers, latencyUs);
+      if (i > 0) w.ascii(",");
+      shape.write(w, served, request, answers, latencyUs, audits);
+    }
+    w.ascii('],"latency_us":').number(
+      round1((performance.now() - start) * 1000),
+    ).ascii("}");
   }
 }

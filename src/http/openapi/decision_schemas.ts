@@ -17,6 +17,7 @@
  */
 
 import { type Static, Type } from "@sinclair/typebox";
+import { MAX_BATCH_ITEMS } from "../batch.ts";
 import {
   confidence,
   count,
@@ -39,6 +40,11 @@ const state = (description: string) =>
 const exposed = Type.Optional(nullable(Type.Boolean(), {
   description:
     "Treat the input as adversarial: answers that a few inserted words could flip are not certified (flag low_radius). Default false.",
+}));
+const top = Type.Optional(nullable(Type.Integer({ minimum: 1 }), {
+  description:
+    "Print only this many of a choice answer's probabilities: the most probable options, the answer first, then the others from the most probable down (ties in option order). Absent or null: every option in option order, as without it. The answer, its confidence and its certification do not change; yes/no answers are not affected.",
+  examples: [3],
 }));
 const model = Type.Optional(nullable(Type.String(), {
   description: 'Echoed in the response; any value works. Default "table".',
@@ -86,7 +92,7 @@ export const Answer = Type.Object({
   }),
   probabilities: Type.Optional(recordOf(probability, {
     description:
-      "Probability of every option; only the offered options when narrowed (they sum to 1).",
+      "Probability of every option; only the offered options when narrowed (they sum to 1); with top, only the top most probable, the answer first.",
   })),
   probability: Type.Optional(yes),
   audit,
@@ -113,6 +119,22 @@ export const DecideRequest = Type.Object({
     },
   )),
   exposed,
+  top,
+});
+
+/** The body of `/v1/decide/batch`. */
+export const DecideBatchRequest = Type.Union([
+  Type.Object({
+    items: Type.Array(ref("DecideRequest", DecideRequest), {
+      maxItems: MAX_BATCH_ITEMS,
+    }),
+  }, { additionalProperties: false }),
+  Type.Array(ref("DecideRequest", DecideRequest), {
+    maxItems: MAX_BATCH_ITEMS,
+  }),
+], {
+  description:
+    `Up to ${MAX_BATCH_ITEMS} /v1/decide bodies, as {"items": [...]} or the array alone; the whole body stays under the 1 MiB limit.`,
 });
 
 /** The reply of `/v1/decide`. */
@@ -123,6 +145,18 @@ export const DecideResponse = Type.Object({
   latency_us: Type.Number({
     minimum: 0,
     description: "Microseconds from the body received to the answers ready.",
+  }),
+});
+
+/** The reply of `/v1/decide/batch`. */
+export const DecideBatchResponse = Type.Object({
+  items: Type.Array(ref("DecideResponse", DecideResponse), {
+    description:
+      "One /v1/decide reply per item, in order; an item's latency_us is its own time plus an equal share of reading the batch.",
+  }),
+  latency_us: Type.Number({
+    minimum: 0,
+    description: "Microseconds from the body received to the last item.",
   }),
 });
 
@@ -149,6 +183,7 @@ export const DecisionsRequest = Type.Object({
   input: Type.String({ description: "The text to decide on." }),
   questions: Type.Array(ref("DecisionsQuestion", DecisionsQuestion)),
   exposed,
+  top,
 });
 
 /** The `service` object of a decision-model answer. */
@@ -227,6 +262,7 @@ export const AltDecisionsRequest = Type.Object({
     description: "Keyed by question name.",
   }),
   exposed,
+  top,
 });
 
 /** One answer of `/v1/altdecisions`. */
@@ -316,6 +352,8 @@ export const DECISION_SCHEMAS = {
   Answer,
   DecideRequest,
   DecideResponse,
+  DecideBatchRequest,
+  DecideBatchResponse,
   DecisionsQuestion,
   DecisionsRequest,
   Service,

@@ -10,6 +10,7 @@
 
 import type { GetRouteSpec, JsonRouteSpec } from "./operations.ts";
 import { schemaRef } from "./refs.ts";
+import { MAX_BATCH_ITEMS } from "../batch.ts";
 import { ReadyDocument } from "./ready_schema.ts";
 
 const PARCEL = "where is my parcel, it has not arrived yet";
@@ -19,7 +20,7 @@ export const DECIDE_DOC: JsonRouteSpec = {
   operationId: "decide",
   summary: "Answer questions about a text (the service's own shape)",
   description:
-    "Answers the questions asked (all of the bundle's when questions is absent). A question the bundle does not have is answered, not an error: confidence 0, certified false, flag unsupported, radius null, and no answer fields. Narrowing by criteria never raises certification: it is judged on the answer over all options. A field the body does not define (at the top or in a question entry) is a 400 naming it, the fields known there and the one it most likely meant (choices -> criteria).",
+    "Answers the questions asked (all of the bundle's when questions is absent). A question the bundle does not have is answered, not an error: confidence 0, certified false, flag unsupported, radius null, and no answer fields. Narrowing by criteria never raises certification: it is judged on the answer over all options. With top, a choice answer prints only its top most probable options, the answer first (the answer and its certification are unchanged). A field the body does not define (at the top or in a question entry) is a 400 naming it, the fields known there and the one it most likely meant (choices -> criteria).",
   tag: "decisions",
   request: "DecideRequest",
   examples: {
@@ -49,6 +50,10 @@ export const DECIDE_DOC: JsonRouteSpec = {
       summary: "A question the bundle does not have",
       value: { state: PARCEL, questions: { mood: {} } },
     },
+    top: {
+      summary: "Only the two most probable options of a choice answer",
+      value: { state: PARCEL, top: 2 },
+    },
   },
   response: "DecideResponse",
   responseExample: {
@@ -77,6 +82,74 @@ export const DECIDE_DOC: JsonRouteSpec = {
       },
     },
     latency_us: 14.2,
+  },
+  errors: [400, 413],
+};
+
+/** `POST /v1/decide/batch`. */
+export const DECIDE_BATCH_DOC: JsonRouteSpec = {
+  operationId: "decideBatch",
+  summary: "Answer many /v1/decide bodies in one request",
+  description:
+    `Up to ${MAX_BATCH_ITEMS} /v1/decide bodies, as {"items": [...]} or the array alone, under the same 1 MiB body limit and token. Every item is checked before any is answered: a bad item is a 400 whose message begins with its index (In "items[3]": ...), and nothing of the batch is answered or counted. Otherwise the reply holds, in order, for each item exactly the reply /v1/decide gives that body, and each item counts as one decision (statistics, metrics, the drift guard, audits) under this route. An empty batch gets an empty items array.`,
+  tag: "decisions",
+  request: "DecideBatchRequest",
+  examples: {
+    items: {
+      summary: "Two texts, the second with only the best two options",
+      value: {
+        items: [
+          { state: PARCEL, questions: { topic: null } },
+          {
+            state: "I was charged twice this month",
+            questions: { topic: null },
+            top: 2,
+          },
+        ],
+      },
+    },
+    array: {
+      summary: "The array alone",
+      value: [{ state: PARCEL, questions: { wants_human: null } }],
+    },
+  },
+  response: "DecideBatchResponse",
+  responseExample: {
+    items: [
+      {
+        answers: {
+          topic: {
+            choice: "delivery",
+            confidence: 0.9882,
+            certified: true,
+            flag: null,
+            radius: 2,
+            probabilities: {
+              billing: 0.007,
+              returns: 0.0014,
+              technical: 0.0017,
+              delivery: 0.9882,
+              account: 0.0017,
+            },
+          },
+        },
+        latency_us: 9.1,
+      },
+      {
+        answers: {
+          topic: {
+            choice: "billing",
+            confidence: 0.9001,
+            certified: true,
+            flag: null,
+            radius: 2,
+            probabilities: { billing: 0.90006, delivery: 0.0319182 },
+          },
+        },
+        latency_us: 6.4,
+      },
+    ],
+    latency_us: 21.7,
   },
   errors: [400, 413],
 };
