@@ -273,7 +273,6 @@ export function parseManifest(bytes: Uint8Array): Manifest {
         `${MANIFEST_FILE} has malformed live candidates for question "${q.name}"`,
       );
     }
-    checkBands(q);
   }
   if (typeof manifest.files !== "object" || manifest.files === null) {
     throw new BundleError(`${MANIFEST_FILE} has no file checksums`);
@@ -359,6 +358,8 @@ export function decodeTable(
   weights: Uint8Array,
   report: unknown,
 ): Table {
+  // After the manifest's checksum: bands that do not fit its thresholds.
+  for (const q of manifest.questions) checkBands(q);
   const tag = new TextDecoder().decode(weights.subarray(0, 8));
   if (weights.byteLength < 16 || tag !== WEIGHTS_TAG) {
     throw new BundleError(
