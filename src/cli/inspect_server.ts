@@ -45,8 +45,8 @@ async function ask(
     const text = await res.text().catch(() => "");
     let said = "";
     try {
-      said = (JSON.parse(text) as { error?: { message?: string } }).error
-        ?.message ?? "";
+      const error = (JSON.parse(text) as { error?: unknown }).error;
+      said = typeof error === "string" ? error : "";
     } catch {
       said = "";
     }

@@ -413,15 +413,20 @@ export class LiveController {
       await this.fleet.reset(question);
       return names;
     }
-    this.resetLocal(table, names, "local");
+    this.resetLocal(table, names, "local", question === null);
     return names;
   }
 
-  /** Resets the certificates of `names` on `table` here (see `reset`); `source` says who asked. */
+  /**
+   * Resets the certificates of `names` on `table` here (see `reset`);
+   * `source` says who asked, `all` whether every question was asked for
+   * (as the history shows it; by default, when `names` are all of them).
+   */
   resetLocal(
     table: Table,
     names: readonly string[],
     source: ResetSource,
+    all = names.length === table.questions.length,
   ): void {
     const now = this.#clock();
     let times = this.#resetAt.get(table);
@@ -434,7 +439,6 @@ export class LiveController {
       times.set(name, now);
       if (this.fleet === null) this.apply(table, name);
     }
-    const all = names.length === table.questions.length;
     this.resets.record(all ? null : names.join(","), source, new Date(now));
   }
 
