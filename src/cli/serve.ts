@@ -48,7 +48,7 @@ function routeLines(): string {
       !r.guarded
         ? " (no token needed)"
         : "feedbackToken" in r
-        ? "; feedback token when set"
+        ? " [feedback token]"
         : ""
     }`
   ).join("\n");

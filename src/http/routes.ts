@@ -127,7 +127,7 @@ export const ROUTE_TABLE = [
     browser: false,
     feedbackToken: true,
     decision: null,
-    usage: "what the reference model answered (audits and traces)",
+    usage: "what the model answered (audits too)",
     operation: FEEDBACK_DOC,
   },
   {
@@ -136,7 +136,7 @@ export const ROUTE_TABLE = [
     guarded: true,
     browser: false,
     decision: null,
-    usage: "start a question's live evidence afresh (or every question's)",
+    usage: "reset the live evidence (one question or all)",
     operation: LIVE_RESET_DOC,
   },
   {
