@@ -264,6 +264,33 @@ Deno.test("LiveCertificate drops a bundle threshold that live traffic breaks, an
   assert.ok(mean(shares) >= 0.6, `certified share ${mean(shares)}`);
 });
 
+Deno.test("LiveCertificate refutes a bundle threshold only a little above alpha, given the audits it needs", () => {
+  // The bundle's threshold certifies every answer at 6.3% (1.26 alpha), as
+  // BANKING77's shifted stream with its out-of-scope rule on: the refutation
+  // needs about 3,600 audits at R = 0.05 when the counts keep their expected
+  // shares, so 40,000 decisions (2,000 audits) are often too few and
+  // 150,000 are enough.
+  const w = world(0.252, 3);
+  assert.ok(Math.abs(w.risk(0.5) - 0.063) < 1e-9);
+  const runs = 20;
+  const refutedBy = (n: number) => {
+    let refuted = 0;
+    for (let run = 0; run < runs; run++) {
+      const r = stream(w, 0.5, n, 0.05, 12_000 + run);
+      if (r.reasons.has("live_stricter") || r.reasons.has("withdrawn")) {
+        refuted++;
+      }
+    }
+    return refuted;
+  };
+  const short = refutedBy(40_000);
+  const long = refutedBy(150_000);
+  console.log(
+    `live certificate, bundle at 1.26 alpha: refuted in ${short}/${runs} streams of 40,000 decisions, ${long}/${runs} of 150,000`,
+  );
+  assert.ok(long >= runs * 0.9, `refuted in ${long} of ${runs}`);
+});
+
 Deno.test("LiveCertificate leaves a sound bundle threshold in force in all but about delta of streams, at every stream length", async (t) => {
   const w = world(0.3);
   for (const [n, runs] of [[5_000, 80], [20_000, 80], [80_000, 30]]) {
