@@ -22,3 +22,4 @@ export {
   type PoolOptions,
   QueueFull,
 } from "./pool.ts";
+export { EmbeddingCache, readCache, writeCache } from "./cache.ts";

@@ -59,6 +59,14 @@ import {
 import { minimumCertifiable } from "./stats.ts";
 import type { QuestionAnswers, TraceSet } from "../traces/mod.ts";
 import { disagrees } from "../engine/verdict.ts";
+import {
+  NOVELTY_P,
+  semanticFitSettings,
+  type SemanticMode,
+  type SemanticReport,
+  semanticStage,
+} from "./semantic.ts";
+import { semanticAssess } from "../engine/semantic.ts";
 
 /** Everything training can be told. */
 export interface TrainOptions extends FitSettings {
@@ -80,6 +88,12 @@ export interface TrainOptions extends FitSettings {
   featurizer: FeaturizerSettings;
   /** Settings stored in the bundle. */
   settings: TableSettings;
+  /**
+   * Whether to add a second tier on sentence embeddings (`semantic.ts`):
+   * `auto` keeps it where it certifies more on the validation part; it
+   * needs the embeddings given to `train`, and without them is off.
+   */
+  semantic: SemanticMode;
   /** Called with a line of progress now and then. */
   progress?: (line: string) => void;
   /** Called with a warning (a refused question); defaults to `progress`. */
@@ -108,6 +122,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   similarity: 0.8,
   twinSimilarity: 0.8,
   scopeScore: "spread",
+  semantic: "auto",
   featurizer: DEFAULT_FEATURIZER,
   settings: {
     min_radius: 2,
@@ -201,6 +216,8 @@ export interface QuestionReport {
   test: Measurement;
   /** Are calibration answers easier because near-twins sit in the train split? */
   leakage: LeakageReport;
+  /** The second tier's stage (absent when training had no embeddings or `--semantic off`). */
+  semantic?: SemanticReport;
 }
 
 /** The training report (`report.json`). */
@@ -299,8 +316,24 @@ interface FittedQuestion {
   report: Omit<QuestionReport, "test">;
 }
 
-/** Trains every question of `traces`. Deterministic for `options.seed`. */
-export function train(traces: TraceSet, options: TrainOptions): TrainResult {
+/**
+ * Trains every question of `traces`. Deterministic for `options.seed`.
+ * With `embeddings` (one per trace, from `src/encoder/`) and
+ * `options.semantic` not `off`, each question may get a second tier.
+ */
+export function train(
+  traces: TraceSet,
+  options: TrainOptions,
+  embeddings?: readonly Float32Array[],
+): TrainResult {
+  if (embeddings !== undefined && embeddings.length !== traces.texts.length) {
+    throw new RangeError(
+      `Expected one embedding per trace (${traces.texts.length}): got ${embeddings.length}`,
+    );
+  }
+  const semantic = embeddings !== undefined && options.semantic !== "off"
+    ? options.semantic
+    : "off";
   const say = options.progress ?? (() => {});
   const { texts } = traces;
   const needed = minimumCertifiable(options.alpha, options.delta);
@@ -480,6 +513,40 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
       calibration: outcome.calibration,
       drift: outcome.drift,
     };
+    let semanticReport: SemanticReport | undefined;
+    if (semantic !== "off") {
+      const stage = semanticStage(
+        {
+          labels: qa.labels,
+          options: qa.options.length,
+          fit: parts.fit,
+          validation: parts.validation,
+          calibration: parts.calibration,
+          tableValidation: model.validation,
+          scored,
+          tableOutcome: outcome,
+        },
+        embeddings!,
+        {
+          mode: semantic,
+          alpha: options.alpha,
+          delta: options.delta,
+          scopeP: options.settings.drift.scope_p,
+          fit: semanticFitSettings(options.seed),
+          noveltyP: NOVELTY_P,
+        },
+      );
+      semanticReport = stage.report;
+      say(
+        `question "${qa.name}": second tier ${
+          stage.report.used ? "kept" : "left out"
+        }: ${stage.report.reason}`,
+      );
+      if (stage.tier !== null) {
+        question.semantic = stage.tier;
+        question.calibration = stage.calibration;
+      }
+    }
     fitted.push({
       qa,
       parts,
@@ -514,6 +581,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
           disagreements: outcome.choice.disagreements,
         },
         leakage,
+        ...(semanticReport === undefined ? {} : { semantic: semanticReport }),
       },
     });
   }
@@ -527,7 +595,14 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
   const state = new TableState(table);
   const reports: QuestionReport[] = fitted.map((f) => ({
     ...f.report,
-    test: measureAnswers(table, state, f.qa, features, f.parts.test),
+    test: measureAnswers(
+      table,
+      state,
+      f.qa,
+      features,
+      f.parts.test,
+      embeddings,
+    ),
   }));
   const report: TrainReport = {
     tool: "decision-tables",
@@ -617,18 +692,35 @@ function scoreAnswers(
   return scored;
 }
 
-/** Answers `indices` exactly as serving would (single-text drift rule included) and measures them. */
+/**
+ * Answers `indices` exactly as serving would (single-text drift rule
+ * included; the second tier where the table's only failing rule is
+ * `low_confidence`) and measures them.
+ */
 function measureAnswers(
   table: Table,
   state: TableState,
   qa: QuestionAnswers,
   features: readonly TextFeatures[],
   indices: readonly number[],
+  embeddings?: readonly Float32Array[],
 ): Measurement {
   const meter = new Meter();
+  const tier = table.byName.get(qa.name)?.semantic;
+  const threshold = table.byName.get(qa.name)?.calibration.threshold ?? null;
   for (const i of indices) {
     const text = prepareFeatures(table, state, features[i]!);
     const a = assess(table, state, text, qa.name, {}, QUIET_GUARD).answer;
+    if (
+      !a.certified && a.flag === "low_confidence" && tier !== undefined &&
+      embeddings !== undefined && threshold !== null
+    ) {
+      const s = semanticAssess(tier, embeddings[i]!);
+      if (!s.novel && s.confidence >= threshold) {
+        meter.add(true, s.best !== qa.labels[i]);
+        continue;
+      }
+    }
     meter.add(a.certified, disagrees(a, qa.options[qa.labels[i]!]!));
   }
   return meter.result();

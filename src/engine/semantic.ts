@@ -1,0 +1,236 @@
+/**
+ * The second tier: a softmax regression on a text's sentence embedding,
+ * asked when the table is not sure, and its novelty guard. Pure: the
+ * embedding is an input (the encoder lives in `src/encoder/`, an edge).
+ *
+ * The tiers are certified as one rule (see `twoTierVerdict`): an answer is
+ * certified when the table's confidence reaches the threshold `L`, or else
+ * when the second tier's does; one Learn-then-Test fixed sequence over `L`
+ * on the calibration part chose `L` with both tiers as served, so the
+ * promise (at most `alpha` of certified answers disagree with the reference
+ * model, with probability `1 - delta`) holds for all certified answers
+ * together.
+ *
+ * The novelty guard: the squared Mahalanobis distance (shared covariance of
+ * the fit texts' embeddings, shrunk towards its diagonal) from the text's
+ * embedding to the nearest option mean, judged by a conformal p-value
+ * against the calibration texts' distances. A text farther than all but a
+ * share `p` of calibration texts is withheld from the second tier (it looks
+ * like none of the options); the table still answers it by its own rules.
+ *
+ * @module
+ */
+
+import { argmax, softmax } from "./table.ts";
+
+/** What the novelty guard compares a text with. */
+export interface NoveltyReference {
+  /**
+   * `dim × rank` row-major: a text's whitened coordinates are
+   * `x^T projection` (for the shared covariance `S`, `projection
+   * projection^T = S^-1`).
+   */
+  projection: Float32Array;
+  rank: number;
+  /** Per option, its mean embedding's whitened coordinates: `options × rank`. */
+  means: Float32Array;
+  /** The calibration texts' distances, sorted ascending. */
+  scores: Float32Array;
+  /** A text whose conformal p-value is at or below this is withheld (0: the guard is off). */
+  p: number;
+}
+
+/** One question's second tier, as trained. */
+export interface SemanticTier {
+  /** Numbers per embedding. */
+  dim: number;
+  /** The embedding is multiplied by this before the weights (the scale it was trained at). */
+  scale: number;
+  /** `dim × options` weights, row-major (row = embedding coordinate). */
+  weights: Float32Array;
+  /** One bias per option. */
+  bias: Float32Array;
+  /** Logits are divided by this before the softmax. */
+  temperature: number;
+  novelty: NoveltyReference;
+}
+
+/** What the second tier says of one text. */
+export interface SemanticAssessment {
+  /** Probabilities over all options (table order). */
+  probabilities: Float64Array;
+  /** The most probable option among those answered over (table index). */
+  best: number;
+  /** Its probability among those answered over. */
+  confidence: number;
+  /** The squared Mahalanobis distance to the nearest option mean. */
+  novelty: number;
+  /** Conformal p-value of `novelty` against the calibration texts (1 with no reference). */
+  noveltyP: number;
+  /** True when the guard withholds the text from the second tier. */
+  novel: boolean;
+}
+
+/**
+ * The second tier's logits for an embedding: `scale * x^T W + b`, written
+ * to `out` (fresh when absent). Throws a RangeError for an embedding of
+ * the wrong size.
+ */
+export function semanticLogits(
+  tier: SemanticTier,
+  embedding: ArrayLike<number>,
+  out?: Float64Array,
+): Float64Array {
+  const k = tier.bias.length;
+  if (embedding.length !== tier.dim) {
+    throw new RangeError(
+      `The embedding has ${embedding.length} numbers; the second tier takes ${tier.dim}`,
+    );
+  }
+  const z = out ?? new Float64Array(k);
+  for (let j = 0; j < k; j++) z[j] = tier.bias[j]!;
+  const w = tier.weights;
+  for (let d = 0; d < tier.dim; d++) {
+    const x = embedding[d]! * tier.scale;
+    if (x === 0) continue;
+    const base = d * k;
+    for (let j = 0; j < k; j++) z[j]! += x * w[base + j]!;
+  }
+  return z;
+}
+
+/**
+ * The squared Mahalanobis distance from an embedding to the nearest option
+ * mean (see the module doc); 0 when the reference has rank 0.
+ */
+export function noveltyScore(
+  ref: NoveltyReference,
+  embedding: ArrayLike<number>,
+): number {
+  const r = ref.rank;
+  if (r === 0) return 0;
+  const dim = embedding.length;
+  const y = new Float64Array(r);
+  const p = ref.projection;
+  for (let d = 0; d < dim; d++) {
+    const x = embedding[d]!;
+    if (x === 0) continue;
+    const base = d * r;
+    for (let c = 0; c < r; c++) y[c]! += x * p[base + c]!;
+  }
+  const k = ref.means.length / r;
+  let best = Infinity;
+  for (let o = 0; o < k; o++) {
+    let s = 0;
+    const base = o * r;
+    for (let c = 0; c < r; c++) {
+      const e = y[c]! - ref.means[base + c]!;
+      s += e * e;
+    }
+    if (s < best) best = s;
+  }
+  return best;
+}
+
+/**
+ * Conformal p-value of a novelty score against the calibration texts'
+ * (ascending): `(#{s_i >= score} + 1) / (n + 1)`; 1 with no reference.
+ */
+export function noveltyPValue(sorted: Float32Array, score: number): number {
+  const n = sorted.length;
+  if (n === 0) return 1;
+  const s = Math.fround(score);
+  // First index with a value >= s.
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < s) lo = mid + 1;
+    else hi = mid;
+  }
+  return (n - lo + 1) / (n + 1);
+}
+
+/**
+ * Answers a question's second tier for a text's embedding: probabilities
+ * over all options, the best among `known` (learned option indices offered,
+ * ascending; absent: all) with its probability among them, and the novelty
+ * verdict. No I/O, no state: the same inputs give the same result.
+ *
+ * @example
+ * ```ts
+ * import { semanticAssess, type SemanticTier } from "./semantic.ts";
+ * const tier: SemanticTier = {
+ *   dim: 2, scale: 1, temperature: 1,
+ *   weights: Float32Array.of(2, -2, 0, 0), bias: Float32Array.of(0, 0),
+ *   novelty: { projection: new Float32Array(0), rank: 0, means: new Float32Array(0), scores: new Float32Array(0), p: 0 },
+ * };
+ * const a = semanticAssess(tier, Float32Array.of(1, 0));
+ * a.best; // 0
+ * a.novel; // false
+ * ```
+ */
+export function semanticAssess(
+  tier: SemanticTier,
+  embedding: ArrayLike<number>,
+  known?: readonly number[],
+): SemanticAssessment {
+  const logits = semanticLogits(tier, embedding);
+  const probabilities = softmax(logits, tier.temperature);
+  let best: number;
+  let confidence: number;
+  if (known === undefined || known.length === 0) {
+    best = argmax(probabilities);
+    confidence = probabilities[best]!;
+  } else {
+    const narrowed = softmax(logits, tier.temperature, known);
+    const chosen = argmax(narrowed, known.length);
+    best = known[chosen]!;
+    confidence = narrowed[chosen]!;
+  }
+  const novelty = noveltyScore(tier.novelty, embedding);
+  const noveltyP = noveltyPValue(tier.novelty.scores, novelty);
+  const novel = tier.novelty.p > 0 && tier.novelty.scores.length > 0 &&
+    noveltyP <= tier.novelty.p;
+  return { probabilities, best, confidence, novelty, noveltyP, novel };
+}
+
+/** Which tier a certified answer comes from; null when neither certifies. */
+export type Tier = "table" | "semantic";
+
+/** The two-tier rule's inputs for one text. */
+export interface TwoTierInputs {
+  /**
+   * The table's confidence, or -1 when one of its rules other than the
+   * confidence withholds the answer (empty text, options, drift, scope).
+   */
+  table: number;
+  /**
+   * The second tier's confidence, or -1 when it is not asked or withheld
+   * (no second tier, a withheld text, or its novelty guard).
+   */
+  semantic: number;
+}
+
+/**
+ * The one rule that certifies both tiers (see the module doc): the table
+ * when its confidence reaches `threshold`, or else the second tier when
+ * its confidence does; null when neither does (or `threshold` is null).
+ *
+ * @example
+ * ```ts
+ * import { twoTierVerdict } from "./semantic.ts";
+ * twoTierVerdict({ table: 0.95, semantic: 0.5 }, 0.9); // "table"
+ * twoTierVerdict({ table: 0.4, semantic: 0.93 }, 0.9); // "semantic"
+ * twoTierVerdict({ table: 0.4, semantic: -1 }, 0.9); // null
+ * ```
+ */
+export function twoTierVerdict(
+  inputs: TwoTierInputs,
+  threshold: number | null,
+): Tier | null {
+  if (threshold === null) return null;
+  if (inputs.table >= 0 && inputs.table >= threshold) return "table";
+  if (inputs.semantic >= 0 && inputs.semantic >= threshold) return "semantic";
+  return null;
+}

@@ -1,0 +1,390 @@
+/**
+ * The second-tier stage of training (`train --semantic auto|on|off`): for
+ * a question already fitted and scored on calibration, fit a softmax
+ * regression on the texts' sentence embeddings (`semantic_fit.ts`), then
+ * certify the two tiers as one rule (`twoTierVerdict`) with one
+ * Learn-then-Test fixed sequence over the threshold `L` on the whole
+ * calibration part (`certify.ts`): the table's answer where its confidence
+ * reaches `L`, else the second tier's where its confidence does. Every
+ * rule that withholds the table's answer (the out-of-scope rule as the
+ * calibration test sees it, an empty text) withholds the second tier's
+ * too, and the second tier's own novelty guard (see `semantic.ts` in the
+ * engine) withholds it as serving will, its p-value taken leave-one-out
+ * among the calibration texts. With `auto`, the second tier is kept only
+ * where the same test on the validation part certifies more with it.
+ *
+ * @module
+ */
+
+import {
+  semanticAssess,
+  type SemanticTier,
+  twoTierVerdict,
+} from "../engine/semantic.ts";
+import type { Calibration } from "../engine/table.ts";
+import { liveGrid } from "../engine/live.ts";
+import { calibrationInScope } from "../engine/scope.ts";
+import {
+  candidateGrid,
+  type CertificationPlan,
+  fixedSequence,
+  type GridCount,
+  planCertification,
+  type ThresholdChoice,
+} from "./certify.ts";
+import {
+  type CalibrationOutcome,
+  inScopeConfidences,
+  type ScoredAnswers,
+} from "./calibrate.ts";
+import type { ValidationFigures } from "./fit.ts";
+import {
+  DEFAULT_SEMANTIC_FIT,
+  fitTier,
+  noveltyReference,
+  type SemanticFitSettings,
+} from "./semantic_fit.ts";
+import { largestPassing } from "./stats.ts";
+import { effectiveSize } from "./units.ts";
+
+/** Whether training adds a second tier. */
+export type SemanticMode = "auto" | "on" | "off";
+/** The modes, for flag checks. */
+export const SEMANTIC_MODES: readonly SemanticMode[] = ["auto", "on", "off"];
+
+/** Share of calibration texts the novelty guard may withhold from the second tier. */
+export const NOVELTY_P = 0.05;
+
+/** One question's second-tier stage, as the trainer hands it over. */
+export interface SemanticQuestion {
+  labels: Int32Array;
+  options: number;
+  fit: readonly number[];
+  validation: readonly number[];
+  calibration: readonly number[];
+  /** The table's validation figures (in `validation` order). */
+  tableValidation: ValidationFigures;
+  /** The table's calibration answers as served (in `calibration` order), and its own outcome. */
+  scored: ScoredAnswers;
+  tableOutcome: CalibrationOutcome;
+}
+
+/** Targets and settings of the stage. */
+export interface SemanticTargets {
+  mode: Exclude<SemanticMode, "off">;
+  alpha: number;
+  delta: number;
+  scopeP: number;
+  fit: SemanticFitSettings;
+  /** Novelty guard level (0: off). */
+  noveltyP: number;
+}
+
+/** What the stage reports for a question (`report.json`). */
+export interface SemanticReport {
+  /** True when the question keeps its second tier. */
+  used: boolean;
+  /** Why, in words. */
+  reason: string;
+  epochs: number;
+  temperature: number;
+  validation_accuracy: number | null;
+  /** Share of validation answers the test would certify: the table alone, and both tiers. */
+  validation_certified: { table: number; both: number };
+  /** Calibration: the threshold, answers certified by each tier, disagreements; null when not kept. */
+  calibration: {
+    threshold: number | null;
+    by_table: number;
+    by_semantic: number;
+    disagreements: number;
+    novelty_withheld: number;
+  } | null;
+}
+
+/** What the stage decided. */
+export interface SemanticOutcome {
+  /** The second tier to serve, or null when the question keeps the table alone. */
+  tier: SemanticTier | null;
+  /** The question's calibration (the two-tier rule's when the tier is kept). */
+  calibration: Calibration;
+  choice: ThresholdChoice;
+  plan: CertificationPlan;
+  report: SemanticReport;
+}
+
+/**
+ * Fits, certifies and judges a question's second tier (see the module
+ * doc). `embeddings` holds every trace's embedding (only the question's
+ * parts are read).
+ */
+export function semanticStage(
+  q: SemanticQuestion,
+  embeddings: readonly Float32Array[],
+  targets: SemanticTargets,
+): SemanticOutcome {
+  const dim = embeddings[q.fit[0] ?? q.calibration[0] ?? 0]?.length ?? 0;
+  const k = q.options;
+  const fitted = fitTier(
+    embeddings,
+    q.labels,
+    q.fit,
+    q.validation,
+    k,
+    dim,
+    targets.fit,
+  );
+  const novelty = noveltyReference(
+    embeddings,
+    q.labels,
+    [...q.fit, ...q.validation],
+    k,
+    dim,
+    targets.fit.shrinkage,
+    targets.noveltyP,
+  );
+  const tier: SemanticTier = {
+    dim,
+    scale: targets.fit.scale,
+    weights: fitted.weights,
+    bias: fitted.bias,
+    temperature: fitted.temperature,
+    novelty,
+  };
+
+  // Calibration: both tiers' inputs as serving computes them.
+  const n = q.calibration.length;
+  const tableConf = inScopeConfidences(q.scored, targets.scopeP);
+  const noveltyScores = new Float32Array(n);
+  const tierConf = new Float64Array(n);
+  const tierWrong = new Uint8Array(n);
+  q.calibration.forEach((i, t) => {
+    const a = semanticAssess(tier, embeddings[i]!);
+    noveltyScores[t] = a.novelty;
+    tierConf[t] = a.confidence;
+    tierWrong[t] = a.best === q.labels[i] ? 0 : 1;
+  });
+  // Leave-one-out conformal verdicts (high distance is novel: negated
+  // scores make "others at or below" the others at or above).
+  const familiar = calibrationInScope(
+    noveltyScores.map((s) => -s),
+    targets.noveltyP,
+    n,
+  );
+  let withheld = 0;
+  for (let t = 0; t < n; t++) {
+    // The table's rules withhold both tiers; the guard the second one.
+    if (tableConf[t]! <= 0) tierConf[t] = -1;
+    else if (familiar[t] === 0) {
+      tierConf[t] = -1;
+      withheld++;
+    }
+  }
+  tier.novelty = {
+    ...novelty,
+    scores: Float32Array.from(noveltyScores).sort(),
+  };
+
+  // The plan, from validation answers only: each answer at the stronger
+  // tier's confidence, judged by the tier that would answer there.
+  const v = q.validation.length;
+  const both = {
+    confidences: new Float64Array(v),
+    correct: new Uint8Array(v),
+  };
+  for (let t = 0; t < v; t++) {
+    const tc = q.tableValidation.confidences[t] ?? 0;
+    const sc = fitted.validation.confidences[t]!;
+    const byTable = tc >= sc;
+    both.confidences[t] = byTable ? tc : sc;
+    both.correct[t] = byTable
+      ? q.tableValidation.correct[t]!
+      : fitted.validation.correct[t]!;
+  }
+  const shares = {
+    table: ruleCertified(
+      q.tableValidation.confidences,
+      q.tableValidation.correct,
+      null,
+      targets,
+    ),
+    both: ruleCertified(
+      q.tableValidation.confidences,
+      q.tableValidation.correct,
+      fitted.validation,
+      targets,
+    ),
+  };
+  const validationAccuracy = v === 0
+    ? null
+    : fitted.validation.correct.reduce((a, b) => a + b, 0) / v;
+  const base = {
+    epochs: fitted.epochs,
+    temperature: fitted.temperature,
+    validation_accuracy: validationAccuracy,
+    validation_certified: shares,
+  };
+  if (targets.mode === "auto" && !(shares.both > shares.table)) {
+    return {
+      tier: null,
+      calibration: q.tableOutcome.calibration,
+      choice: q.tableOutcome.choice,
+      plan: q.tableOutcome.plan,
+      report: {
+        ...base,
+        used: false,
+        reason: `on the validation part the same test would certify ${
+          pct(shares.both)
+        } with the second tier and ${
+          pct(shares.table)
+        } with the table alone: kept the table alone`,
+        calibration: null,
+      },
+    };
+  }
+  const units = q.scored.units;
+  const plan = planCertification(
+    both,
+    units === undefined ? n : effectiveSize(units),
+    targets.alpha,
+    targets.delta,
+  );
+  const counts = twoTierCounts(
+    plan.grid,
+    tableConf,
+    q.scored.wrong,
+    tierConf,
+    tierWrong,
+    units,
+  );
+  const choice = fixedSequence(plan, counts, targets.alpha, n);
+  let byTable = 0;
+  let bySemantic = 0;
+  if (choice.threshold !== null) {
+    for (let t = 0; t < n; t++) {
+      const who = twoTierVerdict({
+        table: tableConf[t]!,
+        semantic: tierConf[t]!,
+      }, choice.threshold);
+      if (who === "table") byTable++;
+      else if (who === "semantic") bySemantic++;
+    }
+  }
+  const calibration: Calibration = {
+    status: choice.threshold === null ? "uncalibrated" : "calibrated",
+    threshold: choice.threshold,
+    alpha: targets.alpha,
+    delta: targets.delta,
+    reason: choice.reason,
+    candidates: liveGrid(plan.grid, choice.threshold),
+  };
+  return {
+    tier,
+    calibration,
+    choice,
+    plan,
+    report: {
+      ...base,
+      used: true,
+      reason: targets.mode === "on"
+        ? "--semantic on"
+        : `on the validation part the same test would certify ${
+          pct(shares.both)
+        } with the second tier and ${pct(shares.table)} with the table alone`,
+      calibration: {
+        threshold: choice.threshold,
+        by_table: byTable,
+        by_semantic: bySemantic,
+        disagreements: choice.disagreements,
+        novelty_withheld: withheld,
+      },
+    },
+  };
+}
+
+/**
+ * What the two-tier rule certifies at each candidate threshold: per
+ * answer, the table's answer where its confidence reaches the candidate,
+ * else the second tier's where its confidence does (confidence -1:
+ * withheld), counted as `fallbackTest` counts (Kish's effective number by
+ * unit).
+ */
+export function twoTierCounts(
+  grid: readonly number[],
+  tableConf: Float64Array,
+  tableWrong: Uint8Array,
+  tierConf: Float64Array,
+  tierWrong: Uint8Array,
+  units?: Int32Array,
+): GridCount[] {
+  const n = tableConf.length;
+  return grid.map((threshold) => {
+    let count = 0;
+    let k = 0;
+    const perUnit = new Map<number, number>();
+    let squares = 0;
+    for (let t = 0; t < n; t++) {
+      const who = twoTierVerdict({
+        table: tableConf[t]!,
+        semantic: tierConf[t]!,
+      }, threshold);
+      if (who === null) continue;
+      count++;
+      k += who === "table" ? tableWrong[t]! : tierWrong[t]!;
+      if (units !== undefined) {
+        const before = perUnit.get(units[t]!) ?? 0;
+        perUnit.set(units[t]!, before + 1);
+        squares += 2 * before + 1;
+      }
+    }
+    const effective = units === undefined || count === 0
+      ? count
+      : (count * count) / squares;
+    return { n: count, k, effective };
+  });
+}
+
+/**
+ * The largest share of validation answers the two-tier rule (or the table
+ * alone, without `tier`) certifies at a threshold where their
+ * disagreements would pass the binomial test at `delta`: a plain guide to
+ * how much a rule can certify, for `auto`; 0 when no threshold would.
+ */
+export function ruleCertified(
+  tableConf: Float64Array,
+  tableCorrect: Uint8Array,
+  tier: { confidences: Float64Array; correct: Uint8Array } | null,
+  targets: { alpha: number; delta: number },
+): number {
+  const n = tableConf.length;
+  if (n === 0) return 0;
+  const tierConf = tier?.confidences ?? new Float64Array(n).fill(-1);
+  const all = new Float64Array(2 * n);
+  all.set(tableConf);
+  all.set(tierConf, n);
+  const grid = candidateGrid(all.filter((c) => c >= 0), 0, 400);
+  const counts = twoTierCounts(
+    grid,
+    tableConf,
+    tableCorrect.map((c) => 1 - c),
+    tierConf,
+    tier?.correct.map((c) => 1 - c) ?? new Uint8Array(n),
+  );
+  let best = 0;
+  for (const c of counts) {
+    if (
+      c.n > best && largestPassing(c.n, targets.alpha, targets.delta) >= c.k
+    ) {
+      best = c.n;
+    }
+  }
+  return best / n;
+}
+
+function pct(x: number): string {
+  return `${(100 * x).toFixed(1)}%`;
+}
+
+/** The default fit settings, with the training seed. */
+export function semanticFitSettings(seed: number): SemanticFitSettings {
+  return { ...DEFAULT_SEMANTIC_FIT, seed };
+}
