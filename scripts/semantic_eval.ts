@@ -10,7 +10,7 @@ import { assess, prepareText } from "../src/engine/answer.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
 import { semanticAssess } from "../src/engine/semantic.ts";
 import type { Table } from "../src/engine/table.ts";
-import { TableState } from "../src/engine/state.ts";
+import { setThresholdInForce, TableState } from "../src/engine/state.ts";
 import { disagrees } from "../src/engine/verdict.ts";
 import {
   EMBEDDING_SIZE,
@@ -64,6 +64,11 @@ export function twoTierFigures(
   const state = new TableState(table);
   const q = set.questions[0]!;
   const tq = table.byName.get(q.name)!;
+  const threshold = embeddings !== null && tq.semantic !== undefined
+    ? tq.semantic.calibration.threshold
+    : tq.calibration.threshold;
+  // Both tiers are certified against the two-tier rule's threshold.
+  setThresholdInForce(table, state, q.name, threshold);
   let n = 0;
   let certified = 0;
   let wrong = 0;
@@ -85,7 +90,6 @@ export function twoTierFigures(
       if (disagrees(a, q.options[label]!)) wrong++;
       return;
     }
-    const threshold = tq.calibration.threshold;
     if (
       embeddings !== null && tq.semantic !== undefined &&
       a.flag === "low_confidence" &&

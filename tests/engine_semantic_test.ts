@@ -24,6 +24,14 @@ function tier(p = 0): SemanticTier {
       scores: Float32Array.of(0.1, 0.2, 0.3, 0.4, 0.5),
       p,
     },
+    calibration: {
+      status: "calibrated",
+      threshold: 0.9,
+      alpha: 0.05,
+      delta: 0.05,
+      reason: null,
+      candidates: [0.9],
+    },
   };
 }
 

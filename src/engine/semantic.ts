@@ -21,7 +21,7 @@
  * @module
  */
 
-import { argmax, softmax } from "./table.ts";
+import { argmax, type Calibration, softmax } from "./table.ts";
 
 /** What the novelty guard compares a text with. */
 export interface NoveltyReference {
@@ -53,6 +53,12 @@ export interface SemanticTier {
   /** Logits are divided by this before the softmax. */
   temperature: number;
   novelty: NoveltyReference;
+  /**
+   * The two-tier rule's calibration: its threshold `L` is the one both
+   * tiers are certified against. The question's own `calibration` stays
+   * the table's alone, for a server that does not ask the second tier.
+   */
+  calibration: Calibration;
 }
 
 /** What the second tier says of one text. */
@@ -164,6 +170,7 @@ export function noveltyPValue(sorted: Float32Array, score: number): number {
  *   dim: 2, scale: 1, temperature: 1,
  *   weights: Float32Array.of(2, -2, 0, 0), bias: Float32Array.of(0, 0),
  *   novelty: { projection: new Float32Array(0), rank: 0, means: new Float32Array(0), scores: new Float32Array(0), p: 0 },
+ *   calibration: { status: "calibrated", threshold: 0.9, alpha: 0.05, delta: 0.05, reason: null, candidates: [0.9] },
  * };
  * const a = semanticAssess(tier, Float32Array.of(1, 0));
  * a.best; // 0

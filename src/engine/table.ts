@@ -77,8 +77,9 @@ export interface QuestionTable {
   /** Option name to index. */
   optionIndex: Map<string, number>;
   /**
-   * The second tier (format 4, see `semantic.ts`): asked when the table's
-   * only failing rule is `low_confidence`; absent for the table alone.
+   * The second tier (format 4, see `semantic.ts`): with the threshold in
+   * force set to its `calibration.threshold`, asked when the table's only
+   * failing rule is `low_confidence`; absent for the table alone.
    */
   semantic?: SemanticTier;
 }

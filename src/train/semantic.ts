@@ -103,10 +103,8 @@ export interface SemanticReport {
 
 /** What the stage decided. */
 export interface SemanticOutcome {
-  /** The second tier to serve, or null when the question keeps the table alone. */
+  /** The second tier to serve (with the two-tier rule's calibration), or null when the question keeps the table alone. */
   tier: SemanticTier | null;
-  /** The question's calibration (the two-tier rule's when the tier is kept). */
-  calibration: Calibration;
   choice: ThresholdChoice;
   plan: CertificationPlan;
   report: SemanticReport;
@@ -149,6 +147,7 @@ export function semanticStage(
     bias: fitted.bias,
     temperature: fitted.temperature,
     novelty,
+    calibration: q.tableOutcome.calibration,
   };
 
   // Calibration: both tiers' inputs as serving computes them.
@@ -226,7 +225,6 @@ export function semanticStage(
   if (targets.mode === "auto" && !(shares.both > shares.table)) {
     return {
       tier: null,
-      calibration: q.tableOutcome.calibration,
       choice: q.tableOutcome.choice,
       plan: q.tableOutcome.plan,
       report: {
@@ -278,8 +276,7 @@ export function semanticStage(
     candidates: liveGrid(plan.grid, choice.threshold),
   };
   return {
-    tier,
-    calibration,
+    tier: { ...tier, calibration },
     choice,
     plan,
     report: {

@@ -23,7 +23,7 @@ import { DEFAULT_DRIFT, QUIET_GUARD } from "../engine/drift.ts";
 import { computeGainBounds } from "../engine/radius.ts";
 import { scopeApplies, type ScopeScore } from "../engine/scope.ts";
 import type { QuestionTable, Table, TableSettings } from "../engine/table.ts";
-import { TableState } from "../engine/state.ts";
+import { setThresholdInForce, TableState } from "../engine/state.ts";
 import type { BundleContents } from "../bundle/codec.ts";
 import { TOOL_VERSION } from "../version.ts";
 import {
@@ -542,10 +542,7 @@ export function train(
           stage.report.used ? "kept" : "left out"
         }: ${stage.report.reason}`,
       );
-      if (stage.tier !== null) {
-        question.semantic = stage.tier;
-        question.calibration = stage.calibration;
-      }
+      if (stage.tier !== null) question.semantic = stage.tier;
     }
     fitted.push({
       qa,
@@ -707,7 +704,11 @@ function measureAnswers(
 ): Measurement {
   const meter = new Meter();
   const tier = table.byName.get(qa.name)?.semantic;
-  const threshold = table.byName.get(qa.name)?.calibration.threshold ?? null;
+  const threshold = tier?.calibration.threshold ?? null;
+  // Both tiers are certified against the two-tier rule's threshold.
+  if (tier !== undefined && embeddings !== undefined) {
+    setThresholdInForce(table, state, qa.name, threshold);
+  }
   for (const i of indices) {
     const text = prepareFeatures(table, state, features[i]!);
     const a = assess(table, state, text, qa.name, {}, QUIET_GUARD).answer;
