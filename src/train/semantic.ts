@@ -183,22 +183,7 @@ export function semanticStage(
     scores: Float32Array.from(noveltyScores).sort(),
   };
 
-  // The plan, from validation answers only: each answer at the stronger
-  // tier's confidence, judged by the tier that would answer there.
   const v = q.validation.length;
-  const both = {
-    confidences: new Float64Array(v),
-    correct: new Uint8Array(v),
-  };
-  for (let t = 0; t < v; t++) {
-    const tc = q.tableValidation.confidences[t] ?? 0;
-    const sc = fitted.validation.confidences[t]!;
-    const byTable = tc >= sc;
-    both.confidences[t] = byTable ? tc : sc;
-    both.correct[t] = byTable
-      ? q.tableValidation.correct[t]!
-      : fitted.validation.correct[t]!;
-  }
   const shares = {
     table: ruleCertified(
       q.tableValidation.confidences,
@@ -239,22 +224,21 @@ export function semanticStage(
       },
     };
   }
-  const units = q.scored.units;
-  const plan = planCertification(
-    both,
-    units === undefined ? n : effectiveSize(units),
+  const { plan, choice } = certifyTwoTiers(
+    {
+      table: q.tableValidation,
+      tier: fitted.validation,
+    },
+    {
+      tableConf,
+      tableWrong: q.scored.wrong,
+      tierConf,
+      tierWrong,
+      ...(q.scored.units === undefined ? {} : { units: q.scored.units }),
+    },
     targets.alpha,
     targets.delta,
   );
-  const counts = twoTierCounts(
-    plan.grid,
-    tableConf,
-    q.scored.wrong,
-    tierConf,
-    tierWrong,
-    units,
-  );
-  const choice = fixedSequence(plan, counts, targets.alpha, n);
   let byTable = 0;
   let bySemantic = 0;
   if (choice.threshold !== null) {
@@ -296,6 +280,67 @@ export function semanticStage(
       },
     },
   };
+}
+
+/** Validation answers of both tiers (fit-only models), in the same order. */
+export interface TwoTierValidation {
+  table: { confidences: Float64Array; correct: Uint8Array };
+  tier: { confidences: Float64Array; correct: Uint8Array };
+}
+
+/** Calibration answers of both tiers as served (confidence -1: withheld), in the same order. */
+export interface TwoTierCalibration {
+  tableConf: Float64Array;
+  tableWrong: Uint8Array;
+  tierConf: Float64Array;
+  tierWrong: Uint8Array;
+  units?: Int32Array;
+}
+
+/**
+ * The two-tier rule's Learn-then-Test: the plan (`planCertification`)
+ * from validation answers only (each at the stronger tier's confidence,
+ * judged by the tier that would answer there) and the calibration size,
+ * then the fixed sequence with fallback over the plan's grid on what the
+ * rule certifies at each candidate (`twoTierCounts`). With probability at
+ * least `1 - delta`, the answers the rule certifies at the chosen
+ * threshold disagree at most `alpha` of the time (exchangeable
+ * calibration and serving texts).
+ */
+export function certifyTwoTiers(
+  validation: TwoTierValidation,
+  calibration: TwoTierCalibration,
+  alpha: number,
+  delta: number,
+): { plan: CertificationPlan; choice: ThresholdChoice } {
+  const v = validation.table.confidences.length;
+  const both = { confidences: new Float64Array(v), correct: new Uint8Array(v) };
+  for (let t = 0; t < v; t++) {
+    const tc = validation.table.confidences[t]!;
+    const sc = validation.tier.confidences[t] ?? -1;
+    const byTable = tc >= sc;
+    both.confidences[t] = byTable ? tc : sc;
+    both.correct[t] = byTable
+      ? validation.table.correct[t]!
+      : validation.tier.correct[t]!;
+  }
+  const n = calibration.tableConf.length;
+  const { units } = calibration;
+  const plan = planCertification(
+    both,
+    units === undefined ? n : effectiveSize(units),
+    alpha,
+    delta,
+  );
+  const counts = twoTierCounts(
+    plan.grid,
+    calibration.tableConf,
+    calibration.tableWrong,
+    calibration.tierConf,
+    calibration.tierWrong,
+    units,
+  );
+  return { plan, choice: fixedSequence(plan, counts, alpha, n) };
 }
 
 /**
