@@ -163,6 +163,9 @@ export async function compileBinary(
       // Training's workers load this module by URL: it must be embedded.
       "--include",
       join(ROOT, "src/train/fit_worker.ts"),
+      // And the encoder's workers (`train --semantic`).
+      "--include",
+      join(ROOT, "src/encoder/worker.ts"),
       "--output",
       join(scratch, basename(output)),
       join(ROOT, "main.ts"),

@@ -8,6 +8,7 @@
 import type { FeaturizerSettings, TextFeatures } from "./features.ts";
 import type { CalibrationBand } from "./feedback_check.ts";
 import type { ScopeReference } from "./scope.ts";
+import type { SemanticTier } from "./semantic.ts";
 import type { TableState } from "./state.ts";
 
 /** A choice among options, or a yes/no question. */
@@ -84,6 +85,12 @@ export interface QuestionTable {
   drift: DriftReference;
   /** Option name to index. */
   optionIndex: Map<string, number>;
+  /**
+   * The second tier (format 4, see `semantic.ts`): with the threshold in
+   * force set to its `calibration.threshold`, asked when the table's only
+   * failing rule is `low_confidence`; absent for the table alone.
+   */
+  semantic?: SemanticTier;
 }
 
 /** What scoring needs of a question: its options, weights and bias. */
