@@ -310,20 +310,31 @@
         "quiet",
         q.reason
       ];
+      const check = q.feedback_check ?? null;
+      const suspect = check?.status === "suspect";
       list.append(h("li", {
         "data-live": name,
-        "data-reason": q.reason
+        "data-reason": q.reason,
+        "data-feedback": check === null ? "unchecked" : check.status
       }, h("div", {
         class: "row-head"
       }, h("span", {
         class: "name"
-      }, name), stateBadge(kind, label)), h("p", {
+      }, name), stateBadge(kind, label), ...suspect ? [
+        stateBadge("alarmed", "\u26A0 suspect feedback")
+      ] : []), h("p", {
         class: "row-note"
-      }, q.summary)));
+      }, q.summary), ...check === null || suspect ? [] : [
+        h("p", {
+          class: "muted small"
+        }, `Feedback check: ${check.summary}.`)
+      ]));
     }
+    const resets = live.resets;
+    const lastReset = resets?.last.at(-1);
     box.replaceChildren(list, h("p", {
       class: "muted small"
-    }, `Audits ${fmtPct(live.audit_rate)} of certified answers \xB7 ${fmtInt(live.pending_audits)} waiting for the model's answer (at most ${fmtInt(live.pending_capacity)}, for ${fmtDurationShort(live.audit_ttl_s)}) \xB7 ${fmtInt(live.audits_dropped)} dropped unanswered.`));
+    }, `Audits ${fmtPct(live.audit_rate)} of certified answers \xB7 ${fmtInt(live.pending_audits)} waiting for the model's answer (at most ${fmtInt(live.pending_capacity)}, for ${fmtDurationShort(live.audit_ttl_s)}) \xB7 ${fmtInt(live.audits_dropped)} dropped unanswered.${resets === void 0 || lastReset === void 0 ? "" : ` Live evidence reset ${fmtInt(resets.total)} time${resets.total === 1 ? "" : "s"}, last at ${new Date(lastReset.at).toLocaleString()} (${lastReset.question ?? "every question"}).`}`));
   }
 
   // static/dashboard/cards/questions.ts

@@ -31,6 +31,7 @@
 
 import { createHash } from "node:crypto";
 import type { FeaturizerSettings } from "../engine/features.ts";
+import { liveGrid } from "../engine/live.ts";
 import { NO_SCOPE, SCOPE_SCORES, type ScopeScore } from "../engine/scope.ts";
 import type {
   Calibration,
@@ -330,6 +331,32 @@ export function parseManifest(bytes: Uint8Array): Manifest {
 }
 
 /**
+ * Checks a question's optional calibration bands (format 3 bundles written
+ * since the live feedback check): one per live candidate, edge for edge,
+ * with whole counts. Throws `BundleError` naming the question.
+ */
+function checkBands(q: ManifestQuestion): void {
+  const bands = q.calibration.bands;
+  if (bands === undefined) return;
+  const grid = liveGrid(
+    q.calibration.candidates ?? [],
+    q.calibration.threshold,
+  );
+  const ok = Array.isArray(bands) && bands.length === grid.length &&
+    bands.every((b, j) =>
+      typeof b === "object" && b !== null &&
+      Math.abs(b.lower - grid[j]!) <= 1e-9 &&
+      Number.isInteger(b.answers) && Number.isInteger(b.disagreements) &&
+      b.disagreements >= 0 && b.disagreements <= b.answers
+    );
+  if (!ok) {
+    throw new BundleError(
+      `${MANIFEST_FILE} has malformed calibration bands for question "${q.name}" (one per live candidate, with whole counts)`,
+    );
+  }
+}
+
+/**
  * Checks the manifest's own checksum (thresholds, options and settings live
  * there); throws `BundleError` when it is missing or does not match.
  */
@@ -382,6 +409,8 @@ export function decodeTable(
   report: unknown,
   semantic?: Uint8Array,
 ): Table {
+  // After the manifest's checksum: bands that do not fit its thresholds.
+  for (const q of manifest.questions) checkBands(q);
   const tag = new TextDecoder().decode(weights.subarray(0, 8));
   if (weights.byteLength < 16 || tag !== WEIGHTS_TAG) {
     throw new BundleError(

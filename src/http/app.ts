@@ -34,6 +34,7 @@ import { answerFeedback } from "./live/feedback_route.ts";
 import { Exposition } from "./exposition.ts";
 import { writeLiveMetrics } from "./live/metrics.ts";
 import { liveStats } from "./live/stats.ts";
+import { answerLiveReset, LIVE_RESET_BODY } from "./live/reset.ts";
 import { METRICS_CONTENT_TYPE, writeServiceMetrics } from "./metrics.ts";
 import { clientBodies } from "./middleware/client_bodies.ts";
 import { countResponses } from "./middleware/count_responses.ts";
@@ -202,6 +203,19 @@ export function appFor(
           await readJsonBody(
             c.req.raw,
             FEEDBACK_BODY.needed,
+            MAX_BODY_BYTES,
+            deadlines,
+          ),
+        ),
+      ),
+    "/v1/live/reset": async (c) =>
+      c.json(
+        await answerLiveReset(
+          service.live,
+          service.served.table,
+          await readJsonBody(
+            c.req.raw,
+            LIVE_RESET_BODY.needed,
             MAX_BODY_BYTES,
             deadlines,
           ),

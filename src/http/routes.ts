@@ -22,6 +22,7 @@ import {
   DECISIONS_DOC,
   FEEDBACK_DOC,
   HEALTH_DOC,
+  LIVE_RESET_DOC,
   METRICS_DOC,
   OPENAPI_DOC,
   PLAYGROUND_DOC,
@@ -108,6 +109,15 @@ export const ROUTE_TABLE = [
     decision: null,
     usage: "what the reference model answered (audits and traces)",
     operation: FEEDBACK_DOC,
+  },
+  {
+    method: "POST",
+    path: "/v1/live/reset",
+    guarded: true,
+    browser: false,
+    decision: null,
+    usage: "start a question's live evidence afresh (or every question's)",
+    operation: LIVE_RESET_DOC,
   },
   {
     method: "GET",

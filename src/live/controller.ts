@@ -33,6 +33,7 @@ import {
   type PendingAuditsOptions,
 } from "./audits.ts";
 import { bundleIdOf } from "./bundle_id.ts";
+import { newCertificate } from "./new_certificate.ts";
 import { FleetLive, type FleetOptions } from "./fleet.ts";
 import {
   RECENT_ANSWERS,
@@ -40,6 +41,7 @@ import {
   RecentAnswers,
 } from "./recent_answers.ts";
 import { ReplayGuard } from "./replays.ts";
+import { ResetHistory, type ResetSource } from "./resets.ts";
 import { randomHex8 } from "./store.ts";
 
 export { RECENT_ANSWERS, type RecentAnswer };
@@ -126,6 +128,10 @@ export class LiveController {
   readonly #ownPool = randomHex8();
   /** The fleet's shared live certificate; null for a lone process. */
   readonly fleet: FleetLive | null;
+  /** Resets of the live evidence applied here, latest last. */
+  readonly resets = new ResetHistory();
+  /** Per table, wall-clock time of each question's last reset. */
+  readonly #resetAt = new WeakMap<Table, Map<string, number>>();
 
   /**
    * A controller for `options`; throws `RangeError` for a rate outside
@@ -148,9 +154,10 @@ export class LiveController {
     if (options.fleet !== undefined && this.#keys === null) {
       throw new RangeError("A fleet's live certificate needs signed audit ids");
     }
-    this.fleet = options.fleet === undefined
-      ? null
-      : new FleetLive(options.fleet);
+    this.fleet = options.fleet === undefined ? null : new FleetLive({
+      ...options.fleet,
+      onReset: (table, names) => this.resetLocal(table, names, "store"),
+    });
   }
 
   /** True when audit ids are signed (any replica with the keys counts them). */
@@ -215,13 +222,7 @@ export class LiveController {
     let found = this.#tables.get(table);
     if (found === undefined) {
       const rate = this.#sampler.rate;
-      found = table.questions.map((q) =>
-        new LiveCertificate(q.calibration.candidates, q.calibration.threshold, {
-          alpha: q.calibration.alpha,
-          delta: q.calibration.delta,
-          auditRate: rate,
-        })
-      );
+      found = table.questions.map((q) => newCertificate(q, rate));
       this.#tables.set(table, found);
     }
     return found;
@@ -265,6 +266,7 @@ export class LiveController {
           question: a.question,
           answer,
           confidence: a.fullConfidence,
+          generation: certificate.generation,
         })
         : this.#tokens.issue({
           slot: a.slot,
@@ -338,9 +340,18 @@ export class LiveController {
     question: string,
     table: Table,
   ): PendingAudit | AuditMiss {
-    if (this.#tokens === null) return this.pending.take(id, question);
+    if (this.#tokens === null) {
+      const kept = this.pending.take(id, question);
+      // Given before a reset: its decision is not in the new evidence.
+      if (
+        typeof kept !== "string" &&
+        (kept.generation ?? 0) !== kept.certificate.generation
+      ) return "not_shared";
+      return kept;
+    }
     const checked = this.checkAudit(id, question, table);
     if (typeof checked === "string") return checked;
+    if (checked.issuedAt < this.resetAt(table, question)) return "not_shared";
     return {
       table,
       certificate: this.certificates(table)[checked.slot]!,
@@ -378,6 +389,70 @@ export class LiveController {
       name,
       this.certificates(table)[slot]!.decide(),
     );
+  }
+
+  /**
+   * Wall-clock time (ms) of the last reset of `question`'s live evidence on
+   * `table` (0 when never reset): a signed audit id given before it is
+   * missed as `not_shared`.
+   */
+  resetAt(table: Table, question: string): number {
+    return this.#resetAt.get(table)?.get(question) ?? 0;
+  }
+
+  /**
+   * Starts the live evidence of `question` (every question when null) of
+   * `table` afresh: evidence, threshold in force (the bundle's again) and
+   * feedback alarms; recorded in `resets`. A fleet's reset goes through its
+   * store (`FleetLive.reset`), which calls back `resetLocal`. Returns the
+   * names reset; throws `RangeError` for a question the table lacks.
+   */
+  async reset(table: Table, question: string | null): Promise<string[]> {
+    const names = this.#resetNames(table, question);
+    if (this.fleet !== null && this.enabled) {
+      await this.fleet.reset(question);
+      return names;
+    }
+    this.resetLocal(table, names, "local", question === null);
+    return names;
+  }
+
+  /**
+   * Resets the certificates of `names` on `table` here (see `reset`);
+   * `source` says who asked, `all` whether every question was asked for
+   * (as the history shows it; by default, when `names` are all of them).
+   */
+  resetLocal(
+    table: Table,
+    names: readonly string[],
+    source: ResetSource,
+    all = names.length === table.questions.length,
+  ): void {
+    const now = this.#clock();
+    let times = this.#resetAt.get(table);
+    if (times === undefined) this.#resetAt.set(table, times = new Map());
+    const certificates = this.certificates(table);
+    for (const name of names) {
+      const slot = table.questions.findIndex((q) => q.name === name);
+      if (slot < 0) continue;
+      certificates[slot]!.reset();
+      times.set(name, now);
+      if (this.fleet === null) this.apply(table, name);
+    }
+    this.resets.record(all ? null : names.join(","), source, new Date(now));
+  }
+
+  #resetNames(table: Table, question: string | null): string[] {
+    if (question === null) return table.questions.map((q) => q.name);
+    if (!table.byName.has(question)) {
+      const known = table.questions.map((q) => q.name);
+      throw new RangeError(
+        `Unknown question ${JSON.stringify(question)}: the bundle has ${
+          known.map((n) => JSON.stringify(n)).join(", ")
+        }`,
+      );
+    }
+    return [question];
   }
 
   /** The live state of every question of `table`, by name (empty when off); a fleet's pooled one. */

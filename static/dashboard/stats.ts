@@ -44,10 +44,23 @@ export interface DriftSummary {
   clears: number;
 }
 
+/** The check of a question's feedback against the bundle's calibration. */
+export interface FeedbackCheck {
+  status: "ok" | "suspect";
+  agrees_too_much: boolean;
+  disagrees_too_much: boolean;
+  labelled: number;
+  disagreed: number;
+  expected: number;
+  summary: string;
+}
+
 /** One question's live certificate. */
 export interface LiveQuestion {
   reason: string;
   summary: string;
+  /** Absent from servers before the feedback check; null for a bundle without calibration bands. */
+  feedback_check?: FeedbackCheck | null;
 }
 
 /** The live certificate: audits of certified answers. */
@@ -58,6 +71,8 @@ export interface LiveSummary {
   pending_capacity: number;
   audit_ttl_s: number;
   audits_dropped: number;
+  /** Absent from servers before resets. */
+  resets?: { total: number; last: { at: string; question: string | null }[] };
   questions: Record<string, LiveQuestion>;
 }
 
