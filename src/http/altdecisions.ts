@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { AnsweringTier } from "../engine/two_tier.ts";
 import type { Assessment } from "../engine/verdict.ts";
 import {
   type DecisionShape,
@@ -88,6 +89,7 @@ export function writeAltReply(
   answers: readonly Assessment[],
   latencyUs: number,
   audits?: readonly (string | undefined)[],
+  tiers?: readonly AnsweringTier[],
 ): void {
   w.ascii('{"model":').string(request.model).ascii(',"answers":{');
   const { asks } = request;
@@ -95,7 +97,15 @@ export function writeAltReply(
     if (i > 0) w.ascii(",");
     const a = answers[i]!;
     writeQuestionKey(w, served, a);
-    writeModelAnswer(w, served, "alt", asks[i]!.type, a, audits?.[i]);
+    writeModelAnswer(
+      w,
+      served,
+      "alt",
+      asks[i]!.type,
+      a,
+      audits?.[i],
+      tiers?.[i],
+    );
   }
   // An integer over a power of ten prints as 0.6536, not 0.6536000000000001.
   w.ascii('},"latency_ms":').number(Math.round(latencyUs * 10) / 10000);

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { AnsweringTier } from "../engine/two_tier.ts";
 import type { Assessment } from "../engine/verdict.ts";
 import {
   type DecisionShape,
@@ -99,6 +100,7 @@ export function writeDecisionsReply(
   answers: readonly Assessment[],
   latencyUs: number,
   audits?: readonly (string | undefined)[],
+  tiers?: readonly AnsweringTier[],
 ): void {
   w.ascii('{"object":"decision","model":').string(request.model);
   w.ascii(',"answers":[');
@@ -112,6 +114,7 @@ export function writeDecisionsReply(
       asks[i]!.type,
       answers[i]!,
       audits?.[i],
+      tiers?.[i],
     );
   }
   w.ascii(

@@ -9,6 +9,7 @@
  * @module
  */
 
+import type { AnsweringTier } from "../engine/two_tier.ts";
 import type { Assessment } from "../engine/verdict.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import {
@@ -37,6 +38,7 @@ export function writeModelAnswer(
   type: string,
   a: Assessment,
   audit: string | undefined,
+  tier: AnsweringTier = "table",
 ): void {
   const { answer } = a;
   w.ascii('{"type":').string(type);
@@ -62,6 +64,6 @@ export function writeModelAnswer(
     writeHint(w, served, a);
   }
   w.ascii(',"service":');
-  writeService(w, a, audit);
+  writeService(w, a, audit, tier);
   w.ascii("}");
 }

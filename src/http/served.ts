@@ -10,9 +10,10 @@
  */
 
 import { type DriftGuard, DriftMonitor, peekGuard } from "../engine/drift.ts";
-import { TableState } from "../engine/state.ts";
+import { setThresholdInForce, TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
 import { type QuestionFragments, replyFragments } from "./fragments.ts";
+import { hasSecondTier, type SecondTier } from "./second_tier.ts";
 
 /** One served table and what belongs to it. */
 export interface ServedTable {
@@ -27,26 +28,52 @@ export interface ServedTable {
   readonly fragments: readonly QuestionFragments[];
   /** The table's question names, in order. */
   readonly questionNames: readonly string[];
+  /**
+   * The second tier this table is served with: the service's encoder when
+   * a question of the table has a second tier, else null (a table-only
+   * bundle never touches it).
+   */
+  readonly second: SecondTier | null;
+  /**
+   * Per question position, the second tier's threshold in force (its
+   * calibrated `L` unless its live certificate moved it); null without one.
+   */
+  readonly semanticThresholds: (number | null)[];
 }
 
 /**
  * Everything needed to serve `table`: its serving `state` (a new one with
  * the default word cache unless given), a new drift guard from its
- * settings unless one is given, and its reply fragments (built now, not
- * per request).
+ * settings unless one is given, its reply fragments (built now, not per
+ * request), and `second` when a question of the table has a second tier
+ * (whose threshold `L` is then put in force for both tiers).
  */
 export function serveTable(
   table: Table,
   monitor?: DriftMonitor,
   state?: TableState,
+  second?: SecondTier | null,
 ): ServedTable {
   const guard = monitor ?? new DriftMonitor(table.settings.drift);
+  const served = state ?? new TableState(table);
+  const tiered = second != null && hasSecondTier(table) ? second : null;
+  const semanticThresholds = table.questions.map((q) =>
+    tiered === null ? null : q.semantic?.calibration.threshold ?? null
+  );
+  // Both tiers are certified against the two-tier rule's threshold: with
+  // the second tier served, it is the table's threshold in force too.
+  table.questions.forEach((q, i) => {
+    const l = semanticThresholds[i]!;
+    if (l !== null) setThresholdInForce(table, served, q.name, l);
+  });
   return {
     table,
-    state: state ?? new TableState(table),
+    state: served,
     monitor: guard,
     peek: peekGuard(guard),
     fragments: replyFragments(table),
     questionNames: table.questions.map((q) => q.name),
+    second: tiered,
+    semanticThresholds,
   };
 }

@@ -15,11 +15,27 @@ import { prepareText } from "../engine/answer.ts";
 import type { DriftMonitor } from "../engine/drift.ts";
 import type { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
+import {
+  type AnsweringTier,
+  answerWithSecondTier,
+  asksSecondTier,
+} from "../engine/two_tier.ts";
+import type { Assessment } from "../engine/verdict.ts";
 import { LiveController, type LiveOptions } from "../live/controller.ts";
 import { dashboardHtml as defaultDashboard } from "../../static/mod.ts";
 import { parseJsonBody } from "./body.ts";
-import { assessRequest, type DecisionShape } from "./decision_request.ts";
-import type { JsonWriter } from "./json_writer.ts";
+import {
+  assessRequest,
+  type DecisionRequest,
+  type DecisionShape,
+} from "./decision_request.ts";
+import { JsonWriter } from "./json_writer.ts";
+import {
+  DEFAULT_SECOND_TIER,
+  hasSecondTier,
+  SecondTier,
+  type SecondTierOptions,
+} from "./second_tier.ts";
 import type { DecisionRouteSpec } from "./routes.ts";
 import { type ServedTable, serveTable } from "./served.ts";
 import { round1 } from "./stats/latency.ts";
@@ -66,6 +82,30 @@ export interface AppDeps {
    * logged nor counted.
    */
   acceptNewOptions?: boolean | undefined;
+  /**
+   * The second tier's encoder, when `table` has a second tier (`serve`
+   * starts it then, and only then); without it a format-4 bundle is served
+   * by its table alone, against the table's own threshold.
+   */
+  secondTier?: SecondTier | null | undefined;
+}
+
+/** Counts each answer under the tier that gave it, and the latency under each tier present. */
+function recordTiers(
+  second: SecondTier,
+  answers: readonly Assessment[],
+  tiers: readonly AnsweringTier[],
+  latencyUs: number,
+): void {
+  let table = false;
+  let semantic = false;
+  for (let i = 0; i < answers.length; i++) {
+    const tier = tiers[i]!;
+    second.stats.recordAnswer(tier, answers[i]!.answer.certified);
+    if (tier === "table") table = true;
+    else semantic = true;
+  }
+  second.stats.recordLatency(table, semantic, latencyUs);
 }
 
 /** Appends feedback trace lines (JSON text, one per line, newline-terminated) somewhere durable. */
@@ -74,6 +114,9 @@ export type FeedbackSink = (lines: string) => Promise<void>;
 /** A running service: what every route reads and records. */
 export class Service {
   #served: ServedTable;
+  #second: SecondTier | null;
+  readonly #subscribers: ((served: ServedTable, loadMs?: number) => void)[] =
+    [];
   /** Counters, latency and recent decisions. */
   readonly stats: ServiceStats;
   /** Where the access token comes from (`NO_TOKEN`: every route is open). */
@@ -91,11 +134,21 @@ export class Service {
 
   /** A service for `deps`, counting from now. */
   constructor(deps: AppDeps) {
-    this.#served = serveTable(deps.table, deps.monitor, deps.state);
+    this.#second = deps.secondTier ?? null;
+    this.#served = serveTable(
+      deps.table,
+      deps.monitor,
+      deps.state,
+      this.#second,
+    );
     this.log = deps.log ?? ((m: string) => console.error(m));
     this.dashboardHtml = deps.dashboardHtml ?? defaultDashboard;
     this.live = new LiveController(deps.live ?? { auditRate: 0 });
-    this.live.serve(deps.table, this.#served.state);
+    this.live.serve(
+      deps.table,
+      this.#served.state,
+      this.#served.second !== null,
+    );
     this.feedbackLog = deps.feedbackLog ?? null;
     this.acceptNewOptions = deps.acceptNewOptions ?? false;
     this.stats = new ServiceStats({
@@ -109,6 +162,53 @@ export class Service {
       llmLatencyMs: deps.llmLatencyMs,
     });
     this.token = deps.token ?? NO_TOKEN;
+    // What is served now has one owner, this service: a reload publishes
+    // the new served object and each part that keeps something of it
+    // follows.
+    this.subscribe((next) =>
+      this.live.serve(next.table, next.state, next.second !== null)
+    );
+    this.subscribe((next, loadMs) =>
+      this.stats.serve(
+        next.table,
+        next.state,
+        next.monitor,
+        undefined,
+        loadMs,
+      )
+    );
+  }
+
+  /**
+   * Calls `listener` with every served object published from now on (each
+   * reload), with its load time when known.
+   */
+  subscribe(listener: (served: ServedTable, loadMs?: number) => void): void {
+    this.#subscribers.push(listener);
+  }
+
+  /** The second tier's encoder; null when none was started. */
+  get secondTier(): SecondTier | null {
+    return this.#second;
+  }
+
+  /**
+   * Gets ready to serve `table`: starts the second tier's encoder (with
+   * `options`) when the table has a second tier and none runs yet; a
+   * table-only bundle starts nothing.
+   */
+  async prepare(
+    table: Table,
+    options: SecondTierOptions = DEFAULT_SECOND_TIER,
+  ): Promise<void> {
+    if (this.#second === null && hasSecondTier(table)) {
+      this.#second = await SecondTier.start(options);
+    }
+  }
+
+  /** Stops the second tier's workers (at shutdown). */
+  close(): void {
+    this.#second?.close();
   }
 
   /** The table served now; a request reads it once, at its start. */
@@ -129,10 +229,9 @@ export class Service {
     loadMs?: number,
     state?: TableState,
   ): ServedTable {
-    const next = serveTable(table, monitor, state);
+    const next = serveTable(table, monitor, state, this.#second);
     this.#served = next;
-    this.live.serve(table, next.state);
-    this.stats.serve(table, next.state, next.monitor, undefined, loadMs);
+    for (const listener of this.#subscribers) listener(next, loadMs);
     return next;
   }
 
@@ -143,12 +242,16 @@ export class Service {
    * `app.onError` writes that reply. `latency_us` runs from here (the body
    * received as text) to the answers ready.
    */
-  decide(route: DecisionRouteSpec, body: string, w: JsonWriter): void {
+  decide(
+    route: DecisionRouteSpec,
+    body: string,
+    w: JsonWriter,
+  ): Promise<JsonWriter> | undefined {
     const served = this.#served;
     const start = performance.now();
     const shape: DecisionShape = route.decision;
     const request = shape.parse(parseJsonBody(body, shape.needed));
-    const { table, state, monitor } = served;
+    const { table, state, monitor, second } = served;
     const answers = assessRequest(
       table,
       state,
@@ -156,9 +259,113 @@ export class Service {
       request,
       monitor,
     );
-    const audits = this.live.recordDecisions(table, answers, request.text);
+    let tiers: AnsweringTier[] | undefined;
+    if (second !== null) {
+      let asked: number[] | null = null;
+      for (let i = 0; i < answers.length; i++) {
+        if (asksSecondTier(table, answers[i]!, request.exposed)) {
+          (asked ??= []).push(i);
+        }
+      }
+      if (asked !== null) {
+        const embedding = second.encoder.tryEmbed(request.text);
+        if (embedding !== null) {
+          return this.#withSecondTier(
+            route,
+            served,
+            request,
+            answers,
+            asked,
+            embedding,
+            start,
+          );
+        }
+        second.stats.shed++;
+      }
+      tiers = answers.map(() => "table");
+    }
+    const audits = this.live.recordDecisions(
+      table,
+      answers,
+      request.text,
+      tiers,
+    );
     const latencyUs = round1((performance.now() - start) * 1000);
     this.stats.recordDecision(route.path, request.text, answers, latencyUs);
-    shape.write(w, served, request, answers, latencyUs, audits);
+    if (tiers !== undefined) recordTiers(second!, answers, tiers, latencyUs);
+    shape.write(w, served, request, answers, latencyUs, audits, tiers);
+    return undefined;
+  }
+
+  /**
+   * The rest of a decision whose answers `asked` go to the second tier,
+   * once `embedding` arrives: each answer is given by the two-tier rule,
+   * recorded, and the reply written into a writer of its own (the shared
+   * one serves other requests meanwhile). A failed embedding leaves the
+   * table's answers, counted as failed.
+   */
+  async #withSecondTier(
+    route: DecisionRouteSpec,
+    served: ServedTable,
+    request: DecisionRequest,
+    answers: Assessment[],
+    asked: readonly number[],
+    embedding: Promise<Float32Array>,
+    start: number,
+  ): Promise<JsonWriter> {
+    const { table } = served;
+    const second = served.second!;
+    const tiers: AnsweringTier[] = answers.map(() => "table");
+    let vector: Float32Array | null = null;
+    try {
+      vector = await embedding;
+    } catch (e) {
+      second.stats.failed++;
+      this.log(
+        `The second tier failed; the table's answers went back: ${
+          e instanceof Error ? e.message : String(e)
+        }`,
+      );
+    }
+    if (vector !== null) {
+      for (const i of asked) {
+        const a = answers[i]!;
+        const r = answerWithSecondTier(
+          table,
+          a,
+          vector,
+          this.live.semanticThreshold(
+            table,
+            a.slot,
+            served.semanticThresholds[a.slot] ?? null,
+          ),
+        );
+        second.stats.asked++;
+        if (r.tier === "table") second.stats.novel++;
+        answers[i] = r.assessment;
+        tiers[i] = r.tier;
+      }
+    }
+    const audits = this.live.recordDecisions(
+      table,
+      answers,
+      request.text,
+      tiers,
+    );
+    const latencyUs = round1((performance.now() - start) * 1000);
+    this.stats.recordDecision(route.path, request.text, answers, latencyUs);
+    recordTiers(second, answers, tiers, latencyUs);
+    const w = new JsonWriter(4096);
+    const shape: DecisionShape = route.decision;
+    shape.write(
+      w,
+      served,
+      request,
+      answers,
+      latencyUs,
+      audits,
+      tiers,
+    );
+    return w;
   }
 }

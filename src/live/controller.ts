@@ -20,6 +20,7 @@
 import { LiveCertificate, type LiveState } from "../engine/live.ts";
 import type { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
+import type { AnsweringTier } from "../engine/two_tier.ts";
 import { answerOf, type Assessment } from "../engine/verdict.ts";
 import { applyLiveDecision } from "./apply.ts";
 import type { AuditKeyFile } from "./audit_key.ts";
@@ -116,6 +117,10 @@ export class LiveController {
   readonly #tables = new WeakMap<Table, Certificates>();
   /** The serving state of every table served (where decisions are put in force). */
   readonly #states = new WeakMap<Table, TableState>();
+  /** Tables served with their second tier. */
+  readonly #tiered = new WeakSet<Table>();
+  /** Per table, the second tier's certificates (see `semanticCertificates`). */
+  readonly #semantic = new WeakMap<Table, (LiveCertificate | null)[]>();
   /** Recent uncertified eligible answers by question and text (see `takeRecent`). */
   readonly recent = new RecentAnswers();
   /** The key file of signed ids; null when ids are kept in `pending`. */
@@ -186,8 +191,9 @@ export class LiveController {
    * reads its pooled certificate (and withholds certification until it
    * has). A lone process's certificates start when first used.
    */
-  serve(table: Table, state: TableState): void {
+  serve(table: Table, state: TableState, tiered = false): void {
     this.#states.set(table, state);
+    if (tiered) this.#tiered.add(table);
     if (this.fleet !== null && this.enabled) {
       this.fleet.serve(table, state, this.certificates(table), this.auditRate);
     }
@@ -217,15 +223,66 @@ export class LiveController {
     return this.#sampler.rate > 0;
   }
 
-  /** The certificates of `table` (made on first use, one per question). */
+  /**
+   * The certificates of `table` (made on first use, one per question): of
+   * the table's own answers. A question served with its second tier is
+   * certified against the two-tier rule's calibration, so its table
+   * certificate starts from that (`L`, its candidates).
+   */
   certificates(table: Table): Certificates {
     let found = this.#tables.get(table);
     if (found === undefined) {
       const rate = this.#sampler.rate;
-      found = table.questions.map((q) => newCertificate(q, rate));
+      const tiered = this.#tiered.has(table);
+      found = table.questions.map((q) =>
+        newCertificate(
+          q,
+          rate,
+          tiered && q.semantic !== undefined
+            ? q.semantic.calibration
+            : q.calibration,
+        )
+      );
       this.#tables.set(table, found);
     }
     return found;
+  }
+
+  /**
+   * The second tier's certificates of `table` (made on first use; null for
+   * a question without a second tier): the second tier's certified answers
+   * are a stream of their own, audited at the same rate over the two-tier
+   * rule's candidates, starting from its threshold `L`.
+   */
+  semanticCertificates(table: Table): (LiveCertificate | null)[] {
+    let found = this.#semantic.get(table);
+    if (found === undefined) {
+      const rate = this.#sampler.rate;
+      found = table.questions.map((q) =>
+        q.semantic === undefined
+          ? null
+          : newCertificate(q, rate, q.semantic.calibration)
+      );
+      this.#semantic.set(table, found);
+    }
+    return found;
+  }
+
+  /**
+   * The second tier's threshold in force for question `slot` of `table`:
+   * its live certificate's decision on a lone process with audits on
+   * (null: certification withdrawn), else `fallback` (the bundle's `L`).
+   */
+  semanticThreshold(
+    table: Table,
+    slot: number,
+    fallback: number | null,
+  ): number | null {
+    if (!this.enabled || this.fleet !== null) return fallback;
+    const c = this.#semantic.get(table)?.[slot];
+    if (c == null) return fallback;
+    const d = c.decide();
+    return d.reason === "uncalibrated" ? fallback : d.threshold;
   }
 
   /**
@@ -237,6 +294,7 @@ export class LiveController {
     table: Table,
     answers: readonly Assessment[],
     text?: string,
+    tiers?: readonly AnsweringTier[],
   ): (string | undefined)[] | undefined {
     if (!this.enabled) return undefined;
     let ids: (string | undefined)[] | undefined;
@@ -244,6 +302,13 @@ export class LiveController {
     for (let i = 0; i < answers.length; i++) {
       const a = answers[i]!;
       if (!isEligible(a)) continue;
+      if (tiers?.[i] === "semantic") {
+        const id = this.#recordSemantic(table, a);
+        if (id !== undefined) {
+          (ids ??= new Array<string | undefined>(answers.length))[i] = id;
+        }
+        continue;
+      }
       const certificate = certificates[a.slot]!;
       const certified = a.answer.certified;
       const picked = certified && this.#sampler.pick();
@@ -280,6 +345,31 @@ export class LiveController {
         });
     }
     return ids;
+  }
+
+  /**
+   * Records a second-tier answer in its question's second-tier
+   * certificate and picks it for audit when certified. Its audit id is
+   * kept in `pending` (tied to that certificate); with signed ids (a
+   * fleet) second-tier answers are counted but not picked: a signed id
+   * names the table's stream only.
+   */
+  #recordSemantic(table: Table, a: Assessment): string | undefined {
+    const certificate = this.semanticCertificates(table)[a.slot];
+    if (certificate == null) return undefined;
+    const certified = a.answer.certified;
+    const picked = certified && this.#tokens === null &&
+      this.#sampler.pick();
+    certificate.recordDecision(a.fullConfidence, certified, picked);
+    if (!picked) return undefined;
+    return this.pending.add({
+      table,
+      certificate,
+      question: a.question,
+      answer: answerOf(a.answer)!,
+      confidence: a.fullConfidence,
+      generation: certificate.generation,
+    });
   }
 
   /**
@@ -432,10 +522,12 @@ export class LiveController {
     let times = this.#resetAt.get(table);
     if (times === undefined) this.#resetAt.set(table, times = new Map());
     const certificates = this.certificates(table);
+    const semantic = this.#semantic.get(table);
     for (const name of names) {
       const slot = table.questions.findIndex((q) => q.name === name);
       if (slot < 0) continue;
       certificates[slot]!.reset();
+      semantic?.[slot]?.reset();
       times.set(name, now);
       if (this.fleet === null) this.apply(table, name);
     }
@@ -453,6 +545,23 @@ export class LiveController {
       );
     }
     return [question];
+  }
+
+  /**
+   * The live state of the second tier of every question of `table` that
+   * has one and is served with it, by name (empty when off, or when the
+   * table is served without its second tier). This process's own evidence,
+   * also in a fleet (which pools the table's alone).
+   */
+  semanticStates(table: Table): Map<string, LiveState> {
+    const out = new Map<string, LiveState>();
+    if (!this.enabled || !this.#tiered.has(table)) return out;
+    const certificates = this.semanticCertificates(table);
+    table.questions.forEach((q, i) => {
+      const c = certificates[i];
+      if (c != null) out.set(q.name, c.state());
+    });
+    return out;
   }
 
   /** The live state of every question of `table`, by name (empty when off); a fleet's pooled one. */
