@@ -8,7 +8,7 @@
 
 import { assess, prepareText } from "../src/engine/answer.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
-import { semanticAssess } from "../src/engine/semantic.ts";
+import { fullProbabilities, semanticAssess } from "../src/engine/semantic.ts";
 import type { Table } from "../src/engine/table.ts";
 import { setThresholdInForce, TableState } from "../src/engine/state.ts";
 import { disagrees } from "../src/engine/verdict.ts";
@@ -95,7 +95,12 @@ export function twoTierFigures(
       a.flag === "low_confidence" &&
       threshold !== null
     ) {
-      const s = semanticAssess(tq.semantic, embeddings[i]!);
+      const s = semanticAssess(
+        tq.semantic,
+        embeddings[i]!,
+        undefined,
+        fullProbabilities(table, state, prepareText(table, state, text), tq),
+      );
       if (!s.novel && s.confidence >= threshold) {
         certified++;
         bySemantic++;

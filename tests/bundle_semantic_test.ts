@@ -26,6 +26,7 @@ function randomTier(k: number, dim: number, seed: number): SemanticTier {
     weights: f(dim * k),
     bias: f(k),
     temperature: 0.7,
+    tableWeight: 0.5,
     novelty: {
       projection: f(dim * 8),
       rank: 8,
@@ -83,9 +84,13 @@ Deno.test("encodeBundle() writes format 4 with semantic.bin and the encoder for 
     false,
   );
   const e = Float32Array.from({ length: 16 }, (_, i) => Math.sin(i));
+  const p = Float64Array.from(
+    { length: q.options.length },
+    (_, i) => (i + 1) / 10,
+  );
   assert.deepEqual(
-    semanticAssess(lq.semantic!, e),
-    semanticAssess(q.semantic!, e),
+    semanticAssess(lq.semantic!, e, undefined, p),
+    semanticAssess(q.semantic!, e, undefined, p),
   );
   assert.deepEqual(Array.from(lq.weights), Array.from(q.weights));
   assert.deepEqual(lq.semantic!.calibration, q.semantic!.calibration);

@@ -17,6 +17,7 @@ function tier(p = 0): SemanticTier {
     weights: Float32Array.of(3, -3, -3, 3, 0, 0),
     bias: Float32Array.of(0.5, 0),
     temperature: 0.5,
+    tableWeight: 0,
     novelty: {
       projection: Float32Array.of(1, 0, 0, 0, 1, 0, 0, 0, 1),
       rank: 3,
@@ -108,4 +109,15 @@ Deno.test("twoTierVerdict() takes the table first, then the second tier, never a
   assert.equal(twoTierVerdict({ table: 0.5, semantic: 0.5 }, 0.9), null);
   assert.equal(twoTierVerdict({ table: -1, semantic: -1 }, 0), null);
   assert.equal(twoTierVerdict({ table: 0.99, semantic: 0.99 }, null), null);
+});
+
+Deno.test("semanticLogits() adds the table's log-probabilities by the tier's weight, and needs them", () => {
+  const t = { ...tier(), tableWeight: 0.5 };
+  const z = semanticLogits(t, Float32Array.of(1, 0, 1), [0.25, 0.75]);
+  assert.ok(Math.abs(z[0]! - (6.5 + 0.5 * Math.log(0.25))) < 1e-9);
+  assert.ok(Math.abs(z[1]! - (-6 + 0.5 * Math.log(0.75))) < 1e-9);
+  assert.throws(
+    () => semanticLogits(t, Float32Array.of(1, 0, 1)),
+    /reads the table's 2 probabilities: got none/,
+  );
 });

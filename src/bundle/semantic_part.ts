@@ -38,6 +38,8 @@ export interface ManifestSemantic {
   dim: number;
   scale: number;
   temperature: number;
+  /** Weight of the table's log-probabilities (see `SemanticTier`). */
+  table_weight: number;
   rank: number;
   novelty_p: number;
   novelty_scores: number;
@@ -64,6 +66,7 @@ export function encodeSemantic(
       dim: s.dim,
       scale: s.scale,
       temperature: s.temperature,
+      table_weight: s.tableWeight,
       rank: s.novelty.rank,
       novelty_p: s.novelty.p,
       novelty_scores: s.novelty.scores.length,
@@ -117,6 +120,7 @@ export function checkSemanticEntry(
   if (
     typeof e !== "object" || e === null || !whole(e.dim) || e.dim < 1 ||
     !(e.scale > 0) || !(e.temperature > 0) || !whole(e.rank) ||
+    !(typeof e.table_weight === "number" && e.table_weight >= 0) ||
     !(e.novelty_p >= 0 && e.novelty_p < 1) || !whole(e.novelty_scores) ||
     k < 2 ||
     typeof e.calibration !== "object" || e.calibration === null ||
@@ -173,6 +177,7 @@ export function decodeSemantic(
       dim: e.dim,
       scale: e.scale,
       temperature: e.temperature,
+      tableWeight: e.table_weight,
       weights: f32(e.dim * k),
       bias: f32(k),
       novelty: {

@@ -21,7 +21,16 @@
  * @module
  */
 
-import { argmax, type Calibration, softmax } from "./table.ts";
+import {
+  argmax,
+  type Calibration,
+  type QuestionTable,
+  scoreWords,
+  softmax,
+  type Table,
+} from "./table.ts";
+import type { PreparedText } from "./prepare.ts";
+import type { TableState } from "./state.ts";
 
 /** What the novelty guard compares a text with. */
 export interface NoveltyReference {
@@ -52,6 +61,12 @@ export interface SemanticTier {
   bias: Float32Array;
   /** Logits are divided by this before the softmax. */
   temperature: number;
+  /**
+   * Weight of the table's log-probabilities (over all options) added to
+   * the logits: the second tier reads the table's scores beside the
+   * embedding; 0 reads the embedding alone.
+   */
+  tableWeight: number;
   novelty: NoveltyReference;
   /**
    * The two-tier rule's calibration: its threshold `L` is the one both
@@ -78,13 +93,15 @@ export interface SemanticAssessment {
 }
 
 /**
- * The second tier's logits for an embedding: `scale * x^T W + b`, written
- * to `out` (fresh when absent). Throws a RangeError for an embedding of
- * the wrong size.
+ * The second tier's logits for an embedding: `scale * x^T W + b`, plus
+ * `tableWeight` times the log of the table's probabilities over all
+ * options when the tier reads them, written to `out` (fresh when absent).
+ * Throws a RangeError for an embedding or probabilities of the wrong size.
  */
 export function semanticLogits(
   tier: SemanticTier,
   embedding: ArrayLike<number>,
+  tableProbabilities?: ArrayLike<number>,
   out?: Float64Array,
 ): Float64Array {
   const k = tier.bias.length;
@@ -101,6 +118,19 @@ export function semanticLogits(
     if (x === 0) continue;
     const base = d * k;
     for (let j = 0; j < k; j++) z[j]! += x * w[base + j]!;
+  }
+  if (tier.tableWeight !== 0) {
+    if (tableProbabilities === undefined || tableProbabilities.length !== k) {
+      throw new RangeError(
+        `The second tier reads the table's ${k} probabilities: got ${
+          tableProbabilities?.length ?? "none"
+        }`,
+      );
+    }
+    for (let j = 0; j < k; j++) {
+      z[j]! += tier.tableWeight *
+        Math.log(Math.max(tableProbabilities[j]!, 1e-12));
+    }
   }
   return z;
 }
@@ -158,17 +188,19 @@ export function noveltyPValue(sorted: Float32Array, score: number): number {
 }
 
 /**
- * Answers a question's second tier for a text's embedding: probabilities
- * over all options, the best among `known` (learned option indices offered,
- * ascending; absent: all) with its probability among them, and the novelty
- * verdict. No I/O, no state: the same inputs give the same result.
+ * Answers a question's second tier for a text's embedding (and the table's
+ * probabilities over all options, when the tier reads them: see
+ * `fullProbabilities`): probabilities over all options, the best among
+ * `known` (learned option indices offered, ascending; absent or empty:
+ * all) with its probability among them, and the novelty verdict. No I/O,
+ * no state: the same inputs give the same result.
  *
  * @example
  * ```ts
  * import { semanticAssess, type SemanticTier } from "./semantic.ts";
  * const tier: SemanticTier = {
  *   dim: 2, scale: 1, temperature: 1,
- *   weights: Float32Array.of(2, -2, 0, 0), bias: Float32Array.of(0, 0),
+ *   weights: Float32Array.of(2, -2, 0, 0), bias: Float32Array.of(0, 0), tableWeight: 0,
  *   novelty: { projection: new Float32Array(0), rank: 0, means: new Float32Array(0), scores: new Float32Array(0), p: 0 },
  *   calibration: { status: "calibrated", threshold: 0.9, alpha: 0.05, delta: 0.05, reason: null, candidates: [0.9] },
  * };
@@ -181,8 +213,9 @@ export function semanticAssess(
   tier: SemanticTier,
   embedding: ArrayLike<number>,
   known?: readonly number[],
+  tableProbabilities?: ArrayLike<number>,
 ): SemanticAssessment {
-  const logits = semanticLogits(tier, embedding);
+  const logits = semanticLogits(tier, embedding, tableProbabilities);
   const probabilities = softmax(logits, tier.temperature);
   let best: number;
   let confidence: number;
@@ -200,6 +233,30 @@ export function semanticAssess(
   const novel = tier.novelty.p > 0 && tier.novelty.scores.length > 0 &&
     noveltyP <= tier.novelty.p;
   return { probabilities, best, confidence, novelty, noveltyP, novel };
+}
+
+/**
+ * The table's probabilities over all of question `q`'s options for a
+ * prepared text (what `assess` computes before narrowing to offered
+ * options), as a fresh array: the second tier's input beside the
+ * embedding.
+ */
+export function fullProbabilities(
+  table: Table,
+  state: TableState,
+  text: PreparedText,
+  q: QuestionTable,
+): Float64Array {
+  const logits = scoreWords(
+    table,
+    state,
+    q,
+    text.entries,
+    text.looseBuckets,
+    text.bigramBuckets,
+    new Float64Array(q.options.length),
+  );
+  return softmax(logits, q.temperature);
 }
 
 /** Which tier a certified answer comes from; null when neither certifies. */

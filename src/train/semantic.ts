@@ -21,7 +21,7 @@ import {
   type SemanticTier,
   twoTierVerdict,
 } from "../engine/semantic.ts";
-import type { Calibration } from "../engine/table.ts";
+import { type Calibration, softmax } from "../engine/table.ts";
 import { liveGrid } from "../engine/live.ts";
 import { calibrationInScope } from "../engine/scope.ts";
 import {
@@ -62,10 +62,13 @@ export interface SemanticQuestion {
   fit: readonly number[];
   validation: readonly number[];
   calibration: readonly number[];
-  /** The table's validation figures (in `validation` order). */
+  /** The table's validation figures (in `validation` order), and its temperature. */
   tableValidation: ValidationFigures;
+  tableTemperature: number;
   /** The table's calibration answers as served (in `calibration` order), and its own outcome. */
   scored: ScoredAnswers;
+  /** The table's probabilities over all options for each calibration answer (in `calibration` order). */
+  tableProbabilities: readonly Float64Array[];
   tableOutcome: CalibrationOutcome;
 }
 
@@ -78,6 +81,8 @@ export interface SemanticTargets {
   fit: SemanticFitSettings;
   /** Novelty guard level (0: off). */
   noveltyP: number;
+  /** Whether the second tier may read the table's probabilities beside the embedding. */
+  readTable: boolean;
 }
 
 /** What the stage reports for a question (`report.json`). */
@@ -88,6 +93,8 @@ export interface SemanticReport {
   reason: string;
   epochs: number;
   temperature: number;
+  /** Weight of the table's log-probabilities in the second tier's logits (0: the embedding alone). */
+  table_weight: number;
   validation_accuracy: number | null;
   /** Share of validation answers the test would certify: the table alone, and both tiers. */
   validation_certified: { table: number; both: number };
@@ -130,6 +137,9 @@ export function semanticStage(
     k,
     dim,
     targets.fit,
+    targets.readTable
+      ? tableLogProbs(q.tableValidation, q.tableTemperature, k)
+      : null,
   );
   const novelty = noveltyReference(
     embeddings,
@@ -146,6 +156,7 @@ export function semanticStage(
     weights: fitted.weights,
     bias: fitted.bias,
     temperature: fitted.temperature,
+    tableWeight: fitted.tableWeight,
     novelty,
     calibration: q.tableOutcome.calibration,
   };
@@ -157,7 +168,12 @@ export function semanticStage(
   const tierConf = new Float64Array(n);
   const tierWrong = new Uint8Array(n);
   q.calibration.forEach((i, t) => {
-    const a = semanticAssess(tier, embeddings[i]!);
+    const a = semanticAssess(
+      tier,
+      embeddings[i]!,
+      undefined,
+      q.tableProbabilities[t],
+    );
     noveltyScores[t] = a.novelty;
     tierConf[t] = a.confidence;
     tierWrong[t] = a.best === q.labels[i] ? 0 : 1;
@@ -204,6 +220,7 @@ export function semanticStage(
   const base = {
     epochs: fitted.epochs,
     temperature: fitted.temperature,
+    table_weight: fitted.tableWeight,
     validation_accuracy: validationAccuracy,
     validation_certified: shares,
   };
@@ -280,6 +297,23 @@ export function semanticStage(
       },
     },
   };
+}
+
+/** The table's log-probabilities on its validation answers (`n × k`), or null without its logits. */
+function tableLogProbs(
+  v: ValidationFigures,
+  temperature: number,
+  k: number,
+): Float64Array | null {
+  if (v.logits === undefined || v.logits.length === 0) return null;
+  const out = new Float64Array(v.logits.length);
+  for (let t = 0; t * k < v.logits.length; t++) {
+    const p = softmax(v.logits.subarray(t * k, (t + 1) * k), temperature);
+    for (let j = 0; j < k; j++) {
+      out[t * k + j] = Math.log(Math.max(p[j]!, 1e-12));
+    }
+  }
+  return out;
 }
 
 /** Validation answers of both tiers (fit-only models), in the same order. */

@@ -45,6 +45,8 @@ export interface FittedTier {
   weights: Float32Array;
   bias: Float32Array;
   temperature: number;
+  /** Weight of the table's log-probabilities in the logits (see `SemanticTier`). */
+  tableWeight: number;
   epochs: number;
   /** The fit-only model's validation answers: confidence, best option, correct. */
   validation: {
@@ -109,11 +111,17 @@ function denseLogits(
   return out;
 }
 
+/** Weights of the table's log-probabilities tried on the validation part. */
+export const TABLE_WEIGHTS: readonly number[] = [0, 0.25, 0.5, 0.75, 1, 1.5, 2];
+
 /**
- * Fits the second tier: epochs chosen by validation NLL on a fit-only run,
- * the temperature fitted on its validation logits, then the weights
- * refitted on fit and validation for that many epochs (without validation
- * answers: `maxEpochs` on fit, temperature 1). Deterministic for a seed.
+ * Fits the second tier: epochs chosen by validation NLL on a fit-only run;
+ * then, when the table's log-probabilities on the validation answers are
+ * given (`n × k`, from the table's own fit-only model), the weight they
+ * get among `TABLE_WEIGHTS` and the temperature, by validation NLL; then
+ * the weights refitted on fit and validation for that many epochs
+ * (without validation answers: `maxEpochs` on fit, temperature 1, the
+ * embedding alone). Deterministic for a seed.
  */
 export function fitTier(
   embeddings: readonly Float32Array[],
@@ -123,6 +131,7 @@ export function fitTier(
   k: number,
   dim: number,
   settings: SemanticFitSettings = DEFAULT_SEMANTIC_FIT,
+  tableLogProbs: Float64Array | null = null,
 ): FittedTier {
   const layout = denseLayout(embeddings, dim, settings.scale);
   const sgd = {
@@ -160,9 +169,27 @@ export function fitTier(
       return epoch - best.epoch < 2;
     });
   }
-  const temperature = validation.length > 0
-    ? fitTemperature(bestLogits, valLabels, k)
-    : 1;
+  let tableWeight = 0;
+  let temperature = 1;
+  if (validation.length > 0) {
+    let bestNll = Infinity;
+    const weights = tableLogProbs === null ? [0] : TABLE_WEIGHTS;
+    let chosen = bestLogits;
+    for (const w of weights) {
+      const z = w === 0
+        ? bestLogits
+        : bestLogits.map((x, t) => x + w * tableLogProbs![t]!);
+      const t = fitTemperature(z, valLabels, k);
+      const nll = meanNll(z, valLabels, k, t);
+      if (nll < bestNll - 1e-9) {
+        bestNll = nll;
+        tableWeight = w;
+        temperature = t;
+        chosen = z;
+      }
+    }
+    bestLogits = chosen;
+  }
   const confidences = new Float64Array(validation.length);
   const bestOption = new Int32Array(validation.length);
   const correct = new Uint8Array(validation.length);
@@ -185,6 +212,7 @@ export function fitTier(
     weights: model.weights,
     bias: model.bias,
     temperature,
+    tableWeight,
     epochs: best.epoch,
     validation: { confidences, best: bestOption, correct },
   };

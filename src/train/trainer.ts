@@ -66,7 +66,7 @@ import {
   type SemanticReport,
   semanticStage,
 } from "./semantic.ts";
-import { semanticAssess } from "../engine/semantic.ts";
+import { fullProbabilities, semanticAssess } from "../engine/semantic.ts";
 
 /** Everything training can be told. */
 export interface TrainOptions extends FitSettings {
@@ -515,6 +515,12 @@ export function train(
     };
     let semanticReport: SemanticReport | undefined;
     if (semantic !== "off") {
+      const calibrationTable: Table = {
+        ...base,
+        questions: [unscored],
+        byName: new Map([[unscored.name, unscored]]),
+      };
+      const calibrationState = new TableState(calibrationTable);
       const stage = semanticStage(
         {
           labels: qa.labels,
@@ -523,7 +529,16 @@ export function train(
           validation: parts.validation,
           calibration: parts.calibration,
           tableValidation: model.validation,
+          tableTemperature: model.temperature,
           scored,
+          tableProbabilities: parts.calibration.map((i) =>
+            fullProbabilities(
+              calibrationTable,
+              calibrationState,
+              prepareFeatures(calibrationTable, calibrationState, features[i]!),
+              unscored,
+            )
+          ),
           tableOutcome: outcome,
         },
         embeddings!,
@@ -534,6 +549,7 @@ export function train(
           scopeP: options.settings.drift.scope_p,
           fit: semanticFitSettings(options.seed),
           noveltyP: NOVELTY_P,
+          readTable: true,
         },
       );
       semanticReport = stage.report;
@@ -716,7 +732,13 @@ function measureAnswers(
       !a.certified && a.flag === "low_confidence" && tier !== undefined &&
       embeddings !== undefined && threshold !== null
     ) {
-      const s = semanticAssess(tier, embeddings[i]!);
+      const q = table.byName.get(qa.name)!;
+      const s = semanticAssess(
+        tier,
+        embeddings[i]!,
+        undefined,
+        fullProbabilities(table, state, text, q),
+      );
       if (!s.novel && s.confidence >= threshold) {
         meter.add(true, s.best !== qa.labels[i]);
         continue;
