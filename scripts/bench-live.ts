@@ -14,7 +14,11 @@
  *   second-half disagreement among certified answers should be at most alpha
  *   with at least 70% certified.
  * - Feedback cost: server time per feedback sample (parse, count, decide),
- *   audits and traces, in batches of 1 and 100.
+ *   audits and traces, in batches of 1 and 100, with the feedback check
+ *   (the bundle's calibration bands) and without.
+ * - The feedback check: the cost of one feedback item and the live
+ *   decision with and without it, and how many feedback items an echoing
+ *   proxy and a lying one need before they are named.
  * - Reload under load: `wrk` on `/v1/decide` while the bundle is reloaded by
  *   SIGHUP; no request may fail.
  * - With `--replicas N` (N > 1), only the fleet (`bench_fleet.ts`): N
@@ -283,6 +287,99 @@ function feedbackCost(table: Table, test: TraceSet): void {
   }
 }
 
+/**
+ * What the feedback check costs per feedback request (the table with its
+ * calibration bands against the same table without), and how many
+ * feedback items an echoing and a lying proxy need before they are named,
+ * on the BANKING77 test texts at audit rate 0.05, in process.
+ */
+function feedbackCheck(
+  table: Table,
+  unchecked: Table,
+  test: TraceSet,
+): void {
+  const name = table.questions[0]!.name;
+  // A request: one feedback item counted, then the live decision.
+  for (
+    const [label, t] of [
+      ["with the check", table],
+      ["without (no bands)", unchecked],
+    ] as const
+  ) {
+    const served = serveTable(t);
+    const live = new LiveController({ auditRate: 1e-9, auditSeed: 1 });
+    live.serve(served.table, served.state);
+    const certificate = live.certificates(served.table)[0]!;
+    // Evidence like the calibration's (each band's answers and
+    // disagreements, audited), so no alarm stands and every test runs.
+    const bands = table.questions[0]!.calibration.bands!;
+    const evidence = certificate.evidence();
+    bands.forEach((b, j) => {
+      evidence.labelled[j] = b.answers;
+      evidence.auditDisagreed[j] = b.disagreements;
+      evidence.agreed[j] = b.answers - b.disagreements;
+    });
+    certificate.restore(evidence);
+    let us = 0;
+    for (let round = 0; round < 3; round++) {
+      const n = 200_000;
+      const start = performance.now();
+      // The decision after each request is where the check runs.
+      for (let i = 0; i < n; i++) certificate.decide();
+      us = (performance.now() - start) * 1000 / n;
+    }
+    console.log(
+      `  the live decision after a feedback request, ${label}: ${
+        us.toFixed(3)
+      } us (alarms ${certificate.policy().alarms})`,
+    );
+  }
+  for (const proxy of ["echo", "liar"] as const) {
+    const served = serveTable(table);
+    const live = new LiveController({ auditRate: 0.05, auditSeed: 1 });
+    live.serve(served.table, served.state);
+    let items = 0;
+    let decisions = 0;
+    let named = false;
+    for (let i = 0; i < 20_000 && !named; i++) {
+      const text = test.texts[i % test.texts.length]!;
+      const a = assess(
+        served.table,
+        served.state,
+        prepareText(served.table, served.state, text),
+        name,
+        {},
+        QUIET_GUARD,
+      );
+      decisions++;
+      const ids = live.recordDecisions(served.table, [a], text);
+      const audit = ids?.[0];
+      const choice = String(a.answer.choice);
+      // The echo answers every audit and uncertified answer with the
+      // table's choice; the liar answers audits with another option.
+      if (proxy === "liar" && audit === undefined) continue;
+      if (audit === undefined && a.answer.certified) continue;
+      const other = table.questions[0]!.options.find((o) => o !== choice)!;
+      countFeedback(live, served.table, served.peek, [{
+        question: name,
+        text,
+        answer: proxy === "echo" ? choice : other,
+        audit,
+      }]);
+      items++;
+      const check = live.states(served.table).get(name)!.feedbackCheck!;
+      named = proxy === "echo" ? check.agreesTooMuch : check.disagreesTooMuch;
+    }
+    console.log(
+      `  ${
+        proxy === "echo" ? "an echoing proxy" : "a lying proxy"
+      } named after ${items} feedback items (${decisions} decisions)${
+        named ? "" : ": NOT named"
+      }`,
+    );
+  }
+}
+
 /** wrk on /v1/decide while the bundle is reloaded by SIGHUP. */
 async function reloadUnderLoad(bundle: string, work: string): Promise<void> {
   try {
@@ -377,6 +474,17 @@ try {
   } else {
     console.log("\n== Feedback cost (server time per sample, in process)");
     feedbackCost(plainTable, bankTest);
+    console.log("  the same without the feedback check (no bands):");
+    // The same bundle loaded again, its bands dropped: a bundle trained
+    // before the feedback check.
+    const unchecked = await loadBundle(plain);
+    for (const q of unchecked.questions) delete q.calibration.bands;
+    feedbackCost(unchecked, bankTest);
+
+    console.log(
+      "\n== The feedback check (cost per request; items an echo and a liar need)",
+    );
+    feedbackCheck(plainTable, unchecked, bankTest);
 
     console.log("\n== Reload under load");
     await reloadUnderLoad(plain, work);

@@ -209,6 +209,20 @@ export class FeedbackCheck {
     this.#logs = new Float64Array(FRACTIONS.length);
   }
 
+  /**
+   * Whether the mean capital over the fractions (logs in `#logs`) reaches
+   * log `bar`; the mean lies between max / count and max, so most calls
+   * need no exponential.
+   */
+  #reaches(bar: number): boolean {
+    const logs = this.#logs;
+    let max = -Infinity;
+    for (let i = 0; i < logs.length; i++) if (logs[i]! > max) max = logs[i]!;
+    if (max < bar) return false;
+    if (max - Math.log(logs.length) >= bar) return true;
+    return this.#mix() >= bar;
+  }
+
   /** Log of the mean capital over the fractions, from `#logs`. */
   #mix(): number {
     const logs = this.#logs;
@@ -231,6 +245,15 @@ export class FeedbackCheck {
     disagreed: ArrayLike<number>,
     echo = false,
   ): number {
+    this.#fillAgree(labelled, disagreed, echo);
+    return this.#mix();
+  }
+
+  #fillAgree(
+    labelled: ArrayLike<number>,
+    disagreed: ArrayLike<number>,
+    echo: boolean,
+  ): void {
     const nb = this.bands.length;
     for (let i = 0; i < FRACTIONS.length; i++) {
       let l = 0;
@@ -242,7 +265,6 @@ export class FeedbackCheck {
       }
       this.#logs[i] = l + (d === 0 ? 0 : d * this.#loss[i]!);
     }
-    return this.#mix();
   }
 
   /** Log capital of the disagrees-too-much test over the same counts. */
@@ -250,6 +272,14 @@ export class FeedbackCheck {
     labelled: ArrayLike<number>,
     disagreed: ArrayLike<number>,
   ): number {
+    this.#fillDisagree(labelled, disagreed);
+    return this.#mix();
+  }
+
+  #fillDisagree(
+    labelled: ArrayLike<number>,
+    disagreed: ArrayLike<number>,
+  ): void {
     const nb = this.bands.length;
     for (let i = 0; i < FRACTIONS.length; i++) {
       let l = 0;
@@ -261,28 +291,37 @@ export class FeedbackCheck {
       }
       this.#logs[i] = l + (a === 0 ? 0 : a * this.#loss[i]!);
     }
-    return this.#mix();
   }
 
   /**
-   * The alarms the counts raise now (`AGREES_TOO_MUCH | DISAGREES_TOO_MUCH`
-   * bits), and whether a pure echo would have been caught on as many
-   * labelled answers.
+   * The alarms the counts raise now with those `latched` already
+   * (`AGREES_TOO_MUCH | DISAGREES_TOO_MUCH` bits), and, while none stands,
+   * whether a pure echo would have been caught on as many labelled answers
+   * (false when an alarm stands).
    */
   evaluate(
     labelled: ArrayLike<number>,
     disagreed: ArrayLike<number>,
+    latched = 0,
   ): { alarms: number; echoPowered: boolean } {
     const bar = this.logBar;
-    let alarms = 0;
-    if (this.agreeLog(labelled, disagreed) >= bar) alarms |= AGREES_TOO_MUCH;
-    if (this.disagreeLog(labelled, disagreed) >= bar) {
-      alarms |= DISAGREES_TOO_MUCH;
+    let alarms = latched;
+    // A latched alarm needs no test; the echo's power matters only while
+    // no alarm stands (the leniency gate needs both).
+    if ((alarms & AGREES_TOO_MUCH) === 0) {
+      this.#fillAgree(labelled, disagreed, false);
+      if (this.#reaches(bar)) alarms |= AGREES_TOO_MUCH;
     }
-    return {
-      alarms,
-      echoPowered: this.agreeLog(labelled, disagreed, true) >= bar,
-    };
+    if ((alarms & DISAGREES_TOO_MUCH) === 0) {
+      this.#fillDisagree(labelled, disagreed);
+      if (this.#reaches(bar)) alarms |= DISAGREES_TOO_MUCH;
+    }
+    let echoPowered = false;
+    if (alarms === 0) {
+      this.#fillAgree(labelled, disagreed, true);
+      echoPowered = this.#reaches(bar);
+    }
+    return { alarms, echoPowered };
   }
 
   /** The figures of the check over the counts, with latched `alarms`. */

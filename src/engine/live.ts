@@ -46,6 +46,15 @@
  * only while feedback on uncertified answers has been complete (the evidence
  * for it rests on them).
  *
+ * The feedback itself is checked against the bundle's calibration bands
+ * (`feedback_check.ts`): once the labelled answers agree with the table far
+ * more than calibration allows (an echo), the threshold in force is never
+ * more lenient than the bundle's and moves only stricter; a candidate more
+ * lenient than the bundle's also needs the *leniency gate*: a pure echo of
+ * the labelled answers so far would have raised that alarm, and no alarm
+ * stands. Without bands, never more lenient than the bundle's. Alarms are
+ * part of the policy: they latch until `reset`.
+ *
  * Pure: it counts decisions and reports, it reads no clock.
  *
  * @module
@@ -709,8 +718,9 @@ export class LiveCertificate {
       const seen = this.#check.evaluate(
         this.#labelledBins,
         this.#disagreedByBand(),
+        this.#alarms,
       );
-      this.#alarms |= seen.alarms;
+      this.#alarms = seen.alarms;
       echoPowered = seen.echoPowered;
     }
     const echo = (this.#alarms & AGREES_TOO_MUCH) !== 0;

@@ -90,6 +90,9 @@ export function feedbackCheckInWords(c: FeedbackCheckState): string {
       "disagrees far more than calibration allows (a lying proxy, or a changed model)",
     );
   }
+  if (alarms.length === 0 && c.labelled === 0) {
+    return "no labelled answers to check yet";
+  }
   if (alarms.length > 0) {
     return `SUSPECT FEEDBACK: ${
       alarms.join("; and ")
