@@ -44,6 +44,7 @@ export function twoTierResult(): TrainResult {
     weights: new Float32Array(EMBEDDING_SIZE * k),
     bias,
     temperature: 1,
+    tableWeight: 0,
     novelty: {
       projection: new Float32Array(0),
       rank: 0,

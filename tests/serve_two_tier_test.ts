@@ -30,10 +30,16 @@ const noPromtool = missingTool(
   "apt-get install prometheus",
 );
 
-/** Reading the encoder's package (Deno's cache) needs read access beyond the bundle. */
-const PERMISSIONS = [
+/**
+ * The locked-down run of a bundle with a second tier: read access to the
+ * bundle and to the encoder workers' source (`src/encoder/`, which
+ * `deno run` loads as a worker; the model's files and TensorFlow.js's
+ * binaries come with the program), nothing of Deno's package cache.
+ */
+const ENCODER_SOURCE = new URL("../src/encoder", import.meta.url).pathname;
+const locked = (bundle: string) => [
   "--allow-net=127.0.0.1",
-  "--allow-read",
+  `--allow-read=${bundle},${ENCODER_SOURCE}`,
   "--allow-env=SERVICE_PROXY_TOKEN",
 ];
 
@@ -51,7 +57,7 @@ Deno.test("a format-4 bundle: the table answers what it certifies, the second ti
   const favourite = favouriteOf(twoTierResult().table);
   const server = await startServer({
     bundle,
-    permissions: PERMISSIONS,
+    permissions: locked(bundle),
     args: ["--audit-rate", "1"],
   });
   try {
@@ -192,7 +198,7 @@ Deno.test("a full second-tier queue sheds: the table's answer goes back at once,
   const { low } = tierTexts();
   const server = await startServer({
     bundle,
-    permissions: PERMISSIONS,
+    permissions: locked(bundle),
     args: ["--semantic-workers", "1", "--semantic-queue", "1"],
   });
   try {

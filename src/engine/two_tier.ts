@@ -54,7 +54,8 @@ export interface TieredAssessment {
 
 /**
  * The answer to `a` (for which `asksSecondTier` held) once the text's
- * `embedding` is known, certified by the one two-tier rule against
+ * `embedding` is known (with the table's probabilities over all options,
+ * `fullProbabilities`, when the tier reads them), certified by the one two-tier rule against
  * `threshold`, the second tier's threshold in force (null: never
  * certified). The table failed its own threshold already, so only the
  * second tier's confidence is compared here.
@@ -73,10 +74,11 @@ export function answerWithSecondTier(
   a: Assessment,
   embedding: ArrayLike<number>,
   threshold: number | null,
+  tableProbabilities?: ArrayLike<number>,
 ): TieredAssessment {
   const q = table.questions[a.slot]!;
   const tier = q.semantic!;
-  const full = semanticAssess(tier, embedding);
+  const full = semanticAssess(tier, embedding, undefined, tableProbabilities);
   if (full.novel) return { assessment: a, tier: "table", semantic: full };
   const { answer } = a;
   const known = answer.kind === "choice" && answer.optionIndices !== null

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { EncoderPool, readThisEncoder } from "../encoder/mod.ts";
+import type { EncoderPool } from "../encoder/pool.ts";
 import type { Table } from "../engine/table.ts";
 import { TierStats } from "./stats/tiers.ts";
 
@@ -77,10 +77,22 @@ export class SecondTier {
     options: SecondTierOptions = DEFAULT_SECOND_TIER,
   ): Promise<SecondTier> {
     checkOptions(options);
-    const pool = await EncoderPool.start(await readThisEncoder(), {
+    // Loaded here, not at the top: TensorFlow.js and the model's files are
+    // never loaded by a process that serves no second tier.
+    const [{ EncoderPool }, { embeddedEncoder }] = await Promise.all([
+      import("../encoder/pool.ts"),
+      import("../encoder/embedded.ts"),
+    ]);
+    const pool = await EncoderPool.start(await embeddedEncoder(), {
       workers: options.workers,
       queue: options.queue,
     });
+    // Each worker embeds once before serving: its first text costs far
+    // more than the next (the graph is compiled then), and no request
+    // should pay it.
+    await Promise.all(
+      Array.from({ length: options.workers }, () => pool.embed(["warm up"])),
+    );
     return new SecondTier(new PoolEncoder(pool, options.queue), options);
   }
 

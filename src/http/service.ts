@@ -15,6 +15,7 @@ import { prepareText } from "../engine/answer.ts";
 import type { DriftMonitor } from "../engine/drift.ts";
 import type { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
+import { fullProbabilities } from "../engine/semantic.ts";
 import {
   type AnsweringTier,
   answerWithSecondTier,
@@ -252,13 +253,8 @@ export class Service {
     const shape: DecisionShape = route.decision;
     const request = shape.parse(parseJsonBody(body, shape.needed));
     const { table, state, monitor, second } = served;
-    const answers = assessRequest(
-      table,
-      state,
-      prepareText(table, state, request.text),
-      request,
-      monitor,
-    );
+    const prepared = prepareText(table, state, request.text);
+    const answers = assessRequest(table, state, prepared, request, monitor);
     let tiers: AnsweringTier[] | undefined;
     if (second !== null) {
       let asked: number[] | null = null;
@@ -270,12 +266,22 @@ export class Service {
       if (asked !== null) {
         const embedding = second.encoder.tryEmbed(request.text);
         if (embedding !== null) {
+          // The table's probabilities the second tier reads are taken now:
+          // the prepared text is the state's scratch, reused by the next
+          // request.
+          const tableProbabilities = asked.map((i) => {
+            const q = table.questions[answers[i]!.slot]!;
+            return q.semantic!.tableWeight === 0
+              ? undefined
+              : fullProbabilities(table, state, prepared, q);
+          });
           return this.#withSecondTier(
             route,
             served,
             request,
             answers,
             asked,
+            tableProbabilities,
             embedding,
             start,
           );
@@ -310,6 +316,7 @@ export class Service {
     request: DecisionRequest,
     answers: Assessment[],
     asked: readonly number[],
+    tableProbabilities: readonly (Float64Array | undefined)[],
     embedding: Promise<Float32Array>,
     start: number,
   ): Promise<JsonWriter> {
@@ -328,7 +335,8 @@ export class Service {
       );
     }
     if (vector !== null) {
-      for (const i of asked) {
+      for (let j = 0; j < asked.length; j++) {
+        const i = asked[j]!;
         const a = answers[i]!;
         const r = answerWithSecondTier(
           table,
@@ -339,6 +347,7 @@ export class Service {
             a.slot,
             served.semanticThresholds[a.slot] ?? null,
           ),
+          tableProbabilities[j],
         );
         second.stats.asked++;
         if (r.tier === "table") second.stats.novel++;
