@@ -6,6 +6,7 @@
  * @module
  */
 
+import { type TiersFigures, tiersInWords } from "./eval_tiers.ts";
 import type { EvalFigures, OptionFigures } from "./eval_tally.ts";
 import type { FrontierPoint } from "./frontier.ts";
 
@@ -106,13 +107,14 @@ export function frontierLines(frontier: readonly FrontierPoint[]): string[] {
 
 /** Every line `eval` prints for its figures. */
 export function evalInWords(
-  questions: Record<string, EvalFigures>,
+  questions: Record<string, EvalFigures & { tiers?: TiersFigures }>,
   stream?: Record<string, { raised: number[]; cleared: number[] }>,
 ): string[] {
   const out: string[] = [];
   for (const [name, f] of Object.entries(questions)) {
     out.push(questionLine(name, f));
     out.push(notCertifiedLine(f));
+    if (f.tiers !== undefined) out.push(tiersInWords(f.tiers));
     out.push("  per option (precision and recall of certified answers):");
     out.push(...optionLines(f.options));
     if (f.frontier.length > 0) {
