@@ -1,7 +1,9 @@
 /**
- * Shared by the benchmarks: embeddings through the cache, and answering
- * held-out traces with both tiers as serving will (the table first; the
- * second tier where the table's only failing rule is `low_confidence`).
+ * Shared by the benchmarks of the second tier: embeddings through a cache
+ * file, and answering texts with both tiers as a server that asks the
+ * second tier will (the threshold in force is the two-tier rule's; the
+ * table first; the second tier where the table's only failing rule is
+ * `low_confidence`), or with the table alone as today's server does.
  *
  * @module
  */
@@ -11,7 +13,7 @@ import { QUIET_GUARD } from "../src/engine/drift.ts";
 import { fullProbabilities, semanticAssess } from "../src/engine/semantic.ts";
 import type { Table } from "../src/engine/table.ts";
 import { setThresholdInForce, TableState } from "../src/engine/state.ts";
-import { disagrees } from "../src/engine/verdict.ts";
+import type { Answer } from "../src/engine/verdict.ts";
 import {
   EMBEDDING_SIZE,
   EncoderPool,
@@ -48,6 +50,63 @@ export async function embedTexts(
   }
 }
 
+/** One text's verdict: certified or not, by which tier, and the answer served. */
+export interface TierAnswer {
+  certified: boolean;
+  tier: "table" | "semantic" | null;
+  /** The option served (yes/no: "true" or "false"). */
+  option: string;
+}
+
+/**
+ * Answers question `name` for every text: with both tiers when
+ * `embeddings` are given and the question has a second tier, else with the
+ * table alone at its own threshold.
+ */
+export function answerTexts(
+  table: Table,
+  name: string,
+  texts: readonly string[],
+  embeddings: readonly Float32Array[] | null,
+): TierAnswer[] {
+  const state = new TableState(table);
+  const q = table.byName.get(name)!;
+  const tier = embeddings === null ? undefined : q.semantic;
+  if (tier !== undefined) {
+    setThresholdInForce(table, state, name, tier.calibration.threshold);
+  }
+  return texts.map((text, i) => {
+    const prepared = prepareText(table, state, text);
+    const a = assess(table, state, prepared, name, {}, QUIET_GUARD).answer;
+    const option = optionOf(a);
+    if (a.certified) return { certified: true, tier: "table", option };
+    if (tier !== undefined && a.flag === "low_confidence") {
+      const s = semanticAssess(
+        tier,
+        embeddings![i]!,
+        undefined,
+        fullProbabilities(table, state, prepared, q),
+      );
+      if (!s.novel && s.confidence >= tier.calibration.threshold!) {
+        return {
+          certified: true,
+          tier: "semantic",
+          option: q.options[s.best]!,
+        };
+      }
+    }
+    return { certified: false, tier: null, option };
+  });
+}
+
+function optionOf(a: Answer): string {
+  return a.kind === "choice"
+    ? a.choice
+    : a.kind === "yes_no"
+    ? String(a.answer)
+    : "";
+}
+
 /** Certified share, disagreement among certified, and the share the second tier certified. */
 export interface TwoTierFigures {
   certified: number;
@@ -55,62 +114,44 @@ export interface TwoTierFigures {
   bySemantic: number;
 }
 
-/** Answers every trace of `set` for its first question with both tiers (or the table alone). */
+/** Answers every answered trace of `set` for question `name` (its first by default) and measures. */
 export function twoTierFigures(
   table: Table,
   set: TraceSet,
   embeddings: readonly Float32Array[] | null,
+  name = set.questions[0]!.name,
 ): TwoTierFigures {
-  const state = new TableState(table);
-  const q = set.questions[0]!;
-  const tq = table.byName.get(q.name)!;
-  const threshold = embeddings !== null && tq.semantic !== undefined
-    ? tq.semantic.calibration.threshold
-    : tq.calibration.threshold;
-  // Both tiers are certified against the two-tier rule's threshold.
-  setThresholdInForce(table, state, q.name, threshold);
+  const q = set.questions.find((x) => x.name === name)!;
+  const answers = answerTexts(table, name, set.texts, embeddings);
   let n = 0;
   let certified = 0;
   let wrong = 0;
   let bySemantic = 0;
-  set.texts.forEach((text, i) => {
+  answers.forEach((a, i) => {
     const label = q.labels[i]!;
     if (label < 0) return;
     n++;
-    const a = assess(
-      table,
-      state,
-      prepareText(table, state, text),
-      q.name,
-      {},
-      QUIET_GUARD,
-    ).answer;
-    if (a.certified) {
-      certified++;
-      if (disagrees(a, q.options[label]!)) wrong++;
-      return;
-    }
-    if (
-      embeddings !== null && tq.semantic !== undefined &&
-      a.flag === "low_confidence" &&
-      threshold !== null
-    ) {
-      const s = semanticAssess(
-        tq.semantic,
-        embeddings[i]!,
-        undefined,
-        fullProbabilities(table, state, prepareText(table, state, text), tq),
-      );
-      if (!s.novel && s.confidence >= threshold) {
-        certified++;
-        bySemantic++;
-        if (tq.options[s.best] !== q.options[label]) wrong++;
-      }
-    }
+    if (!a.certified) return;
+    certified++;
+    if (a.tier === "semantic") bySemantic++;
+    if (a.option !== q.options[label]) wrong++;
   });
   return {
     certified: n === 0 ? 0 : certified / n,
     disagreement: certified === 0 ? null : wrong / certified,
     bySemantic: n === 0 ? 0 : bySemantic / n,
   };
+}
+
+/** The share of `texts` certified (for texts of none of the options). */
+export function certifiedShare(
+  table: Table,
+  name: string,
+  texts: readonly string[],
+  embeddings: readonly Float32Array[] | null,
+): number {
+  const answers = answerTexts(table, name, texts, embeddings);
+  return answers.length === 0
+    ? 0
+    : answers.filter((a) => a.certified).length / answers.length;
 }

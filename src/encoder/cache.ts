@@ -32,6 +32,11 @@ export class EmbeddingCache {
     return this.#added;
   }
 
+  /** Every text and its embedding, in the order they were added. */
+  entries(): IterableIterator<[string, Float32Array]> {
+    return this.#vectors.entries();
+  }
+
   /** The text's embedding, or undefined. */
   get(text: string): Float32Array | undefined {
     return this.#vectors.get(text);
