@@ -413,3 +413,73 @@ Deno.test("an echo alarm sends a lenient threshold in force back to the bundle's
   });
   assert.equal(live.decide().reason, "live_stricter");
 });
+
+Deno.test("clustered calibration answers count by their effective number: honest clustered traffic stays within the stated rate", () => {
+  // Answers come in units of 50 (near-duplicates of one text): a unit's
+  // answers share a confidence band and a disagreement rate drawn for the
+  // unit (none, or twice the world's), so 3,000 calibration answers tell
+  // about as much as 60 units. Live traffic draws fresh units the same way.
+  // Counted raw, the bands' bounds are far too narrow.
+  const UNIT = 50;
+  const unitRate = (random: () => number, c: number) =>
+    Math.min(1, world(0.3)(c) * (random() < 0.5 ? 0 : 2));
+  const draw = (random: () => number) => {
+    const c = 0.5 + 0.5 * random();
+    return { c, rate: unitRate(random, c) };
+  };
+  let raised = 0;
+  let raisedRaw = 0;
+  const runs = 40;
+  for (let r = 0; r < runs; r++) {
+    const random = rng(70_000 + r);
+    const conf: number[] = [];
+    const wrong: number[] = [];
+    const units: number[] = [];
+    for (let u = 0; u < 60; u++) {
+      const { c, rate } = draw(random);
+      for (let i = 0; i < UNIT; i++) {
+        conf.push(Math.min(1, c + (random() - 0.5) * 1e-4));
+        wrong.push(random() < rate ? 1 : 0);
+        units.push(u);
+      }
+    }
+    const grid = liveGrid(GRID, 0.75);
+    const bands = calibrationBands(conf, wrong, grid, units);
+    assert.ok(bands.some((b) => b.effective !== undefined));
+    const raw = bands.map(({ effective: _, ...b }) => b);
+    const checks = [
+      new FeedbackCheck(bands, grid),
+      new FeedbackCheck(raw, grid),
+    ];
+    const labelled = new Float64Array(grid.length);
+    const disagreed = new Float64Array(grid.length);
+    const live = new LiveCertificate(GRID, 0.75, {
+      alpha: ALPHA,
+      delta: DELTA,
+      auditRate: 0.2,
+    }, bands);
+    let alarmed = [false, false];
+    for (let u = 0; u < 400; u++) {
+      const { c, rate } = draw(random);
+      const j = live.candidateOf(c);
+      for (let i = 0; i < UNIT; i++) {
+        if (c >= 0.75 && random() >= 0.2) continue; // certified, not audited
+        labelled[j]!++;
+        if (random() < rate) disagreed[j]!++;
+      }
+      alarmed = alarmed.map((a, k) =>
+        a || checks[k]!.evaluate(labelled, disagreed).alarms !== 0
+      );
+    }
+    if (alarmed[0]) raised++;
+    if (alarmed[1]) raisedRaw++;
+  }
+  console.log(
+    `clustered calibration (units of ${UNIT}): alarm in ${raised}/${runs} honest streams by effective counts, ${raisedRaw}/${runs} by raw counts`,
+  );
+  assert.ok(raised <= allowedAlarms(runs, FEEDBACK_ALARM_RATE), `${raised}`);
+  assert.ok(
+    raisedRaw > allowedAlarms(runs, FEEDBACK_ALARM_RATE),
+    `${raisedRaw}`,
+  );
+});

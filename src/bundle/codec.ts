@@ -347,7 +347,10 @@ function checkBands(q: ManifestQuestion): void {
       typeof b === "object" && b !== null &&
       Math.abs(b.lower - grid[j]!) <= 1e-9 &&
       Number.isInteger(b.answers) && Number.isInteger(b.disagreements) &&
-      b.disagreements >= 0 && b.disagreements <= b.answers
+      b.disagreements >= 0 && b.disagreements <= b.answers &&
+      (b.effective === undefined ||
+        (typeof b.effective === "number" && b.effective > 0 &&
+          b.effective <= b.answers))
     );
   if (!ok) {
     throw new BundleError(

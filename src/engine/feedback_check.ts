@@ -60,6 +60,12 @@ export interface CalibrationBand {
   answers: number;
   /** Those where the table's answer was not the model's. */
   disagreements: number;
+  /**
+   * Kish's effective number of the band's answers when answers of one unit
+   * (a cluster or group of the split) are not independent; absent when
+   * they all are. The bounds count the band as this many answers.
+   */
+  effective?: number;
 }
 
 /** Probability that one of a question's calibration bounds fails. */
@@ -86,12 +92,14 @@ export function calibrationBands(
   confidences: ArrayLike<number>,
   wrong: ArrayLike<number>,
   thresholds: readonly number[],
+  units?: ArrayLike<number>,
 ): CalibrationBand[] {
-  const bands = thresholds.map((lower) => ({
+  const bands: CalibrationBand[] = thresholds.map((lower) => ({
     lower,
     answers: 0,
     disagreements: 0,
   }));
+  const perUnit = thresholds.map(() => new Map<number, number>());
   for (let i = 0; i < confidences.length; i++) {
     const c = confidences[i]!;
     if (c < 0) continue;
@@ -99,17 +107,30 @@ export function calibrationBands(
     if (j < 0) continue;
     bands[j]!.answers++;
     if (wrong[i]) bands[j]!.disagreements++;
+    if (units !== undefined) {
+      const m = perUnit[j]!;
+      m.set(units[i]!, (m.get(units[i]!) ?? 0) + 1);
+    }
+  }
+  if (units !== undefined) {
+    bands.forEach((b, j) => {
+      let squares = 0;
+      for (const n of perUnit[j]!.values()) squares += n * n;
+      // Kish: as many independent answers as n^2 / sum of squared unit sizes.
+      if (squares > b.answers) b.effective = (b.answers * b.answers) / squares;
+    });
   }
   return bands;
 }
 
-/** One-sided Clopper-Pearson bounds of `k` in `n` at level `gamma` each side. */
+/** One-sided Clopper-Pearson bounds of `k` in `n` at level `gamma` each side (with `k` and `n` effective counts, the same beta quantiles). */
 export function bandBounds(
   k: number,
   n: number,
   gamma: number,
 ): { lower: number; upper: number } {
   if (n <= 0) return { lower: 0, upper: 1 };
+  // k and n may be effective (non-integer) counts: the beta quantiles take them.
   return {
     lower: k <= 0 ? 0 : jStat.beta.inv(gamma, k, n - k + 1),
     upper: k >= n ? 1 : jStat.beta.inv(1 - gamma, k + 1, n - k),
@@ -174,7 +195,10 @@ export class FeedbackCheck {
     for (const b of bands) {
       if (
         !Number.isInteger(b.answers) || !Number.isInteger(b.disagreements) ||
-        b.answers < 0 || b.disagreements < 0 || b.disagreements > b.answers
+        b.answers < 0 || b.disagreements < 0 ||
+        b.disagreements > b.answers ||
+        (b.effective !== undefined &&
+          !(b.effective > 0 && b.effective <= b.answers))
       ) {
         throw new RangeError(
           `A calibration band needs whole counts with 0 <= disagreements <= answers: got ${
@@ -189,7 +213,11 @@ export class FeedbackCheck {
     this.lower = new Float64Array(nb);
     this.upper = new Float64Array(nb);
     bands.forEach((b, j) => {
-      const { lower, upper } = bandBounds(b.disagreements, b.answers, gamma);
+      // Clustered answers count as their effective number, the
+      // disagreements scaled alike (as the calibration test counts them).
+      const n = b.effective ?? b.answers;
+      const k = b.answers === 0 ? 0 : (b.disagreements * n) / b.answers;
+      const { lower, upper } = bandBounds(k, n, gamma);
       this.lower[j] = lower;
       this.upper[j] = upper;
     });

@@ -300,18 +300,25 @@ export class FleetLive {
   /** Syncs now (after the one running, if any); settles when done, never rejects. */
   sync(): Promise<void> {
     this.#again = true;
-    this.#running ??= this.#loop().finally(() => this.#running = null);
+    this.#running ??= this.#loop();
     return this.#running;
   }
 
   async #loop(): Promise<void> {
-    while (this.#again || this.#queue.length > 0) {
-      this.#again = false;
-      try {
-        await this.#step();
-      } catch (e) {
-        this.#log(`live store: ${message(e)}`);
+    try {
+      while (this.#again || this.#queue.length > 0) {
+        this.#again = false;
+        try {
+          await this.#step();
+        } catch (e) {
+          this.#log(`live store: ${message(e)}`);
+        }
       }
+    } finally {
+      // At once, in the turn that found nothing left: a later `sync` (an
+      // audit queued by `submit`) starts a new loop rather than joining
+      // this finished one (it would wait for the next timed sync).
+      this.#running = null;
     }
   }
 
@@ -469,7 +476,11 @@ export class FleetLive {
           reset.map((n) => `"${n}"`).join(", ")
         } was reset; starting afresh`,
       );
-      this.#onReset(s.table, reset);
+      try {
+        this.#onReset(s.table, reset);
+      } catch (e) {
+        this.#log(`live store: resetting the counters here: ${message(e)}`);
+      }
     }
     s.pooled = reply.records.map((r, i) => {
       const k = s.views[i]!.thresholds.length;

@@ -1,12 +1,13 @@
 /**
  * The history of resets of the live evidence (`POST /v1/live/reset`) a
- * process applied: when, which questions, and whether it was asked itself
- * (`local`) or learnt it from the fleet's store (`store`).
+ * process applied: when, which questions, and whether it was a lone
+ * server's own (`local`) or applied from the fleet's store (`store`, on
+ * every replica, the one asked included).
  *
  * @module
  */
 
-/** Who asked for a reset: this process's route, or the fleet's store. */
+/** Where a reset came from: a lone server's route, or the fleet's store. */
 export type ResetSource = "local" | "store";
 
 /** One reset as statistics show it. */

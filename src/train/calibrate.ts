@@ -109,12 +109,13 @@ export function calibrateQuestion(
       candidates,
       // The live feedback check's bands: edges at the live candidates
       // (fixed before any label was read), counts over the answers the
-      // test counted.
+      // test counted, clustered ones by their effective number.
       ...(choice.threshold === null ? {} : {
         bands: calibrationBands(
           inScope,
           scored.wrong,
           liveGrid(candidates, choice.threshold),
+          scored.units,
         ),
       }),
     },

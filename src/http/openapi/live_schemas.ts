@@ -245,7 +245,7 @@ export const LiveStats = Type.Object({
       }),
       source: oneOf(["local", "store"] as const, {
         description:
-          "local: asked of this server; store: learnt from the fleet's store.",
+          "local: a server without a live store, asked itself; store: applied from the fleet's store (on every replica, the one asked included).",
       }),
     })),
   }, {
