@@ -7,7 +7,12 @@
 import assert from "node:assert/strict";
 import { assess, prepareText } from "../src/engine/answer.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
-import { setThresholdInForce, TableState } from "../src/engine/state.ts";
+import { ServedBundle } from "../src/engine/served.ts";
+import {
+  setThresholdInForce,
+  TableState,
+  thresholdInForce,
+} from "../src/engine/state.ts";
 import {
   answerWithSecondTier,
   asksSecondTier,
@@ -101,4 +106,26 @@ Deno.test("answerWithSecondTier() leaves the table's answer when the novelty gua
   assert.equal(r.tier, "table");
   assert.equal(r.semantic.novel, true);
   assert.equal(r.assessment, a);
+});
+
+Deno.test("ServedBundle: with its second tier served, L is in force for the table and the second tier is asked; without, neither", () => {
+  const { table: t } = twoTierResult();
+  const q = t.byName.get("topic")!;
+  const tiered = new ServedBundle(t, { secondTier: true });
+  assert.equal(tiered.tiered, true);
+  assert.equal(
+    thresholdInForce(t, tiered.state, "topic"),
+    q.semantic!.calibration.threshold,
+  );
+  const a = tiered.answer(tiered.prepare(low), "topic");
+  assert.equal(tiered.asksSecondTier(a, false), true);
+  const r = tiered.answerWithSecondTier(a, embedding, undefined);
+  assert.equal(r.tier, "semantic");
+  const alone = new ServedBundle(t);
+  assert.equal(alone.tiered, false);
+  assert.equal(
+    alone.asksSecondTier(alone.answer(alone.prepare(low), "topic"), false),
+    false,
+  );
+  assert.deepEqual(alone.semanticThresholds, t.questions.map(() => null));
 });

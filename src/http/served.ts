@@ -9,14 +9,21 @@
  * @module
  */
 
-import { type DriftGuard, DriftMonitor, peekGuard } from "../engine/drift.ts";
-import { setThresholdInForce, TableState } from "../engine/state.ts";
+import {
+  type DriftGuard,
+  type DriftMonitor,
+  peekGuard,
+} from "../engine/drift.ts";
+import { ServedBundle } from "../engine/served.ts";
+import type { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
 import { type QuestionFragments, replyFragments } from "./fragments.ts";
 import { hasSecondTier, type SecondTier } from "./second_tier.ts";
 
 /** One served table and what belongs to it. */
 export interface ServedTable {
+  /** The engine's served object: the table, its state, its guard, the second tier's thresholds. */
+  readonly bundle: ServedBundle;
   readonly table: Table;
   /** The serving state answers are made with (the table itself stays constant). */
   readonly state: TableState;
@@ -38,7 +45,7 @@ export interface ServedTable {
    * Per question position, the second tier's threshold in force (its
    * calibrated `L` unless its live certificate moved it); null without one.
    */
-  readonly semanticThresholds: (number | null)[];
+  readonly semanticThresholds: readonly (number | null)[];
 }
 
 /**
@@ -54,26 +61,21 @@ export function serveTable(
   state?: TableState,
   second?: SecondTier | null,
 ): ServedTable {
-  const guard = monitor ?? new DriftMonitor(table.settings.drift);
-  const served = state ?? new TableState(table);
   const tiered = second != null && hasSecondTier(table) ? second : null;
-  const semanticThresholds = table.questions.map((q) =>
-    tiered === null ? null : q.semantic?.calibration.threshold ?? null
-  );
-  // Both tiers are certified against the two-tier rule's threshold: with
-  // the second tier served, it is the table's threshold in force too.
-  table.questions.forEach((q, i) => {
-    const l = semanticThresholds[i]!;
-    if (l !== null) setThresholdInForce(table, served, q.name, l);
+  const bundle = new ServedBundle(table, {
+    state,
+    monitor,
+    secondTier: tiered !== null,
   });
   return {
+    bundle,
     table,
-    state: served,
-    monitor: guard,
-    peek: peekGuard(guard),
+    state: bundle.state,
+    monitor: bundle.monitor,
+    peek: peekGuard(bundle.monitor),
     fragments: replyFragments(table),
     questionNames: table.questions.map((q) => q.name),
     second: tiered,
-    semanticThresholds,
+    semanticThresholds: bundle.semanticThresholds,
   };
 }

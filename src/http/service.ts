@@ -11,16 +11,10 @@
  * @module
  */
 
-import { prepareText } from "../engine/answer.ts";
 import type { DriftMonitor } from "../engine/drift.ts";
 import type { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
-import { fullProbabilities } from "../engine/semantic.ts";
-import {
-  type AnsweringTier,
-  answerWithSecondTier,
-  asksSecondTier,
-} from "../engine/two_tier.ts";
+import type { AnsweringTier } from "../engine/two_tier.ts";
 import type { Assessment } from "../engine/verdict.ts";
 import { LiveController, type LiveOptions } from "../live/controller.ts";
 import { dashboardHtml as defaultDashboard } from "../../static/mod.ts";
@@ -252,14 +246,15 @@ export class Service {
     const start = performance.now();
     const shape: DecisionShape = route.decision;
     const request = shape.parse(parseJsonBody(body, shape.needed));
-    const { table, state, monitor, second } = served;
-    const prepared = prepareText(table, state, request.text);
+    const { bundle, second } = served;
+    const { table, state, monitor } = bundle;
+    const prepared = bundle.prepare(request.text);
     const answers = assessRequest(table, state, prepared, request, monitor);
     let tiers: AnsweringTier[] | undefined;
     if (second !== null) {
       let asked: number[] | null = null;
       for (let i = 0; i < answers.length; i++) {
-        if (asksSecondTier(table, answers[i]!, request.exposed)) {
+        if (bundle.asksSecondTier(answers[i]!, request.exposed)) {
           (asked ??= []).push(i);
         }
       }
@@ -269,12 +264,9 @@ export class Service {
           // The table's probabilities the second tier reads are taken now:
           // the prepared text is the state's scratch, reused by the next
           // request.
-          const tableProbabilities = asked.map((i) => {
-            const q = table.questions[answers[i]!.slot]!;
-            return q.semantic!.tableWeight === 0
-              ? undefined
-              : fullProbabilities(table, state, prepared, q);
-          });
+          const tableProbabilities = asked.map((i) =>
+            bundle.tableInput(answers[i]!, prepared)
+          );
           return this.#withSecondTier(
             route,
             served,
@@ -338,16 +330,15 @@ export class Service {
       for (let j = 0; j < asked.length; j++) {
         const i = asked[j]!;
         const a = answers[i]!;
-        const r = answerWithSecondTier(
-          table,
+        const r = served.bundle.answerWithSecondTier(
           a,
           vector,
+          tableProbabilities[j],
           this.live.semanticThreshold(
             table,
             a.slot,
             served.semanticThresholds[a.slot] ?? null,
           ),
-          tableProbabilities[j],
         );
         second.stats.asked++;
         if (r.tier === "table") second.stats.novel++;
