@@ -252,3 +252,26 @@ Deno.test("a format-3 bundle starts no encoder and replies without tier fields",
     await server.stop();
   }
 });
+
+Deno.test("a reload that brings a second tier starts the encoder, and its answers say so", async () => {
+  await using tmp = await tempDir();
+  const bundle = await writeTestBundle(`${tmp.path}/b`);
+  const { low } = tierTexts();
+  const server = await startServer({ bundle, permissions: locked(bundle) });
+  try {
+    const before = await postJson(server.base, "/v1/decide", { state: low });
+    assert.equal("tier" in topicOf(before.json), false);
+    await writeTwoTierBundle(bundle);
+    Deno.kill(server.pid, "SIGHUP");
+    const end = Date.now() + 30_000;
+    while (!/reloaded bundle/.test(server.output().stderr)) {
+      assert.ok(Date.now() < end, `the reload: ${server.output().stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const after = await postJson(server.base, "/v1/decide", { state: low });
+    assert.equal(topicOf(after.json).tier, "semantic");
+    assert.equal(((await stats(server.base)).tiers as Json).workers, 2);
+  } finally {
+    await server.stop();
+  }
+});
