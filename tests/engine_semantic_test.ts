@@ -52,9 +52,14 @@ Deno.test("semanticAssess() answers with the temperature's softmax, narrowed to 
   assert.equal(a.best, 0);
   assert.ok(Math.abs(a.confidence - p0) < 1e-6);
   assert.ok(Math.abs(a.probabilities[1]! - (1 - p0)) < 1e-6);
+  assert.equal(a.fullBest, 0);
+  assert.equal(a.fullConfidence, a.confidence);
   const only1 = semanticAssess(tier(), Float32Array.of(0.2, 0.1, 0), [1]);
   assert.equal(only1.best, 1);
   assert.equal(only1.confidence, 1);
+  // The full-option answer stays what the rule judges.
+  assert.equal(only1.fullBest, 0);
+  assert.ok(Math.abs(only1.fullConfidence - p0) < 1e-6);
 });
 
 Deno.test("semanticAssess() withholds a text farther from every option mean than the calibration texts", () => {

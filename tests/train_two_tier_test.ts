@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import {
+  autoNoise,
   certifyTwoTiers,
+  keepsTier,
   ruleCertified,
   twoTierCounts,
 } from "../src/train/semantic.ts";
@@ -160,4 +162,14 @@ Deno.test("the two-tier rule keeps its promise for all certified answers togethe
       }
     });
   }
+});
+
+Deno.test("keepsTier() keeps a second tier unless it does worse on validation by more than the noise", () => {
+  // 338 answers: two standard errors of 45.6% are about 5.4 points.
+  assert.ok(Math.abs(autoNoise(0.456, 338) - 0.0542) < 0.001);
+  assert.equal(keepsTier({ table: 0.456, both: 0.426 }, 338), true);
+  assert.equal(keepsTier({ table: 0.456, both: 0.39 }, 338), false);
+  assert.equal(keepsTier({ table: 0.3, both: 0.6 }, 338), true);
+  assert.equal(keepsTier({ table: 0, both: 0 }, 338), false);
+  assert.equal(keepsTier({ table: 0.99, both: 0.99 }, 2000), true);
 });

@@ -38,7 +38,6 @@ import {
   userPath,
 } from "./common.ts";
 import { reportHtml } from "./report_html.ts";
-import { embedTraces } from "./embed_traces.ts";
 import { SEMANTIC_MODES, type SemanticMode } from "../train/semantic.ts";
 import { withoutTimeColumns } from "./time_column.ts";
 import {
@@ -182,12 +181,15 @@ export async function trainCommand(args: string[]): Promise<number> {
   );
   checkAgainstTraces(traces, options);
   const started = performance.now();
-  const embeddings = options.semantic === "off" ? undefined : await embedTraces(
-    traces.texts,
-    userPath(values["embed-cache"]),
-    Math.min(2, options.workers),
-    printer,
-  );
+  // The encoder (TensorFlow.js) is loaded only when asked for.
+  const embeddings = options.semantic === "off"
+    ? undefined
+    : await (await import("./embed_traces.ts")).embedTraces(
+      traces.texts,
+      userPath(values["embed-cache"]),
+      Math.min(2, options.workers),
+      printer,
+    );
   const result = train(traces, options, embeddings);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   const failed = uncalibratedSummary(result.report);

@@ -84,6 +84,13 @@ export interface SemanticAssessment {
   best: number;
   /** Its probability among those answered over. */
   confidence: number;
+  /**
+   * The most probable option over all options and its probability: what
+   * the two-tier rule judges (as the table's rules judge the full-option
+   * answer; an answer narrowed away from it is not certified).
+   */
+  fullBest: number;
+  fullConfidence: number;
   /** The squared Mahalanobis distance to the nearest option mean. */
   novelty: number;
   /** Conformal p-value of `novelty` against the calibration texts (1 with no reference). */
@@ -228,11 +235,22 @@ export function semanticAssess(
     best = known[chosen]!;
     confidence = narrowed[chosen]!;
   }
+  const fullBest = argmax(probabilities);
+  const fullConfidence = probabilities[fullBest]!;
   const novelty = noveltyScore(tier.novelty, embedding);
   const noveltyP = noveltyPValue(tier.novelty.scores, novelty);
   const novel = tier.novelty.p > 0 && tier.novelty.scores.length > 0 &&
     noveltyP <= tier.novelty.p;
-  return { probabilities, best, confidence, novelty, noveltyP, novel };
+  return {
+    probabilities,
+    best,
+    confidence,
+    fullBest,
+    fullConfidence,
+    novelty,
+    noveltyP,
+    novel,
+  };
 }
 
 /**
