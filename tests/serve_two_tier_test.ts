@@ -23,6 +23,19 @@ import {
   writeTwoTierBundle,
 } from "./_two_tier.ts";
 import { missingTool } from "./_tools.ts";
+import { openApiDocument } from "../src/http/openapi.ts";
+import { SchemaValidator } from "./_openapi_validation.ts";
+
+const validator = new SchemaValidator(openApiDocument());
+
+/** Asserts `value` fits the OpenAPI document's schema `name`. */
+function assertFits(name: string, value: unknown): void {
+  const verdict = validator.check(
+    { $ref: `#/components/schemas/${name}` },
+    value,
+  );
+  assert.equal(verdict, null, `${name}: ${verdict}\n${JSON.stringify(value)}`);
+}
 
 const noPromtool = missingTool(
   "serve_two_tier_test",
@@ -89,6 +102,7 @@ Deno.test("a format-4 bundle: the table answers what it certifies, the second ti
       "string",
       "a certified second-tier answer is audited",
     );
+    assertFits("DecideResponse", b.json);
     const urgent = (b.json.answers as Record<string, Json>).urgent!;
     assert.equal(urgent.tier, "table");
 
@@ -97,6 +111,7 @@ Deno.test("a format-4 bundle: the table answers what it certifies, the second ti
       input: low,
       questions: [{ type: "choice", name: "topic" }],
     });
+    assertFits("DecisionsResponse", d.json);
     const answer = (d.json.answers as Json[])[0]!;
     assert.equal((answer.service as Json).source, "semantic");
     assert.equal((d.json.service as Json).source, "table");
@@ -104,6 +119,7 @@ Deno.test("a format-4 bundle: the table answers what it certifies, the second ti
       state: low,
       questions: { topic: { type: "choice" } },
     });
+    assertFits("AltDecisionsResponse", alt.json);
     assert.equal(
       ((alt.json.answers as Record<string, Json>).topic!.service as Json)
         .source,
@@ -134,6 +150,7 @@ Deno.test("a format-4 bundle: the table answers what it certifies, the second ti
     // Statistics split by tier; the live certificate keeps the second
     // tier's audits apart.
     s = await stats(server.base);
+    assertFits("StatsDocument", s);
     tiers = s.tiers as Json & { semantic: Json; table: Json };
     assert.ok((tiers.semantic.answers as number) >= 3);
     assert.ok((tiers.semantic.certified as number) >= 3);
