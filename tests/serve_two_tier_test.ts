@@ -292,3 +292,43 @@ Deno.test("a reload that brings a second tier starts the encoder, and its answer
     await server.stop();
   }
 });
+
+Deno.test("signed audit ids of second-tier answers count in the second tier's certificate", async () => {
+  await using tmp = await tempDir();
+  const bundle = await writeTwoTierBundle(`${tmp.path}/b`);
+  const key = `${tmp.path}/audit.key`;
+  await Deno.writeTextFile(key, "a shared secret of the fleet\n");
+  const { low } = tierTexts();
+  const favourite = favouriteOf(twoTierResult().table);
+  const server = await startServer({
+    bundle,
+    permissions: [
+      "--allow-net=127.0.0.1",
+      `--allow-read=${bundle},${ENCODER_SOURCE},${key}`,
+      "--allow-env=SERVICE_PROXY_TOKEN",
+    ],
+    args: ["--audit-rate", "1", "--audit-key-file", key],
+  });
+  try {
+    const r = await postJson(server.base, "/v1/decide", { state: low });
+    const t = topicOf(r.json);
+    assert.equal(t.tier, "semantic");
+    assert.equal(typeof t.audit, "string");
+    const fb = await postJson(server.base, "/v1/feedback", {
+      question: "topic",
+      state: low,
+      answer: favourite,
+      audit: t.audit,
+    });
+    assert.equal(fb.status, 200, JSON.stringify(fb.json));
+    const live = (await stats(server.base)).live as Json;
+    assert.equal(live.audit_ids, "signed");
+    assert.equal(
+      ((live.semantic_questions as Record<string, Json>).topic!).audited,
+      1,
+    );
+    assert.equal(((live.questions as Record<string, Json>).topic!).audited, 0);
+  } finally {
+    await server.stop();
+  }
+});

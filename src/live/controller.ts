@@ -75,7 +75,15 @@ export interface LiveOptions {
 export interface CheckedAudit extends VerifiedAudit {
   /** The table's answer, as the feedback item spells it. */
   tableAnswer: string | boolean;
+  /** True when the answer was the second tier's (its own certificate counts the audit). */
+  semantic: boolean;
 }
+
+/**
+ * Added to a question's position in a signed id when the answer was the
+ * second tier's (positions stay far below it: at most `MAX_QUESTIONS`).
+ */
+const SEMANTIC_SLOT = 0x8000;
 
 /** True when an answer passed every rule but, perhaps, the threshold (see the module doc). */
 export function isEligible(a: Assessment): boolean {
@@ -349,24 +357,36 @@ export class LiveController {
 
   /**
    * Records a second-tier answer in its question's second-tier
-   * certificate and picks it for audit when certified. Its audit id is
-   * kept in `pending` (tied to that certificate); with signed ids (a
-   * fleet) second-tier answers are counted but not picked: a signed id
-   * names the table's stream only.
+   * certificate and picks it for audit when certified: a kept id tied to
+   * that certificate, or a signed one whose question position is offset
+   * by `SEMANTIC_SLOT`. On a fleet second-tier answers are counted here
+   * but not picked: its store pools the table's evidence alone.
    */
   #recordSemantic(table: Table, a: Assessment): string | undefined {
     const certificate = this.semanticCertificates(table)[a.slot];
     if (certificate == null) return undefined;
     const certified = a.answer.certified;
-    const picked = certified && this.#tokens === null &&
-      this.#sampler.pick();
+    const picked = certified && this.fleet === null && this.#sampler.pick();
     certificate.recordDecision(a.fullConfidence, certified, picked);
     if (!picked) return undefined;
+    const answer = answerOf(a.answer)!;
+    if (this.#tokens !== null) {
+      return this.#tokens.issue({
+        slot: a.slot + SEMANTIC_SLOT,
+        answer: typeof answer === "boolean"
+          ? (answer ? 1 : 0)
+          : table.questions[a.slot]!.optionIndex.get(answer)!,
+        confidence: a.fullConfidence,
+        issuedAt: this.#clock(),
+        bundle: bundleIdOf(table).slice(0, 16),
+        pool: this.pool,
+      });
+    }
     return this.pending.add({
       table,
       certificate,
       question: a.question,
-      answer: answerOf(a.answer)!,
+      answer,
       confidence: a.fullConfidence,
       generation: certificate.generation,
     });
@@ -390,8 +410,15 @@ export class LiveController {
     if (claim === null) return "forged";
     if (claim.bundle !== bundleIdOf(table).slice(0, 16)) return "other_bundle";
     if (claim.pool !== this.pool) return "not_shared";
-    const q = table.questions[claim.slot];
+    const semantic = claim.slot >= SEMANTIC_SLOT;
+    const slot = semantic ? claim.slot - SEMANTIC_SLOT : claim.slot;
+    const q = table.questions[slot];
     if (q === undefined) return "forged";
+    // A fleet never gives second-tier ids (its store pools the table's
+    // evidence alone).
+    if (semantic && (q.semantic === undefined || this.fleet !== null)) {
+      return "forged";
+    }
     if (q.name !== question) return "other_question";
     const now = this.#clock();
     if (Math.abs(now - claim.issuedAt) > this.auditTtlMs) return "expired";
@@ -401,7 +428,7 @@ export class LiveController {
     if (tableAnswer === undefined) return "forged";
     const replay = this.#replays.admit(claim.tag, claim.issuedAt, now);
     if (replay !== null) return replay;
-    return { ...claim, tableAnswer };
+    return { ...claim, slot, semantic, tableAnswer };
   }
 
   /**
@@ -442,9 +469,13 @@ export class LiveController {
     const checked = this.checkAudit(id, question, table);
     if (typeof checked === "string") return checked;
     if (checked.issuedAt < this.resetAt(table, question)) return "not_shared";
+    const certificate = checked.semantic
+      ? this.semanticCertificates(table)[checked.slot]
+      : this.certificates(table)[checked.slot];
+    if (certificate == null) return "forged";
     return {
       table,
-      certificate: this.certificates(table)[checked.slot]!,
+      certificate,
       question,
       answer: checked.tableAnswer,
       confidence: checked.confidence,
