@@ -129,6 +129,8 @@ export class LiveController {
   readonly #tiered = new WeakSet<Table>();
   /** Per table, the second tier's certificates (see `semanticCertificates`). */
   readonly #semantic = new WeakMap<Table, (LiveCertificate | null)[]>();
+  /** Per table and question, the second tier's threshold its certificate last decided. */
+  readonly #semanticInForce = new WeakMap<Table, (number | null)[]>();
   /** Recent uncertified eligible answers by question and text (see `takeRecent`). */
   readonly recent = new RecentAnswers();
   /** The key file of signed ids; null when ids are kept in `pending`. */
@@ -278,19 +280,17 @@ export class LiveController {
 
   /**
    * The second tier's threshold in force for question `slot` of `table`:
-   * its live certificate's decision on a lone process with audits on
-   * (null: certification withdrawn), else `fallback` (the bundle's `L`).
+   * its live certificate's last decision (made as feedback is counted, by
+   * `apply`; null: certification withdrawn), else `fallback` (the
+   * bundle's `L`).
    */
   semanticThreshold(
     table: Table,
     slot: number,
     fallback: number | null,
   ): number | null {
-    if (!this.enabled || this.fleet !== null) return fallback;
-    const c = this.#semantic.get(table)?.[slot];
-    if (c == null) return fallback;
-    const d = c.decide();
-    return d.reason === "uncalibrated" ? fallback : d.threshold;
+    const decided = this.#semanticInForce.get(table)?.[slot];
+    return decided === undefined ? fallback : decided;
   }
 
   /**
@@ -497,13 +497,26 @@ export class LiveController {
   /**
    * Applies question `name`'s live decision to `table`'s state: the
    * threshold in force, or certification withdrawn (and reinstated once a
-   * threshold is supported again).
+   * threshold is supported again); and its second tier's certificate's
+   * decision to the second tier's threshold (`semanticThreshold`).
    */
   apply(table: Table, name: string): void {
     // A fleet's threshold is the fleet's: its store syncs put it in force.
     if (!this.enabled || this.fleet !== null) return;
     const slot = table.questions.findIndex((q) => q.name === name);
     if (slot < 0) return;
+    const second = this.#semantic.get(table)?.[slot];
+    if (second != null) {
+      const d = second.decide();
+      if (d.reason !== "uncalibrated") {
+        let inForce = this.#semanticInForce.get(table);
+        if (inForce === undefined) {
+          inForce = [];
+          this.#semanticInForce.set(table, inForce);
+        }
+        inForce[slot] = d.threshold;
+      }
+    }
     applyLiveDecision(
       table,
       this.stateOf(table),
