@@ -365,7 +365,19 @@ Deno.test("audits that refute the second tier withdraw it on their own evidence,
       });
     }
     assert.ok(withdrawn, "the second tier's answers came back uncertified");
+    // Feedback on an uncertified second-tier answer counts where it was
+    // decided.
+    await postJson(server.base, "/v1/feedback", {
+      question: "topic",
+      state: low,
+      answer: wrong,
+    });
     const live = (await stats(server.base)).live as Json;
+    assert.equal(
+      ((live.semantic_questions as Record<string, Json>).topic!).feedback,
+      1,
+    );
+    assert.equal(((live.questions as Record<string, Json>).topic!).feedback, 0);
     const second = (live.semantic_questions as Record<string, Json>).topic!;
     assert.notEqual(second.reason, "bundle");
     const table = (live.questions as Record<string, Json>).topic!;

@@ -311,7 +311,7 @@ export class LiveController {
       const a = answers[i]!;
       if (!isEligible(a)) continue;
       if (tiers?.[i] === "semantic") {
-        const id = this.#recordSemantic(table, a);
+        const id = this.#recordSemantic(table, a, text);
         if (id !== undefined) {
           (ids ??= new Array<string | undefined>(answers.length))[i] = id;
         }
@@ -359,15 +359,31 @@ export class LiveController {
    * Records a second-tier answer in its question's second-tier
    * certificate and picks it for audit when certified: a kept id tied to
    * that certificate, or a signed one whose question position is offset
-   * by `SEMANTIC_SLOT`. On a fleet second-tier answers are counted here
-   * but not picked: its store pools the table's evidence alone.
+   * by `SEMANTIC_SLOT`. An uncertified one is remembered with its text,
+   * so feedback on it counts in that certificate. On a fleet second-tier
+   * answers are counted here but not picked: its store pools the table's
+   * evidence alone.
    */
-  #recordSemantic(table: Table, a: Assessment): string | undefined {
+  #recordSemantic(
+    table: Table,
+    a: Assessment,
+    text: string | undefined,
+  ): string | undefined {
     const certificate = this.semanticCertificates(table)[a.slot];
     if (certificate == null) return undefined;
     const certified = a.answer.certified;
     const picked = certified && this.fleet === null && this.#sampler.pick();
     certificate.recordDecision(a.fullConfidence, certified, picked);
+    // Feedback on it (without an audit id) then counts where it was
+    // decided: in the second tier's certificate.
+    if (!certified && text !== undefined) {
+      this.recent.remember(a.question, text, {
+        table,
+        certificate,
+        answer: answerOf(a.answer)!,
+        confidence: a.fullConfidence,
+      });
+    }
     if (!picked) return undefined;
     const answer = answerOf(a.answer)!;
     if (this.#tokens !== null) {
