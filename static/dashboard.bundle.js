@@ -390,6 +390,29 @@
     }, "The bundle lists no questions."));
   }
 
+  // static/dashboard/cards/tiers.ts
+  function renderTiers(st) {
+    const card = byId("card-tiers");
+    const t = st.tiers;
+    card.hidden = t === void 0;
+    if (t === void 0) return;
+    const row = (key, name, c, extra) => h("li", {
+      "data-tier": key
+    }, h("div", {
+      class: "row-head"
+    }, h("span", {
+      class: "name"
+    }, name), h("span", {
+      class: "num"
+    }, `${fmtInt(c.certified)} of ${fmtInt(c.answers)} certified (${fmtPct(c.share_answered)})`)), h("p", {
+      class: "sub"
+    }, `latency p50 ${fmtLatency(c.latency_us.p50)}, p99 ${fmtLatency(c.latency_us.p99)}${extra}`));
+    const s = t.semantic;
+    byId("tiers").replaceChildren(h("ul", {
+      class: "rows"
+    }, row("table", "Table", t.table, ""), row("semantic", "Second tier (sentence encoder)", s, ` \xB7 asked ${fmtInt(s.asked)}, novel ${fmtInt(s.novel)}, shed ${fmtInt(s.shed)}, failed ${fmtInt(s.failed)} \xB7 queue ${fmtInt(t.in_flight)} of ${fmtInt(t.queue)} on ${fmtInt(t.workers)} workers`)));
+  }
+
   // static/dashboard/cards/reasons.ts
   var FLAG_INFO = {
     low_confidence: "Confidence below the calibrated threshold.",
@@ -1204,6 +1227,7 @@
     renderReasons(st);
     renderDrift(st);
     renderLive(st);
+    renderTiers(st);
     recent.render(st);
     picker.render(st);
     latency.update(history, (st.latency_us?.count ?? 0) > 0);

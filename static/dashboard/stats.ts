@@ -131,7 +131,31 @@ export interface Stats {
   };
   drift: Record<string, DriftSummary>;
   live?: LiveSummary;
+  /** Present only while a bundle with a second tier is served. */
+  tiers?: TiersSummary;
   recent: RecentDecision[];
+}
+
+/** One tier's counts. */
+export interface TierSummary {
+  answers: number;
+  certified: number;
+  share_answered: number | null;
+  latency_us: LatencySummary;
+}
+
+/** Counts by the tier that answered. */
+export interface TiersSummary {
+  table: TierSummary;
+  semantic: TierSummary & {
+    asked: number;
+    novel: number;
+    shed: number;
+    failed: number;
+  };
+  workers: number;
+  queue: number;
+  in_flight: number;
 }
 
 /** The playground's answer for one text. */

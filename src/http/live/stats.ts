@@ -141,7 +141,7 @@ export function liveStats(
   live: LiveController,
   table: Table,
 ): LiveStatsDocument {
-  const states = live.states(table);
+  const semantic = live.semanticStates(table);
   const fleet = live.fleet?.status() ?? null;
   return {
     enabled: live.enabled,
@@ -172,34 +172,45 @@ export function liveStats(
         source: r.source,
       })),
     },
-    questions: record(
-      table.questions.flatMap((q) => {
-        const s = states.get(q.name);
-        if (s === undefined) return [];
-        const c = s.inForce;
-        const out: LiveQuestionStats = {
-          threshold: s.threshold,
-          reason: s.reason,
-          bundle_threshold: s.bundleThreshold,
-          audited: s.audited,
-          audit_disagreements: s.auditDisagreements,
-          feedback: s.feedback,
-          uncertified_decisions: s.uncertifiedDecisions,
-          decisions: c?.decisions ?? 0,
-          labelled: c?.labelled ?? 0,
-          estimate: clampRate(c?.estimate ?? null),
-          estimate_raw: c?.estimate ?? null,
-          lower: c?.lower ?? null,
-          upper: c?.upper ?? null,
-          alpha: q.calibration.alpha,
-          confidence: 1 - q.calibration.delta,
-          feedback_check: s.feedbackCheck === null
-            ? null
-            : feedbackCheckStats(s.feedbackCheck),
-          summary: liveInWords(s, q.calibration.delta),
-        };
-        return [[q.name, out] as [string, LiveQuestionStats]];
-      }),
-    ),
+    questions: questionStats(table, live.states(table)),
+    ...(semantic.size === 0
+      ? {}
+      : { semantic_questions: questionStats(table, semantic) }),
   };
+}
+
+/** Per question of `table` with a state in `states`, its live figures. */
+function questionStats(
+  table: Table,
+  states: Map<string, LiveState>,
+): Record<string, LiveQuestionStats> {
+  return record(
+    table.questions.flatMap((q) => {
+      const s = states.get(q.name);
+      if (s === undefined) return [];
+      const c = s.inForce;
+      const out: LiveQuestionStats = {
+        threshold: s.threshold,
+        reason: s.reason,
+        bundle_threshold: s.bundleThreshold,
+        audited: s.audited,
+        audit_disagreements: s.auditDisagreements,
+        feedback: s.feedback,
+        uncertified_decisions: s.uncertifiedDecisions,
+        decisions: c?.decisions ?? 0,
+        labelled: c?.labelled ?? 0,
+        estimate: clampRate(c?.estimate ?? null),
+        estimate_raw: c?.estimate ?? null,
+        lower: c?.lower ?? null,
+        upper: c?.upper ?? null,
+        alpha: q.calibration.alpha,
+        confidence: 1 - q.calibration.delta,
+        feedback_check: s.feedbackCheck === null
+          ? null
+          : feedbackCheckStats(s.feedbackCheck),
+        summary: liveInWords(s, q.calibration.delta),
+      };
+      return [[q.name, out] as [string, LiveQuestionStats]];
+    }),
+  );
 }

@@ -95,6 +95,13 @@ export const Answer = Type.Object({
       "Probability of every option; only the offered options when narrowed (they sum to 1); with top, only the top most probable, the answer first.",
   })),
   probability: Type.Optional(yes),
+  tier: Type.Optional(Type.Union([
+    Type.Literal("table"),
+    Type.Literal("semantic"),
+  ], {
+    description:
+      "Which tier answered: the table, or the second tier (a sentence encoder) asked because the table was not sure. Present only when the bundle served has a second tier (format 4).",
+  })),
   audit,
 }, {
   description:
@@ -188,7 +195,10 @@ export const DecisionsRequest = Type.Object({
 
 /** The `service` object of a decision-model answer. */
 export const Service = Type.Object({
-  source: Type.Literal("table"),
+  source: Type.Union([Type.Literal("table"), Type.Literal("semantic")], {
+    description:
+      "table: the table answered; semantic: the second tier (a sentence encoder) answered, asked because the table was not sure (bundles of format 4 only).",
+  }),
   certified: Type.Boolean(),
   flag: ref("Flag", Flag),
   audit,

@@ -261,6 +261,12 @@ export const LiveStats = Type.Object({
       "Resets of the live evidence applied here (POST /v1/live/reset), the last 20.",
   }),
   questions: recordOf(ref("LiveQuestion", LiveQuestion)),
+  semantic_questions: Type.Optional(
+    recordOf(ref("LiveQuestion", LiveQuestion), {
+      description:
+        "Present only while a bundle with a second tier is served: per question with one, the live certificate of the second tier's certified answers, a stream of their own (its own audits, evidence and threshold, over the two-tier rule's candidates). The table's answers stay under questions.",
+    }),
+  ),
 });
 
 /** The `live` section of `/v1/stats`. */
