@@ -384,7 +384,7 @@ export class LiveCertificate {
     this.#inForce = this.#bundle;
     this.#check = bands === undefined || bands === null || this.#bundle < 0
       ? null
-      : new FeedbackCheck(bands, this.#thresholds);
+      : new FeedbackCheck(bands, this.#thresholds, threshold!);
     this.#bandDisagreed = new Float64Array(k);
     const r = settings.auditRate;
     const m = settings.alpha;
