@@ -143,11 +143,23 @@ export function semanticRecordName(
   return name;
 }
 
+/**
+ * The store's name of the evidence of `table` served with its second tier
+ * (`tiered`) or without: the bundle id, with `+semantic` after it when
+ * tiered. The two are pools of their own (a question's table answers are
+ * certified against another rule in each), so an audit id given in one is
+ * `not_shared` in the other.
+ */
+export function poolName(table: Table, tiered: boolean): string {
+  return tiered ? `${bundleIdOf(table)}+semantic` : bundleIdOf(table);
+}
+
 /** The table served now and its fleet state. */
 interface Served {
   readonly table: Table;
   /** The serving state decisions are put in force in. */
   readonly state: TableState;
+  /** The store's name of the evidence (`poolName`). */
   readonly bundle: string;
   /** Per track: its record's name in the store. */
   readonly names: readonly string[];
@@ -266,8 +278,9 @@ export class FleetLive {
    * until the store is read, then the fleet's threshold applies. With
    * `semantic` (the second tier's certificates, null for a question
    * without one: the table is served with its second tier), each second
-   * tier is pooled as a stream of its own, and the table's certificates
-   * are over the two-tier rule's calibration (as the controller's are).
+   * tier is pooled as a stream of its own, the table's certificates are
+   * over the two-tier rule's calibration (as the controller's are), and
+   * the evidence is another pool than without (`poolName`).
    */
   serve(
     table: Table,
@@ -307,7 +320,7 @@ export class FleetLive {
     this.#served = {
       table,
       state,
-      bundle: bundleIdOf(table),
+      bundle: poolName(table, semanticTrack.some((t) => t >= 0)),
       names,
       tracks,
       semanticTrack,
