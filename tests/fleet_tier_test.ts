@@ -7,7 +7,7 @@
  * tier's threshold stricter on every replica (and raise its feedback
  * alarm) while the table's stays; a replica started later reads it; a
  * reset clears both tiers; a replica serving the bundle without its second
- * tier misses such ids as `not_shared`.
+ * tier pools apart (ids between the two are `not_shared`).
  */
 
 import assert from "node:assert/strict";
@@ -29,9 +29,9 @@ const KEY = "a shared secret of the fleet";
 const BUNDLE = "cd".repeat(32);
 
 /** The format-4 table with a fixed bundle id (as if loaded from one bundle). */
-function tieredTable(): Table {
+function tieredTable(bundle = BUNDLE): Table {
   const t = twoTierResult().table;
-  return { ...t, info: { ...t.info, bundle_id: BUNDLE } };
+  return { ...t, info: { ...t.info, bundle_id: bundle } };
 }
 
 interface Replica {
@@ -46,8 +46,9 @@ function replica(
   name: string,
   seed: number,
   tiered = true,
+  bundle = BUNDLE,
 ): Replica {
-  const table = tieredTable();
+  const table = tieredTable(bundle);
   const state = new TableState(table);
   const live = new LiveController({
     auditRate: 0.5,
@@ -150,7 +151,7 @@ Deno.test("a second-tier audit given by one replica is counted once fleet-wide, 
   });
 });
 
-Deno.test("lying second-tier audits move the second tier's threshold stricter on every replica, the table's stays; a later replica reads it; a reset clears both tiers", async () => {
+Deno.test("lying second-tier audits move the second tier's threshold stricter on every replica, the table's stays; a later replica reads it, a new bundle starts clean; a reset clears both tiers", async () => {
   await withKeys(async (store, keys) => {
     const rs = [replica(store, keys, "a", 1), replica(store, keys, "b", 2)];
     await syncAll(rs);
@@ -198,6 +199,11 @@ Deno.test("lying second-tier audits move the second tier's threshold stricter on
       late.live.semanticStates(late.table).get("topic")!.audited,
       40,
     );
+    // A new bundle starts clean.
+    const next = replica(store, keys, "n", 5, true, "ce".repeat(32));
+    await syncAll([next]);
+    assert.equal(next.live.fleet!.decision(slot, true)!.reason, "bundle");
+    assert.equal(next.live.semanticStates(next.table).get("topic")!.audited, 0);
 
     const all = [...rs, late];
     assert.deepEqual(await rs[0]!.live.reset(rs[0]!.table, "topic"), [
@@ -255,7 +261,7 @@ Deno.test("a reset clears the table's evidence and the second tier's together; a
   });
 });
 
-Deno.test("a replica serving the bundle without its second tier misses second-tier ids as not_shared; other ids of the table it counts", async () => {
+Deno.test("a replica serving the bundle without its second tier pools apart: ids of either tier given with it are not_shared, and the evidence stays apart", async () => {
   await withKeys(async (store, keys) => {
     const a = replica(store, keys, "a", 1);
     const b = replica(store, keys, "b", 2, false);
@@ -270,6 +276,28 @@ Deno.test("a replica serving the bundle without its second tier misses second-ti
       audit: s.id,
     }]);
     assert.deepEqual(reply.missedAudits.map((m) => m.reason), ["not_shared"]);
+    const t = auditedDecision(a, certified, "table");
+    const table = await countFleetFeedback(b.live, b.table, QUIET_GUARD, [{
+      question: "topic",
+      text: certified,
+      answer: t.choice,
+      audit: t.id,
+    }]);
+    assert.deepEqual(table.missedAudits.map((m) => m.reason), ["not_shared"]);
+    // A replica serving it the same way counts it.
+    const c = replica(store, keys, "c", 3, false);
+    await syncAll([c]);
+    const back = await countFleetFeedback(c.live, c.table, QUIET_GUARD, [{
+      question: "topic",
+      text: certified,
+      answer: t.choice,
+      audit: auditedDecision(b, certified, "table").id,
+    }]);
+    assert.equal(back.audits, 1, JSON.stringify(back.missedAudits));
+    await syncAll([a, b, c]);
+    assert.equal(a.live.states(a.table).get("topic")!.audited, 0);
+    assert.equal(b.live.states(b.table).get("topic")!.audited, 1);
+    assert.notEqual(a.live.pool, b.live.pool);
   });
 });
 
@@ -282,4 +310,68 @@ Deno.test("the second tier's record is named after its question, apart from ever
     semanticRecordName("topic", new Set(["topic", "topic#semantic"])),
     "#topic#semantic",
   );
+});
+
+Deno.test("the store unreachable: a replica moves its second tier only stricter on what it counted, and the fleet catches up once the store answers", async () => {
+  await withKeys(async (store, keys) => {
+    const [a, b] = [replica(store, keys, "a", 1), replica(store, keys, "b", 2)];
+    await syncAll([a, b]);
+    const slot = a.table.questions.findIndex((q) => q.name === "topic");
+    const { certified } = tierTexts();
+    store.down = true;
+    let counted = 0;
+    for (let i = 0; i < 40; i++) {
+      const { id, choice } = auditedDecision(b, certified, "semantic");
+      const reply = await countFleetFeedback(b.live, b.table, QUIET_GUARD, [{
+        question: "topic",
+        text: certified,
+        answer: other(choice, b.table),
+        audit: id,
+      }]);
+      counted += reply.audits;
+    }
+    assert.equal(counted, 40);
+    assert.equal(b.live.fleet!.link, "unreachable");
+    assert.notEqual(b.live.fleet!.decision(slot, true)!.reason, "bundle");
+    assert.equal(b.live.fleet!.decision(slot)!.reason, "bundle");
+    assert.equal(a.live.fleet!.decision(slot, true)!.reason, "bundle");
+    store.down = false;
+    await syncAll([b, a]);
+    for (const r of [a, b]) {
+      assert.notEqual(r.live.fleet!.decision(slot, true)!.reason, "bundle");
+      assert.equal(r.live.semanticStates(r.table).get("topic")!.audited, 40);
+      assert.equal(r.live.fleet!.decision(slot)!.reason, "bundle");
+    }
+  });
+});
+
+Deno.test("feedback without an id on an uncertified second-tier answer is pooled in the second tier's record", async () => {
+  await withKeys(async (store, keys) => {
+    const [a, b] = [replica(store, keys, "a", 1), replica(store, keys, "b", 2)];
+    await syncAll([a, b]);
+    const { low } = tierTexts();
+    const answer = assess(
+      a.table,
+      a.state,
+      prepareText(a.table, a.state, low),
+      "topic",
+      {},
+      QUIET_GUARD,
+    );
+    // Uncertified at the table's threshold: the second tier's case.
+    assert.equal(answer.answer.certified, false);
+    a.live.recordDecisions(a.table, [answer], low, ["semantic"]);
+    const reply = await countFleetFeedback(a.live, a.table, QUIET_GUARD, [{
+      question: "topic",
+      text: low,
+      answer: answer.answer.choice as string,
+      audit: undefined,
+    }]);
+    assert.equal(reply.feedback, 1);
+    await syncAll([a, b]);
+    for (const r of [a, b]) {
+      assert.equal(r.live.semanticStates(r.table).get("topic")!.feedback, 1);
+      assert.equal(r.live.states(r.table).get("topic")!.feedback, 0);
+    }
+  });
 });
