@@ -20,7 +20,7 @@ import type { Assessment } from "../src/engine/verdict.ts";
 import { AuditKeyFile } from "../src/live/audit_key.ts";
 import { LiveController } from "../src/live/controller.ts";
 import { countFleetFeedback } from "../src/live/fleet_feedback.ts";
-import { semanticRecordName } from "../src/live/fleet.ts";
+import { semanticRecordName } from "../src/live/fleet_tracks.ts";
 import { MemoryStore } from "../src/live/store.ts";
 import { tempDir } from "./_fixtures.ts";
 import { tierTexts, twoTierResult } from "./_two_tier.ts";

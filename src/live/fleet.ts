@@ -48,8 +48,7 @@ import {
 import type { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
 import { applyLiveDecision } from "./apply.ts";
-import { bundleIdOf } from "./bundle_id.ts";
-import { newCertificate } from "./new_certificate.ts";
+import { type FleetTrack, fleetTracks, poolName } from "./fleet_tracks.ts";
 import {
   type AuditOutcome,
   type Batch,
@@ -114,44 +113,6 @@ interface Pooled {
   evidence: LiveEvidence;
   policy: LivePolicy | null;
   version: number;
-}
-
-/**
- * One stream of evidence the store pools: a question's table answers, or
- * its second tier's (`tier` "semantic"), each its own record in the store.
- */
-export interface FleetTrack {
-  /** The question's position in the table. */
-  readonly slot: number;
-  readonly tier: "table" | "semantic";
-  /** The question's name. */
-  readonly question: string;
-}
-
-/**
- * The store's name of the second tier's record of `question`: the name
- * with `#semantic` after it (with `#` put before it until no question of
- * the table, `taken`, is named so: every replica of a bundle picks the
- * same).
- */
-export function semanticRecordName(
-  question: string,
-  taken: ReadonlySet<string>,
-): string {
-  let name = `${question}#semantic`;
-  while (taken.has(name)) name = `#${name}`;
-  return name;
-}
-
-/**
- * The store's name of the evidence of `table` served with its second tier
- * (`tiered`) or without: the bundle id, with `+semantic` after it when
- * tiered. The two are pools of their own (a question's table answers are
- * certified against another rule in each), so an audit id given in one is
- * `not_shared` in the other.
- */
-export function poolName(table: Table, tiered: boolean): string {
-  return tiered ? `${bundleIdOf(table)}+semantic` : bundleIdOf(table);
 }
 
 /** The table served now and its fleet state. */
@@ -290,31 +251,9 @@ export class FleetLive {
     semantic?: readonly (LiveCertificate | null)[],
   ): void {
     if (this.#served?.table === table) return;
-    const taken = new Set(table.questions.map((q) => q.name));
-    const tracks: FleetTrack[] = table.questions.map((q, slot) => ({
-      slot,
-      tier: "table",
-      question: q.name,
-    }));
-    const names = table.questions.map((q) => q.name);
-    const semanticTrack = table.questions.map(() => -1);
-    const allCounters = [...counters];
-    table.questions.forEach((q, slot) => {
-      const c = semantic?.[slot];
-      if (c == null || q.semantic === undefined) return;
-      semanticTrack[slot] = tracks.length;
-      tracks.push({ slot, tier: "semantic", question: q.name });
-      names.push(semanticRecordName(q.name, taken));
-      allCounters.push(c);
-    });
-    const make = () =>
-      tracks.map((t) => {
-        const q = table.questions[t.slot]!;
-        const calibration = semantic !== undefined && q.semantic !== undefined
-          ? q.semantic.calibration
-          : q.calibration;
-        return newCertificate(q, auditRate, calibration);
-      });
+    const { tracks, names, semanticTrack, counters: allCounters, fresh } =
+      fleetTracks(table, counters, auditRate, semantic);
+    const make = () => tracks.map((_, i) => fresh(i));
     const views = make();
     const initial = views.map((v) => v.policy());
     this.#served = {
