@@ -42,6 +42,7 @@ import {
 } from "./parts.ts";
 import { scoreAnswers } from "./score.ts";
 import { secondTierStage } from "./second_tier.ts";
+import { validateTrainOptions } from "./validate_options.ts";
 import {
   describeSplit,
   fedInWords,
@@ -58,6 +59,12 @@ export {
   trainingSettings,
   type TrainOptions,
 } from "./options.ts";
+export {
+  TrainOptionError,
+  trainOptions,
+  type TrainOptionsInput,
+  validateTrainOptions,
+} from "./validate_options.ts";
 export {
   type QuestionReport,
   type SplitReport,
@@ -82,13 +89,15 @@ interface FittedQuestion {
  * Trains every question of `traces`. Deterministic for `options.seed`.
  * With `embeddings` (one per trace, from `src/encoder/`) and
  * `options.semantic` not `off`, each question may get a second tier.
- * Throws `TrainingError` when no question can be trained.
+ * Throws `TrainOptionError` (a `RangeError`) for an option out of range,
+ * before any work, and `TrainingError` when no question can be trained.
  */
 export function train(
   traces: TraceSet,
   options: TrainOptions,
   embeddings?: readonly Float32Array[],
 ): TrainResult {
+  validateTrainOptions(options);
   if (embeddings !== undefined && embeddings.length !== traces.texts.length) {
     throw new RangeError(
       `Expected one embedding per trace (${traces.texts.length}): got ${embeddings.length}`,
