@@ -6,13 +6,13 @@
  * @module
  */
 
-import type { Averages, Confusion, Prf } from "./class_report.ts";
+import type { Averages, Confusion, Prf } from "../eval/class_report.ts";
 import type {
   AveragesFigures,
   EvalFigures,
   OptionFigures,
-} from "./eval_tally.ts";
-import type { FrontierPoint } from "./frontier.ts";
+} from "../eval/tally.ts";
+import type { FrontierPoint } from "../eval/frontier.ts";
 
 /** A share as a percentage with one decimal. */
 function pct(x: number): string {

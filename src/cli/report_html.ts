@@ -10,15 +10,15 @@
 
 import { questionReportOf } from "../bundle/info.ts";
 import type { Table } from "../engine/mod.ts";
-import type { Confusion } from "./class_report.ts";
+import type { Confusion } from "../eval/class_report.ts";
 import type {
   AveragesFigures,
   EvalFigures,
   OptionFigures,
 } from "../eval/tally.ts";
-import type { FrontierPoint } from "./frontier.ts";
+import type { FrontierPoint } from "../eval/frontier.ts";
 import { frontierSvg } from "./frontier_svg.ts";
-import type { Prf } from "./class_report.ts";
+import type { Prf } from "../eval/class_report.ts";
 import { adviceInBrief, leakageInWords, splitInWords } from "./report_words.ts";
 import { questionLine, streamInWords } from "./eval_words.ts";
 

@@ -44,7 +44,7 @@ import {
 } from "./common.ts";
 import { reportHtml } from "./report_html.ts";
 import type { SemanticMode } from "../train/semantic.ts";
-import { withoutTimeColumns } from "./time_column.ts";
+import { withoutTimeColumns } from "../train/time_column.ts";
 import {
   type CalibrationRecord,
   recordCalibration,
@@ -193,7 +193,7 @@ export async function trainCommand(args: string[]): Promise<number> {
   await checkBundleDestination(out);
   const traces = withoutTimeColumns(
     await readTraceFlags("train", values, printer),
-    printer,
+    printer.warn,
   );
   checkAgainstTraces(traces, options);
   const started = performance.now();

@@ -16,7 +16,7 @@ import {
   type ScoredAnswers,
 } from "./calibrate.ts";
 import type { FittedModel } from "./fit.ts";
-import { computeGainBounds } from "../engine/radius.ts";
+import { computeGainBounds } from "./gain_bounds.ts";
 import { leakageCheck, type LeakageReport } from "./leakage.ts";
 import type { TrainOptions } from "./options.ts";
 import type { QuestionParts } from "./parts.ts";
