@@ -7,9 +7,10 @@
  */
 
 import type { QuestionAnswers } from "../traces/mod.ts";
-import { adviceWith, type ScoredAnswers } from "./calibrate.ts";
+import type { ScoredAnswers } from "./calibrate.ts";
+import { adviceWith, curveInWords } from "./words.ts";
 import type { FitTable, FittedModel } from "./fit.ts";
-import { curveInWords, learningCurves } from "./learning_curve.ts";
+import { learningCurves } from "./learning_curve.ts";
 import type { TrainOptions } from "./options.ts";
 import type { QuestionParts } from "./parts.ts";
 import { minimumCertifiable } from "./stats.ts";
