@@ -8,11 +8,41 @@
 import { assess, prepareText } from "../engine/answer.ts";
 import { QUIET_GUARD } from "../engine/drift.ts";
 import { fullProbabilities, semanticAssess } from "../engine/semantic.ts";
-import { setThresholdInForce, type TableState } from "../engine/state.ts";
-import type { Table } from "../engine/table.ts";
+import { setThresholdInForce, TableState } from "../engine/state.ts";
+import type { QuestionTable, Table } from "../engine/table.ts";
 import { disagrees } from "../engine/verdict.ts";
 import type { QuestionAnswers } from "../traces/mod.ts";
 import { type Measurement, Meter } from "./meter.ts";
+
+/** A question ready to be measured: the traces that answer it and its test part. */
+export interface MeasuredQuestion {
+  qa: QuestionAnswers;
+  question: QuestionTable;
+  /** Its test part. */
+  test: readonly number[];
+}
+
+/**
+ * The trained table (`base` with every question) and each question's test
+ * figures, answered as the table will serve them.
+ */
+export function measureStage(
+  base: Table,
+  questions: readonly MeasuredQuestion[],
+  texts: readonly string[],
+  embeddings?: readonly Float32Array[],
+): { table: Table; tests: Measurement[] } {
+  const table: Table = {
+    ...base,
+    questions: questions.map((q) => q.question),
+    byName: new Map(questions.map((q) => [q.question.name, q.question])),
+  };
+  const state = new TableState(table);
+  const tests = questions.map((q) =>
+    measureAnswers(table, state, q.qa, texts, q.test, embeddings)
+  );
+  return { table, tests };
+}
 
 /**
  * Answers `indices` exactly as serving would (single-text drift rule

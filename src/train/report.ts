@@ -5,9 +5,17 @@
  * @module
  */
 
+import type { QuestionAnswers } from "../traces/mod.ts";
+import type { CalibrationOutcome } from "./calibrate.ts";
+import type { FittedModel } from "./fit.ts";
 import type { LeakageReport } from "./leakage.ts";
 import type { Measurement } from "./meter.ts";
-import type { TrainingSettings } from "./options.ts";
+import {
+  type TrainingSettings,
+  trainingSettings,
+  type TrainOptions,
+} from "./options.ts";
+import type { QuestionParts } from "./parts.ts";
 import type { SemanticReport } from "./semantic.ts";
 import type { FedOption, ResolvedSplitMode } from "./split.ts";
 import { PART_NAMES, type Split } from "./split.ts";
@@ -124,5 +132,94 @@ export function splitReport(
     similar_links: split.similarLinks,
     parts,
     fed_options: fed,
+  };
+}
+
+/** What calibration decided for a question, as the report states it. */
+export function calibrationReport(
+  outcome: CalibrationOutcome,
+): QuestionReport["calibration"] {
+  return {
+    status: outcome.calibration.status,
+    threshold: outcome.calibration.threshold,
+    reason: outcome.calibration.reason,
+    advice: outcome.advice,
+    start: outcome.plan.start,
+    hedge: outcome.plan.hedge,
+    start_chance: outcome.plan.startChance,
+    candidates_tested: outcome.choice.tested,
+    certified: outcome.choice.certified,
+    disagreements: outcome.choice.disagreements,
+  };
+}
+
+/** A question's report before its test part is measured. */
+export function questionReport(
+  qa: QuestionAnswers,
+  parts: QuestionParts,
+  thin: ThinOption[],
+  model: FittedModel,
+  calibration: QuestionReport["calibration"],
+  leakage: LeakageReport,
+  semantic: SemanticReport | undefined,
+): Omit<QuestionReport, "test"> {
+  return {
+    name: qa.name,
+    kind: qa.kind,
+    options: qa.options.length,
+    thin_options: thin,
+    answers: {
+      train: parts.fit.length + parts.validation.length,
+      validation: parts.validation.length,
+      calibration: parts.calibration.length,
+      test: parts.test.length,
+    },
+    model: {
+      l2: model.l2,
+      epochs: model.epochs,
+      temperature: model.temperature,
+      validation_accuracy: model.validation.accuracy,
+    },
+    calibration,
+    leakage,
+    ...(semantic === undefined ? {} : { semantic }),
+  };
+}
+
+/** What the whole report is made of, besides the options. */
+export interface ReportParts {
+  split: Split;
+  fed: FedOption[];
+  fromFeedback: number;
+  traces: number;
+  rows: number;
+  questions: QuestionReport[];
+  refused: string[];
+}
+
+/** The training report (`report.json`) of a run with `options`. */
+export function trainReport(
+  options: TrainOptions,
+  parts: ReportParts,
+): TrainReport {
+  return {
+    tool: "decision-tables",
+    alpha: options.alpha,
+    delta: options.delta,
+    seed: options.seed,
+    training: trainingSettings(options),
+    splits: {
+      calibration: options.calibrationShare,
+      test: options.testShare,
+      validation: options.validationShare,
+    },
+    split: {
+      ...splitReport(parts.split, options.similarity, parts.fed),
+      feedback_in_fit: parts.fromFeedback,
+    },
+    traces: parts.traces,
+    rows: parts.rows,
+    questions: parts.questions,
+    refused: parts.refused,
   };
 }

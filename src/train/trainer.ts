@@ -19,10 +19,13 @@
  * @module
  */
 
-import type { QuestionReport, TrainReport } from "./report.ts";
-import { splitReport } from "./report.ts";
-import type { QuestionTable, Table } from "../engine/table.ts";
-import { TableState } from "../engine/state.ts";
+import {
+  calibrationReport,
+  type QuestionReport,
+  questionReport,
+  trainReport,
+} from "./report.ts";
+import type { QuestionTable } from "../engine/table.ts";
 import type { QuestionAnswers, TraceSet } from "../traces/mod.ts";
 import type { ScoredAnswers } from "./calibrate.ts";
 import { admitQuestions } from "./admit.ts";
@@ -32,8 +35,8 @@ import { curveAdviceStage } from "./curve_advice.ts";
 import { featuriseStage } from "./featurise.ts";
 import { fitQuestions } from "./fit.ts";
 import { calibrationTwins } from "./leakage.ts";
-import { measureAnswers } from "./measure.ts";
-import { trainingSettings, type TrainOptions } from "./options.ts";
+import { measureStage } from "./measure.ts";
+import type { TrainOptions } from "./options.ts";
 import {
   type QuestionParts,
   questionParts,
@@ -174,46 +177,22 @@ export function train(
       options,
       say,
     );
-    const { outcome } = calibrated;
-    const calibration: QuestionReport["calibration"] = {
-      status: outcome.calibration.status,
-      threshold: outcome.calibration.threshold,
-      reason: outcome.calibration.reason,
-      advice: outcome.advice,
-      start: outcome.plan.start,
-      hedge: outcome.plan.hedge,
-      start_chance: outcome.plan.startChance,
-      candidates_tested: outcome.choice.tested,
-      certified: outcome.choice.certified,
-      disagreements: outcome.choice.disagreements,
-    };
+    const calibration = calibrationReport(calibrated.outcome);
     return {
       qa,
       parts,
       question: calibrated.question,
       scored: calibrated.scored,
       calibration,
-      report: {
-        name: qa.name,
-        kind: qa.kind,
-        options: qa.options.length,
-        thin_options: thin[q]!,
-        answers: {
-          train: parts.fit.length + parts.validation.length,
-          validation: parts.validation.length,
-          calibration: parts.calibration.length,
-          test: parts.test.length,
-        },
-        model: {
-          l2: model.l2,
-          epochs: model.epochs,
-          temperature: model.temperature,
-          validation_accuracy: model.validation.accuracy,
-        },
+      report: questionReport(
+        qa,
+        parts,
+        thin[q]!,
+        model,
         calibration,
-        leakage: calibrated.leakage,
-        ...(semanticReport === undefined ? {} : { semantic: semanticReport }),
-      },
+        calibrated.leakage,
+        semanticReport,
+      ),
     };
   });
 
@@ -237,36 +216,20 @@ export function train(
     }
   }
 
-  const questions = fitted.map((f) => f.question);
-  const table: Table = {
-    ...base,
-    questions,
-    byName: new Map(questions.map((q) => [q.name, q])),
-  };
-  const state = new TableState(table);
-  const reports: QuestionReport[] = fitted.map((f) => ({
-    ...f.report,
-    test: measureAnswers(table, state, f.qa, texts, f.parts.test, embeddings),
-  }));
-  const report: TrainReport = {
-    tool: "decision-tables",
-    alpha: options.alpha,
-    delta: options.delta,
-    seed: options.seed,
-    training: trainingSettings(options),
-    splits: {
-      calibration: options.calibrationShare,
-      test: options.testShare,
-      validation: options.validationShare,
-    },
-    split: {
-      ...splitReport(split, options.similarity, fed),
-      feedback_in_fit: fromFeedback,
-    },
+  const { table, tests } = measureStage(
+    base,
+    fitted.map((f) => ({ qa: f.qa, question: f.question, test: f.parts.test })),
+    texts,
+    embeddings,
+  );
+  const report = trainReport(options, {
+    split,
+    fed,
+    fromFeedback,
     traces: texts.length,
     rows: rowBuckets.length,
-    questions: reports,
+    questions: fitted.map((f, q) => ({ ...f.report, test: tests[q]! })),
     refused,
-  };
+  });
   return { table: { ...table, info: { report } }, rowBuckets, report };
 }
