@@ -22,7 +22,7 @@ import {
 import { DriftMonitor, QUIET_GUARD } from "../src/engine/drift.ts";
 import { TableState } from "../src/engine/state.ts";
 import { argmax, scoreEntries, type Table } from "../src/engine/table.ts";
-import { evaluate } from "../src/cli/eval.ts";
+import { evaluate } from "../src/eval/evaluate.ts";
 import { readTraces } from "../src/traces/mod.ts";
 import { seededRandom, shuffle } from "../src/train/split.ts";
 

@@ -19,7 +19,7 @@
  */
 
 import { parseArgs } from "node:util";
-import { evaluate } from "../src/cli/eval.ts";
+import { evaluate } from "../src/eval/evaluate.ts";
 import { readTraces } from "../src/traces/mod.ts";
 import type { TraceSet } from "../src/traces/types.ts";
 import { percent as pct } from "../src/train/meter.ts";

@@ -34,7 +34,7 @@
 import { parseArgs } from "node:util";
 import { encodeBundle } from "../src/bundle/codec.ts";
 import { loadBundle, writeBundleAtomically } from "../src/bundle/files.ts";
-import { evaluate } from "../src/cli/eval.ts";
+import { evaluate } from "../src/eval/evaluate.ts";
 import { readTraces } from "../src/traces/mod.ts";
 import {
   DEFAULT_TRAIN_OPTIONS,

@@ -15,7 +15,7 @@
  * @module
  */
 
-import { evaluate } from "../src/cli/eval.ts";
+import { evaluate } from "../src/eval/evaluate.ts";
 import type { TraceSet } from "../src/traces/types.ts";
 import { percent as pct } from "../src/train/meter.ts";
 import {

@@ -32,7 +32,7 @@ import {
 import { argmax, scoreText, softmax, type Table } from "../src/engine/table.ts";
 import { TableState } from "../src/engine/state.ts";
 import { disagrees } from "../src/engine/verdict.ts";
-import { evaluate } from "../src/cli/eval.ts";
+import { evaluate } from "../src/eval/evaluate.ts";
 import type { TraceSet } from "../src/traces/mod.ts";
 import { percent as pct } from "../src/train/meter.ts";
 import { textVectors } from "../src/train/similar.ts";

@@ -1,5 +1,5 @@
 /**
- * The classification report's arithmetic (`src/cli/class_report.ts`):
+ * The classification report's arithmetic (`src/eval/class_report.ts`):
  * hand-computed figures on a small example, and the same example given to
  * scikit-learn (when python3 with sklearn is installed) must agree.
  */
@@ -11,7 +11,7 @@ import {
   largestConfusions,
   type OptionCounts,
   prfOf,
-} from "../src/cli/class_report.ts";
+} from "../src/eval/class_report.ts";
 import { skipped } from "./_tools.ts";
 
 const OPTIONS = ["a", "b", "c", "d"] as const;

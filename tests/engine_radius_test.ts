@@ -10,11 +10,11 @@ import {
 import { normalizeText, segmentWords } from "../src/engine/text.ts";
 import {
   BIGRAM_ROW,
-  computeGainBounds,
   NGRAM_ROW,
   radiusOf,
   WORD_ROW,
 } from "../src/engine/radius.ts";
+import { computeGainBounds } from "../src/train/gain_bounds.ts";
 import { bucketKind, wordBucketsOf } from "../src/engine/features.ts";
 import {
   FILLER_WORDS,

@@ -29,6 +29,9 @@
  * @module
  */
 
+import { storedReport } from "./info.ts";
+import type { TrainingSettings } from "../train/options.ts";
+import type { TrainReport } from "../train/report.ts";
 import { createHash } from "node:crypto";
 import type { FeaturizerSettings } from "../engine/features.ts";
 import { liveGrid } from "../engine/live.ts";
@@ -95,7 +98,7 @@ export interface Manifest {
   settings: TableSettings;
   rows: number;
   /** Format 3: how the table was trained (fit settings, split, targets). */
-  training?: Record<string, unknown>;
+  training?: Partial<TrainingSettings>;
   /** Format 4: the encoder whose embeddings the second tiers read. */
   encoder?: EncoderName;
   questions: ManifestQuestion[];
@@ -122,10 +125,11 @@ export interface BundleContents {
   rowBuckets: Int32Array;
   questions: QuestionTable[];
   /** How the table was trained, stored in the manifest. */
-  training: Record<string, unknown>;
+  training: TrainingSettings;
   /** Per question (in order), what the fit chose. */
   models: { l2: number; epochs: number }[];
-  report: unknown;
+  /** The training report, written as `report.json`. */
+  report: TrainReport;
 }
 
 /** Encodes a trained table and its report as the bundle's files. */
@@ -537,7 +541,7 @@ export function decodeTable(
       tool_version: manifest.tool_version,
       bundle_id: manifest.manifest_sha256 ?? null,
       training: manifest.training ?? null,
-      report,
+      report: storedReport(report),
     },
   };
   return table;

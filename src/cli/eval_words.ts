@@ -6,14 +6,14 @@
  * @module
  */
 
-import type { Averages, Confusion, Prf } from "./class_report.ts";
-import { type TiersFigures, tiersInWords } from "./eval_tiers.ts";
+import type { Averages, Confusion, Prf } from "../eval/class_report.ts";
+import type { TiersFigures } from "../eval/tiers.ts";
 import type {
   AveragesFigures,
   EvalFigures,
   OptionFigures,
-} from "./eval_tally.ts";
-import type { FrontierPoint } from "./frontier.ts";
+} from "../eval/tally.ts";
+import type { FrontierPoint } from "../eval/frontier.ts";
 
 /** A share as a percentage with one decimal. */
 function pct(x: number): string {
@@ -198,4 +198,16 @@ export function streamInWords(ev: { raised: number[]; cleared: number[] }) {
     ? "not cleared by the last trace"
     : `cleared at request ${ev.cleared.join(", ")}`;
   return `drift alarm: raised at request ${ev.raised.join(", ")}; ${cleared}`;
+}
+
+/** The figures by tier in words, one line. */
+export function tiersInWords(f: TiersFigures): string {
+  const pct = (x: number | null) =>
+    x === null ? "-" : `${(x * 100).toFixed(1)}%`;
+  const s = f.semantic;
+  return `  by tier: table ${f.table.certified} of ${f.table.answers} certified (disagreement ${
+    pct(f.table.disagreement)
+  }); second tier asked ${s.asked} (${s.novel} novel), ${s.certified} of ${s.answers} certified (disagreement ${
+    pct(s.disagreement)
+  })`;
 }

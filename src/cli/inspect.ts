@@ -5,9 +5,17 @@
  */
 
 import { loadBundle } from "../bundle/files.ts";
-import type { Table } from "../engine/table.ts";
+import { questionReportOf } from "../bundle/info.ts";
+import type { FeaturizerSettings } from "../engine/features.ts";
+import type {
+  Calibration,
+  DriftSettings,
+  Table,
+  TableSettings,
+} from "../engine/table.ts";
 import type { LeakageReport } from "../train/leakage.ts";
-import type { SplitReport } from "../train/trainer.ts";
+import type { Measurement } from "../train/meter.ts";
+import type { QuestionReport, SplitReport } from "../train/report.ts";
 import { parseFlags, UsageError, userPath } from "./common.ts";
 import {
   fetchLive,
@@ -51,22 +59,42 @@ Options:
   --json             print as JSON
   --help             this text`;
 
+/** What `inspect --json` prints about one question. */
+export interface InspectedQuestion {
+  name: string;
+  kind: string;
+  options: string[];
+  temperature: number;
+  calibration: Calibration;
+  calibration_texts: number;
+  /** What the fit chose; null when the bundle's report does not say. */
+  model: QuestionReport["model"] | null;
+  /** Held-out test figures (an older report may lack some); null when absent. */
+  test: Partial<Measurement> | null;
+  leakage: LeakageReport | null;
+  advice: string | null;
+}
+
+/** What `inspect --json` prints about a bundle. */
+export interface BundleDescription {
+  format: string | undefined;
+  format_version: number | undefined;
+  tool_version: string | undefined;
+  rows: number;
+  featurizer: FeaturizerSettings;
+  settings: TableSettings;
+  drift_guard: DriftSettings & { note: string };
+  split: SplitReport | null;
+  questions: InspectedQuestion[];
+}
+
 /** A plain summary of a loaded table. */
-export function describe(table: Table): Record<string, unknown> {
-  const report = (table.info.report ?? {}) as {
-    split?: SplitReport;
-    questions?: {
-      name: string;
-      test?: unknown;
-      model?: unknown;
-      leakage?: LeakageReport;
-      calibration?: { advice?: string | null };
-    }[];
-  };
+export function describe(table: Table): BundleDescription {
+  const info = table.info;
   return {
-    format: table.info.format,
-    format_version: table.info.format_version,
-    tool_version: table.info.tool_version,
+    format: info.format,
+    format_version: info.format_version,
+    tool_version: info.tool_version,
     rows: table.rowCount,
     featurizer: table.featurizer,
     settings: table.settings,
@@ -75,9 +103,9 @@ export function describe(table: Table): Record<string, unknown> {
       note:
         "online guard starts quiet at every server start; see /v1/stats for its live state",
     },
-    split: report.split ?? null,
+    split: info.report?.split ?? null,
     questions: table.questions.map((q) => {
-      const r = report.questions?.find((x) => x.name === q.name);
+      const r = questionReportOf(info, q.name);
       return {
         name: q.name,
         kind: q.kind,
@@ -92,22 +120,6 @@ export function describe(table: Table): Record<string, unknown> {
       };
     }),
   };
-}
-
-interface InspectedQuestion {
-  leakage: LeakageReport | null;
-  advice: string | null;
-  name: string;
-  kind: string;
-  options: string[];
-  calibration: {
-    status: string;
-    threshold: number | null;
-    alpha: number;
-    delta: number;
-    reason: string | null;
-  };
-  test: Record<string, number | null> | null;
 }
 
 /** What the out-of-scope rule of a table's questions judges, in words. */
@@ -213,9 +225,9 @@ export async function inspectCommand(args: string[]): Promise<number> {
       : "out-of-scope rule: off",
   );
   if (d.split !== null) {
-    console.log(`split: ${splitInWords(d.split as SplitReport)}`);
+    console.log(`split: ${splitInWords(d.split)}`);
   }
-  for (const q of d.questions as InspectedQuestion[]) {
+  for (const q of d.questions) {
     const t = q.test ?? {};
     console.log(
       `- ${q.name} (${q.kind}, ${q.options.length} options): ${q.calibration.status}, threshold ${

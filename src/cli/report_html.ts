@@ -8,18 +8,17 @@
  * @module
  */
 
+import { questionReportOf } from "../bundle/info.ts";
 import type { Table } from "../engine/mod.ts";
-import type { LeakageReport } from "../train/leakage.ts";
-import type { SplitReport } from "../train/trainer.ts";
-import type { Confusion } from "./class_report.ts";
+import type { Confusion } from "../eval/class_report.ts";
 import type {
   AveragesFigures,
   EvalFigures,
   OptionFigures,
-} from "./eval_tally.ts";
-import type { FrontierPoint } from "./frontier.ts";
+} from "../eval/tally.ts";
+import type { FrontierPoint } from "../eval/frontier.ts";
 import { frontierSvg } from "./frontier_svg.ts";
-import type { Prf } from "./class_report.ts";
+import type { Prf } from "../eval/class_report.ts";
 import { adviceInBrief, leakageInWords, splitInWords } from "./report_words.ts";
 import { questionLine, streamInWords } from "./eval_words.ts";
 
@@ -59,16 +58,6 @@ export interface ReportModel {
   questions: ReportQuestion[];
 }
 
-/** The bundle's training report, as far as the HTML report reads it. */
-interface BundleReport {
-  split?: SplitReport;
-  questions?: {
-    name: string;
-    leakage?: LeakageReport;
-    calibration?: { advice?: string | null };
-  }[];
-}
-
 /** The report of an `eval` run: its figures and the bundle's own training report. */
 export function evalReport(
   bundlePath: string,
@@ -79,7 +68,7 @@ export function evalReport(
     stream?: Record<string, { raised: number[]; cleared: number[] }>;
   },
 ): ReportModel {
-  const report = (table.info.report ?? {}) as BundleReport;
+  const report = table.info.report ?? {};
   return {
     title: `eval of ${bundlePath}`,
     about: [
@@ -94,7 +83,7 @@ export function evalReport(
       }.`,
     questions: Object.entries(result.questions).map(([name, f]) => {
       const q = table.byName.get(name)!;
-      const trained = report.questions?.find((r) => r.name === name);
+      const trained = questionReportOf(table.info, name);
       return {
         name,
         summary: questionLine(name, f),

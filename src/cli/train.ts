@@ -10,10 +10,12 @@ import {
   writeBundleVersioned,
 } from "../bundle/files.ts";
 import {
-  DEFAULT_TRAIN_OPTIONS,
   train,
   trainedContents,
+  TrainOptionError,
   type TrainOptions,
+  trainOptions as checkedTrainOptions,
+  type TrainOptionsInput,
   type TrainResult,
 } from "../train/trainer.ts";
 import { DEFAULT_KEEP } from "../bundle/swap.ts";
@@ -21,7 +23,6 @@ import type { TraceSet } from "../traces/mod.ts";
 import {
   AUTO_MIN_GROUPS,
   resolveMode,
-  SPLIT_MODES,
   type SplitMode,
 } from "../train/split.ts";
 import {
@@ -42,8 +43,8 @@ import {
   userPath,
 } from "./common.ts";
 import { reportHtml } from "./report_html.ts";
-import { SEMANTIC_MODES, type SemanticMode } from "../train/semantic.ts";
-import { withoutTimeColumns } from "./time_column.ts";
+import type { SemanticMode } from "../train/semantic.ts";
+import { withoutTimeColumns } from "../train/time_column.ts";
 import {
   type CalibrationRecord,
   recordCalibration,
@@ -192,7 +193,7 @@ export async function trainCommand(args: string[]): Promise<number> {
   await checkBundleDestination(out);
   const traces = withoutTimeColumns(
     await readTraceFlags("train", values, printer),
-    printer,
+    printer.warn,
   );
   checkAgainstTraces(traces, options);
   const started = performance.now();
@@ -241,104 +242,92 @@ export async function trainCommand(args: string[]): Promise<number> {
   return 0;
 }
 
+/** The flag of each training option the `train` command sets. */
+const FLAG_OF: Readonly<Record<string, string>> = {
+  alpha: "alpha",
+  delta: "delta",
+  seed: "seed",
+  calibrationShare: "calibration-share",
+  testShare: "test-share",
+  maxEpochs: "max-epochs",
+  workers: "workers",
+  "settings.min_radius": "min-radius",
+  semantic: "semantic",
+  split: "split",
+  similarity: "similarity",
+};
+
 /**
- * The training options the flags ask for, every number checked; throws
- * `UsageError` naming the first flag that is wrong.
+ * The training options the flags ask for: the flags mapped to options, the
+ * checks left to `trainOptions` (`src/train/`), whose `TrainOptionError`
+ * becomes a `UsageError` naming the flag and the value as typed.
  */
 function trainOptions(
   values: TrainValues,
   printer: ProgressPrinter,
 ): TrainOptions {
-  const d = DEFAULT_TRAIN_OPTIONS;
-  const unit = (n: number) => n > 0 && n < 1;
-  const forced = forcedThresholds(values["force-threshold"] ?? []);
-  const options: TrainOptions = {
-    ...d,
-    alpha: numberFlag("alpha", values.alpha, d.alpha, unit, "in (0, 1)"),
-    delta: numberFlag("delta", values.delta, d.delta, unit, "in (0, 1)"),
-    seed: numberFlag(
-      "seed",
-      values.seed,
-      d.seed,
-      Number.isSafeInteger,
-      "an integer",
-    ),
-    calibrationShare: numberFlag(
-      "calibration-share",
-      values["calibration-share"],
-      d.calibrationShare,
-      unit,
-      "in (0, 1)",
-    ),
-    testShare: numberFlag(
-      "test-share",
-      values["test-share"],
-      d.testShare,
-      unit,
-      "in (0, 1)",
-    ),
-    maxEpochs: numberFlag(
-      "max-epochs",
-      values["max-epochs"],
-      d.maxEpochs,
-      (n) => Number.isInteger(n) && n >= 1,
-      "a positive integer",
-    ),
-    workers: numberFlag(
-      "workers",
-      values.workers,
-      navigator.hardwareConcurrency,
-      (n) => Number.isInteger(n) && n >= 1 && n <= 64,
-      "an integer from 1 to 64",
-    ),
-    settings: {
-      min_radius: numberFlag(
-        "min-radius",
-        values["min-radius"],
-        d.settings.min_radius,
-        (n) => Number.isInteger(n) && n >= 1,
-        "a positive integer",
-      ),
-      serve_new_options: values["serve-new-options"],
-      force_thresholds: forced,
-      drift: { ...d.settings.drift, ...driftFlagSettings(values) },
-    },
-    progress: printer.line,
-    warn: printer.warn,
-  };
-  if (!SEMANTIC_MODES.includes(values.semantic as SemanticMode)) {
-    throw new UsageError(
-      `--semantic must be one of ${
-        SEMANTIC_MODES.join(", ")
-      }: got "${values.semantic}"`,
-    );
-  }
-  options.semantic = values.semantic as SemanticMode;
-  if (values["embed-cache"] !== undefined && options.semantic === "off") {
+  if (values["embed-cache"] !== undefined && values.semantic === "off") {
     throw new UsageError("--embed-cache needs --semantic auto or on");
   }
   if (values["embed-cache"]?.trim() === "") {
     throw new UsageError(`--embed-cache needs a file name: got ""`);
   }
-  if (!SPLIT_MODES.includes(values.split as SplitMode)) {
+  const raw: Record<string, string | undefined> = {
+    alpha: values.alpha,
+    delta: values.delta,
+    seed: values.seed,
+    calibrationShare: values["calibration-share"],
+    testShare: values["test-share"],
+    maxEpochs: values["max-epochs"],
+    workers: values.workers,
+    "settings.min_radius": values["min-radius"],
+    semantic: values.semantic,
+    split: values.split,
+    similarity: values.similarity,
+  };
+  const number = (key: string) => asNumber(raw[key]);
+  const input: TrainOptionsInput = {
+    alpha: number("alpha"),
+    delta: number("delta"),
+    seed: number("seed"),
+    calibrationShare: number("calibrationShare"),
+    testShare: number("testShare"),
+    maxEpochs: number("maxEpochs"),
+    workers: number("workers") ??
+      Math.min(64, navigator.hardwareConcurrency),
+    settings: {
+      min_radius: number("settings.min_radius"),
+      serve_new_options: values["serve-new-options"],
+      force_thresholds: forcedThresholds(values["force-threshold"] ?? []),
+      drift: driftFlagSettings(values),
+    },
+    semantic: values.semantic as SemanticMode,
+    split: values.split as SplitMode,
+    similarity: number("similarity"),
+    progress: printer.line,
+    warn: printer.warn,
+  };
+  try {
+    return checkedTrainOptions(input);
+  } catch (e) {
+    if (!(e instanceof TrainOptionError)) throw e;
+    const flags = e.options.map((o) => FLAG_OF[o]);
+    if (flags.some((f) => f === undefined)) throw e;
+    if (flags.length > 1) {
+      throw new UsageError(
+        `${flags.map((f) => `--${f}`).join(" plus ")} must ${e.expected}`,
+      );
+    }
     throw new UsageError(
-      `--split must be one of ${SPLIT_MODES.join(", ")}: got "${values.split}"`,
+      `--${flags[0]} must be ${e.expected}: got "${raw[e.options[0]!]}"`,
     );
   }
-  options.split = values.split as SplitMode;
-  options.similarity = numberFlag(
-    "similarity",
-    values.similarity,
-    d.similarity,
-    (n) => n > 0 && n <= 1,
-    "in (0, 1]",
-  );
-  if (options.calibrationShare + options.testShare > 0.9 - 1e-9) {
-    throw new UsageError(
-      "--calibration-share plus --test-share must leave at least 10% of traces to train on",
-    );
-  }
-  return options;
+}
+
+/** A flag's text as a number: undefined when not given, NaN when blank. */
+function asNumber(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  return text.trim() === "" ? NaN : Number(text);
 }
 
 /** The `--force-threshold Q=T` flags as question to threshold. */

@@ -15,8 +15,8 @@ import {
 } from "../train/calibrate.ts";
 import type { TrainOptions, TrainResult } from "../train/trainer.ts";
 import type { TraceSet } from "../traces/mod.ts";
-import { QuestionTally } from "./eval_tally.ts";
-import { frontierOf } from "./frontier.ts";
+import { QuestionTally } from "../eval/tally.ts";
+import { frontierOf } from "../eval/frontier.ts";
 import type { ReportModel, ReportQuestion } from "./report_html.ts";
 import {
   leakageInWords,

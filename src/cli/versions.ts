@@ -8,6 +8,7 @@
  */
 
 import { loadBundle } from "../bundle/files.ts";
+import { questionReportOf } from "../bundle/info.ts";
 import { listVersions, pointTo, type VersionFolder } from "../bundle/swap.ts";
 import { bundleIdOf } from "../live/bundle_id.ts";
 import { oneLine, parseFlags, UsageError, userPath } from "./common.ts";
@@ -67,16 +68,6 @@ export interface VersionDocument {
   error?: string;
 }
 
-interface ReportQuestion {
-  name: string;
-  test?: {
-    n?: number;
-    coverage?: number | null;
-    disagreement?: number | null;
-    disagreement_upper?: number | null;
-  };
-}
-
 /** A kept version, loaded and described (a damaged one with its error). */
 export async function describeVersion(
   v: VersionFolder,
@@ -89,12 +80,9 @@ export async function describeVersion(
   };
   try {
     const table = await loadBundle(v.path);
-    const report = (table.info.report ?? {}) as {
-      questions?: ReportQuestion[];
-    };
     const questions: Record<string, VersionQuestion> = {};
     for (const q of table.questions) {
-      const t = report.questions?.find((r) => r.name === q.name)?.test;
+      const t = questionReportOf(table.info, q.name)?.test;
       questions[q.name] = {
         threshold: q.calibration.threshold,
         test: t === undefined ? null : {

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { BundleInfo } from "../bundle/info.ts";
 import type { FeaturizerSettings, TextFeatures } from "./features.ts";
 import type { CalibrationBand } from "./feedback_check.ts";
 import type { ScopeReference } from "./scope.ts";
@@ -158,8 +159,8 @@ export interface Table {
   readonly rowCount: number;
   readonly questions: QuestionTable[];
   readonly byName: Map<string, QuestionTable>;
-  /** Free-form facts about the bundle (format and tool versions, report). */
-  readonly info: Record<string, unknown>;
+  /** What the table knows about its bundle (format and tool versions, training, report). */
+  readonly info: BundleInfo;
 }
 
 /**

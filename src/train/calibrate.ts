@@ -20,6 +20,7 @@ import {
 import type { ValidationFigures } from "./fit.ts";
 import { binomialTail, minimumCertifiable } from "./stats.ts";
 import { effectiveSize } from "./units.ts";
+import { type AdviceFacts, adviceInWords } from "./words.ts";
 
 /** A question's answers on the calibration split, as serving would score them. */
 export interface ScoredAnswers {
@@ -176,32 +177,32 @@ export function uncalibratedAdvice(
     targets.delta,
   ),
 ): string {
+  return adviceInWords(uncalibratedFacts(scored, validation, targets, plan));
+}
+
+/**
+ * What `uncalibratedAdvice` says, as facts: why the question failed (see
+ * `AdviceFacts`) and the smallest larger alpha at which this calibration
+ * split would pass, if any up to 0.3.
+ */
+export function uncalibratedFacts(
+  scored: ScoredAnswers,
+  validation: ValidationFigures,
+  targets: CalibrationTargets,
+  plan: CertificationPlan,
+): AdviceFacts {
   const { alpha, delta, calibrationShare } = targets;
   const n = scored.confidences.length;
   const needed = minimumCertifiable(alpha, delta);
-  const parts: string[] = [];
-  const traces = (answers: number) =>
-    Math.ceil(answers / calibrationShare).toLocaleString("en-US");
   const tops = topSets(inScopeConfidences(scored, targets.scopeP), scored);
   const lowest = tops.lowestRate(needed);
+  let why: AdviceFacts["why"];
   if (n < needed) {
-    parts.push(
-      `it has ${n} calibration answers and a pass needs at least ${needed} (about ${
-        traces(needed - n)
-      } more traces answering it)`,
-    );
+    why = { kind: "few" };
   } else if (lowest === null) {
-    parts.push(
-      `only ${tops.all.answers} of its ${n} calibration answers can be certified (the out-of-scope rule withholds the rest) and a pass needs at least ${needed} (about ${
-        traces(needed - tops.all.answers)
-      } more traces answering it)`,
-    );
+    why = { kind: "withheld", certifiable: tops.all.answers };
   } else if (lowest.wrong / lowest.answers >= alpha) {
-    parts.push(
-      `even its ${lowest.answers} most confident calibration answers disagree with the model ${
-        (100 * lowest.wrong / lowest.answers).toFixed(1)
-      }% of the time, at least alpha (${alpha})`,
-    );
+    why = { kind: "all_wrong", answers: lowest.answers, wrong: lowest.wrong };
   } else {
     // The candidate the plan put most of delta on, and what it saw there.
     let main = 0;
@@ -212,28 +213,18 @@ export function uncalibratedAdvice(
     const nearest = tops.nearest(alpha);
     const fromMain = atMain.answers > 0;
     const from = fromMain ? atMain : nearest;
-    const design = from.answers / from.effective;
-    const clustered = design >= 1.05
-      ? `, counted as about ${
-        Math.round(from.effective)
-      } independent ones (answers of one cluster or group count together)`
-      : "";
-    const seen = `${from.wrong} of ${from.answers} (${
-      (100 * from.wrong / from.answers).toFixed(1)
-    }%)${clustered}`;
-    parts.push(
-      fromMain
-        ? `at the test's main candidate (placed from the validation answers before calibration) its calibration answers disagree ${seen}, too many for the test at that size`
-        : `its most promising calibration answers disagree ${seen}, too many for the test at that size`,
-    );
-    if (nearest.p <= delta) {
-      parts.push(
-        `a borderline case: its ${nearest.answers} most confident answers (${nearest.wrong} ${
-          nearest.wrong === 1 ? "disagreement" : "disagreements"
-        }) would have passed with the whole test on them, but where the test looks is fixed before calibration (retrying other seeds until one passes would void the bound)`,
-      );
-    }
+    why = {
+      kind: "too_many",
+      atMain: fromMain,
+      answers: from.answers,
+      wrong: from.wrong,
+      effective: from.effective,
+      borderline: nearest.p <= delta
+        ? { answers: nearest.answers, wrong: nearest.wrong }
+        : null,
+    };
   }
+  let largerAlpha: AdviceFacts["largerAlpha"] = null;
   for (const a of ADVICE_ALPHAS) {
     if (a <= alpha) continue;
     const plan = planCertification(
@@ -250,31 +241,12 @@ export function uncalibratedAdvice(
       scored.units,
     );
     if (c.threshold !== null) {
-      parts.push(
-        `${ALPHA_ADVICE}${a} this calibration split would certify ${c.certified} of its ${n} answers ` +
-          `(alpha is best chosen before seeing this: choosing it after makes the bound less strict)`,
-      );
+      largerAlpha = { alpha: a, certified: c.certified };
       break;
     }
   }
-  return parts.length === 0
-    ? "no alpha up to 0.3 would pass on this calibration split"
-    : parts.join("; ");
+  return { answers: n, needed, alpha, calibrationShare, why, largerAlpha };
 }
-
-/**
- * `advice` with `words` (the learning curve's reading) put after why the
- * question failed and before the larger alpha it suggests, if any.
- */
-export function adviceWith(advice: string, words: string): string {
-  const at = advice.indexOf(ALPHA_ADVICE);
-  return at < 0
-    ? `${advice}; ${words}`
-    : `${advice.slice(0, at)}${words}; ${advice.slice(at)}`;
-}
-
-/** How the larger-alpha part of the advice begins. */
-const ALPHA_ADVICE = "at --alpha ";
 
 /** Calibration answers at or above a confidence, as the test counts them. */
 interface TopSet {

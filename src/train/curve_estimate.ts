@@ -31,6 +31,9 @@ import { seededRandom } from "../engine/random.ts";
 import { START_SHARE } from "./certify.ts";
 import { largestPassing } from "./stats.ts";
 
+/** Shares of the fit part the learning curve refits on; the trained table is the curve's last point. */
+export const CURVE_SHARES = [0.25, 0.5, 0.75];
+
 /** One fit of the learning curve, scored on the calibration answers. */
 export interface CurvePoint {
   /** Training answers (fit share and validation) the fit saw. */

@@ -4,7 +4,7 @@
  * of its fit part (its validation part choosing epochs and temperature, as
  * in the real fit, but not refitted on), each fit scored on the same
  * calibration answers, and `estimateGrowth` reads from the curve how
- * many traces a pass would take; `curveInWords` says it.
+ * many traces a pass would take; `curveInWords` (`words.ts`) says it.
  *
  * Advice only: nothing here changes the table or its threshold.
  *
@@ -14,10 +14,10 @@
 import { seededRandom } from "../engine/random.ts";
 import { inScopeConfidences, type ScoredAnswers } from "./calibrate.ts";
 import {
+  CURVE_SHARES,
   type CurveEstimate,
   type CurvePoint,
   estimateGrowth,
-  MAX_GROWTH,
 } from "./curve_estimate.ts";
 import {
   type FitQuestion,
@@ -28,8 +28,7 @@ import {
 } from "./fit.ts";
 import { shuffle } from "./split.ts";
 
-/** Shares of the fit part the curve refits on; the trained table is the curve's last point. */
-export const CURVE_SHARES = [0.25, 0.5, 0.75];
+export { CURVE_SHARES };
 
 /** An uncalibrated question, as the curve needs it. */
 export interface CurveQuestion extends FitQuestion {
@@ -115,84 +114,4 @@ export function learningCurves(
       seed: settings.seed,
     });
   });
-}
-
-/**
- * A curve's reading in words, for the advice: how the most confident
- * answers' disagreement moved with the training answers, then either how
- * many traces answering the question a pass needs (a point and a range, in
- * all and more than `answering`, the traces answering it now), or that more
- * of the same would not help (the curve is flat above alpha), or that it
- * would take more than `MAX_GROWTH` times as many.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { curveInWords } from "./learning_curve.ts";
- * const words = curveInWords({
- *   points: [{ trainAnswers: 300, topRate: 0.2 }, { trainAnswers: 900, topRate: 0.1 }],
- *   topShare: 0.1,
- *   growth: 3,
- *   low: 2,
- *   high: 5,
- *   flat: false,
- * }, 1_500, 0.05);
- * assert.match(words, /about 4,500 traces answering it in all \(80% range 3,000-7,500\), about 3,000 more \(1,500-6,000\)/);
- * ```
- */
-export function curveInWords(
-  e: CurveEstimate,
-  answering: number,
-  alpha: number,
-): string {
-  const first = e.points[0]!;
-  const last = e.points[e.points.length - 1]!;
-  const rate = (r: number) => `${(100 * r).toFixed(1)}%`;
-  const top = `its most confident ${Math.round(100 * e.topShare)}%`;
-  const seen = `learning curve (the table refitted on ${
-    CURVE_SHARES.map((s) => s * 100).join(", ")
-  } and 100% of its fit part, scored on the same calibration answers): ${top} of calibration answers disagree ${
-    rate(first.topRate)
-  } at ${count(first.trainAnswers)} training answers and ${
-    rate(last.topRate)
-  } at ${count(last.trainAnswers)}`;
-  if (e.flat) {
-    return `${seen}, at least alpha (${alpha}) at every size and not falling: more traces of the same kind would not help; cleaner labels would (the model answering alike texts alike), or a larger --alpha`;
-  }
-  if (e.growth === null) {
-    const low = e.low === null
-      ? ""
-      : ` (the calibration sample allows as few as about ${
-        round(e.low * answering)
-      } in all)`;
-    return `${seen}; at the pace it falls, a pass needs more than ${MAX_GROWTH} times as many traces answering it (over ${
-      round(MAX_GROWTH * answering)
-    } more)${low}: the curve cannot say how many`;
-  }
-  const total = (g: number | null) =>
-    g === null ? `over ${round(MAX_GROWTH * answering)}` : round(g * answering);
-  const more = (g: number | null) =>
-    g === null
-      ? `over ${round((MAX_GROWTH - 1) * answering)}`
-      : round(Math.max(0, g - 1) * answering);
-  const span = (f: (g: number | null) => string) =>
-    `${f(e.low)}${e.high === null ? " to " : "-"}${f(e.high)}`;
-  return `${seen}; at the pace it falls, a pass needs about ${
-    total(e.growth)
-  } traces answering it in all (80% range ${span(total)}), about ${
-    more(e.growth)
-  } more (${
-    span(more)
-  }), of as many different kinds as the ones it has (the range is the calibration sample's and the curve's; it assumes the curve keeps its pace)`;
-}
-
-/** A count with thousands separators. */
-function count(n: number): string {
-  return Math.round(n).toLocaleString("en-US");
-}
-
-/** A count rounded to two significant figures (hundreds at least), with separators. */
-function round(n: number): string {
-  const step = n < 1_000 ? 10 : 10 ** (Math.floor(Math.log10(n)) - 1);
-  return count(Math.round(n / step) * step);
 }

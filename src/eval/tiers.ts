@@ -119,15 +119,3 @@ export function answerAsServed(
   tally.asked(r.tier === "table");
   return r;
 }
-
-/** The figures by tier in words, one line. */
-export function tiersInWords(f: TiersFigures): string {
-  const pct = (x: number | null) =>
-    x === null ? "-" : `${(x * 100).toFixed(1)}%`;
-  const s = f.semantic;
-  return `  by tier: table ${f.table.certified} of ${f.table.answers} certified (disagreement ${
-    pct(f.table.disagreement)
-  }); second tier asked ${s.asked} (${s.novel} novel), ${s.certified} of ${s.answers} certified (disagreement ${
-    pct(s.disagreement)
-  })`;
-}

@@ -9,8 +9,7 @@
 
 import { parseIsoTime, type TraceSet } from "../traces/mod.ts";
 import { MAX_EPOCH_SECONDS } from "../traces/provenance.ts";
-import { UsageError } from "./common.ts";
-import type { ProgressPrinter } from "./progress.ts";
+import { TrainingError } from "./admit.ts";
 
 /** Fewest distinct options before a question is looked at as a column of times. */
 const FEW_OPTIONS = 20;
@@ -75,12 +74,12 @@ export function timeColumnAdvice(
 
 /**
  * The traces without columns of times read as answers, each left out with
- * a warning saying to name it `time`; throws `UsageError` when nothing else
- * is left to train.
+ * a warning (to `warn`) saying to name it `time`; throws `TrainingError`
+ * when nothing else is left to train.
  */
 export function withoutTimeColumns(
   traces: TraceSet,
-  printer: ProgressPrinter,
+  warn: (line: string) => void,
 ): TraceSet {
   const columns = timeColumns(traces);
   if (columns.length === 0) return traces;
@@ -89,8 +88,8 @@ export function withoutTimeColumns(
     !columns.some((c) => c.name === q.name)
   );
   if (left.length === 0) {
-    throw new UsageError(`nothing to train: ${advice.join("; ")}`);
+    throw new TrainingError(`nothing to train: ${advice.join("; ")}`);
   }
-  for (const line of advice) printer.warn(line);
+  for (const line of advice) warn(line);
   return { ...traces, questions: left };
 }

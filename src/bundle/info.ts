@@ -1,0 +1,74 @@
+/**
+ * What a table knows about its bundle (`Table.info`): the manifest's
+ * format, versions and id, how the table was trained (the manifest's
+ * `training` record) and the training report (`report.json`). The trainer
+ * writes them, the codec reads them back, `inspect`, `versions`, `eval`
+ * and the HTML report read them from here, typed.
+ *
+ * @module
+ */
+
+import type { TrainingSettings } from "../train/options.ts";
+import type { QuestionReport, TrainReport } from "../train/report.ts";
+
+/**
+ * One question's part of a stored report. Reports written by older
+ * versions may lack any figure, so only the name is sure.
+ */
+export type StoredQuestionReport = Partial<QuestionReport> & { name: string };
+
+/**
+ * A training report as read back from a bundle: a `TrainReport` written by
+ * this version, any part of which an older one may lack.
+ */
+export type StoredReport =
+  & Partial<Omit<TrainReport, "questions" | "training">>
+  & {
+    training?: Partial<TrainingSettings>;
+    questions?: StoredQuestionReport[];
+  };
+
+/** What a table knows about its bundle; a table fresh from training has only `report`. */
+export interface BundleInfo {
+  /** The manifest's format name and version, and the tool that wrote it. */
+  format?: string;
+  format_version?: number;
+  tool_version?: string;
+  /** The manifest's SHA-256 (null for a manifest without one). */
+  bundle_id?: string | null;
+  /** Format 3 on: how the table was trained (null before). */
+  training?: Partial<TrainingSettings> | null;
+  /** The training report; null when `report.json` held none. */
+  report?: StoredReport | null;
+}
+
+/**
+ * A parsed `report.json` as a `StoredReport`: an object with a `questions`
+ * list of named entries, when given; otherwise null (so readers fall back
+ * to "no report" rather than read a field of something else).
+ */
+export function storedReport(parsed: unknown): StoredReport | null {
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return null;
+  }
+  const questions = (parsed as { questions?: unknown }).questions;
+  if (
+    questions !== undefined &&
+    !(Array.isArray(questions) &&
+      questions.every((q) =>
+        typeof q === "object" && q !== null &&
+        typeof (q as { name?: unknown }).name === "string"
+      ))
+  ) {
+    return null;
+  }
+  return parsed as StoredReport;
+}
+
+/** The stored report's entry for question `name`, if any. */
+export function questionReportOf(
+  info: BundleInfo,
+  name: string,
+): StoredQuestionReport | undefined {
+  return info.report?.questions?.find((q) => q.name === name);
+}

@@ -1,0 +1,115 @@
+/**
+ * The split stage of training: the traces split once into fit, validation,
+ * calibration and test parts (see `split.ts`), with a time split's starved
+ * options fed, and each question's traces by part.
+ *
+ * @module
+ */
+
+import type { QuestionAnswers, TraceSet } from "../traces/mod.ts";
+import type { TrainOptions } from "./options.ts";
+import { THIN_OPTION, type ThinOption } from "./report.ts";
+import {
+  type FedOption,
+  type Split,
+  type SplitOptions,
+  splitTraces,
+  starvedOptions,
+} from "./split.ts";
+
+/** What the split stage gives the next ones. */
+export interface SplitOutcome {
+  split: Split;
+  /** Time split: options whose oldest traces were pinned to the fit part. */
+  fed: FedOption[];
+  /** Traces from a feedback log, all pinned to the fit part. */
+  fromFeedback: number;
+}
+
+/**
+ * Splits `traces` as the options ask. A feedback log's lines are no sample
+ * of the traffic: they train, and calibration and test are left to the
+ * other traces. In a time split, options only the newest traces hold train
+ * on their oldest ones; the parts they leave fill up with the next newest
+ * traces, which may starve the options of the month before: again, until
+ * none starves (at most 20 rounds).
+ */
+export function splitStage(
+  traces: TraceSet,
+  trainable: readonly QuestionAnswers[],
+  options: TrainOptions,
+): SplitOutcome {
+  const splitOptions: SplitOptions = {
+    mode: options.split,
+    calibration: options.calibrationShare,
+    test: options.testShare,
+    validation: options.validationShare,
+    seed: options.seed,
+    similarity: options.similarity,
+  };
+  const fromFeedback = countOnes(traces.feedback);
+  if (fromFeedback > 0) splitOptions.pinned = Uint8Array.from(traces.feedback!);
+  let split = splitTraces(traces, splitOptions);
+  const fed: FedOption[] = [];
+  for (let round = 0; split.mode === "time" && round < 20; round++) {
+    const starved = starvedOptions(
+      split,
+      trainable,
+      traces.times!,
+      1 - options.calibrationShare - options.testShare,
+      splitOptions.pinned,
+    );
+    if (starved.fed.length === 0) break;
+    fed.push(...starved.fed);
+    splitOptions.pinned = starved.pinned;
+    split = splitTraces(traces, splitOptions);
+  }
+  return { split, fed, fromFeedback };
+}
+
+/** A question's traces, by part. */
+export interface QuestionParts {
+  fit: number[];
+  validation: number[];
+  calibration: number[];
+  test: number[];
+}
+
+/** The traces that answer a question (label >= 0), by part. */
+export function questionParts(
+  labels: Int32Array,
+  parts: Uint8Array,
+): QuestionParts {
+  const out: QuestionParts = {
+    fit: [],
+    validation: [],
+    calibration: [],
+    test: [],
+  };
+  const byPart = [out.fit, out.validation, out.calibration, out.test];
+  for (let i = 0; i < labels.length; i++) {
+    if (labels[i]! >= 0) byPart[parts[i]!]!.push(i);
+  }
+  return out;
+}
+
+/** A question's options with fewer than `THIN_OPTION` training answers, fewest first. */
+export function thinOptions(
+  qa: QuestionAnswers,
+  parts: QuestionParts,
+): ThinOption[] {
+  const counts = new Int32Array(qa.options.length);
+  for (const i of parts.fit) counts[qa.labels[i]!]!++;
+  for (const i of parts.validation) counts[qa.labels[i]!]!++;
+  return qa.options
+    .map((option, o) => ({ option, answers: counts[o]! }))
+    .filter((t) => t.answers < THIN_OPTION)
+    .sort((a, b) => a.answers - b.answers || (a.option < b.option ? -1 : 1));
+}
+
+/** How many elements of `flags` are 1 (0 for none). */
+function countOnes(flags: Uint8Array | null | undefined): number {
+  let n = 0;
+  if (flags) { for (const f of flags) n += f; }
+  return n;
+}
