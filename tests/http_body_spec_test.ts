@@ -9,6 +9,7 @@ import { Ajv2020 } from "ajv/dist/2020";
 import { Type } from "@sinclair/typebox";
 import {
   ALT_BODY,
+  ALT_OBJECT,
   ALT_QUESTION,
   parseAltDecisions,
 } from "../src/http/altdecisions.ts";
@@ -23,6 +24,7 @@ import {
 } from "../src/http/decide.ts";
 import {
   DECISIONS_BODY,
+  DECISIONS_OBJECT,
   DECISIONS_QUESTION,
   parseDecisions,
 } from "../src/http/decisions.ts";
@@ -181,6 +183,101 @@ Deno.test("the document's request schemas are the descriptions' and accept their
         validate(value),
         `${name} ${example}: ${ajv.errorsText(validate.errors)}`,
       );
+    }
+  }
+});
+
+Deno.test("a parser needs exactly the fields its description's schema requires", () => {
+  const question = (body: Record<string, unknown>) =>
+    Object.values(
+      body.questions as Record<string, Record<string, unknown>>,
+    )[0]!;
+  const cases: {
+    spec: ObjectSpec;
+    body: () => Record<string, unknown>;
+    object: (body: Record<string, unknown>) => Record<string, unknown>;
+    parse: (body: unknown) => unknown;
+  }[] = [
+    {
+      spec: DECIDE_OBJECT,
+      body: () => ({
+        state: "x",
+        questions: { q: { criteria: ["a"] } },
+        exposed: true,
+        top: 1,
+      }),
+      object: (b) => b,
+      parse: parseDecide,
+    },
+    {
+      spec: DECIDE_QUESTION,
+      body: () => ({ state: "x", questions: { q: { criteria: ["a"] } } }),
+      object: question,
+      parse: parseDecide,
+    },
+    {
+      spec: DECISIONS_QUESTION,
+      body: () => ({
+        input: "x",
+        questions: [{
+          type: "choice",
+          name: "q",
+          instructions: "i",
+          choices: ["a"],
+        }],
+      }),
+      object: question,
+      parse: parseDecisions,
+    },
+    {
+      spec: DECISIONS_OBJECT,
+      body: () => ({
+        model: "m",
+        input: "x",
+        questions: [{ type: "choice", name: "q" }],
+        exposed: true,
+        top: 2,
+      }),
+      object: (b) => b,
+      parse: parseDecisions,
+    },
+    {
+      spec: ALT_OBJECT,
+      body: () => ({
+        model: "m",
+        state: "x",
+        questions: { q: { type: "choice" } },
+        exposed: true,
+        top: 2,
+      }),
+      object: (b) => b,
+      parse: parseAltDecisions,
+    },
+    {
+      spec: ALT_QUESTION,
+      body: () => ({
+        state: "x",
+        questions: {
+          q: { type: "choice", instructions: "i", criteria: ["a"] },
+        },
+      }),
+      object: question,
+      parse: parseAltDecisions,
+    },
+  ];
+  for (const { spec, body, object, parse } of cases) {
+    parse(body());
+    const required = new Set(spec.schema.required ?? []);
+    for (const field of spec.known) {
+      const b = body();
+      delete object(b)[field];
+      if (required.has(field)) {
+        assert.throws(
+          () => parse(b),
+          new RegExp(`${field}" is missing`),
+          field,
+        );
+      } else parse(b);
     }
   }
 });
