@@ -1,5 +1,5 @@
 /**
- * Decision tables: the command line. One program, five commands; each
+ * Decision tables: the command line. One program, seven commands; each
  * command's module does the work, this file only dispatches and turns
  * failures into exit codes (`reportFailure`): bad input in one line and exit
  * code 2, a bug with its stack and exit code 1 (`train` alone also exits 3,

@@ -14,7 +14,10 @@
  * resident memory and bundle load time. Only 127.0.0.1 is used.
  *
  * Usage: deno task bench:http [--bundle DIR] [--rounds 3] [--seconds 3]
- *        [--warmup 2] [--connections 16] [--data DIR]
+ *        [--warmup 2] [--connections 16] [--data DIR] [--tiers-bundle DIR]
+ *
+ * With `--tiers-bundle` (a bundle of format 4), then measures both tiers
+ * on it (`scripts/bench-tiers.ts`, for 5 times `--seconds` per load).
  *
  * Without `--bundle`, trains one from `../shared/data/banking77/train.csv`
  * into a temporary folder; without that file (or `wrk`), prints why and
@@ -34,6 +37,7 @@ const { values } = parseArgs({
     warmup: { type: "string", default: "2" },
     rounds: { type: "string", default: "3" },
     connections: { type: "string", default: "16" },
+    "tiers-bundle": { type: "string" },
     data: {
       type: "string",
       default: new URL("../../shared/data/", import.meta.url).pathname,
@@ -736,4 +740,20 @@ Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, app.fetch);
     await c.status;
   }
   await Deno.remove(work, { recursive: true });
+}
+
+// Both tiers, on a bundle with a second tier (see scripts/bench-tiers.ts).
+if (values["tiers-bundle"] !== undefined) {
+  const { benchTiers } = await import("./bench-tiers.ts");
+  await benchTiers({
+    bundle: values["tiers-bundle"],
+    data: DATA,
+    seconds: Number(values.seconds) * 5,
+    workers: 2,
+    queue: 16,
+  });
+} else {
+  console.log(
+    "tiers: not measured (give --tiers-bundle DIR, a bundle trained with train --semantic on, or run deno task bench:tiers)",
+  );
 }

@@ -218,13 +218,26 @@ if (import.meta.main) {
     `${root}traces.jsonl`,
     demoTraces().join("\n") + "\n",
   );
-  Deno.exit(
-    await main([
-      "train",
-      "--traces",
-      `${root}traces.jsonl`,
-      "--out",
-      `${root}bundle`,
-    ]),
-  );
+  // train --out writes a link to a versioned folder; the repository keeps
+  // the demo bundle as a plain folder, so train elsewhere and copy its files.
+  const work = await Deno.makeTempDir({ prefix: "dtable-demo-" });
+  const code = await main([
+    "train",
+    "--traces",
+    `${root}traces.jsonl`,
+    "--out",
+    `${work}/bundle`,
+  ]);
+  if (code === 0) {
+    await Deno.remove(`${root}bundle`, { recursive: true }).catch(() => {});
+    await Deno.mkdir(`${root}bundle`);
+    for await (const f of Deno.readDir(`${work}/bundle`)) {
+      await Deno.copyFile(
+        `${work}/bundle/${f.name}`,
+        `${root}bundle/${f.name}`,
+      );
+    }
+  }
+  await Deno.remove(work, { recursive: true });
+  Deno.exit(code);
 }

@@ -163,6 +163,11 @@ export async function compileBinary(
       // Training's workers load this module by URL: it must be embedded.
       "--include",
       join(ROOT, "src/train/fit_worker.ts"),
+      // So do the encoder's workers (`train --semantic`, and `serve`'s
+      // second tier; the model's files and the backend's binaries come
+      // with them, imported as bytes).
+      "--include",
+      join(ROOT, "src/encoder/worker.ts"),
       "--output",
       join(scratch, basename(output)),
       join(ROOT, "main.ts"),

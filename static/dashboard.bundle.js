@@ -310,20 +310,31 @@
         "quiet",
         q.reason
       ];
+      const check = q.feedback_check ?? null;
+      const suspect = check?.status === "suspect";
       list.append(h("li", {
         "data-live": name,
-        "data-reason": q.reason
+        "data-reason": q.reason,
+        "data-feedback": check === null ? "unchecked" : check.status
       }, h("div", {
         class: "row-head"
       }, h("span", {
         class: "name"
-      }, name), stateBadge(kind, label)), h("p", {
+      }, name), stateBadge(kind, label), ...suspect ? [
+        stateBadge("alarmed", "\u26A0 suspect feedback")
+      ] : []), h("p", {
         class: "row-note"
-      }, q.summary)));
+      }, q.summary), ...check === null || suspect ? [] : [
+        h("p", {
+          class: "muted small"
+        }, `Feedback check: ${check.summary}.`)
+      ]));
     }
+    const resets = live.resets;
+    const lastReset = resets?.last.at(-1);
     box.replaceChildren(list, h("p", {
       class: "muted small"
-    }, `Audits ${fmtPct(live.audit_rate)} of certified answers \xB7 ${fmtInt(live.pending_audits)} waiting for the model's answer (at most ${fmtInt(live.pending_capacity)}, for ${fmtDurationShort(live.audit_ttl_s)}) \xB7 ${fmtInt(live.audits_dropped)} dropped unanswered.`));
+    }, `Audits ${fmtPct(live.audit_rate)} of certified answers \xB7 ${fmtInt(live.pending_audits)} waiting for the model's answer (at most ${fmtInt(live.pending_capacity)}, for ${fmtDurationShort(live.audit_ttl_s)}) \xB7 ${fmtInt(live.audits_dropped)} dropped unanswered.${resets === void 0 || lastReset === void 0 ? "" : ` Live evidence reset ${fmtInt(resets.total)} time${resets.total === 1 ? "" : "s"}, last at ${new Date(lastReset.at).toLocaleString()} (${lastReset.question ?? "every question"}).`}`));
   }
 
   // static/dashboard/cards/questions.ts
@@ -377,6 +388,29 @@
     byId("questions").replaceChildren(questions.length ? list : h("p", {
       class: "empty"
     }, "The bundle lists no questions."));
+  }
+
+  // static/dashboard/cards/tiers.ts
+  function renderTiers(st) {
+    const card = byId("card-tiers");
+    const t = st.tiers;
+    card.hidden = t === void 0;
+    if (t === void 0) return;
+    const row = (key, name, c, extra) => h("li", {
+      "data-tier": key
+    }, h("div", {
+      class: "row-head"
+    }, h("span", {
+      class: "name"
+    }, name), h("span", {
+      class: "num"
+    }, `${fmtInt(c.certified)} of ${fmtInt(c.answers)} certified (${fmtPct(c.share_answered)})`)), h("p", {
+      class: "sub"
+    }, `latency p50 ${fmtLatency(c.latency_us.p50)}, p99 ${fmtLatency(c.latency_us.p99)}${extra}`));
+    const s = t.semantic;
+    byId("tiers").replaceChildren(h("ul", {
+      class: "rows"
+    }, row("table", "Table", t.table, ""), row("semantic", "Second tier (sentence encoder)", s, ` \xB7 asked ${fmtInt(s.asked)}, novel ${fmtInt(s.novel)}, shed ${fmtInt(s.shed)}, failed ${fmtInt(s.failed)} \xB7 queue ${fmtInt(t.in_flight)} of ${fmtInt(t.queue)} on ${fmtInt(t.workers)} workers`)));
   }
 
   // static/dashboard/cards/reasons.ts
@@ -1193,6 +1227,7 @@
     renderReasons(st);
     renderDrift(st);
     renderLive(st);
+    renderTiers(st);
     recent.render(st);
     picker.render(st);
     latency.update(history, (st.latency_us?.count ?? 0) > 0);

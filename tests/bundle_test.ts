@@ -8,6 +8,7 @@ import {
   BUNDLE_FORMAT,
   FORMAT_VERSION,
   MANIFEST_FILE,
+  READABLE_VERSIONS,
   REPORT_FILE,
   sha256Hex,
   WEIGHTS_FILE,
@@ -15,6 +16,7 @@ import {
 import { assess, prepareText } from "../src/engine/answer.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
 import type { QuestionTable } from "../src/engine/table.ts";
+import { newCertificate } from "../src/live/new_certificate.ts";
 import {
   DEFAULT_TRAIN_OPTIONS,
   type TrainResult,
@@ -31,6 +33,9 @@ import {
   tempDir,
   toJsonl,
 } from "./_fixtures.ts";
+
+/** A format version no program reads yet. */
+const FUTURE_VERSION = Math.max(...READABLE_VERSIONS) + 1;
 
 /** Entries of a folder, sorted. */
 async function list(dir: string): Promise<string[]> {
@@ -246,9 +251,8 @@ Deno.test("loadBundle() refuses a damaged, truncated, incomplete or foreign bund
     ],
     [
       "a future format version",
-      (dir) =>
-        editManifest(dir, (m) => (m.format_version = FORMAT_VERSION + 1)),
-      new RegExp(`format version ${FORMAT_VERSION + 1} is not supported`),
+      (dir) => editManifest(dir, (m) => (m.format_version = FUTURE_VERSION)),
+      new RegExp(`format version ${FUTURE_VERSION} is not supported`),
     ],
     [
       "an edited threshold in the manifest",
@@ -418,6 +422,7 @@ async function olderBundle(
     delete q.scope_score;
     delete q.scope_values;
     delete q.model;
+    delete q.calibration.bands; // written since the live feedback check
     if (version === 1) delete q.calibration.candidates;
   }
   if (version === 1) delete manifest.settings.drift.scope_p;
@@ -491,4 +496,56 @@ Deno.test("loadBundle() reads a format 1 bundle, with the out-of-scope rule off 
     QUIET_GUARD,
   );
   assert.equal(a.answer.choice, "shipping");
+});
+
+Deno.test("a format 3 bundle without calibration bands still loads (its feedback unchecked); bands that do not fit the live grid are refused", async () => {
+  await using tmp = await tempDir();
+  const r = smallTable(SCOPED);
+  const files = await bundleFiles(r);
+  const manifest = JSON.parse(
+    new TextDecoder().decode(files.get(MANIFEST_FILE)!),
+  );
+  assert.ok(
+    manifest.questions.some((q: { calibration: { bands?: unknown } }) =>
+      Array.isArray(q.calibration.bands)
+    ),
+    "the trainer writes bands",
+  );
+  const resealed = async (edit: (m: typeof manifest) => void) => {
+    const m = structuredClone(manifest);
+    delete m.manifest_sha256;
+    edit(m);
+    m.manifest_sha256 = await sha256Hex(
+      new TextEncoder().encode(JSON.stringify(m)),
+    );
+    const out = new Map(files);
+    out.set(MANIFEST_FILE, new TextEncoder().encode(JSON.stringify(m)));
+    return out;
+  };
+  const plain = `${tmp.path}/plain`;
+  await writeFiles(
+    plain,
+    await resealed((m) => {
+      for (const q of m.questions) delete q.calibration.bands;
+    }),
+  );
+  const loaded = await loadBundle(plain);
+  for (const q of loaded.questions) {
+    assert.equal(q.calibration.bands, undefined);
+    assert.equal(newCertificate(q, 0.05).checked, false);
+  }
+  const bad = `${tmp.path}/bad`;
+  await writeFiles(
+    bad,
+    await resealed((m) => {
+      const q = m.questions.find((q: { calibration: { bands?: unknown[] } }) =>
+        Array.isArray(q.calibration.bands)
+      );
+      q.calibration.bands = q.calibration.bands.slice(1);
+    }),
+  );
+  await assert.rejects(
+    () => loadBundle(bad),
+    /malformed calibration bands for question/,
+  );
 });

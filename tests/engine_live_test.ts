@@ -1,4 +1,8 @@
 import assert from "node:assert/strict";
+import {
+  type CalibrationBand,
+  calibrationBands,
+} from "../src/engine/feedback_check.ts";
 import { LiveCertificate, liveGrid } from "../src/engine/live.ts";
 import { rng } from "./_fixtures.ts";
 
@@ -22,6 +26,24 @@ function world(a: number, k = 1.5) {
 
 /** Candidates at certified shares 5%, 10%, ..., 100%. */
 const GRID = Array.from({ length: 20 }, (_, i) => 1 - 0.5 * (i + 1) / 20);
+
+/** Calibration bands over the live grid from `n` calibration answers of world `w` (traffic exchangeable with the stream's). */
+function bandsOf(
+  w: ReturnType<typeof world>,
+  bundle: number,
+  n: number,
+  seed: number,
+): CalibrationBand[] {
+  const random = rng(seed);
+  const confidences: number[] = [];
+  const wrong: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const c = 0.5 + 0.5 * random();
+    confidences.push(c);
+    wrong.push(random() < w.error(c) ? 1 : 0);
+  }
+  return calibrationBands(confidences, wrong, liveGrid(GRID, bundle));
+}
 
 interface StreamResult {
   /** The true disagreement rate at the threshold in force, per check. */
@@ -49,13 +71,14 @@ function stream(
   n: number,
   rate: number,
   seed: number,
+  bands: CalibrationBand[] | null = bandsOf(w, bundle, 3000, seed + 77),
 ): StreamResult {
   const random = rng(seed);
   const live = new LiveCertificate(GRID, bundle, {
     alpha: ALPHA,
     delta: DELTA,
     auditRate: rate,
-  });
+  }, bands);
   let state = live.decide();
   const served: number[] = [];
   const reasons = new Set<string>();
@@ -241,6 +264,33 @@ Deno.test("LiveCertificate drops a bundle threshold that live traffic breaks, an
   assert.ok(mean(shares) >= 0.6, `certified share ${mean(shares)}`);
 });
 
+Deno.test("LiveCertificate refutes a bundle threshold only a little above alpha, given the audits it needs", () => {
+  // The bundle's threshold certifies every answer at 6.3% (1.26 alpha), as
+  // BANKING77's shifted stream with its out-of-scope rule on: the refutation
+  // needs about 3,600 audits at R = 0.05 when the counts keep their expected
+  // shares, so 40,000 decisions (2,000 audits) are often too few and
+  // 150,000 are enough.
+  const w = world(0.252, 3);
+  assert.ok(Math.abs(w.risk(0.5) - 0.063) < 1e-9);
+  const runs = 20;
+  const refutedBy = (n: number) => {
+    let refuted = 0;
+    for (let run = 0; run < runs; run++) {
+      const r = stream(w, 0.5, n, 0.05, 12_000 + run);
+      if (r.reasons.has("live_stricter") || r.reasons.has("withdrawn")) {
+        refuted++;
+      }
+    }
+    return refuted;
+  };
+  const short = refutedBy(40_000);
+  const long = refutedBy(150_000);
+  console.log(
+    `live certificate, bundle at 1.26 alpha: refuted in ${short}/${runs} streams of 40,000 decisions, ${long}/${runs} of 150,000`,
+  );
+  assert.ok(long >= runs * 0.9, `refuted in ${long} of ${runs}`);
+});
+
 Deno.test("LiveCertificate leaves a sound bundle threshold in force in all but about delta of streams, at every stream length", async (t) => {
   const w = world(0.3);
   for (const [n, runs] of [[5_000, 80], [20_000, 80], [80_000, 30]]) {
@@ -271,18 +321,30 @@ Deno.test("decide() agrees with the full mixtures state() works out, at every mo
   const grid = Array.from({ length: 20 }, (_, i) => 0.99 - i * 0.04);
   let lenient = 0;
   let refuted = 0;
+  // Answers below 0.45 disagree 30% more: the feedback check has the
+  // power to tell an echo there, so lenient moves are possible.
+  const disagrees = (error: number, c: number) =>
+    error * 2 * (1.2 - c) + (c < 0.45 ? 0.3 : 0);
   for (let run = 0; run < 30; run++) {
+    const error = 0.01 + random() * 0.3;
+    // The bundle's calibration, of the same traffic (so feedback is checked
+    // and a lenient move possible).
+    const conf = Array.from({ length: 3000 }, () => 0.2 + random() * 0.8);
+    const bands = calibrationBands(
+      conf,
+      conf.map((x) => random() < disagrees(error, x) ? 1 : 0),
+      liveGrid(grid, grid[6]!),
+    );
     const c = new LiveCertificate(grid, grid[6]!, {
       alpha: 0.05,
       delta: 0.05,
       auditRate: 0.2,
-    });
-    const error = 0.01 + random() * 0.3;
+    }, bands);
     let before = c.decide();
     for (let i = 0; i < 3000; i++) {
       const confidence = 0.2 + random() * 0.8;
       // Less confident answers disagree more often.
-      const wrong = random() < error * 2 * (1.2 - confidence);
+      const wrong = random() < disagrees(error, confidence);
       const certified = confidence >= (before.threshold ?? 2);
       const audited = certified && random() < 0.2;
       c.recordDecision(confidence, certified, audited);

@@ -198,6 +198,7 @@ Deno.test({
         epoch: "e1e1e1e1",
         proposal: "e1e1e1e1",
         questions: ["topic"],
+        generations: [0],
         batches: [{
           id,
           adds: [[["a0", 3]]],

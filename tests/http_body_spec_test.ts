@@ -29,6 +29,7 @@ import {
   parseDecisions,
 } from "../src/http/decisions.ts";
 import { FEEDBACK_BODY, FEEDBACK_ITEM } from "../src/http/live/feedback.ts";
+import { LIVE_RESET_BODY, LIVE_RESET_OBJECT } from "../src/http/live/reset.ts";
 import { PLAYGROUND_BODY, PLAYGROUND_OBJECT } from "../src/http/playground.ts";
 import { OPENAPI_JSON } from "../src/http/openapi.ts";
 
@@ -111,6 +112,10 @@ Deno.test("each route's sentence of what it needs is built from its description"
     'a JSON object {"question": string, "state": string or object, "answer": "<option>" or true or false, "audit"?: string}, or an array of at most 1000 of them',
   );
   assert.equal(
+    LIVE_RESET_BODY.needed,
+    'a JSON object {"question"?: string} (no question: every question)',
+  );
+  assert.equal(
     BATCH_BODY.needed,
     'a JSON object {"items": [<a /v1/decide body>, ...]} (or the array alone), at most 256 items',
   );
@@ -157,6 +162,7 @@ Deno.test("every other word a description gives is the did-you-mean of the route
   });
   assert.equal(FEEDBACK_ITEM.synonyms.audit_id, "audit");
   assert.equal(BATCH_OBJECT.synonyms.requests, "items");
+  assert.deepEqual(LIVE_RESET_OBJECT.synonyms, { name: "question" });
 });
 
 Deno.test("the document's request schemas are the descriptions' and accept their examples", () => {
@@ -168,6 +174,7 @@ Deno.test("the document's request schemas are the descriptions' and accept their
     AltDecisionsRequest: ALT_BODY,
     PlaygroundRequest: PLAYGROUND_BODY,
     FeedbackRequest: FEEDBACK_BODY,
+    LiveResetRequest: LIVE_RESET_BODY,
   };
   const ajv = new Ajv2020({ strict: false });
   ajv.addSchema({ ...doc, $id: "doc" }, "doc");

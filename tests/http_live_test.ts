@@ -410,3 +410,48 @@ Deno.test("LiveController remembers at most RECENT_ANSWERS uncertified answers, 
     "taken once",
   );
 });
+
+Deno.test("POST /v1/live/reset starts a question afresh, and refuses an unknown field or question, or a server without the live certificate", async () => {
+  const a = app();
+  // Lies on audits: the feedback check names them.
+  for (let i = 0; i < 30; i++) {
+    const answers = await decideTopic(a, `${CLEAR} ${i}`);
+    const t = answers.topic!;
+    if (t.audit === undefined) continue;
+    await post(a, "/v1/feedback", {
+      question: "topic",
+      state: `${CLEAR} ${i}`,
+      answer: t.choice === "billing" ? "shipping" : "billing",
+      audit: t.audit,
+    });
+  }
+  const stats = async () =>
+    (await (await a.request("/v1/stats")).json()).live.questions.topic;
+  const before = await stats();
+  assert.ok(before.audited > 0);
+  assert.equal(before.feedback_check.disagrees_too_much, true);
+  assert.ok(before.estimate === null || before.estimate <= 1);
+  const reset = await post(a, "/v1/live/reset", { question: "topic" });
+  assert.equal(reset.status, 200);
+  assert.deepEqual(reset.json, { reset: ["topic"], fleet: false, resets: 1 });
+  const after = await stats();
+  assert.equal(after.audited, 0);
+  assert.equal(after.reason, "bundle");
+  assert.equal(after.feedback_check.status, "ok");
+  const unknown = await post(a, "/v1/live/reset", { question: "topik" });
+  assert.equal(unknown.status, 400);
+  assert.match(
+    String(unknown.json.error),
+    /Unknown question "topik" \(did you mean "topic"\?\)/,
+  );
+  const field = await post(a, "/v1/live/reset", { questoin: "topic" });
+  assert.equal(field.status, 400);
+  assert.match(String(field.json.error), /did you mean "question"/);
+  const all = await post(a, "/v1/live/reset", {});
+  assert.equal(all.status, 200);
+  assert.equal((all.json.reset as string[]).length, 3);
+  const off = app({ live: { auditRate: 0 } });
+  const refused = await post(off, "/v1/live/reset", {});
+  assert.equal(refused.status, 400);
+  assert.match(String(refused.json.error), /live certificate is off/);
+});

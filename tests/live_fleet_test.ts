@@ -17,6 +17,8 @@ import type { QuestionTable, Table } from "../src/engine/table.ts";
 import { AuditKeyFile } from "../src/live/audit_key.ts";
 import { LiveController } from "../src/live/controller.ts";
 import { FleetLive } from "../src/live/fleet.ts";
+import { calibrationBands } from "../src/engine/feedback_check.ts";
+import { liveGrid } from "../src/engine/live.ts";
 import { MemoryStore } from "../src/live/store.ts";
 import { rng, smallTable, stateOf, tempDir, TOPIC_WORDS } from "./_fixtures.ts";
 
@@ -375,6 +377,13 @@ async function simulate(
   const w = world(rateAtBundle);
   const store = new MemoryStore();
   const rate = 0.05;
+  // The bundle's calibration bands, from 3,000 answers of the same world.
+  const confidences = Array.from({ length: 3000 }, () => 0.5 + 0.5 * random());
+  const bands = calibrationBands(
+    confidences,
+    confidences.map((c) => random() < w.error(c) ? 1 : 0),
+    liveGrid(GRID, BUNDLE_THRESHOLD),
+  );
   const calibrate = (q: QuestionTable): QuestionTable =>
     q.name !== "topic" ? q : {
       ...q,
@@ -385,6 +394,7 @@ async function simulate(
         alpha: ALPHA,
         delta: 0.05,
         candidates: GRID,
+        bands,
       },
     };
   const replicas = [0, 1, 2].map(() => {

@@ -103,7 +103,7 @@ Deno.test("a CSV header of 100,000 columns gives a short message naming the coun
   await Deno.writeTextFile(path, `${names.join(",")}\n${names.join(",")}\n`);
   const message = await readError(path);
   assert.match(message, /has no "text" column/);
-  assert.match(message, /and 99,988 more: 100,000 columns\)$/);
+  assert.match(message, /and 99,992 more: 100,000 columns\)/);
   assert.ok(message.length <= 300, `${message.length} characters`);
   assert.equal(columnList(["a", "b"]), '"a", "b"');
 });

@@ -21,11 +21,17 @@
  * with neither (the out-of-scope rule off, the live certificate on the
  * bundle's threshold alone).
  *
+ * Format 4 is format 3 plus the second tiers (`semantic_part.ts`): a
+ * `semantic.bin` file, the encoder named in the manifest and a `semantic`
+ * entry per question that has one. A table without a second tier is still
+ * written as format 3, byte for byte as before.
+ *
  * @module
  */
 
 import { createHash } from "node:crypto";
 import type { FeaturizerSettings } from "../engine/features.ts";
+import { liveGrid } from "../engine/live.ts";
 import { NO_SCOPE, SCOPE_SCORES, type ScopeScore } from "../engine/scope.ts";
 import type {
   Calibration,
@@ -34,13 +40,23 @@ import type {
   Table,
   TableSettings,
 } from "../engine/table.ts";
+import {
+  checkEncoder,
+  checkSemanticEntry,
+  decodeSemantic,
+  encodeSemantic,
+  type ManifestSemantic,
+  SEMANTIC_FILE,
+  SEMANTIC_VERSION,
+} from "./semantic_part.ts";
+import { type EncoderName, THIS_ENCODER } from "../encoder/package.ts";
 
 /** Names the format in every manifest. */
 export const BUNDLE_FORMAT = "decision-table-bundle";
-/** The version of the format this program writes. */
+/** The version of the format this program writes for a table alone (with second tiers: 4). */
 export const FORMAT_VERSION = 3;
 /** The versions this program reads. */
-export const READABLE_VERSIONS: readonly number[] = [1, 2, 3];
+export const READABLE_VERSIONS: readonly number[] = [1, 2, 3, 4];
 /** The files of a bundle. */
 export const MANIFEST_FILE = "manifest.json";
 export const WEIGHTS_FILE = "weights.bin";
@@ -66,6 +82,8 @@ export interface ManifestQuestion {
   scope_values?: number;
   /** Format 3: what the fit chose for this question. */
   model?: { l2: number; epochs: number };
+  /** Format 4: the question's second tier (null: none). */
+  semantic?: ManifestSemantic | null;
 }
 
 /** The manifest's contents. */
@@ -78,6 +96,8 @@ export interface Manifest {
   rows: number;
   /** Format 3: how the table was trained (fit settings, split, targets). */
   training?: Record<string, unknown>;
+  /** Format 4: the encoder whose embeddings the second tiers read. */
+  encoder?: EncoderName;
   questions: ManifestQuestion[];
   files: Record<string, { sha256: string; bytes: number }>;
   /** SHA-256 of this manifest's compact JSON without this field. */
@@ -113,10 +133,14 @@ export async function encodeBundle(
   c: BundleContents,
 ): Promise<Map<string, Uint8Array>> {
   const parts: ArrayBufferView[] = [];
+  const semantic = c.questions.some((q) => q.semantic !== undefined)
+    ? encodeSemantic(c.questions)
+    : null;
+  const version = semantic === null ? FORMAT_VERSION : SEMANTIC_VERSION;
   const header = new Uint8Array(16);
   header.set(new TextEncoder().encode(WEIGHTS_TAG), 0);
   const view = new DataView(header.buffer);
-  view.setUint32(8, FORMAT_VERSION, true);
+  view.setUint32(8, version, true);
   view.setUint32(12, c.rowBuckets.length, true);
   parts.push(header, c.rowBuckets);
   for (const q of c.questions) {
@@ -146,12 +170,13 @@ export async function encodeBundle(
   );
   const manifest: Manifest = {
     format: BUNDLE_FORMAT,
-    format_version: FORMAT_VERSION,
+    format_version: version,
     tool_version: c.toolVersion,
     featurizer: c.featurizer,
     settings: c.settings,
     rows: c.rowBuckets.length,
     training: c.training,
+    ...(semantic === null ? {} : { encoder: THIS_ENCODER }),
     questions: c.questions.map((q, i) => ({
       name: q.name,
       kind: q.kind,
@@ -162,6 +187,7 @@ export async function encodeBundle(
       scope_score: q.drift.scope.score,
       scope_values: q.drift.scope.values.length,
       model: c.models[i]!,
+      ...(semantic === null ? {} : { semantic: semantic.entries[i]! }),
     })),
     files: {
       [WEIGHTS_FILE]: {
@@ -172,6 +198,12 @@ export async function encodeBundle(
         sha256: await sha256Hex(report),
         bytes: report.byteLength,
       },
+      ...(semantic === null ? {} : {
+        [SEMANTIC_FILE]: {
+          sha256: await sha256Hex(semantic.bytes),
+          bytes: semantic.bytes.byteLength,
+        },
+      }),
     },
   };
   manifest.manifest_sha256 = await sha256Hex(
@@ -180,11 +212,13 @@ export async function encodeBundle(
   const manifestBytes = new TextEncoder().encode(
     JSON.stringify(manifest, null, 2) + "\n",
   );
-  return new Map([
+  const files = new Map<string, Uint8Array>([
     [MANIFEST_FILE, manifestBytes],
     [WEIGHTS_FILE, weights],
     [REPORT_FILE, report],
   ]);
+  if (semantic !== null) files.set(SEMANTIC_FILE, semantic.bytes);
+  return files;
 }
 
 const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
@@ -276,7 +310,53 @@ export function parseManifest(bytes: Uint8Array): Manifest {
   if (typeof manifest.files !== "object" || manifest.files === null) {
     throw new BundleError(`${MANIFEST_FILE} has no file checksums`);
   }
+  if (manifest.format_version >= SEMANTIC_VERSION) {
+    try {
+      checkEncoder(manifest.encoder);
+      for (const q of manifest.questions) {
+        if (q.semantic !== null && q.semantic !== undefined) {
+          checkSemanticEntry(q.name, q.semantic, q.options.length);
+        }
+      }
+    } catch (e) {
+      throw new BundleError((e as Error).message);
+    }
+    if (manifest.files[SEMANTIC_FILE] === undefined) {
+      throw new BundleError(
+        `${MANIFEST_FILE} has no checksum for ${SEMANTIC_FILE}`,
+      );
+    }
+  }
   return manifest;
+}
+
+/**
+ * Checks a question's optional calibration bands (format 3 bundles written
+ * since the live feedback check): one per live candidate, edge for edge,
+ * with whole counts. Throws `BundleError` naming the question.
+ */
+function checkBands(q: ManifestQuestion): void {
+  const bands = q.calibration.bands;
+  if (bands === undefined) return;
+  const grid = liveGrid(
+    q.calibration.candidates ?? [],
+    q.calibration.threshold,
+  );
+  const ok = Array.isArray(bands) && bands.length === grid.length &&
+    bands.every((b, j) =>
+      typeof b === "object" && b !== null &&
+      Math.abs(b.lower - grid[j]!) <= 1e-9 &&
+      Number.isInteger(b.answers) && Number.isInteger(b.disagreements) &&
+      b.disagreements >= 0 && b.disagreements <= b.answers &&
+      (b.effective === undefined ||
+        (typeof b.effective === "number" && b.effective > 0 &&
+          b.effective <= b.answers))
+    );
+  if (!ok) {
+    throw new BundleError(
+      `${MANIFEST_FILE} has malformed calibration bands for question "${q.name}" (one per live candidate, with whole counts)`,
+    );
+  }
 }
 
 /**
@@ -330,7 +410,10 @@ export function decodeTable(
   manifest: Manifest,
   weights: Uint8Array,
   report: unknown,
+  semantic?: Uint8Array,
 ): Table {
+  // After the manifest's checksum: bands that do not fit its thresholds.
+  for (const q of manifest.questions) checkBands(q);
   const tag = new TextDecoder().decode(weights.subarray(0, 8));
   if (weights.byteLength < 16 || tag !== WEIGHTS_TAG) {
     throw new BundleError(
@@ -422,6 +505,20 @@ export function decodeTable(
     throw new BundleError(
       `${WEIGHTS_FILE} is longer than the manifest describes`,
     );
+  }
+  if (version >= SEMANTIC_VERSION) {
+    if (semantic === undefined) {
+      throw new BundleError(`the bundle has no ${SEMANTIC_FILE}`);
+    }
+    try {
+      decodeSemantic(
+        semantic,
+        manifest.questions.map((q) => q.semantic ?? null),
+        questions,
+      );
+    } catch (e) {
+      throw new BundleError((e as Error).message);
+    }
   }
   const table: Table = {
     featurizer: manifest.featurizer,

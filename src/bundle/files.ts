@@ -19,6 +19,7 @@ import type { Table } from "../engine/table.ts";
 import { cleanLeftovers, DEFAULT_KEEP, swapInto } from "./swap.ts";
 
 export { BundleError };
+import { SEMANTIC_FILE, SEMANTIC_VERSION } from "./semantic_part.ts";
 
 /**
  * A whole file, read on this thread into a buffer made here. `Deno.readFile`
@@ -87,7 +88,12 @@ export async function loadBundle(dir: string): Promise<Table> {
     const reportBytes = await readPart(dir, REPORT_FILE);
     await verifyFile(manifest, REPORT_FILE, reportBytes);
     const report = JSON.parse(new TextDecoder().decode(reportBytes));
-    return decodeTable(manifest, weights, report);
+    let semantic: Uint8Array | undefined;
+    if (manifest.format_version >= SEMANTIC_VERSION) {
+      semantic = await readPart(dir, SEMANTIC_FILE);
+      await verifyFile(manifest, SEMANTIC_FILE, semantic);
+    }
+    return decodeTable(manifest, weights, report, semantic);
   } catch (e) {
     if (
       e instanceof BundleError && e.message.startsWith("Cannot load bundle")

@@ -135,7 +135,7 @@ export function oneLine(e: unknown): string {
 }
 
 const DENO_PERMISSION =
-  /Requires (\w+) access to "([^"]*)", run again with the --allow-(\w+) flag/g;
+  /Requires (\w+) access to "([^"]*)", run again with the --allow-(read|write|net|env|run|sys|ffi|import) flag/g;
 
 /**
  * A message with Deno's missing-permission wording replaced by the hint

@@ -7,6 +7,7 @@
  */
 
 import type { Averages, Confusion, Prf } from "./class_report.ts";
+import { type TiersFigures, tiersInWords } from "./eval_tiers.ts";
 import type {
   AveragesFigures,
   EvalFigures,
@@ -150,13 +151,14 @@ export function frontierLines(frontier: readonly FrontierPoint[]): string[] {
 
 /** Every line `eval` prints for its figures. */
 export function evalInWords(
-  questions: Record<string, EvalFigures>,
+  questions: Record<string, EvalFigures & { tiers?: TiersFigures }>,
   stream?: Record<string, { raised: number[]; cleared: number[] }>,
 ): string[] {
   const out: string[] = [];
   for (const [name, f] of Object.entries(questions)) {
     out.push(questionLine(name, f));
     out.push(notCertifiedLine(f));
+    if (f.tiers !== undefined) out.push(tiersInWords(f.tiers));
     out.push(
       "  per option (precision, recall and f1 of certified answers: an answer not certified names no option):",
     );

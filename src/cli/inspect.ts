@@ -9,7 +9,13 @@ import type { Table } from "../engine/table.ts";
 import type { LeakageReport } from "../train/leakage.ts";
 import type { SplitReport } from "../train/trainer.ts";
 import { parseFlags, UsageError, userPath } from "./common.ts";
-import { fetchLive, liveLines, serverToken } from "./inspect_server.ts";
+import {
+  fetchLive,
+  liveLines,
+  resetLine,
+  resetLive,
+  serverToken,
+} from "./inspect_server.ts";
 import {
   leakageInWords,
   splitInWords,
@@ -20,13 +26,18 @@ import {
 /** Usage text of `inspect`. */
 export const INSPECT_USAGE = `Usage: inspect --bundle DIR [--json]
        inspect --server URL [--token-env NAME | --token-file PATH] [--json]
+       inspect --server URL --live-reset [--question Q] [--token-env NAME | --token-file PATH]
 
 Shows what a bundle holds: format and tool versions, featurizer, settings
 (minimum radius, new options, forced thresholds, drift guard), and per question
 its kind, options, temperature, threshold and held-out test figures.
 With --server, shows a running server's live certificate instead: per
 question the threshold in force and why, audits, disagreements, the live
-rate and its bound.
+rate and its bound, and the check of the feedback against the bundle's
+calibration (an alarm names an echoing or lying proxy).
+With --live-reset, starts the live evidence of question Q (every question
+without --question) afresh on that server: counts, threshold in force and
+feedback alarms; on a fleet with a live store, on every replica.
 
 Options:
   --bundle DIR       bundle folder
@@ -35,6 +46,8 @@ Options:
                      (default SERVICE_PROXY_TOKEN)
   --token-file PATH  file holding the server's access token (as serve
                      --token-file); takes precedence over --token-env
+  --live-reset       reset the server's live evidence (POST /v1/live/reset)
+  --question Q       with --live-reset: only this question
   --json             print as JSON
   --help             this text`;
 
@@ -118,6 +131,8 @@ export async function inspectCommand(args: string[]): Promise<number> {
     server: { type: "string" },
     "token-env": { type: "string", default: "SERVICE_PROXY_TOKEN" },
     "token-file": { type: "string" },
+    "live-reset": { type: "boolean", default: false },
+    question: { type: "string" },
     json: { type: "boolean", default: false },
     help: { type: "boolean", default: false },
   });
@@ -130,10 +145,23 @@ export async function inspectCommand(args: string[]): Promise<number> {
       values["token-env"],
       userPath(values["token-file"]),
     );
+    if (values["live-reset"]) {
+      const reply = await resetLive(
+        values.server,
+        token,
+        values.question ?? null,
+      );
+      console.log(resetLine(values.server, reply));
+    } else if (values.question !== undefined) {
+      throw new UsageError("--question goes with --live-reset");
+    }
     const live = await fetchLive(values.server, token);
     if (values.json) console.log(JSON.stringify(live, null, 2));
     else console.log(liveLines(values.server, live).join("\n"));
     return 0;
+  }
+  if (values["live-reset"]) {
+    throw new UsageError("--live-reset needs --server URL");
   }
   if (values.bundle === undefined) {
     throw new UsageError(

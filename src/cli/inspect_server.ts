@@ -7,7 +7,61 @@
  */
 
 import type { LiveStatsDocument } from "../http/live/stats.ts";
+import type { LiveResetReply } from "../http/openapi/live_schemas.ts";
 import { oneLine, UsageError } from "./common.ts";
+
+/** `path` on the server at `url`; throws `UsageError` for a URL that is not one. */
+function routeOf(url: string, path: string): URL {
+  try {
+    return new URL(path, url.endsWith("/") ? url : `${url}/`);
+  } catch {
+    throw new UsageError(
+      `--server must be a URL such as http://127.0.0.1:8010: got "${url}"`,
+    );
+  }
+}
+
+/** Asks `target`; throws `UsageError` naming it when it cannot be reached or does not answer 200 (with the server's message). */
+async function ask(
+  target: URL,
+  token: string | undefined,
+  init: RequestInit = {},
+): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetch(target, {
+      ...init,
+      headers: {
+        ...(token ? { "x-service-token": token } : {}),
+        ...(init.body === undefined
+          ? {}
+          : { "content-type": "application/json" }),
+      },
+    });
+  } catch (e) {
+    throw new UsageError(`Cannot reach ${target}: ${oneLine(e)}`);
+  }
+  if (!res.ok) {
+    const text = await res.text().catch(() => "");
+    let said = "";
+    try {
+      const error = (JSON.parse(text) as { error?: unknown }).error;
+      said = typeof error === "string" ? error : "";
+    } catch {
+      said = "";
+    }
+    throw new UsageError(
+      `${target} answered ${res.status}${
+        res.status === 401
+          ? " (give the access token with --token-file, or in SERVICE_PROXY_TOKEN or the variable --token-env names)"
+          : said === ""
+          ? ""
+          : `: ${said}`
+      }`,
+    );
+  }
+  return res;
+}
 
 /**
  * The access token to send: the content of `tokenFile` when given (trimmed;
@@ -48,34 +102,36 @@ export async function fetchLive(
   url: string,
   token: string | undefined,
 ): Promise<LiveStatsDocument | null> {
-  let target: URL;
-  try {
-    target = new URL("v1/stats", url.endsWith("/") ? url : `${url}/`);
-  } catch {
-    throw new UsageError(
-      `--server must be a URL such as http://127.0.0.1:8010: got "${url}"`,
-    );
-  }
-  let res: Response;
-  try {
-    res = await fetch(target, {
-      headers: token ? { "x-service-token": token } : {},
-    });
-  } catch (e) {
-    throw new UsageError(`Cannot reach ${target}: ${oneLine(e)}`);
-  }
-  if (!res.ok) {
-    await res.body?.cancel();
-    throw new UsageError(
-      `${target} answered ${res.status}${
-        res.status === 401
-          ? " (give the access token with --token-file, or in SERVICE_PROXY_TOKEN or the variable --token-env names)"
-          : ""
-      }`,
-    );
-  }
+  const res = await ask(routeOf(url, "v1/stats"), token);
   const stats = await res.json() as { live?: LiveStatsDocument };
   return stats.live ?? null;
+}
+
+/**
+ * Resets the live evidence of `question` (every question when null) on the
+ * server at `url` (`POST /v1/live/reset`; on a fleet with a live store,
+ * every replica). Throws `UsageError` with the server's reason when it
+ * refuses.
+ */
+export async function resetLive(
+  url: string,
+  token: string | undefined,
+  question: string | null,
+): Promise<LiveResetReply> {
+  const res = await ask(routeOf(url, "v1/live/reset"), token, {
+    method: "POST",
+    body: JSON.stringify(question === null ? {} : { question }),
+  });
+  return await res.json() as LiveResetReply;
+}
+
+/** What a reset did, in one line. */
+export function resetLine(url: string, reply: LiveResetReply): string {
+  return `reset the live evidence of ${
+    reply.reset.map((n) => `"${n}"`).join(", ")
+  } on ${url}${
+    reply.fleet ? " and, through the live store, on every replica" : ""
+  }: each starts afresh at the bundle's threshold`;
 }
 
 /** The live section as lines of plain words. */
@@ -93,8 +149,20 @@ export function liveLines(
     `server ${url}: audits ${
       live.audit_rate * 100
     }% of certified answers; ${live.pending_audits} waiting (at most ${live.pending_capacity}, for ${live.audit_ttl_s} s), ${live.audits_dropped} dropped unanswered`,
-    ...Object.entries(live.questions).map(([name, q]) =>
-      `- ${name}: ${q.summary}; feedback on ${q.feedback} of ${q.uncertified_decisions} uncertified answers`
-    ),
+    ...Object.entries(live.questions).flatMap(([name, q]) => [
+      `- ${name}: ${q.summary}; feedback on ${q.feedback} of ${q.uncertified_decisions} uncertified answers`,
+      ...(q.feedback_check === null
+        ? [
+          "  feedback check: none (a bundle without calibration bands; retrain to enable it and lenient moves)",
+        ]
+        : q.feedback_check.status === "suspect"
+        ? [] // the summary names the alarm
+        : [`  feedback check: ${q.feedback_check.summary}`]),
+    ]),
+    ...(live.resets.total === 0 ? [] : [
+      `resets: ${live.resets.total}, last ${live.resets.last.at(-1)!.at} (${
+        live.resets.last.at(-1)!.question ?? "every question"
+      })`,
+    ]),
   ];
 }

@@ -17,6 +17,7 @@ import { TableState } from "../engine/state.ts";
 import type { DriftSettings, Table } from "../engine/table.ts";
 import type { Service } from "../http/service.ts";
 import { oneLine } from "./common.ts";
+import type { SecondTierOptions } from "../http/second_tier.ts";
 import { collectGarbage } from "./full_collection.ts";
 
 /** What a load needs: the folder, drift overrides and the word cache size. */
@@ -24,6 +25,8 @@ export interface LoadSettings {
   bundle: string;
   drift: Partial<DriftSettings>;
   wordCacheBytes: number;
+  /** The second tier's workers and queue, for a bundle with one (defaults otherwise). */
+  semantic?: SecondTierOptions;
 }
 
 /**
@@ -81,6 +84,8 @@ export function startReloader(
   const once = async () => {
     try {
       const { table, state, loadMs } = await loadServedTable(s);
+      // A bundle with a second tier starts the encoder before it serves.
+      await service.prepare(table, s.semantic);
       service.swap(table, undefined, loadMs, state);
       log(`reloaded bundle ${s.bundle} in ${loadMs.toFixed(1)} ms`);
       Deno.unrefTimer(setTimeout(collectGarbage, RELOAD_COLLECT_MS));

@@ -15,6 +15,11 @@ import { DriftMonitor } from "../engine/drift.ts";
 import { DEFAULT_WORD_CACHE_BYTES } from "../engine/word_cache.ts";
 import type { Table } from "../engine/table.ts";
 import type { TableState } from "../engine/state.ts";
+import {
+  DEFAULT_SECOND_TIER,
+  hasSecondTier,
+  SecondTier,
+} from "../http/second_tier.ts";
 import { appFor, DEFAULT_REQUEST_LIMITS } from "../http/app.ts";
 import { RequestGate } from "../http/gate.ts";
 import { ROUTE_TABLE } from "../http/routes.ts";
@@ -48,7 +53,7 @@ function routeLines(): string {
       !r.guarded
         ? " (no token needed)"
         : "feedbackToken" in r
-        ? "; feedback token when set"
+        ? " [feedback token]"
         : ""
     }`
   ).join("\n");
@@ -135,6 +140,14 @@ reverse proxy in front of a public service (see the README).
                            clients cannot hold every place (default ${DEFAULT_REQUEST_LIMITS.maxBodiesPerClient})
   --drain-ms N             on SIGTERM or Ctrl-C, wait at most N ms for requests in flight
                            (default ${DRAIN_MS})
+
+The second tier (only for a bundle with one, format 4; a table-only bundle
+starts no encoder):
+  --semantic-workers N     encoder workers, each with its own copy of the model
+                           (default ${DEFAULT_SECOND_TIER.workers})
+  --semantic-queue N       texts waiting or running at the encoder at most; a text
+                           beyond them gets the table's answer at once, uncertified,
+                           counted as shed (default ${DEFAULT_SECOND_TIER.queue})
   --help                   this text`;
 
 /**
@@ -244,6 +257,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   let feedbackLog: FeedbackLog | null = null;
   let auditKeys: AuditKeyFile | undefined;
   let store: LiveStore | undefined;
+  let secondTier: SecondTier | null = null;
   try {
     settings = parseServeFlags(args);
     if (settings === null) {
@@ -261,6 +275,9 @@ export async function serveCommand(args: string[]): Promise<number> {
     }
     auditKeys = await openAuditKeys(settings);
     store = await openStore(settings);
+    if (hasSecondTier(table)) {
+      secondTier = await SecondTier.start(settings.semantic);
+    }
   } catch (e) {
     auditKeys?.close();
     return reportFailure(e);
@@ -289,6 +306,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     },
     feedbackLog: feedbackLog?.append,
     acceptNewOptions: s.acceptNewOptions,
+    secondTier,
   });
   // A fleet's replica serves once it has read the fleet's threshold (or
   // given up waiting: it then withholds certification until it has).
@@ -299,6 +317,9 @@ export async function serveCommand(args: string[]): Promise<number> {
         loadMs.toFixed(1)
       } ms)`,
       ...describeQuestions(table),
+      ...(secondTier === null ? [] : [
+        `  second tier: sentence encoder on ${s.semantic.workers} worker(s), queue of ${s.semantic.queue} texts (--semantic-workers, --semantic-queue)`,
+      ]),
       `  listening on ${
         urlOf(addr.hostname, addr.port)
       } (dashboard at /, health at /v1/health, readiness at /v1/ready)`,
@@ -401,6 +422,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   } finally {
     for (const sig of signals) Deno.removeSignalListener(sig, onSignal);
     reloader.stop();
+    service.close();
     await service.live.fleet?.stop();
     await store?.close();
     auditKeys?.close();

@@ -5,6 +5,10 @@
  * @module
  */
 
+import {
+  DEFAULT_SECOND_TIER,
+  type SecondTierOptions,
+} from "../http/second_tier.ts";
 import type { DriftSettings } from "../engine/table.ts";
 import { DEFAULT_WORD_CACHE_BYTES } from "../engine/word_cache.ts";
 import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from "../http/app.ts";
@@ -56,6 +60,8 @@ export interface ServeSettings {
   limits: RequestLimits;
   /** Most milliseconds a shutdown waits for requests in flight. */
   drainMs: number;
+  /** The second tier's encoder workers and queue (used only for a bundle with a second tier). */
+  semantic: SecondTierOptions;
 }
 
 /** The flags of `serve`. */
@@ -84,6 +90,8 @@ const SERVE_FLAGS = {
   "max-in-flight": { type: "string" },
   "max-bodies-per-client": { type: "string" },
   "drain-ms": { type: "string" },
+  "semantic-workers": { type: "string" },
+  "semantic-queue": { type: "string" },
   help: { type: "boolean", default: false },
 } as const;
 
@@ -149,6 +157,22 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
     live,
     ...fleet,
     drainMs,
+    semantic: {
+      workers: numberFlag(
+        "semantic-workers",
+        values["semantic-workers"],
+        DEFAULT_SECOND_TIER.workers,
+        (n) => Number.isInteger(n) && n >= 1 && n <= 64,
+        "an integer from 1 to 64",
+      ),
+      queue: numberFlag(
+        "semantic-queue",
+        values["semantic-queue"],
+        DEFAULT_SECOND_TIER.queue,
+        (n) => Number.isInteger(n) && n >= 1 && n <= 100_000,
+        "an integer from 1 to 100000",
+      ),
+    },
   };
 }
 

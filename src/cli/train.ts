@@ -42,6 +42,7 @@ import {
   userPath,
 } from "./common.ts";
 import { reportHtml } from "./report_html.ts";
+import { SEMANTIC_MODES, type SemanticMode } from "../train/semantic.ts";
 import { withoutTimeColumns } from "./time_column.ts";
 import {
   type CalibrationRecord,
@@ -98,6 +99,12 @@ ${TRACE_FLAGS_USAGE}
                              like none of the options, or like nothing the table was calibrated
                              on, and are not certified; costs at most P of texts like the
                              calibration ones (default 0.05; 0 turns the rule off)
+  --semantic MODE            a second tier on sentence embeddings, asked when the table is
+                             not sure: auto (kept per question where it certifies more on
+                             the validation part), on or off (default off: it embeds every
+                             text, about a minute per 10,000 on 2 cores, and needs 1 GB)
+  --embed-cache FILE         keep the texts' embeddings in FILE, so a retrain embeds only
+                             new texts (with --semantic auto or on)
   --max-epochs N             most training epochs (default 10)
   --workers N                fits run in parallel on N workers (default: the number of cores;
                              1 starts none); the bundle is the same for any N
@@ -134,6 +141,8 @@ const TRAIN_FLAGS = {
   "force-threshold": { type: "string", multiple: true },
   ...DRIFT_FLAGS,
   "max-epochs": { type: "string" },
+  semantic: { type: "string", default: "off" },
+  "embed-cache": { type: "string" },
   workers: { type: "string" },
   "allow-uncalibrated": { type: "boolean", default: false },
   "report-html": { type: "string" },
@@ -187,7 +196,16 @@ export async function trainCommand(args: string[]): Promise<number> {
   );
   checkAgainstTraces(traces, options);
   const started = performance.now();
-  const result = train(traces, options);
+  // The encoder (TensorFlow.js) is loaded only when asked for.
+  const embeddings = options.semantic === "off"
+    ? undefined
+    : await (await import("./embed_traces.ts")).embedTraces(
+      traces.texts,
+      userPath(values["embed-cache"]),
+      Math.min(2, options.workers),
+      printer,
+    );
+  const result = train(traces, options, embeddings);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   const failed = uncalibratedSummary(result.report);
   const refused = failed !== null && !values["allow-uncalibrated"];
@@ -288,6 +306,20 @@ function trainOptions(
     progress: printer.line,
     warn: printer.warn,
   };
+  if (!SEMANTIC_MODES.includes(values.semantic as SemanticMode)) {
+    throw new UsageError(
+      `--semantic must be one of ${
+        SEMANTIC_MODES.join(", ")
+      }: got "${values.semantic}"`,
+    );
+  }
+  options.semantic = values.semantic as SemanticMode;
+  if (values["embed-cache"] !== undefined && options.semantic === "off") {
+    throw new UsageError("--embed-cache needs --semantic auto or on");
+  }
+  if (values["embed-cache"]?.trim() === "") {
+    throw new UsageError(`--embed-cache needs a file name: got ""`);
+  }
   if (!SPLIT_MODES.includes(values.split as SplitMode)) {
     throw new UsageError(
       `--split must be one of ${SPLIT_MODES.join(", ")}: got "${values.split}"`,
@@ -373,5 +405,17 @@ function printReport(result: TrainResult): void {
     const test = testInWords(t, result.report.alpha, result.report.delta);
     if (test !== null) console.log(`  ${test}`);
     console.log(`  leakage check: ${leakageInWords(q.leakage, false)}`);
+    if (q.semantic !== undefined) {
+      const s = q.semantic;
+      const c = s.calibration;
+      console.log(
+        `  second tier: ${s.used ? "kept" : "left out"} (${s.reason})` +
+          (c === null
+            ? ""
+            : `; both tiers: threshold ${c.threshold?.toFixed(4) ?? "none"}, ${
+              c.by_table + c.by_semantic
+            } calibration answers certified (${c.by_semantic} by the second tier)`),
+      );
+    }
   }
 }

@@ -46,10 +46,26 @@
  * only while feedback on uncertified answers has been complete (the evidence
  * for it rests on them).
  *
+ * The feedback itself is checked against the bundle's calibration bands
+ * (`feedback_check.ts`): once the labelled answers agree with the table far
+ * more than calibration allows (an echo), the threshold in force is never
+ * more lenient than the bundle's and moves only stricter; a candidate more
+ * lenient than the bundle's also needs the *leniency gate*: a pure echo of
+ * the labelled answers so far would have raised that alarm, and no alarm
+ * stands. Without bands, never more lenient than the bundle's. Alarms are
+ * part of the policy: they latch until `reset`.
+ *
  * Pure: it counts decisions and reports, it reads no clock.
  *
  * @module
  */
+
+import {
+  AGREES_TOO_MUCH,
+  type CalibrationBand,
+  FeedbackCheck,
+  type FeedbackCheckState,
+} from "./feedback_check.ts";
 
 /** Settings of a live certificate. */
 export interface LiveSettings {
@@ -109,6 +125,8 @@ export interface LiveState {
   inForce: CandidateState | null;
   /** Every candidate, strictest first. */
   candidates: CandidateState[];
+  /** The check of the feedback against the bundle's calibration bands; null for a bundle without bands. */
+  feedbackCheck: FeedbackCheckState | null;
 }
 
 /**
@@ -144,6 +162,8 @@ export interface LiveEvidence {
 export interface LivePolicy {
   floor: number;
   inForce: number;
+  /** Latched feedback alarms (`AGREES_TOO_MUCH | DISAGREES_TOO_MUCH` bits); 0 when absent. */
+  alarms?: number;
 }
 
 /** Evidence of nothing, over `k` candidates. */
@@ -298,6 +318,14 @@ export class LiveCertificate {
   #inForce: number;
   /** Index of the bundle's threshold; -1 when uncalibrated. */
   readonly #bundle: number;
+  /** The check of the feedback against the calibration bands; null without bands. */
+  readonly #check: FeedbackCheck | null;
+  /** Latched feedback alarms (see `feedback_check.ts`). */
+  #alarms = 0;
+  /** Resets so far. */
+  #generation = 0;
+  /** Scratch: per candidate band, labelled answers that disagreed. */
+  readonly #bandDisagreed: Float64Array;
   /**
    * Per bet fraction, the log factor each kind of observation multiplies
    * the capital by, at rate alpha (`fraction * KINDS + kind`): `decide`
@@ -312,12 +340,17 @@ export class LiveCertificate {
 
   /**
    * A certificate over `grid` (the bundle's candidates; the live grid is
-   * taken from it) for a question whose bundle threshold is `threshold`.
+   * taken from it) for a question whose bundle threshold is `threshold`,
+   * with the bundle's calibration `bands` when it has them (without, the
+   * threshold in force is never more lenient than the bundle's). Throws
+   * `RangeError` for settings out of range or bands that do not match the
+   * live grid.
    */
   constructor(
     grid: readonly number[],
     threshold: number | null,
     settings: LiveSettings,
+    bands?: readonly CalibrationBand[] | null,
   ) {
     if (!(settings.alpha > 0 && settings.alpha < 1)) {
       throw new RangeError(
@@ -349,6 +382,10 @@ export class LiveCertificate {
       ? -1
       : this.#thresholds.indexOf(threshold);
     this.#inForce = this.#bundle;
+    this.#check = bands === undefined || bands === null || this.#bundle < 0
+      ? null
+      : new FeedbackCheck(bands, this.#thresholds);
+    this.#bandDisagreed = new Float64Array(k);
     const r = settings.auditRate;
     const m = settings.alpha;
     this.#certifyAtAlpha = Float64Array.from(
@@ -464,7 +501,30 @@ export class LiveCertificate {
 
   /** Where the policy stands now (as `decide` last left it). */
   policy(): LivePolicy {
-    return { floor: this.#floor, inForce: this.#inForce };
+    return {
+      floor: this.#floor,
+      inForce: this.#inForce,
+      alarms: this.#alarms,
+    };
+  }
+
+  /** True when the bundle gave calibration bands (the feedback is checked, a lenient move possible). */
+  get checked(): boolean {
+    return this.#check !== null;
+  }
+
+  /** How many times `reset` was called: audits given before the last reset are not its evidence. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** Forgets all evidence, the policy and the alarms: the certificate starts afresh (a reset). */
+  reset(): void {
+    this.#generation++;
+    this.takeEvidence();
+    this.#floor = this.#thresholds.length;
+    this.#inForce = this.#bundle;
+    this.#alarms = 0;
   }
 
   /**
@@ -502,12 +562,14 @@ export class LiveCertificate {
     }
     if (policy !== undefined) {
       const { floor, inForce } = policy;
+      const alarms = policy.alarms ?? 0;
       const valid = Number.isInteger(floor) && floor >= 0 && floor <= k &&
         Number.isInteger(inForce) && inForce >= -1 && inForce < floor &&
-        (this.#bundle >= 0 || inForce === -1);
+        (this.#bundle >= 0 || inForce === -1) && Number.isInteger(alarms) &&
+        alarms >= 0 && alarms <= 3;
       if (!valid) {
         throw new RangeError(
-          `A live policy needs 0 <= floor <= ${k} and -1 <= inForce < floor: got floor ${floor}, inForce ${inForce}`,
+          `A live policy needs 0 <= floor <= ${k}, -1 <= inForce < floor and alarms in 0..3: got floor ${floor}, inForce ${inForce}, alarms ${alarms}`,
         );
       }
     }
@@ -522,6 +584,7 @@ export class LiveCertificate {
     if (policy !== undefined) {
       this.#floor = policy.floor;
       this.#inForce = policy.inForce;
+      this.#alarms = policy.alarms ?? 0;
     }
   }
 
@@ -639,10 +702,30 @@ export class LiveCertificate {
       }
     }
     if (this.#inForce >= this.#floor) this.#inForce = this.#moveStricter();
-    if (this.#inForce >= 0) {
+    // The feedback checked against calibration: an alarm latches; while the
+    // agrees-too-much one stands, the threshold only moves stricter and is
+    // never more lenient than the bundle's.
+    let echoPowered = false;
+    if (this.#check !== null) {
+      const seen = this.#check.evaluate(
+        this.#labelledBins,
+        this.#disagreedByBand(),
+        this.#alarms,
+      );
+      this.#alarms = seen.alarms;
+      echoPowered = seen.echoPowered;
+    }
+    const echo = (this.#alarms & AGREES_TOO_MUCH) !== 0;
+    if (echo && this.#inForce > this.#bundle) this.#inForce = this.#bundle;
+    // A candidate more lenient than the bundle's also needs the leniency
+    // gate: a check that could have caught a pure echo, and no alarm.
+    const lenientOk = this.#check !== null && echoPowered &&
+      this.#alarms === 0;
+    if (this.#inForce >= 0 && !echo) {
       const complete = this.#uncertified === 0 ||
         this.#feedback >= FEEDBACK_COVERAGE * this.#uncertified;
       for (let j = this.#floor - 1; complete && j > this.#inForce; j--) {
+        if (j > this.#bundle && !lenientOk) continue;
         if (this.#passes(this.#certifyAtAlpha, j, certifyBar)) {
           this.#inForce = j;
           break;
@@ -650,6 +733,16 @@ export class LiveCertificate {
       }
     }
     return this.current();
+  }
+
+  /** Per candidate band, the labelled answers that disagreed (a scratch array). */
+  #disagreedByBand(): Float64Array {
+    const k = this.#thresholds.length;
+    for (let j = 0; j < k; j++) {
+      this.#bandDisagreed[j] = this.#bins[DISAGREED_AUDIT * k + j]! +
+        this.#bins[DISAGREED_FEEDBACK * k + j]!;
+    }
+    return this.#bandDisagreed;
   }
 
   /** The weighted disagreement estimate over counts `n`; null before any decision. */
@@ -730,6 +823,11 @@ export class LiveCertificate {
       uncertifiedDecisions: this.#uncertified,
       inForce: at >= 0 ? states[at]! : null,
       candidates: states,
+      feedbackCheck: this.#check === null ? null : this.#check.state(
+        this.#labelledBins,
+        this.#disagreedByBand(),
+        this.#alarms,
+      ),
     };
   }
 }

@@ -84,3 +84,22 @@ export type {
 } from "./table.ts";
 export { stateText } from "./text.ts";
 export { DEFAULT_WORD_CACHE_BYTES, WordCache } from "./word_cache.ts";
+export {
+  noveltyPValue,
+  type NoveltyReference,
+  noveltyScore,
+  semanticAssess,
+  type SemanticAssessment,
+  semanticLogits,
+  type SemanticTier,
+  type Tier,
+  type TwoTierInputs,
+  twoTierVerdict,
+} from "./semantic.ts";
+export {
+  type AnsweringTier,
+  answerWithSecondTier,
+  asksSecondTier,
+  type TieredAssessment,
+} from "./two_tier.ts";
+export { ServedBundle, type ServedOptions } from "./served.ts";

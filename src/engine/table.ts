@@ -6,7 +6,9 @@
  */
 
 import type { FeaturizerSettings, TextFeatures } from "./features.ts";
+import type { CalibrationBand } from "./feedback_check.ts";
 import type { ScopeReference } from "./scope.ts";
+import type { SemanticTier } from "./semantic.ts";
 import type { TableState } from "./state.ts";
 
 /** A choice among options, or a yes/no question. */
@@ -34,6 +36,14 @@ export interface Calibration {
    * of format version 1.
    */
   candidates: number[];
+  /**
+   * Per live candidate (strictest first, as `liveGrid` spreads them), the
+   * calibration answers whose confidence reaches it but not the next
+   * stricter one, and their disagreements: what the live feedback is
+   * checked against (`feedback_check.ts`). Absent in bundles trained
+   * before it was written (their threshold is then never lowered live).
+   */
+  bands?: CalibrationBand[];
 }
 
 /** What the drift guard needs of a question, computed at training. */
@@ -75,6 +85,12 @@ export interface QuestionTable {
   drift: DriftReference;
   /** Option name to index. */
   optionIndex: Map<string, number>;
+  /**
+   * The second tier (format 4, see `semantic.ts`): with the threshold in
+   * force set to its `calibration.threshold`, asked when the table's only
+   * failing rule is `low_confidence`; absent for the table alone.
+   */
+  semantic?: SemanticTier;
 }
 
 /** What scoring needs of a question: its options, weights and bias. */

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { AnsweringTier } from "../engine/two_tier.ts";
 import type { Assessment } from "../engine/verdict.ts";
 import {
   type DecisionShape,
@@ -145,6 +146,7 @@ export function writeAltReply(
   answers: readonly Assessment[],
   latencyUs: number,
   audits?: readonly (string | undefined)[],
+  tiers?: readonly AnsweringTier[],
 ): void {
   w.ascii('{"model":').string(request.model).ascii(',"answers":{');
   const { asks } = request;
@@ -160,6 +162,7 @@ export function writeAltReply(
       a,
       audits?.[i],
       request.top,
+      tiers?.[i],
     );
   }
   // An integer over a power of ten prints as 0.6536, not 0.6536000000000001.

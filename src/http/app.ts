@@ -34,13 +34,15 @@ import { answerFeedback } from "./live/feedback_route.ts";
 import { Exposition } from "./exposition.ts";
 import { writeLiveMetrics } from "./live/metrics.ts";
 import { liveStats } from "./live/stats.ts";
+import { answerLiveReset, LIVE_RESET_BODY } from "./live/reset.ts";
 import { METRICS_CONTENT_TYPE, writeServiceMetrics } from "./metrics.ts";
+import { writeTierMetrics } from "./tier_metrics.ts";
 import { clientBodies } from "./middleware/client_bodies.ts";
 import { countResponses } from "./middleware/count_responses.ts";
 import { gateRequests } from "./middleware/gate_requests.ts";
 import { tokenAuth } from "./middleware/token_auth.ts";
 import type { HealthDocument } from "./openapi/decision_schemas.ts";
-import type { StatsDocument } from "./openapi/stats_schemas.ts";
+import type { StatsDocument, TiersStats } from "./openapi/stats_schemas.ts";
 import {
   parsePlayground,
   PLAYGROUND_BODY,
@@ -122,6 +124,19 @@ function openApiJson(): Promise<string> {
   return openApi;
 }
 
+/** The `tiers` block of `/v1/stats`, present only while a second tier is served. */
+function tiersOf(service: Service): { tiers?: TiersStats } {
+  const second = service.served.second;
+  if (second === null) return {};
+  return {
+    tiers: second.stats.document(
+      second.options.workers,
+      second.options.queue,
+      second.encoder.inFlight,
+    ),
+  };
+}
+
 /** A route handler. */
 type Handler = (c: Context) => Response | Promise<Response>;
 
@@ -169,7 +184,14 @@ export function appFor(
     const w = writer;
     w.reset();
     if ("batch" in route) service.decideBatch(route, body, w);
-    else service.decide(route, body, w);
+    else {
+      // A decision the second tier answers finishes later, in a writer of
+      // its own; every other one is written here without yielding.
+      const later = service.decide(route, body, w);
+      if (later !== undefined) {
+        return new Response((await later).view(), { headers: JSON_HEADERS });
+      }
+    }
     const res = new Response(w.view(), { headers: JSON_HEADERS });
     if (w.buffer.length > KEPT_WRITER_BYTES) {
       writer = new JsonWriter(WRITER_BYTES);
@@ -214,6 +236,19 @@ export function appFor(
           ),
         ),
       ),
+    "/v1/live/reset": async (c) =>
+      c.json(
+        await answerLiveReset(
+          service.live,
+          service.served.table,
+          await readJsonBody(
+            c.req.raw,
+            LIVE_RESET_BODY.needed,
+            MAX_BODY_BYTES,
+            deadlines,
+          ),
+        ),
+      ),
     "/": (c) => {
       c.header("Cache-Control", "no-store");
       return c.html(service.dashboardHtml);
@@ -224,6 +259,7 @@ export function appFor(
         {
           ...stats.snapshot(),
           live: liveStats(service.live, service.served.table),
+          ...tiersOf(service),
         } satisfies StatsDocument,
       );
     },
@@ -233,6 +269,9 @@ export function appFor(
       const e = new Exposition();
       writeServiceMetrics(e, stats, table, state, monitor);
       writeLiveMetrics(e, liveStats(service.live, table));
+      if (service.served.second !== null) {
+        writeTierMetrics(e, service.served.second);
+      }
       return c.body(e.text());
     },
     "/v1/health": (c) =>

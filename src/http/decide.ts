@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { AnsweringTier } from "../engine/two_tier.ts";
 import type { Assessment } from "../engine/verdict.ts";
 import {
   type Ask,
@@ -133,9 +134,10 @@ export function parseDecide(body: unknown): DecideRequest {
  * Writes one answer in the service's own shape: `choice` or `answer`,
  * `confidence`, `certified`, `flag`, `radius`, `probabilities` or
  * `probability`, in that order; an answer for a question the table does
- * not know has no answer fields and a `hint`; `audit` follows when given.
- * With `top`, a choice answer's `probabilities` hold only the `top` most
- * probable options, the answer first.
+ * not know has no answer fields and a `hint`; `tier` (which tier answered)
+ * follows when given (a bundle with a second tier), then `audit`. With
+ * `top`, a choice answer's `probabilities` hold only the `top` most probable
+ * options, the answer first.
  */
 export function writeDecideAnswer(
   w: JsonWriter,
@@ -143,6 +145,7 @@ export function writeDecideAnswer(
   a: Assessment,
   audit?: string,
   top: number | null = null,
+  tier?: AnsweringTier,
 ): void {
   const { answer } = a;
   if (answer.kind === "choice") {
@@ -164,6 +167,7 @@ export function writeDecideAnswer(
   } else if (answer.kind === "yes_no") {
     w.ascii(',"probability":').number(answer.probability);
   } else writeHint(w, served, a);
+  if (tier !== undefined) w.ascii(',"tier":').string(tier);
   if (audit !== undefined) w.ascii(',"audit":').string(audit);
   w.ascii("}");
 }
@@ -180,13 +184,14 @@ export function writeDecideReply(
   answers: readonly Assessment[],
   latencyUs: number,
   audits?: readonly (string | undefined)[],
+  tiers?: readonly AnsweringTier[],
 ): void {
   w.ascii('{"answers":{');
   for (let i = 0; i < answers.length; i++) {
     if (i > 0) w.ascii(",");
     const a = answers[i]!;
     writeQuestionKey(w, served, a);
-    writeDecideAnswer(w, served, a, audits?.[i], request.top);
+    writeDecideAnswer(w, served, a, audits?.[i], request.top, tiers?.[i]);
   }
   w.ascii('},"latency_us":').number(latencyUs).ascii("}");
 }

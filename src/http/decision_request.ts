@@ -23,6 +23,7 @@ import {
 import type { DriftGuard } from "../engine/drift.ts";
 import type { TableState } from "../engine/state.ts";
 import type { QuestionKind, Table } from "../engine/table.ts";
+import type { AnsweringTier } from "../engine/two_tier.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import type { ServedTable } from "./served.ts";
 
@@ -94,7 +95,8 @@ export interface DecisionShape<R extends DecisionRequest = DecisionRequest> {
   /**
    * Writes the 200 reply for the `answers` to `request` (one per question
    * asked, in order); `audits[i]`, when given, is the audit id of answer
-   * `i`.
+   * `i`; `tiers[i]`, given only when the bundle served has a second
+   * tier, is the tier that answered `i`.
    */
   write(
     w: JsonWriter,
@@ -103,6 +105,7 @@ export interface DecisionShape<R extends DecisionRequest = DecisionRequest> {
     answers: readonly Assessment[],
     latencyUs: number,
     audits: readonly (string | undefined)[] | undefined,
+    tiers?: readonly AnsweringTier[] | undefined,
   ): void;
 }
 

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { AnsweringTier } from "../engine/two_tier.ts";
 import type { Assessment } from "../engine/verdict.ts";
 import {
   type DecisionShape,
@@ -163,6 +164,7 @@ export function writeDecisionsReply(
   answers: readonly Assessment[],
   latencyUs: number,
   audits?: readonly (string | undefined)[],
+  tiers?: readonly AnsweringTier[],
 ): void {
   w.ascii('{"object":"decision","model":').string(request.model);
   w.ascii(',"answers":[');
@@ -177,6 +179,7 @@ export function writeDecisionsReply(
       answers[i]!,
       audits?.[i],
       request.top,
+      tiers?.[i],
     );
   }
   w.ascii(

@@ -9,6 +9,7 @@
  * @module
  */
 
+import type { AnsweringTier } from "../engine/two_tier.ts";
 import type { Assessment } from "../engine/verdict.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import {
@@ -40,6 +41,7 @@ export function writeModelAnswer(
   a: Assessment,
   audit: string | undefined,
   top: number | null = null,
+  tier: AnsweringTier = "table",
 ): void {
   const { answer } = a;
   w.ascii('{"type":').string(type);
@@ -65,6 +67,6 @@ export function writeModelAnswer(
     writeHint(w, served, a);
   }
   w.ascii(',"service":');
-  writeService(w, a, audit);
+  writeService(w, a, audit, tier);
   w.ascii("}");
 }

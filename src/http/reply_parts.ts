@@ -10,6 +10,7 @@
  * @module
  */
 
+import type { AnsweringTier } from "../engine/two_tier.ts";
 import type { Assessment, ChoiceAnswer, Flag } from "../engine/verdict.ts";
 import { unsupportedInWords } from "../engine/reason.ts";
 import { EXACT_KEY, writeProbabilityKey } from "./json_number.ts";
@@ -205,8 +206,13 @@ export function writeService(
   w: JsonWriter,
   a: Assessment,
   audit: string | undefined,
+  tier: AnsweringTier = "table",
 ): void {
-  w.ascii('{"source":"table","certified":').boolean(a.answer.certified);
+  w.ascii(
+    tier === "table"
+      ? '{"source":"table","certified":'
+      : '{"source":"semantic","certified":',
+  ).boolean(a.answer.certified);
   w.ascii(',"flag":');
   writeFlag(w, a.answer.flag);
   if (audit !== undefined) w.ascii(',"audit":').string(audit);

@@ -9,13 +9,21 @@
  * @module
  */
 
-import { type DriftGuard, DriftMonitor, peekGuard } from "../engine/drift.ts";
-import { TableState } from "../engine/state.ts";
+import {
+  type DriftGuard,
+  type DriftMonitor,
+  peekGuard,
+} from "../engine/drift.ts";
+import { ServedBundle } from "../engine/served.ts";
+import type { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
 import { type QuestionFragments, replyFragments } from "./fragments.ts";
+import { hasSecondTier, type SecondTier } from "./second_tier.ts";
 
 /** One served table and what belongs to it. */
 export interface ServedTable {
+  /** The engine's served object: the table, its state, its guard, the second tier's thresholds. */
+  readonly bundle: ServedBundle;
   readonly table: Table;
   /** The serving state answers are made with (the table itself stays constant). */
   readonly state: TableState;
@@ -27,26 +35,47 @@ export interface ServedTable {
   readonly fragments: readonly QuestionFragments[];
   /** The table's question names, in order. */
   readonly questionNames: readonly string[];
+  /**
+   * The second tier this table is served with: the service's encoder when
+   * a question of the table has a second tier, else null (a table-only
+   * bundle never touches it).
+   */
+  readonly second: SecondTier | null;
+  /**
+   * Per question position, the second tier's threshold in force (its
+   * calibrated `L` unless its live certificate moved it); null without one.
+   */
+  readonly semanticThresholds: readonly (number | null)[];
 }
 
 /**
  * Everything needed to serve `table`: its serving `state` (a new one with
  * the default word cache unless given), a new drift guard from its
- * settings unless one is given, and its reply fragments (built now, not
- * per request).
+ * settings unless one is given, its reply fragments (built now, not per
+ * request), and `second` when a question of the table has a second tier
+ * (whose threshold `L` is then put in force for both tiers).
  */
 export function serveTable(
   table: Table,
   monitor?: DriftMonitor,
   state?: TableState,
+  second?: SecondTier | null,
 ): ServedTable {
-  const guard = monitor ?? new DriftMonitor(table.settings.drift);
+  const tiered = second != null && hasSecondTier(table) ? second : null;
+  const bundle = new ServedBundle(table, {
+    state,
+    monitor,
+    secondTier: tiered !== null,
+  });
   return {
+    bundle,
     table,
-    state: state ?? new TableState(table),
-    monitor: guard,
-    peek: peekGuard(guard),
+    state: bundle.state,
+    monitor: bundle.monitor,
+    peek: peekGuard(bundle.monitor),
     fragments: replyFragments(table),
     questionNames: table.questions.map((q) => q.name),
+    second: tiered,
+    semanticThresholds: bundle.semanticThresholds,
   };
 }

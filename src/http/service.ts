@@ -11,16 +11,27 @@
  * @module
  */
 
-import { prepareText } from "../engine/answer.ts";
 import type { DriftMonitor } from "../engine/drift.ts";
 import type { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
+import type { AnsweringTier } from "../engine/two_tier.ts";
+import type { Assessment } from "../engine/verdict.ts";
 import { LiveController, type LiveOptions } from "../live/controller.ts";
 import { dashboardHtml as defaultDashboard } from "../../static/mod.ts";
 import { BATCH_BODY, parseBatch } from "./batch.ts";
 import { parseJsonBody } from "./body.ts";
-import { assessRequest, type DecisionShape } from "./decision_request.ts";
-import type { JsonWriter } from "./json_writer.ts";
+import {
+  assessRequest,
+  type DecisionRequest,
+  type DecisionShape,
+} from "./decision_request.ts";
+import { JsonWriter } from "./json_writer.ts";
+import {
+  DEFAULT_SECOND_TIER,
+  hasSecondTier,
+  SecondTier,
+  type SecondTierOptions,
+} from "./second_tier.ts";
 import type { DecisionRouteSpec } from "./routes.ts";
 import { type ServedTable, serveTable } from "./served.ts";
 import { round1 } from "./stats/latency.ts";
@@ -69,6 +80,30 @@ export interface AppDeps {
    * logged nor counted.
    */
   acceptNewOptions?: boolean | undefined;
+  /**
+   * The second tier's encoder, when `table` has a second tier (`serve`
+   * starts it then, and only then); without it a format-4 bundle is served
+   * by its table alone, against the table's own threshold.
+   */
+  secondTier?: SecondTier | null | undefined;
+}
+
+/** Counts each answer under the tier that gave it, and the latency under each tier present. */
+function recordTiers(
+  second: SecondTier,
+  answers: readonly Assessment[],
+  tiers: readonly AnsweringTier[],
+  latencyUs: number,
+): void {
+  let table = false;
+  let semantic = false;
+  for (let i = 0; i < answers.length; i++) {
+    const tier = tiers[i]!;
+    second.stats.recordAnswer(tier, answers[i]!.answer.certified);
+    if (tier === "table") table = true;
+    else semantic = true;
+  }
+  second.stats.recordLatency(table, semantic, latencyUs);
 }
 
 /** Appends feedback trace lines (JSON text, one per line, newline-terminated) somewhere durable. */
@@ -77,6 +112,9 @@ export type FeedbackSink = (lines: string) => Promise<void>;
 /** A running service: what every route reads and records. */
 export class Service {
   #served: ServedTable;
+  #second: SecondTier | null;
+  readonly #subscribers: ((served: ServedTable, loadMs?: number) => void)[] =
+    [];
   /** Counters, latency and recent decisions. */
   readonly stats: ServiceStats;
   /** Where the access token comes from (`NO_TOKEN`: every route is open). */
@@ -96,11 +134,21 @@ export class Service {
 
   /** A service for `deps`, counting from now. */
   constructor(deps: AppDeps) {
-    this.#served = serveTable(deps.table, deps.monitor, deps.state);
+    this.#second = deps.secondTier ?? null;
+    this.#served = serveTable(
+      deps.table,
+      deps.monitor,
+      deps.state,
+      this.#second,
+    );
     this.log = deps.log ?? ((m: string) => console.error(m));
     this.dashboardHtml = deps.dashboardHtml ?? defaultDashboard;
     this.live = new LiveController(deps.live ?? { auditRate: 0 });
-    this.live.serve(deps.table, this.#served.state);
+    this.live.serve(
+      deps.table,
+      this.#served.state,
+      this.#served.second !== null,
+    );
     this.feedbackLog = deps.feedbackLog ?? null;
     this.acceptNewOptions = deps.acceptNewOptions ?? false;
     this.stats = new ServiceStats({
@@ -115,6 +163,53 @@ export class Service {
     });
     this.token = deps.token ?? NO_TOKEN;
     this.feedbackToken = deps.feedbackToken ?? NO_TOKEN;
+    // What is served now has one owner, this service: a reload publishes
+    // the new served object and each part that keeps something of it
+    // follows.
+    this.subscribe((next) =>
+      this.live.serve(next.table, next.state, next.second !== null)
+    );
+    this.subscribe((next, loadMs) =>
+      this.stats.serve(
+        next.table,
+        next.state,
+        next.monitor,
+        undefined,
+        loadMs,
+      )
+    );
+  }
+
+  /**
+   * Calls `listener` with every served object published from now on (each
+   * reload), with its load time when known.
+   */
+  subscribe(listener: (served: ServedTable, loadMs?: number) => void): void {
+    this.#subscribers.push(listener);
+  }
+
+  /** The second tier's encoder; null when none was started. */
+  get secondTier(): SecondTier | null {
+    return this.#second;
+  }
+
+  /**
+   * Gets ready to serve `table`: starts the second tier's encoder (with
+   * `options`) when the table has a second tier and none runs yet; a
+   * table-only bundle starts nothing.
+   */
+  async prepare(
+    table: Table,
+    options: SecondTierOptions = DEFAULT_SECOND_TIER,
+  ): Promise<void> {
+    if (this.#second === null && hasSecondTier(table)) {
+      this.#second = await SecondTier.start(options);
+    }
+  }
+
+  /** Stops the second tier's workers (at shutdown). */
+  close(): void {
+    this.#second?.close();
   }
 
   /** The table served now; a request reads it once, at its start. */
@@ -135,10 +230,9 @@ export class Service {
     loadMs?: number,
     state?: TableState,
   ): ServedTable {
-    const next = serveTable(table, monitor, state);
+    const next = serveTable(table, monitor, state, this.#second);
     this.#served = next;
-    this.live.serve(table, next.state);
-    this.stats.serve(table, next.state, next.monitor, undefined, loadMs);
+    for (const listener of this.#subscribers) listener(next, loadMs);
     return next;
   }
 
@@ -149,23 +243,136 @@ export class Service {
    * `app.onError` writes that reply. `latency_us` runs from here (the body
    * received as text) to the answers ready.
    */
-  decide(route: DecisionRouteSpec, body: string, w: JsonWriter): void {
+  decide(
+    route: DecisionRouteSpec,
+    body: string,
+    w: JsonWriter,
+  ): Promise<JsonWriter> | undefined {
     const served = this.#served;
     const start = performance.now();
     const shape: DecisionShape = route.decision;
     const request = shape.parse(parseJsonBody(body, shape.needed));
-    const { table, state, monitor } = served;
-    const answers = assessRequest(
+    const { bundle, second } = served;
+    const { table, state, monitor } = bundle;
+    const prepared = bundle.prepare(request.text);
+    const answers = assessRequest(table, state, prepared, request, monitor);
+    let tiers: AnsweringTier[] | undefined;
+    if (second !== null) {
+      let asked: number[] | null = null;
+      for (let i = 0; i < answers.length; i++) {
+        if (bundle.asksSecondTier(answers[i]!, request.exposed)) {
+          (asked ??= []).push(i);
+        }
+      }
+      if (asked !== null) {
+        const embedding = second.encoder.tryEmbed(request.text);
+        if (embedding !== null) {
+          // The table's probabilities the second tier reads are taken now:
+          // the prepared text is the state's scratch, reused by the next
+          // request.
+          const tableProbabilities = asked.map((i) =>
+            bundle.tableInput(answers[i]!, prepared)
+          );
+          return this.#withSecondTier(
+            route,
+            served,
+            request,
+            answers,
+            asked,
+            tableProbabilities,
+            embedding,
+            start,
+          );
+        }
+        second.stats.shed++;
+      }
+      tiers = answers.map(() => "table");
+    }
+    const audits = this.live.recordDecisions(
       table,
-      state,
-      prepareText(table, state, request.text),
-      request,
-      monitor,
+      answers,
+      request.text,
+      tiers,
     );
-    const audits = this.live.recordDecisions(table, answers, request.text);
     const latencyUs = round1((performance.now() - start) * 1000);
     this.stats.recordDecision(route.path, request.text, answers, latencyUs);
-    shape.write(w, served, request, answers, latencyUs, audits);
+    if (tiers !== undefined) recordTiers(second!, answers, tiers, latencyUs);
+    shape.write(w, served, request, answers, latencyUs, audits, tiers);
+    return undefined;
+  }
+
+  /**
+   * The rest of a decision whose answers `asked` go to the second tier,
+   * once `embedding` arrives: each answer is given by the two-tier rule,
+   * recorded, and the reply written into a writer of its own (the shared
+   * one serves other requests meanwhile). A failed embedding leaves the
+   * table's answers, counted as failed.
+   */
+  async #withSecondTier(
+    route: DecisionRouteSpec,
+    served: ServedTable,
+    request: DecisionRequest,
+    answers: Assessment[],
+    asked: readonly number[],
+    tableProbabilities: readonly (Float64Array | undefined)[],
+    embedding: Promise<Float32Array>,
+    start: number,
+  ): Promise<JsonWriter> {
+    const { table } = served;
+    const second = served.second!;
+    const tiers: AnsweringTier[] = answers.map(() => "table");
+    let vector: Float32Array | null = null;
+    try {
+      vector = await embedding;
+    } catch (e) {
+      second.stats.failed++;
+      this.log(
+        `The second tier failed; the table's answers went back: ${
+          e instanceof Error ? e.message : String(e)
+        }`,
+      );
+    }
+    if (vector !== null) {
+      for (let j = 0; j < asked.length; j++) {
+        const i = asked[j]!;
+        const a = answers[i]!;
+        const r = served.bundle.answerWithSecondTier(
+          a,
+          vector,
+          tableProbabilities[j],
+          this.live.semanticThreshold(
+            table,
+            a.slot,
+            served.semanticThresholds[a.slot] ?? null,
+          ),
+        );
+        second.stats.asked++;
+        if (r.tier === "table") second.stats.novel++;
+        answers[i] = r.assessment;
+        tiers[i] = r.tier;
+      }
+    }
+    const audits = this.live.recordDecisions(
+      table,
+      answers,
+      request.text,
+      tiers,
+    );
+    const latencyUs = round1((performance.now() - start) * 1000);
+    this.stats.recordDecision(route.path, request.text, answers, latencyUs);
+    recordTiers(second, answers, tiers, latencyUs);
+    const w = new JsonWriter(4096);
+    const shape: DecisionShape = route.decision;
+    shape.write(
+      w,
+      served,
+      request,
+      answers,
+      latencyUs,
+      audits,
+      tiers,
+    );
+    return w;
   }
 
   /**
@@ -184,7 +391,11 @@ export class Service {
       parseJsonBody(body, BATCH_BODY.needed),
       shape,
     );
-    const { table, state, monitor } = served;
+    const { bundle } = served;
+    const { table, state, monitor } = bundle;
+    // A batch is answered by the table alone: the second tier is for single
+    // requests (its answers arrive later), so with one served every item
+    // says so with its tier.
     const shareMs = requests.length === 0
       ? 0
       : (performance.now() - start) / requests.length;
@@ -195,17 +406,28 @@ export class Service {
       const answers = assessRequest(
         table,
         state,
-        prepareText(table, state, request.text),
+        bundle.prepare(request.text),
         request,
         monitor,
       );
-      const audits = this.live.recordDecisions(table, answers, request.text);
+      const tiers = served.second === null
+        ? undefined
+        : answers.map((): AnsweringTier => "table");
+      const audits = this.live.recordDecisions(
+        table,
+        answers,
+        request.text,
+        tiers,
+      );
       const latencyUs = round1(
         (performance.now() - itemStart + shareMs) * 1000,
       );
       this.stats.recordDecision(route.path, request.text, answers, latencyUs);
+      if (tiers !== undefined) {
+        recordTiers(served.second!, answers, tiers, latencyUs);
+      }
       if (i > 0) w.ascii(",");
-      shape.write(w, served, request, answers, latencyUs, audits);
+      shape.write(w, served, request, answers, latencyUs, audits, tiers);
     }
     w.ascii('],"latency_us":').number(
       round1((performance.now() - start) * 1000),

@@ -60,6 +60,8 @@ export interface PendingAudit {
   readonly confidence: number;
   /** When the id was given, on the store's clock (ms). */
   readonly at: number;
+  /** The certificate's reset generation when the id was given (an audit given before a reset is not the new evidence's). */
+  readonly generation?: number;
 }
 
 /** A pending audit as kept: its table and certificate held weakly. */
@@ -169,6 +171,9 @@ export class PendingAudits {
       table: new WeakRef(audit.table),
       certificate: new WeakRef(audit.certificate),
       at,
+      ...(audit.generation === undefined
+        ? {}
+        : { generation: audit.generation }),
     });
     return id;
   }

@@ -20,6 +20,7 @@
 import { LiveCertificate, type LiveState } from "../engine/live.ts";
 import type { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
+import type { AnsweringTier } from "../engine/two_tier.ts";
 import { answerOf, type Assessment } from "../engine/verdict.ts";
 import { applyLiveDecision } from "./apply.ts";
 import type { AuditKeyFile } from "./audit_key.ts";
@@ -37,6 +38,7 @@ import {
   type PendingAuditsOptions,
 } from "./audits.ts";
 import { bundleIdOf } from "./bundle_id.ts";
+import { newCertificate } from "./new_certificate.ts";
 import { FleetLive, type FleetOptions } from "./fleet.ts";
 import {
   RECENT_ANSWERS,
@@ -44,6 +46,7 @@ import {
   RecentAnswers,
 } from "./recent_answers.ts";
 import { ReplayGuard } from "./replays.ts";
+import { ResetHistory, type ResetSource } from "./resets.ts";
 import { randomHex8 } from "./store.ts";
 
 export { RECENT_ANSWERS, type RecentAnswer };
@@ -76,7 +79,15 @@ export interface LiveOptions {
 export interface CheckedAudit extends VerifiedAudit {
   /** The table's answer, as the feedback item spells it. */
   tableAnswer: string | boolean;
+  /** True when the answer was the second tier's (its own certificate counts the audit). */
+  semantic: boolean;
 }
+
+/**
+ * Added to a question's position in a signed id when the answer was the
+ * second tier's (positions stay far below it: at most `MAX_QUESTIONS`).
+ */
+const SEMANTIC_SLOT = 0x8000;
 
 /** True when an answer passed every rule but, perhaps, the threshold (see the module doc). */
 export function isEligible(a: Assessment): boolean {
@@ -118,6 +129,12 @@ export class LiveController {
   readonly #tables = new WeakMap<Table, Certificates>();
   /** The serving state of every table served (where decisions are put in force). */
   readonly #states = new WeakMap<Table, TableState>();
+  /** Tables served with their second tier. */
+  readonly #tiered = new WeakSet<Table>();
+  /** Per table, the second tier's certificates (see `semanticCertificates`). */
+  readonly #semantic = new WeakMap<Table, (LiveCertificate | null)[]>();
+  /** Per table and question, the second tier's threshold its certificate last decided. */
+  readonly #semanticInForce = new WeakMap<Table, (number | null)[]>();
   /** Recent uncertified eligible answers by question and text (see `takeRecent`). */
   readonly recent = new RecentAnswers();
   /** The key file of signed ids; null when ids are kept in `pending`. */
@@ -130,6 +147,10 @@ export class LiveController {
   readonly #ownPool = randomHex8();
   /** The fleet's shared live certificate; null for a lone process. */
   readonly fleet: FleetLive | null;
+  /** Resets of the live evidence applied here, latest last. */
+  readonly resets = new ResetHistory();
+  /** Per table, wall-clock time of each question's last reset. */
+  readonly #resetAt = new WeakMap<Table, Map<string, number>>();
 
   /**
    * A controller for `options`; throws `RangeError` for a rate outside
@@ -152,9 +173,10 @@ export class LiveController {
     if (options.fleet !== undefined && this.#keys === null) {
       throw new RangeError("A fleet's live certificate needs signed audit ids");
     }
-    this.fleet = options.fleet === undefined
-      ? null
-      : new FleetLive(options.fleet);
+    this.fleet = options.fleet === undefined ? null : new FleetLive({
+      ...options.fleet,
+      onReset: (table, names) => this.resetLocal(table, names, "store"),
+    });
   }
 
   /** True when audit ids are signed (any replica with the keys counts them). */
@@ -183,8 +205,9 @@ export class LiveController {
    * reads its pooled certificate (and withholds certification until it
    * has). A lone process's certificates start when first used.
    */
-  serve(table: Table, state: TableState): void {
+  serve(table: Table, state: TableState, tiered = false): void {
     this.#states.set(table, state);
+    if (tiered) this.#tiered.add(table);
     if (this.fleet !== null && this.enabled) {
       this.fleet.serve(table, state, this.certificates(table), this.auditRate);
     }
@@ -214,21 +237,64 @@ export class LiveController {
     return this.#sampler.rate > 0;
   }
 
-  /** The certificates of `table` (made on first use, one per question). */
+  /**
+   * The certificates of `table` (made on first use, one per question): of
+   * the table's own answers. A question served with its second tier is
+   * certified against the two-tier rule's calibration, so its table
+   * certificate starts from that (`L`, its candidates).
+   */
   certificates(table: Table): Certificates {
     let found = this.#tables.get(table);
     if (found === undefined) {
       const rate = this.#sampler.rate;
+      const tiered = this.#tiered.has(table);
       found = table.questions.map((q) =>
-        new LiveCertificate(q.calibration.candidates, q.calibration.threshold, {
-          alpha: q.calibration.alpha,
-          delta: q.calibration.delta,
-          auditRate: rate,
-        })
+        newCertificate(
+          q,
+          rate,
+          tiered && q.semantic !== undefined
+            ? q.semantic.calibration
+            : q.calibration,
+        )
       );
       this.#tables.set(table, found);
     }
     return found;
+  }
+
+  /**
+   * The second tier's certificates of `table` (made on first use; null for
+   * a question without a second tier): the second tier's certified answers
+   * are a stream of their own, audited at the same rate over the two-tier
+   * rule's candidates, starting from its threshold `L`.
+   */
+  semanticCertificates(table: Table): (LiveCertificate | null)[] {
+    let found = this.#semantic.get(table);
+    if (found === undefined) {
+      const rate = this.#sampler.rate;
+      found = table.questions.map((q) =>
+        q.semantic === undefined
+          ? null
+          : newCertificate(q, rate, q.semantic.calibration)
+      );
+      this.#semantic.set(table, found);
+    }
+    return found;
+  }
+
+  /**
+   * The second tier's threshold in force for question `slot` of `table`:
+   * its live certificate's last decision (made as feedback is counted, by
+   * `apply`; null: certification withdrawn), else `fallback` (the
+   * bundle's `L`).
+   */
+  semanticThreshold(
+    table: Table,
+    slot: number,
+    fallback: number | null,
+  ): number | null {
+    const decided = this.#semanticInForce.get(table)?.[slot];
+    return decided === undefined ? fallback : decided;
   }
 
   /**
@@ -240,6 +306,7 @@ export class LiveController {
     table: Table,
     answers: readonly Assessment[],
     text?: string,
+    tiers?: readonly AnsweringTier[],
   ): (string | undefined)[] | undefined {
     if (!this.enabled) return undefined;
     let ids: (string | undefined)[] | undefined;
@@ -247,6 +314,13 @@ export class LiveController {
     for (let i = 0; i < answers.length; i++) {
       const a = answers[i]!;
       if (!isEligible(a)) continue;
+      if (tiers?.[i] === "semantic") {
+        const id = this.#recordSemantic(table, a, text);
+        if (id !== undefined) {
+          (ids ??= new Array<string | undefined>(answers.length))[i] = id;
+        }
+        continue;
+      }
       const certificate = certificates[a.slot]!;
       const certified = a.answer.certified;
       const picked = certified && this.#sampler.pick();
@@ -269,6 +343,7 @@ export class LiveController {
           question: a.question,
           answer,
           confidence: a.fullConfidence,
+          generation: certificate.generation,
         })
         : this.#tokens.issue({
           slot: a.slot,
@@ -282,6 +357,59 @@ export class LiveController {
         });
     }
     return ids;
+  }
+
+  /**
+   * Records a second-tier answer in its question's second-tier
+   * certificate and picks it for audit when certified: a kept id tied to
+   * that certificate, or a signed one whose question position is offset
+   * by `SEMANTIC_SLOT`. An uncertified one is remembered with its text,
+   * so feedback on it counts in that certificate. On a fleet second-tier
+   * answers are counted here but not picked: its store pools the table's
+   * evidence alone.
+   */
+  #recordSemantic(
+    table: Table,
+    a: Assessment,
+    text: string | undefined,
+  ): string | undefined {
+    const certificate = this.semanticCertificates(table)[a.slot];
+    if (certificate == null) return undefined;
+    const certified = a.answer.certified;
+    const picked = certified && this.fleet === null && this.#sampler.pick();
+    certificate.recordDecision(a.fullConfidence, certified, picked);
+    // Feedback on it (without an audit id) then counts where it was
+    // decided: in the second tier's certificate.
+    if (!certified && text !== undefined) {
+      this.recent.remember(a.question, text, {
+        table,
+        certificate,
+        answer: answerOf(a.answer)!,
+        confidence: a.fullConfidence,
+      });
+    }
+    if (!picked) return undefined;
+    const answer = answerOf(a.answer)!;
+    if (this.#tokens !== null) {
+      return this.#tokens.issue({
+        slot: a.slot + SEMANTIC_SLOT,
+        answer: typeof answer === "boolean"
+          ? (answer ? 1 : 0)
+          : table.questions[a.slot]!.optionIndex.get(answer)!,
+        confidence: a.fullConfidence,
+        issuedAt: this.#clock(),
+        bundle: bundleIdOf(table).slice(0, 16),
+        pool: this.pool,
+      });
+    }
+    return this.pending.add({
+      table,
+      certificate,
+      question: a.question,
+      answer,
+      confidence: a.fullConfidence,
+      generation: certificate.generation,
+    });
   }
 
   /**
@@ -307,8 +435,15 @@ export class LiveController {
     if (claimProblem(claim) !== null) return "malformed";
     if (claim.bundle !== bundleIdOf(table).slice(0, 16)) return "other_bundle";
     if (claim.pool !== this.pool) return "not_shared";
-    const q = table.questions[claim.slot];
+    const semantic = claim.slot >= SEMANTIC_SLOT;
+    const slot = semantic ? claim.slot - SEMANTIC_SLOT : claim.slot;
+    const q = table.questions[slot];
     if (q === undefined) return "malformed";
+    // A fleet never gives second-tier ids (its store pools the table's
+    // evidence alone).
+    if (semantic && (q.semantic === undefined || this.fleet !== null)) {
+      return "forged";
+    }
     if (q.name !== question) return "other_question";
     const now = this.#clock();
     if (Math.abs(now - claim.issuedAt) > this.auditTtlMs) return "expired";
@@ -318,7 +453,7 @@ export class LiveController {
     if (tableAnswer === undefined) return "malformed";
     const replay = this.#replays.admit(claim.tag, claim.issuedAt, now);
     if (replay !== null) return replay;
-    return { ...claim, tableAnswer };
+    return { ...claim, slot, semantic, tableAnswer };
   }
 
   /**
@@ -347,12 +482,25 @@ export class LiveController {
     question: string,
     table: Table,
   ): PendingAudit | AuditMiss {
-    if (this.#tokens === null) return this.pending.take(id, question);
+    if (this.#tokens === null) {
+      const kept = this.pending.take(id, question);
+      // Given before a reset: its decision is not in the new evidence.
+      if (
+        typeof kept !== "string" &&
+        (kept.generation ?? 0) !== kept.certificate.generation
+      ) return "not_shared";
+      return kept;
+    }
     const checked = this.checkAudit(id, question, table);
     if (typeof checked === "string") return checked;
+    if (checked.issuedAt < this.resetAt(table, question)) return "not_shared";
+    const certificate = checked.semantic
+      ? this.semanticCertificates(table)[checked.slot]
+      : this.certificates(table)[checked.slot];
+    if (certificate == null) return "forged";
     return {
       table,
-      certificate: this.certificates(table)[checked.slot]!,
+      certificate,
       question,
       answer: checked.tableAnswer,
       confidence: checked.confidence,
@@ -374,19 +522,115 @@ export class LiveController {
   /**
    * Applies question `name`'s live decision to `table`'s state: the
    * threshold in force, or certification withdrawn (and reinstated once a
-   * threshold is supported again).
+   * threshold is supported again); and its second tier's certificate's
+   * decision to the second tier's threshold (`semanticThreshold`).
    */
   apply(table: Table, name: string): void {
     // A fleet's threshold is the fleet's: its store syncs put it in force.
     if (!this.enabled || this.fleet !== null) return;
     const slot = table.questions.findIndex((q) => q.name === name);
     if (slot < 0) return;
+    const second = this.#semantic.get(table)?.[slot];
+    if (second != null) {
+      const d = second.decide();
+      if (d.reason !== "uncalibrated") {
+        let inForce = this.#semanticInForce.get(table);
+        if (inForce === undefined) {
+          inForce = [];
+          this.#semanticInForce.set(table, inForce);
+        }
+        inForce[slot] = d.threshold;
+      }
+    }
     applyLiveDecision(
       table,
       this.stateOf(table),
       name,
       this.certificates(table)[slot]!.decide(),
     );
+  }
+
+  /**
+   * Wall-clock time (ms) of the last reset of `question`'s live evidence on
+   * `table` (0 when never reset): a signed audit id given before it is
+   * missed as `not_shared`.
+   */
+  resetAt(table: Table, question: string): number {
+    return this.#resetAt.get(table)?.get(question) ?? 0;
+  }
+
+  /**
+   * Starts the live evidence of `question` (every question when null) of
+   * `table` afresh: evidence, threshold in force (the bundle's again) and
+   * feedback alarms; recorded in `resets`. A fleet's reset goes through its
+   * store (`FleetLive.reset`), which calls back `resetLocal`. Returns the
+   * names reset; throws `RangeError` for a question the table lacks.
+   */
+  async reset(table: Table, question: string | null): Promise<string[]> {
+    const names = this.#resetNames(table, question);
+    if (this.fleet !== null && this.enabled) {
+      await this.fleet.reset(question);
+      return names;
+    }
+    this.resetLocal(table, names, "local", question === null);
+    return names;
+  }
+
+  /**
+   * Resets the certificates of `names` on `table` here (see `reset`);
+   * `source` says who asked, `all` whether every question was asked for
+   * (as the history shows it; by default, when `names` are all of them).
+   */
+  resetLocal(
+    table: Table,
+    names: readonly string[],
+    source: ResetSource,
+    all = names.length === table.questions.length,
+  ): void {
+    const now = this.#clock();
+    let times = this.#resetAt.get(table);
+    if (times === undefined) this.#resetAt.set(table, times = new Map());
+    const certificates = this.certificates(table);
+    const semantic = this.#semantic.get(table);
+    for (const name of names) {
+      const slot = table.questions.findIndex((q) => q.name === name);
+      if (slot < 0) continue;
+      certificates[slot]!.reset();
+      semantic?.[slot]?.reset();
+      times.set(name, now);
+      if (this.fleet === null) this.apply(table, name);
+    }
+    this.resets.record(all ? null : names.join(","), source, new Date(now));
+  }
+
+  #resetNames(table: Table, question: string | null): string[] {
+    if (question === null) return table.questions.map((q) => q.name);
+    if (!table.byName.has(question)) {
+      const known = table.questions.map((q) => q.name);
+      throw new RangeError(
+        `Unknown question ${JSON.stringify(question)}: the bundle has ${
+          known.map((n) => JSON.stringify(n)).join(", ")
+        }`,
+      );
+    }
+    return [question];
+  }
+
+  /**
+   * The live state of the second tier of every question of `table` that
+   * has one and is served with it, by name (empty when off, or when the
+   * table is served without its second tier). This process's own evidence,
+   * also in a fleet (which pools the table's alone).
+   */
+  semanticStates(table: Table): Map<string, LiveState> {
+    const out = new Map<string, LiveState>();
+    if (!this.enabled || !this.#tiered.has(table)) return out;
+    const certificates = this.semanticCertificates(table);
+    table.questions.forEach((q, i) => {
+      const c = certificates[i];
+      if (c != null) out.set(q.name, c.state());
+    });
+    return out;
   }
 
   /** The live state of every question of `table`, by name (empty when off); a fleet's pooled one. */

@@ -49,6 +49,7 @@ import type { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
 import { applyLiveDecision } from "./apply.ts";
 import { bundleIdOf } from "./bundle_id.ts";
+import { newCertificate } from "./new_certificate.ts";
 import {
   type AuditOutcome,
   type Batch,
@@ -75,6 +76,8 @@ export interface FleetOptions {
   syncMs?: number | undefined;
   /** Where changes of the store's reachability are told; stderr by default. */
   log?: ((message: string) => void) | undefined;
+  /** Told when the store says questions `names` of `table` were reset (their counters must start afresh). */
+  onReset?: ((table: Table, names: string[]) => void) | undefined;
 }
 
 /** Whether the store answers: not asked yet, answering, or not answering. */
@@ -133,6 +136,8 @@ interface Served {
   pooled: (Pooled | null)[];
   /** Per question: the policy in force on this replica. */
   applied: LivePolicy[];
+  /** Per question: the reset generation counted in (-1 before the store is read). */
+  generations: number[];
 }
 
 /** A batch whose reply was lost (it may have been applied): sent again as it is. */
@@ -166,6 +171,7 @@ export class FleetLive {
   readonly #replica: string;
   readonly #syncMs: number;
   readonly #log: (message: string) => void;
+  readonly #onReset: (table: Table, names: string[]) => void;
   #served: Served | null = null;
   #epoch = "";
   #link: FleetLink = "connecting";
@@ -189,6 +195,21 @@ export class FleetLive {
     this.#replica = options.replica;
     this.#syncMs = options.syncMs ?? FLEET_SYNC_MS;
     this.#log = options.log ?? ((m) => console.error(m));
+    this.#onReset = options.onReset ?? (() => {});
+  }
+
+  /**
+   * Resets the fleet's live evidence of `question` (every question when
+   * null) of the bundle served: the store bumps its reset generation and
+   * forgets its record, every replica starts it afresh; resolves once this
+   * replica has. Rejects when the store cannot be reached (nothing reset).
+   */
+  async reset(question: string | null): Promise<void> {
+    const s = this.#served;
+    if (s === null) return;
+    const names = question === null ? [...s.names] : [question];
+    await this.#store.reset(s.bundle, names);
+    await this.sync();
   }
 
   /** The evidence pool of the bundle served (the store's epoch); "" before the first sync. */
@@ -214,14 +235,7 @@ export class FleetLive {
     auditRate: number,
   ): void {
     if (this.#served?.table === table) return;
-    const make = () =>
-      table.questions.map((q) =>
-        new LiveCertificate(q.calibration.candidates, q.calibration.threshold, {
-          alpha: q.calibration.alpha,
-          delta: q.calibration.delta,
-          auditRate,
-        })
-      );
+    const make = () => table.questions.map((q) => newCertificate(q, auditRate));
     const views = make();
     const initial = views.map((v) => v.policy());
     this.#served = {
@@ -236,6 +250,7 @@ export class FleetLive {
       scratch: make(),
       pooled: views.map(() => null),
       applied: initial.map((p) => ({ floor: p.floor, inForce: -1 })),
+      generations: views.map(() => -1),
     };
     // The audits and batches of another bundle belong to its evidence.
     this.#held = [];
@@ -299,18 +314,25 @@ export class FleetLive {
   /** Syncs now (after the one running, if any); settles when done, never rejects. */
   sync(): Promise<void> {
     this.#again = true;
-    this.#running ??= this.#loop().finally(() => this.#running = null);
+    this.#running ??= this.#loop();
     return this.#running;
   }
 
   async #loop(): Promise<void> {
-    while (this.#again || this.#queue.length > 0) {
-      this.#again = false;
-      try {
-        await this.#step();
-      } catch (e) {
-        this.#log(`live store: ${message(e)}`);
+    try {
+      while (this.#again || this.#queue.length > 0) {
+        this.#again = false;
+        try {
+          await this.#step();
+        } catch (e) {
+          this.#log(`live store: ${message(e)}`);
+        }
       }
+    } finally {
+      // At once, in the turn that found nothing left: a later `sync` (an
+      // audit queued by `submit`) starts a new loop rather than joining
+      // this finished one (it would wait for the next timed sync).
+      this.#running = null;
     }
   }
 
@@ -392,6 +414,7 @@ export class FleetLive {
         epoch: this.#epoch,
         proposal: randomHex8(),
         questions: s.names,
+        generations: s.generations,
         batches: sending,
       });
     } catch (e) {
@@ -466,6 +489,27 @@ export class FleetLive {
     for (const w of waiters) {
       w.resolve(w.audits.map(() => outcomes[at++] ?? "counted"));
     }
+    // A question whose reset generation moved starts afresh here.
+    const reset: string[] = [];
+    reply.generations.forEach((g, i) => {
+      if (s.generations[i] !== -1 && s.generations[i] !== g) {
+        reset.push(s.names[i]!);
+        s.applied[i] = { ...s.initial[i]! };
+      }
+      s.generations[i] = g;
+    });
+    if (reset.length > 0) {
+      this.#log(
+        `live store ${this.#store.description}: the live evidence of ${
+          reset.map((n) => `"${n}"`).join(", ")
+        } was reset; starting afresh`,
+      );
+      try {
+        this.#onReset(s.table, reset);
+      } catch (e) {
+        this.#log(`live store: resetting the counters here: ${message(e)}`);
+      }
+    }
     s.pooled = reply.records.map((r, i) => {
       const k = s.views[i]!.thresholds.length;
       return { evidence: recordEvidence(r, k), ...recordPolicy(r) };
@@ -482,7 +526,10 @@ export class FleetLive {
       view.restore(pooled.evidence, current);
       view.decide();
       const next = view.policy();
-      if (next.floor !== current.floor || next.inForce !== current.inForce) {
+      if (
+        next.floor !== current.floor || next.inForce !== current.inForce ||
+        (next.alarms ?? 0) !== (current.alarms ?? 0)
+      ) {
         let set = false;
         try {
           set = await this.#store.setPolicy(
@@ -491,6 +538,7 @@ export class FleetLive {
             s.names[i]!,
             pooled.version,
             next,
+            s.generations[i]!,
           );
         } catch (e) {
           if (e instanceof StoreRejected) {
@@ -578,6 +626,7 @@ export class FleetLive {
       s.applied[i] = {
         floor: Math.min(fleet.floor, local.floor),
         inForce: Math.min(fleet.inForce, local.inForce),
+        alarms: (fleet.alarms ?? 0) | (local.alarms ?? 0),
       };
     }
     this.#applyAll(s);

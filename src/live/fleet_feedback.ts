@@ -59,6 +59,11 @@ export async function countFleetFeedback(
         checked = live.checkAudit(item.audit, item.question, table);
       }
     }
+    // Given before a reset of its question: not the new evidence's.
+    if (
+      typeof checked !== "string" &&
+      checked.issuedAt < live.resetAt(table, item.question)
+    ) checked = "not_shared";
     if (typeof checked === "string") {
       misses[at] = { audit: item.audit, reason: checked };
       continue;

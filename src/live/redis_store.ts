@@ -10,6 +10,8 @@
  *
  * Keys, all of one bundle in one hash slot: `dtable:live:{BUNDLE}:epoch`,
  * `dtable:live:{BUNDLE}:q:QUESTION` (a hash of counters, see `store.ts`),
+ * `dtable:live:{BUNDLE}:gen` (each question's reset generation; a reset
+ * is a third script that bumps it and deletes the question's record),
  * `dtable:live:{BUNDLE}:batch:ID` and `dtable:live:{BUNDLE}:audit:TAG`
  * (expiring). A command is not queued while the connection is down: it
  * fails at once, and the client reconnects in the background. The sync
@@ -67,8 +69,12 @@ if not epoch and req.proposal ~= '' then
   redis.call('SET', KEYS[1], req.proposal)
   epoch = req.proposal
 end
+local gens = {}
+for q = 1, nq do
+  gens[q] = tonumber(redis.call('HGET', KEYS[2 + nq], req.names[q]) or '0')
+end
 local out = {}
-local k = 1 + nq
+local k = 2 + nq
 for b, batch in ipairs(req.batches) do
   k = k + 1
   local codes = {}
@@ -80,13 +86,17 @@ for b, batch in ipairs(req.batches) do
     k = k + #batch.audits
   else
     for q, fields in ipairs(batch.adds) do
-      for j = 1, #fields, 2 do
-        redis.call('HINCRBY', KEYS[1 + q], fields[j], fields[j + 1])
+      if gens[q] == req.gens[q] then
+        for j = 1, #fields, 2 do
+          redis.call('HINCRBY', KEYS[1 + q], fields[j], fields[j + 1])
+        end
       end
     end
     for i, a in ipairs(batch.audits) do
       k = k + 1
-      if redis.call('SET', KEYS[k], '1', 'NX', 'PX', a.ttl) then
+      if gens[a.q] ~= req.gens[a.q] then
+        codes[i] = 2
+      elseif redis.call('SET', KEYS[k], '1', 'NX', 'PX', a.ttl) then
         for j = 1, #a.fields, 2 do
           redis.call('HINCRBY', KEYS[1 + a.q], a.fields[j], a.fields[j + 1])
         end
@@ -100,17 +110,30 @@ for b, batch in ipairs(req.batches) do
 end
 local records = {}
 for q = 1, nq do records[q] = redis.call('HGETALL', KEYS[1 + q]) end
-return cjson.encode({epoch = epoch or '', audits = out, records = records})
+return cjson.encode({epoch = epoch or '', audits = out, records = records, gens = gens})
 `;
 
 const POLICY_SCRIPT = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if tonumber(redis.call('HGET', KEYS[3], ARGV[8]) or '0') ~= tonumber(ARGV[9]) then return 0 end
 local v = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
 if v ~= tonumber(ARGV[2]) then return 0 end
 local f = redis.call('HGET', KEYS[2], 'floor')
 if f and tonumber(ARGV[3]) > tonumber(f) then return 0 end
-redis.call('HSET', KEYS[2], 'floor', ARGV[3], 'in_force', ARGV[4], 'version', v + 1)
+local al = tonumber(redis.call('HGET', KEYS[2], 'alarms') or '0')
+local na = tonumber(ARGV[7])
+if (al % 2 == 1 and na % 2 == 0) or (al >= 2 and na < 2) then return 0 end
+redis.call('HSET', KEYS[2], 'floor', ARGV[3], 'in_force', ARGV[4], 'alarms', ARGV[7], 'version', v + 1)
 redis.call('PUBLISH', ARGV[5], ARGV[6])
+return 1
+`;
+
+const RESET_SCRIPT = `
+for i = 3, #ARGV do
+  redis.call('HINCRBY', KEYS[1], ARGV[i], 1)
+  redis.call('DEL', KEYS[i - 1])
+end
+redis.call('PUBLISH', ARGV[1], ARGV[2])
 return 1
 `;
 
@@ -249,6 +272,7 @@ export class RedisStore implements LiveStore {
     const keys = [
       keyOf(bundle, "epoch"),
       ...request.questions.map((q) => keyOf(bundle, `q:${q}`)),
+      keyOf(bundle, "gen"),
     ];
     for (const batch of request.batches) {
       keys.push(keyOf(bundle, `batch:${batch.id}`));
@@ -256,6 +280,8 @@ export class RedisStore implements LiveStore {
     }
     const arg = JSON.stringify({
       nq: request.questions.length,
+      names: request.questions,
+      gens: request.questions.map((_, i) => request.generations[i] ?? -1),
       epoch: request.epoch,
       proposal: request.proposal,
       batchMs: BATCH_MEMORY_MS,
@@ -273,6 +299,7 @@ export class RedisStore implements LiveStore {
       epoch: string;
       audits: unknown;
       records: unknown;
+      gens: unknown;
     };
     const audits = asList<unknown>(reply.audits);
     return {
@@ -290,6 +317,9 @@ export class RedisStore implements LiveStore {
         }
         return record;
       }),
+      generations: request.questions.map((_, i) =>
+        Number(asList<number>(reply.gens)[i] ?? 0)
+      ),
     };
   }
 
@@ -299,10 +329,12 @@ export class RedisStore implements LiveStore {
     question: string,
     version: number,
     policy: LivePolicy,
+    generation: number,
   ): Promise<boolean> {
     const set = await this.#eval(POLICY_SCRIPT, [
       keyOf(bundle, "epoch"),
       keyOf(bundle, `q:${question}`),
+      keyOf(bundle, "gen"),
     ], [
       epoch,
       String(version),
@@ -310,8 +342,18 @@ export class RedisStore implements LiveStore {
       String(policy.inForce),
       POLICY_CHANNEL,
       bundle,
+      String(policy.alarms ?? 0),
+      question,
+      String(generation),
     ]);
     return Number(set) === 1;
+  }
+
+  async reset(bundle: string, questions: readonly string[]): Promise<void> {
+    await this.#eval(RESET_SCRIPT, [
+      keyOf(bundle, "gen"),
+      ...questions.map((q) => keyOf(bundle, `q:${q}`)),
+    ], [POLICY_CHANNEL, bundle, ...questions]);
   }
 
   async subscribe(onChange: (bundle: string) => void): Promise<void> {

@@ -19,7 +19,17 @@
  * audit's lifetime. Then it reads every question's record back. Nothing is
  * applied when the replica's epoch is not the store's. A policy changes only
  * by compare-and-set on its version, and never to a higher floor (a
- * refutation stands), and the change is announced to every replica.
+ * refutation stands) nor to fewer feedback alarms (an alarm latches), and
+ * the change is announced to every replica.
+ *
+ * Per bundle and question the store also keeps a *reset generation* (0 at
+ * first). A reset (`reset`) bumps it and deletes the question's record (its
+ * evidence and policy), atomically, and is announced like a policy change.
+ * A sync says which generation the replica counts each question in: counts
+ * and audits of another generation are not applied (audits answered
+ * `not_shared`), and the reply gives the store's generations, so a replica
+ * that counted in an old one starts that question afresh. A replica that
+ * restarts reads the generation and keeps the evidence.
  *
  * @module
  */
@@ -68,6 +78,8 @@ export interface SyncRequest {
   proposal: string;
   /** Names of the questions to update and read. */
   questions: readonly string[];
+  /** Per question, the reset generation the replica counts in (-1 before it knows). */
+  generations: readonly number[];
   batches: readonly Batch[];
 }
 
@@ -91,6 +103,8 @@ export interface SyncReply {
   audits: AuditOutcome[][];
   /** Per question: its record, field by field (absent fields are 0). */
   records: Record<string, number>[];
+  /** Per question: its reset generation in the store. */
+  generations: number[];
 }
 
 /** A fleet's shared store. */
@@ -100,8 +114,9 @@ export interface LiveStore {
   /** Applies batches and reads records back (see the module doc); rejects when the store cannot be reached. */
   sync(request: SyncRequest): Promise<SyncReply>;
   /**
-   * Sets a question's policy when its version is still `version` and the
-   * epoch still `epoch`; true when set (and announced to `subscribe`rs).
+   * Sets a question's policy when its version is still `version`, the
+   * epoch still `epoch` and its reset generation still `generation`; true
+   * when set (and announced to `subscribe`rs).
    */
   setPolicy(
     bundle: string,
@@ -109,7 +124,10 @@ export interface LiveStore {
     question: string,
     version: number,
     policy: LivePolicy,
+    generation: number,
   ): Promise<boolean>;
+  /** Bumps the reset generation of `questions` and deletes their records, at once; announced to `subscribe`rs. */
+  reset(bundle: string, questions: readonly string[]): Promise<void>;
   /** Calls `onChange` with the bundle id whenever a policy is set by any replica. */
   subscribe(onChange: (bundle: string) => void): Promise<void>;
   /** Closes the connections. */
@@ -196,7 +214,14 @@ export function recordPolicy(
   if (record.floor === undefined || record.in_force === undefined) {
     return { policy: null, version };
   }
-  return { policy: { floor: record.floor, inForce: record.in_force }, version };
+  return {
+    policy: {
+      floor: record.floor,
+      inForce: record.in_force,
+      alarms: record.alarms ?? 0,
+    },
+    version,
+  };
 }
 
 /** Eight random hex digits. */
@@ -219,6 +244,7 @@ export class MemoryStore implements LiveStore {
   readonly #epochs = new Map<string, string>();
   readonly #records = new Map<string, Map<string, number>>();
   readonly #seen = new Map<string, number>();
+  readonly #generations = new Map<string, number>();
   readonly #listeners: ((bundle: string) => void)[] = [];
   readonly #now: () => number;
 
@@ -259,6 +285,11 @@ export class MemoryStore implements LiveStore {
       this.#epochs.set(bundle, epoch = request.proposal);
     }
     const records = request.questions.map((q) => this.#record(bundle, q));
+    const generations = request.questions.map((q) =>
+      this.#generation(bundle, q)
+    );
+    const current = (q: number) =>
+      generations[q] === (request.generations[q] ?? -1);
     const audits: AuditOutcome[][] = [];
     for (const batch of request.batches) {
       if (epoch === undefined || epoch !== request.epoch) {
@@ -269,8 +300,11 @@ export class MemoryStore implements LiveStore {
         audits.push(batch.audits.map(() => "counted"));
         continue;
       }
-      batch.adds.forEach((fields, i) => add(records[i]!, fields));
+      batch.adds.forEach((fields, i) => {
+        if (current(i)) add(records[i]!, fields);
+      });
       audits.push(batch.audits.map((a) => {
+        if (!current(a.question)) return "not_shared";
         if (!this.#once(`${bundle}:audit:${a.id}`, a.ttlMs)) return "answered";
         add(records[a.question]!, a.fields);
         return "counted";
@@ -280,7 +314,27 @@ export class MemoryStore implements LiveStore {
       epoch: epoch ?? "",
       audits,
       records: records.map((r) => Object.fromEntries(r)),
+      generations,
     });
+  }
+
+  #generation(bundle: string, question: string): number {
+    return this.#generations.get(`${bundle}\u0000${question}`) ?? 0;
+  }
+
+  reset(bundle: string, questions: readonly string[]): Promise<void> {
+    try {
+      this.#check();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    for (const q of questions) {
+      const key = `${bundle}\u0000${q}`;
+      this.#generations.set(key, (this.#generations.get(key) ?? 0) + 1);
+      this.#records.delete(key);
+    }
+    for (const l of this.#listeners) queueMicrotask(() => l(bundle));
+    return Promise.resolve();
   }
 
   setPolicy(
@@ -289,6 +343,7 @@ export class MemoryStore implements LiveStore {
     question: string,
     version: number,
     policy: LivePolicy,
+    generation: number,
   ): Promise<boolean> {
     try {
       this.#check();
@@ -296,14 +351,20 @@ export class MemoryStore implements LiveStore {
       return Promise.reject(e);
     }
     if (this.#epochs.get(bundle) !== epoch) return Promise.resolve(false);
+    if (this.#generation(bundle, question) !== generation) {
+      return Promise.resolve(false);
+    }
     const r = this.#record(bundle, question);
     const floor = r.get("floor");
     if ((r.get("version") ?? 0) !== version) return Promise.resolve(false);
     if (floor !== undefined && policy.floor > floor) {
       return Promise.resolve(false);
     }
+    const alarms = r.get("alarms") ?? 0;
+    if ((alarms & ~(policy.alarms ?? 0)) !== 0) return Promise.resolve(false);
     r.set("floor", policy.floor);
     r.set("in_force", policy.inForce);
+    r.set("alarms", policy.alarms ?? 0);
     r.set("version", version + 1);
     for (const l of this.#listeners) queueMicrotask(() => l(bundle));
     return Promise.resolve(true);
@@ -319,6 +380,7 @@ export class MemoryStore implements LiveStore {
     this.#epochs.clear();
     this.#records.clear();
     this.#seen.clear();
+    this.#generations.clear();
   }
 
   close(): Promise<void> {

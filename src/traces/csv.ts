@@ -199,7 +199,7 @@ export class CsvTraceReader {
 }
 
 /** Columns shown in an error message before the rest are counted. */
-const SHOWN_COLUMNS = 12;
+const SHOWN_COLUMNS = 8;
 
 /**
  * The header's column names for an error message: the first few, quoted

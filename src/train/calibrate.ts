@@ -7,6 +7,7 @@
  * @module
  */
 
+import { calibrationBands } from "../engine/feedback_check.ts";
 import { liveGrid } from "../engine/live.ts";
 import { calibrationInScope, type ScopeScore } from "../engine/scope.ts";
 import type { Calibration, DriftReference } from "../engine/table.ts";
@@ -89,13 +90,15 @@ export function calibrateQuestion(
     alpha,
     delta,
   );
+  const inScope = inScopeConfidences(scored, targets.scopeP);
   const choice = fallbackTest(
-    inScopeConfidences(scored, targets.scopeP),
+    inScope,
     scored.wrong,
     plan,
     alpha,
     scored.units,
   );
+  const candidates = liveGrid(plan.grid, choice.threshold);
   return {
     calibration: {
       status: choice.threshold === null ? "uncalibrated" : "calibrated",
@@ -103,7 +106,18 @@ export function calibrateQuestion(
       alpha,
       delta,
       reason: choice.reason,
-      candidates: liveGrid(plan.grid, choice.threshold),
+      candidates,
+      // The live feedback check's bands: edges at the live candidates
+      // (fixed before any label was read), counts over the answers the
+      // test counted, clustered ones by their effective number.
+      ...(choice.threshold === null ? {} : {
+        bands: calibrationBands(
+          inScope,
+          scored.wrong,
+          liveGrid(candidates, choice.threshold),
+          scored.units,
+        ),
+      }),
     },
     choice,
     plan,

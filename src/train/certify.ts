@@ -226,14 +226,7 @@ export function fallbackTest(
   // Answers per unit among those certified, and the sum of their squares.
   const perUnit = new Map<number, number>();
   let squares = 0;
-  let level = 0;
-  let passed = false;
-  let tested = 0;
-  let threshold: number | null = null;
-  let certified = 0;
-  let disagreements = 0;
-  for (let i = 0; i < plan.grid.length; i++) {
-    const t = plan.grid[i]!;
+  const counts: GridCount[] = plan.grid.map((t) => {
     while (at < order.length && confidences[order[at]!]! >= t) {
       n++;
       k += wrong[order[at]!]!;
@@ -245,19 +238,54 @@ export function fallbackTest(
       }
       at++;
     }
+    // Answers of one unit count as one effective sample together (Kish's
+    // effective size with full correlation inside a unit): n^2 / sum n_u^2.
+    const effective = units === undefined || n === 0 ? n : (n * n) / squares;
+    return { n, k, effective };
+  });
+  return fixedSequence(plan, counts, alpha, confidences.length);
+}
+
+/** What a rule certifies at one candidate threshold of the calibration answers. */
+export interface GridCount {
+  /** Answers certified, and how many disagree with the reference model. */
+  n: number;
+  k: number;
+  /** Their effective number (Kish, by unit); `n` when all are independent. */
+  effective: number;
+}
+
+/**
+ * The fixed-sequence test with fallback (see the module doc) on what a
+ * certification rule certifies at each candidate of the plan (`counts`,
+ * in grid order) out of `total` calibration answers: the most lenient
+ * rejected candidate. `fallbackTest` is this for the table's rule (certify
+ * the answers at or above a confidence); the two-tier rule counts its own.
+ */
+export function fixedSequence(
+  plan: Pick<CertificationPlan, "grid" | "levels">,
+  counts: readonly GridCount[],
+  alpha: number,
+  total: number,
+): ThresholdChoice {
+  let level = 0;
+  let passed = false;
+  let tested = 0;
+  let threshold: number | null = null;
+  let certified = 0;
+  let disagreements = 0;
+  for (let i = 0; i < plan.grid.length; i++) {
+    const { n, k, effective } = counts[i]!;
     level = plan.levels[i]! + (passed ? level : 0);
     if (level <= 0) {
       passed = false;
       continue;
     }
     tested++;
-    // Answers of one unit count as one effective sample together (Kish's
-    // effective size with full correlation inside a unit): n^2 / sum n_u^2.
-    const effective = units === undefined || n === 0 ? n : (n * n) / squares;
     passed = n > 0 &&
       binomialTail((k * effective) / n, effective, alpha) <= level;
     if (passed) {
-      threshold = t;
+      threshold = plan.grid[i]!;
       certified = n;
       disagreements = k;
     }
@@ -272,8 +300,8 @@ export function fallbackTest(
     tested,
     certified: 0,
     disagreements: 0,
-    reason: confidences.length < needed
-      ? `only ${confidences.length} calibration answers; at least ${needed} are needed at alpha ${alpha}, delta ${delta}`
+    reason: total < needed
+      ? `only ${total} calibration answers; at least ${needed} are needed at alpha ${alpha}, delta ${delta}`
       : `no candidate threshold passed the binomial test at alpha ${alpha}, delta ${delta}`,
   };
 }

@@ -74,6 +74,8 @@ export interface ValidationFigures {
   correct: Uint8Array;
   /** Share correct; null without validation answers. */
   accuracy: number | null;
+  /** The fit-only model's logits on the validation answers (`n × options`), for the second tier. */
+  logits?: Float64Array;
 }
 
 /** A fitted question, before calibration. */
@@ -525,5 +527,10 @@ function validationFigures(
       correct[t] = 1;
     }
   }
-  return { confidences, correct, accuracy: n === 0 ? null : right / n };
+  return {
+    confidences,
+    correct,
+    accuracy: n === 0 ? null : right / n,
+    logits: logits.subarray(0, n * k),
+  };
 }

@@ -22,7 +22,7 @@ import { DEFAULT_DRIFT, QUIET_GUARD } from "../engine/drift.ts";
 import { computeGainBounds } from "../engine/radius.ts";
 import { scopeApplies, type ScopeScore } from "../engine/scope.ts";
 import type { QuestionTable, Table, TableSettings } from "../engine/table.ts";
-import { TableState } from "../engine/state.ts";
+import { setThresholdInForce, TableState } from "../engine/state.ts";
 import type { BundleContents } from "../bundle/codec.ts";
 import { TOOL_VERSION } from "../version.ts";
 import {
@@ -60,6 +60,14 @@ import {
 import { minimumCertifiable } from "./stats.ts";
 import type { QuestionAnswers, TraceSet } from "../traces/mod.ts";
 import { disagrees } from "../engine/verdict.ts";
+import {
+  NOVELTY_P,
+  semanticFitSettings,
+  type SemanticMode,
+  type SemanticReport,
+  semanticStage,
+} from "./semantic.ts";
+import { fullProbabilities, semanticAssess } from "../engine/semantic.ts";
 
 /** Everything training can be told. */
 export interface TrainOptions extends FitSettings {
@@ -87,6 +95,12 @@ export interface TrainOptions extends FitSettings {
    * on (benchmarks turn it off to measure its cost).
    */
   learningCurve?: boolean;
+  /**
+   * Whether to add a second tier on sentence embeddings (`semantic.ts`):
+   * `auto` keeps it where it certifies more on the validation part; it
+   * needs the embeddings given to `train`, and without them is off.
+   */
+  semantic: SemanticMode;
   /** Called with a line of progress now and then. */
   progress?: (line: string) => void;
   /** Called with a warning (a refused question); defaults to `progress`. */
@@ -115,6 +129,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   similarity: 0.8,
   twinSimilarity: 0.8,
   scopeScore: "spread",
+  semantic: "auto",
   featurizer: DEFAULT_FEATURIZER,
   settings: {
     min_radius: 2,
@@ -208,6 +223,8 @@ export interface QuestionReport {
   test: Measurement;
   /** Are calibration answers easier because near-twins sit in the train split? */
   leakage: LeakageReport;
+  /** The second tier's stage (absent when training had no embeddings or `--semantic off`). */
+  semantic?: SemanticReport;
 }
 
 /** The training report (`report.json`). */
@@ -308,8 +325,24 @@ interface FittedQuestion {
   report: Omit<QuestionReport, "test">;
 }
 
-/** Trains every question of `traces`. Deterministic for `options.seed`. */
-export function train(traces: TraceSet, options: TrainOptions): TrainResult {
+/**
+ * Trains every question of `traces`. Deterministic for `options.seed`.
+ * With `embeddings` (one per trace, from `src/encoder/`) and
+ * `options.semantic` not `off`, each question may get a second tier.
+ */
+export function train(
+  traces: TraceSet,
+  options: TrainOptions,
+  embeddings?: readonly Float32Array[],
+): TrainResult {
+  if (embeddings !== undefined && embeddings.length !== traces.texts.length) {
+    throw new RangeError(
+      `Expected one embedding per trace (${traces.texts.length}): got ${embeddings.length}`,
+    );
+  }
+  const semantic = embeddings !== undefined && options.semantic !== "off"
+    ? options.semantic
+    : "off";
   const say = options.progress ?? (() => {});
   const { texts } = traces;
   const needed = minimumCertifiable(options.alpha, options.delta);
@@ -478,6 +511,53 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
       calibration: outcome.calibration,
       drift: outcome.drift,
     };
+    let semanticReport: SemanticReport | undefined;
+    if (semantic !== "off") {
+      const calibrationTable: Table = {
+        ...base,
+        questions: [unscored],
+        byName: new Map([[unscored.name, unscored]]),
+      };
+      const calibrationState = new TableState(calibrationTable);
+      const stage = semanticStage(
+        {
+          labels: qa.labels,
+          options: qa.options.length,
+          fit: parts.fit,
+          validation: parts.validation,
+          calibration: parts.calibration,
+          tableValidation: model.validation,
+          tableTemperature: model.temperature,
+          scored,
+          tableProbabilities: parts.calibration.map((i) =>
+            fullProbabilities(
+              calibrationTable,
+              calibrationState,
+              prepareText(calibrationTable, calibrationState, texts[i]!),
+              unscored,
+            )
+          ),
+          tableOutcome: outcome,
+        },
+        embeddings!,
+        {
+          mode: semantic,
+          alpha: options.alpha,
+          delta: options.delta,
+          scopeP: options.settings.drift.scope_p,
+          fit: semanticFitSettings(options.seed),
+          noveltyP: NOVELTY_P,
+          readTable: true,
+        },
+      );
+      semanticReport = stage.report;
+      say(
+        `question "${qa.name}": second tier ${
+          stage.report.used ? "kept" : "left out"
+        }: ${stage.report.reason}`,
+      );
+      if (stage.tier !== null) question.semantic = stage.tier;
+    }
     fitted.push({
       qa,
       parts,
@@ -513,6 +593,7 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
           disagreements: outcome.choice.disagreements,
         },
         leakage,
+        ...(semanticReport === undefined ? {} : { semantic: semanticReport }),
       },
     });
   }
@@ -552,7 +633,14 @@ export function train(traces: TraceSet, options: TrainOptions): TrainResult {
   const state = new TableState(table);
   const reports: QuestionReport[] = fitted.map((f) => ({
     ...f.report,
-    test: measureAnswers(table, state, f.qa, texts, f.parts.test),
+    test: measureAnswers(
+      table,
+      state,
+      f.qa,
+      texts,
+      f.parts.test,
+      embeddings,
+    ),
   }));
   const report: TrainReport = {
     tool: "decision-tables",
@@ -680,18 +768,45 @@ function scoreAnswers(
   return scored;
 }
 
-/** Answers `indices` exactly as serving would (single-text drift rule included) and measures them. */
+/**
+ * Answers `indices` exactly as serving would (single-text drift rule
+ * included; the second tier where the table's only failing rule is
+ * `low_confidence`) and measures them.
+ */
 function measureAnswers(
   table: Table,
   state: TableState,
   qa: QuestionAnswers,
   texts: readonly string[],
   indices: readonly number[],
+  embeddings?: readonly Float32Array[],
 ): Measurement {
   const meter = new Meter();
+  const tier = table.byName.get(qa.name)?.semantic;
+  const threshold = tier?.calibration.threshold ?? null;
+  // Both tiers are certified against the two-tier rule's threshold.
+  if (tier !== undefined && embeddings !== undefined) {
+    setThresholdInForce(table, state, qa.name, threshold);
+  }
   for (const i of indices) {
     const text = prepareText(table, state, texts[i]!);
     const a = assess(table, state, text, qa.name, {}, QUIET_GUARD).answer;
+    if (
+      !a.certified && a.flag === "low_confidence" && tier !== undefined &&
+      embeddings !== undefined && threshold !== null
+    ) {
+      const q = table.byName.get(qa.name)!;
+      const s = semanticAssess(
+        tier,
+        embeddings[i]!,
+        undefined,
+        fullProbabilities(table, state, text, q),
+      );
+      if (!s.novel && s.confidence >= threshold) {
+        meter.add(true, s.best !== qa.labels[i]);
+        continue;
+      }
+    }
     meter.add(a.certified, disagrees(a, qa.options[qa.labels[i]!]!));
   }
   return meter.result();

@@ -12,6 +12,7 @@ import { renderHeader, showStatus } from "./cards/header.ts";
 import { renderKpis } from "./cards/kpis.ts";
 import { renderLive } from "./cards/live.ts";
 import { renderQuestions } from "./cards/questions.ts";
+import { renderTiers } from "./cards/tiers.ts";
 import { renderReasons } from "./cards/reasons.ts";
 import { RecentCard } from "./cards/recent.ts";
 import { LatencyChart, RateSpark } from "./charts.ts";
@@ -38,6 +39,7 @@ function show(st: Stats): void {
   renderReasons(st);
   renderDrift(st);
   renderLive(st);
+  renderTiers(st);
   recent.render(st);
   picker.render(st);
   latency.update(history, (st.latency_us?.count ?? 0) > 0);

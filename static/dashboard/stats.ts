@@ -44,10 +44,23 @@ export interface DriftSummary {
   clears: number;
 }
 
+/** The check of a question's feedback against the bundle's calibration. */
+export interface FeedbackCheck {
+  status: "ok" | "suspect";
+  agrees_too_much: boolean;
+  disagrees_too_much: boolean;
+  labelled: number;
+  disagreed: number;
+  expected: number;
+  summary: string;
+}
+
 /** One question's live certificate. */
 export interface LiveQuestion {
   reason: string;
   summary: string;
+  /** Absent from servers before the feedback check; null for a bundle without calibration bands. */
+  feedback_check?: FeedbackCheck | null;
 }
 
 /** The live certificate: audits of certified answers. */
@@ -58,6 +71,8 @@ export interface LiveSummary {
   pending_capacity: number;
   audit_ttl_s: number;
   audits_dropped: number;
+  /** Absent from servers before resets. */
+  resets?: { total: number; last: { at: string; question: string | null }[] };
   questions: Record<string, LiveQuestion>;
 }
 
@@ -116,7 +131,31 @@ export interface Stats {
   };
   drift: Record<string, DriftSummary>;
   live?: LiveSummary;
+  /** Present only while a bundle with a second tier is served. */
+  tiers?: TiersSummary;
   recent: RecentDecision[];
+}
+
+/** One tier's counts. */
+export interface TierSummary {
+  answers: number;
+  certified: number;
+  share_answered: number | null;
+  latency_us: LatencySummary;
+}
+
+/** Counts by the tier that answered. */
+export interface TiersSummary {
+  table: TierSummary;
+  semantic: TierSummary & {
+    asked: number;
+    novel: number;
+    shed: number;
+    failed: number;
+  };
+  workers: number;
+  queue: number;
+  in_flight: number;
 }
 
 /** The playground's answer for one text. */

@@ -64,8 +64,48 @@ const QUESTION_FAMILIES: readonly Family[] = [
   [
     "dtable_live_disagreement_estimate",
     "gauge",
-    "Live estimate of the disagreement rate at the threshold in force (absent before any decision).",
+    "Live estimate of the disagreement rate at the threshold in force, inverse-probability weighted and clamped to [0, 1] (absent before any decision).",
     (q) => q.estimate,
+  ],
+  [
+    "dtable_live_feedback_agrees_too_much",
+    "gauge",
+    "1 once the feedback agrees with the table far more than calibration allows (an echoing proxy?); the threshold is then never more lenient than the bundle's. Absent for a bundle without calibration bands.",
+    (q) =>
+      q.feedback_check === null
+        ? null
+        : q.feedback_check.agrees_too_much
+        ? 1
+        : 0,
+  ],
+  [
+    "dtable_live_feedback_disagrees_too_much",
+    "gauge",
+    "1 once the feedback disagrees far more than calibration allows (a lying proxy, or a changed model). Absent for a bundle without calibration bands.",
+    (q) =>
+      q.feedback_check === null
+        ? null
+        : q.feedback_check.disagrees_too_much
+        ? 1
+        : 0,
+  ],
+  [
+    "dtable_live_feedback_labelled",
+    "gauge",
+    "Labelled answers (audits and feedback on uncertified answers) the feedback check has weighed.",
+    (q) => q.feedback_check?.labelled ?? null,
+  ],
+  [
+    "dtable_live_feedback_disagreed",
+    "gauge",
+    "Of those, the ones that disagreed with the table.",
+    (q) => q.feedback_check?.disagreed ?? null,
+  ],
+  [
+    "dtable_live_feedback_expected_disagreements",
+    "gauge",
+    "Disagreements the bundle's calibration expects on those labelled answers.",
+    (q) => q.feedback_check?.expected ?? null,
   ],
   [
     "dtable_live_disagreement_upper",
@@ -103,6 +143,12 @@ export function writeLiveMetrics(e: Exposition, live: LiveStatsDocument): void {
       live.fleet.rejected_syncs,
     );
   }
+  e.single(
+    "dtable_live_resets_total",
+    "counter",
+    "Resets of the live evidence applied here (POST /v1/live/reset, or learnt from the fleet's store).",
+    live.resets.total,
+  );
   const questions = Object.entries(live.questions);
   for (const [name, type, help, value] of QUESTION_FAMILIES) {
     e.family(name, type, help);

@@ -8,9 +8,14 @@
  * @module
  */
 
+import {
+  FEEDBACK_ALARM_RATE,
+  type FeedbackCheckState,
+} from "../../engine/feedback_check.ts";
 import type { LiveReason, LiveState } from "../../engine/live.ts";
 import type { Table } from "../../engine/table.ts";
 import type {
+  LiveFeedbackCheckStats,
   LiveQuestionStats,
   LiveStatsDocument,
 } from "../openapi/live_schemas.ts";
@@ -31,6 +36,71 @@ function percent(x: number): string {
   return `${(x * 100).toFixed(1)}%`;
 }
 
+/** The estimate as shown: clamped to [0, 1] (null stays null). */
+export function clampRate(x: number | null): number | null {
+  return x === null ? null : Math.min(1, Math.max(0, x));
+}
+
+/** The feedback check's figures for `/v1/stats`. */
+export function feedbackCheckStats(
+  c: FeedbackCheckState,
+): LiveFeedbackCheckStats {
+  const suspect = c.agreesTooMuch || c.disagreesTooMuch;
+  return {
+    status: suspect ? "suspect" : "ok",
+    agrees_too_much: c.agreesTooMuch,
+    disagrees_too_much: c.disagreesTooMuch,
+    labelled: c.labelled,
+    disagreed: c.disagreed,
+    expected: round(c.expected),
+    expected_low: round(c.expectedLow),
+    expected_high: round(c.expectedHigh),
+    agree_log10_capital: round(c.agreeLogCapital / Math.LN10),
+    disagree_log10_capital: round(c.disagreeLogCapital / Math.LN10),
+    alarm_log10_capital: round(c.logBar / Math.LN10),
+    lenient_allowed: c.echoPowered && !suspect,
+    false_alarm_rate: FEEDBACK_ALARM_RATE,
+    summary: feedbackCheckInWords(c),
+  };
+}
+
+function round(x: number): number {
+  return Number.isFinite(x) ? Math.round(x * 1000) / 1000 : 0;
+}
+
+/**
+ * The feedback check in words, e.g. "SUSPECT FEEDBACK: disagrees far more
+ * than calibration allows (3 of 3 labelled answers disagreed; calibration
+ * expects 0.1, at most 0.2): check the proxy, then reset".
+ */
+export function feedbackCheckInWords(c: FeedbackCheckState): string {
+  const seen = `${c.disagreed} of ${c.labelled} labelled answer${
+    c.labelled === 1 ? "" : "s"
+  } disagreed; calibration expects ${c.expected.toFixed(1)}, between ${
+    c.expectedLow.toFixed(1)
+  } and ${c.expectedHigh.toFixed(1)}`;
+  const alarms: string[] = [];
+  if (c.agreesTooMuch) {
+    alarms.push(
+      "agrees far more than calibration allows (an echoing proxy?): never more lenient than the bundle's threshold",
+    );
+  }
+  if (c.disagreesTooMuch) {
+    alarms.push(
+      "disagrees far more than calibration allows (a lying proxy, or a changed model)",
+    );
+  }
+  if (alarms.length === 0 && c.labelled === 0) {
+    return "no labelled answers to check yet";
+  }
+  if (alarms.length > 0) {
+    return `SUSPECT FEEDBACK: ${
+      alarms.join("; and ")
+    } (${seen}): check the proxy, then reset (dtable inspect --server URL --live-reset)`;
+  }
+  return `feedback consistent with calibration (${seen})`;
+}
+
 /**
  * One line an operator reads at a glance, e.g. "threshold 0.710 (bundle's),
  * 412 audits, 9 disagreed, live rate 2.2% (95% up to 3.9%)".
@@ -47,12 +117,23 @@ export function liveInWords(s: LiveState, delta: number): string {
   const c = s.inForce;
   const rate = c === null || c.estimate === null
     ? "no live rate yet"
+    : c.estimate > 1
+    ? `live rate 100% at most (the weighted estimate, ${
+      percent(c.estimate)
+    } before clamping, is unstable on ${c.labelled} labelled answer${
+      c.labelled === 1 ? "" : "s"
+    })`
     : `live rate ${percent(c.estimate)}${
       c.upper === null
         ? ` (too few audits for a ${Math.round((1 - delta) * 100)}% bound)`
         : ` (${Math.round((1 - delta) * 100)}% up to ${percent(c.upper)})`
     }`;
-  return `${head}, ${audits}, ${rate}`;
+  const check = s.feedbackCheck;
+  const suspect = check !== null &&
+      (check.agreesTooMuch || check.disagreesTooMuch)
+    ? `; ${feedbackCheckInWords(check)}`
+    : "";
+  return `${head}, ${audits}, ${rate}${suspect}`;
 }
 
 /** The `live` section for the served `table`. */
@@ -60,7 +141,7 @@ export function liveStats(
   live: LiveController,
   table: Table,
 ): LiveStatsDocument {
-  const states = live.states(table);
+  const semantic = live.semanticStates(table);
   const fleet = live.fleet?.status() ?? null;
   return {
     enabled: live.enabled,
@@ -83,30 +164,53 @@ export function liveStats(
     pending_capacity: live.pending.capacity,
     audit_ttl_s: live.pending.ttlMs / 1000,
     audits_dropped: live.pending.dropped,
-    questions: record(
-      table.questions.flatMap((q) => {
-        const s = states.get(q.name);
-        if (s === undefined) return [];
-        const c = s.inForce;
-        const out: LiveQuestionStats = {
-          threshold: s.threshold,
-          reason: s.reason,
-          bundle_threshold: s.bundleThreshold,
-          audited: s.audited,
-          audit_disagreements: s.auditDisagreements,
-          feedback: s.feedback,
-          uncertified_decisions: s.uncertifiedDecisions,
-          decisions: c?.decisions ?? 0,
-          labelled: c?.labelled ?? 0,
-          estimate: c?.estimate ?? null,
-          lower: c?.lower ?? null,
-          upper: c?.upper ?? null,
-          alpha: q.calibration.alpha,
-          confidence: 1 - q.calibration.delta,
-          summary: liveInWords(s, q.calibration.delta),
-        };
-        return [[q.name, out] as [string, LiveQuestionStats]];
-      }),
-    ),
+    resets: {
+      total: live.resets.total,
+      last: live.resets.last.map((r) => ({
+        at: r.at.toISOString(),
+        question: r.question,
+        source: r.source,
+      })),
+    },
+    questions: questionStats(table, live.states(table)),
+    ...(semantic.size === 0
+      ? {}
+      : { semantic_questions: questionStats(table, semantic) }),
   };
+}
+
+/** Per question of `table` with a state in `states`, its live figures. */
+function questionStats(
+  table: Table,
+  states: Map<string, LiveState>,
+): Record<string, LiveQuestionStats> {
+  return record(
+    table.questions.flatMap((q) => {
+      const s = states.get(q.name);
+      if (s === undefined) return [];
+      const c = s.inForce;
+      const out: LiveQuestionStats = {
+        threshold: s.threshold,
+        reason: s.reason,
+        bundle_threshold: s.bundleThreshold,
+        audited: s.audited,
+        audit_disagreements: s.auditDisagreements,
+        feedback: s.feedback,
+        uncertified_decisions: s.uncertifiedDecisions,
+        decisions: c?.decisions ?? 0,
+        labelled: c?.labelled ?? 0,
+        estimate: clampRate(c?.estimate ?? null),
+        estimate_raw: c?.estimate ?? null,
+        lower: c?.lower ?? null,
+        upper: c?.upper ?? null,
+        alpha: q.calibration.alpha,
+        confidence: 1 - q.calibration.delta,
+        feedback_check: s.feedbackCheck === null
+          ? null
+          : feedbackCheckStats(s.feedbackCheck),
+        summary: liveInWords(s, q.calibration.delta),
+      };
+      return [[q.name, out] as [string, LiveQuestionStats]];
+    }),
+  );
 }

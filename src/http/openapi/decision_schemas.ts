@@ -69,6 +69,13 @@ export const Answer = Type.Object({
       "Probability of every option; only the offered options when narrowed (they sum to 1); with top, only the top most probable, the answer first.",
   })),
   probability: Type.Optional(yes),
+  tier: Type.Optional(Type.Union([
+    Type.Literal("table"),
+    Type.Literal("semantic"),
+  ], {
+    description:
+      "Which tier answered: the table, or the second tier (a sentence encoder) asked because the table was not sure. Present only when the bundle served has a second tier (format 4).",
+  })),
   audit,
 }, {
   description:
@@ -101,7 +108,10 @@ export const DecideBatchResponse = Type.Object({
 
 /** The `service` object of a decision-model answer. */
 export const Service = Type.Object({
-  source: Type.Literal("table"),
+  source: Type.Union([Type.Literal("table"), Type.Literal("semantic")], {
+    description:
+      "table: the table answered; semantic: the second tier (a sentence encoder) answered, asked because the table was not sure (bundles of format 4 only).",
+  }),
   certified: Type.Boolean(),
   flag: ref("Flag", Flag),
   audit,

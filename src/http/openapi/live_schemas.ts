@@ -90,6 +90,49 @@ const LIVE_REASONS = [
   "uncalibrated",
 ] as const;
 
+/** The check of a question's feedback against the bundle's calibration bands. */
+export const FeedbackCheck = Type.Object({
+  status: oneOf(["ok", "suspect"] as const, {
+    description:
+      "suspect once either alarm is raised (it stays until a reset of the question's live evidence or a new bundle).",
+  }),
+  agrees_too_much: Type.Boolean({
+    description:
+      "The feedback agrees with the table far more than calibration allows (an echoing proxy): the threshold is never more lenient than the bundle's while it stands.",
+  }),
+  disagrees_too_much: Type.Boolean({
+    description:
+      "The feedback disagrees far more than calibration allows (a lying proxy, or a model or traffic that changed): counted as before, named here.",
+  }),
+  labelled: count,
+  disagreed: count,
+  expected: Type.Number({
+    minimum: 0,
+    description:
+      "Disagreements the bundle's calibration expects on those labelled answers (each band's calibration rate).",
+  }),
+  expected_low: Type.Number({ minimum: 0 }),
+  expected_high: Type.Number({ minimum: 0 }),
+  agree_log10_capital: Type.Number({
+    description: "log10 of the agrees-too-much test's capital now.",
+  }),
+  disagree_log10_capital: Type.Number({
+    description: "log10 of the disagrees-too-much test's capital now.",
+  }),
+  alarm_log10_capital: Type.Number({
+    description: "log10 of the capital an alarm needs (1 / the Ville level).",
+  }),
+  lenient_allowed: Type.Boolean({
+    description:
+      "The leniency gate: a pure echo of these labelled answers would have raised the alarm, and none is raised.",
+  }),
+  false_alarm_rate: probability,
+  summary: Type.String(),
+});
+
+/** The check of a question's feedback, as `/v1/stats` shows it. */
+export type LiveFeedbackCheckStats = Static<typeof FeedbackCheck>;
+
 /** One question's live certificate, as `/v1/stats` shows it. */
 export const LiveQuestion = Type.Object({
   threshold: nullableNumber,
@@ -101,11 +144,22 @@ export const LiveQuestion = Type.Object({
   uncertified_decisions: count,
   decisions: count,
   labelled: count,
-  estimate: nullableNumber,
+  estimate: nullable(Type.Number({ minimum: 0, maximum: 1 }), {
+    description:
+      "The inverse-probability-weighted estimate of the disagreement rate at the threshold in force, clamped to [0, 1] (null before any decision).",
+  }),
+  estimate_raw: nullable(Type.Number({ minimum: 0 }), {
+    description:
+      "The same estimate unclamped: audited disagreements weigh 1 / audit rate, so on few decisions it can pass 1.",
+  }),
   lower: nullableNumber,
   upper: nullableNumber,
   alpha: probability,
   confidence: probability,
+  feedback_check: nullable(ref("FeedbackCheck", FeedbackCheck), {
+    description:
+      "The feedback checked against the bundle's calibration bands; null for a bundle without them (retrain to enable: its threshold is then never made more lenient live).",
+  }),
   summary: Type.String(),
 });
 
@@ -161,14 +215,51 @@ export const LiveStats = Type.Object({
   pending_capacity: count,
   audit_ttl_s: Type.Number({ minimum: 0 }),
   audits_dropped: count,
+  resets: Type.Object({
+    total: count,
+    last: Type.Array(Type.Object({
+      at: Type.String({ format: "date-time" }),
+      question: nullable(Type.String(), {
+        description: "The question reset; null for every question.",
+      }),
+      source: oneOf(["local", "store"] as const, {
+        description:
+          "local: a server without a live store, asked itself; store: applied from the fleet's store (on every replica, the one asked included).",
+      }),
+    })),
+  }, {
+    description:
+      "Resets of the live evidence applied here (POST /v1/live/reset), the last 20.",
+  }),
   questions: recordOf(ref("LiveQuestion", LiveQuestion)),
+  semantic_questions: Type.Optional(
+    recordOf(ref("LiveQuestion", LiveQuestion), {
+      description:
+        "Present only while a bundle with a second tier is served: per question with one, the live certificate of the second tier's certified answers, a stream of their own (its own audits, evidence and threshold, over the two-tier rule's candidates). The table's answers stay under questions.",
+    }),
+  ),
 });
 
 /** The `live` section of `/v1/stats`. */
 export type LiveStatsDocument = Static<typeof LiveStats>;
 
+/** The reply of `/v1/live/reset`. */
+export const LiveResetResponse = Type.Object({
+  reset: Type.Array(Type.String(), { description: "The questions reset." }),
+  fleet: Type.Boolean({
+    description:
+      "True when the reset went through the fleet's store (every replica starts afresh).",
+  }),
+  resets: count,
+});
+
+/** The reply of `/v1/live/reset`. */
+export type LiveResetReply = Static<typeof LiveResetResponse>;
+
 /** The component schemas of the live certificate. */
 export const LIVE_SCHEMAS = {
+  FeedbackCheck,
+  LiveResetResponse,
   FeedbackResponse,
   LiveQuestion,
   LiveFleet,

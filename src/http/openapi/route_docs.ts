@@ -20,6 +20,7 @@ import { BATCH_BODY, MAX_BATCH_ITEMS } from "../batch.ts";
 import { DECIDE_BODY } from "../decide.ts";
 import { DECISIONS_BODY } from "../decisions.ts";
 import { FEEDBACK_BODY } from "../live/feedback.ts";
+import { LIVE_RESET_BODY } from "../live/reset.ts";
 import { PLAYGROUND_BODY } from "../playground.ts";
 import { ReadyDocument } from "./ready_schema.ts";
 
@@ -235,6 +236,20 @@ export const FEEDBACK_DOC: JsonRouteSpec = {
     missed_audits: [{ audit: "5f0c2a91-1k", reason: "unknown" }],
     refused: [],
   },
+  errors: [400, 413],
+};
+
+/** `POST /v1/live/reset`. */
+export const LIVE_RESET_DOC: JsonRouteSpec = {
+  operationId: "liveReset",
+  summary: "Start a question's live evidence afresh",
+  description:
+    "Forgets the live evidence of one question (or of every question when none is named): its counts, its threshold in force (the bundle's again) and its feedback alarms. With serve --live-store the store bumps the question's reset generation and every replica starts afresh; the reply comes once this replica has (503, nothing reset, when the store cannot be reached). A restart keeps the evidence; a reset or a new bundle does not. 400 when the live certificate is off (--audit-rate 0) or the question is unknown.",
+  tag: "operations",
+  request: "LiveResetRequest",
+  examples: LIVE_RESET_BODY.examples,
+  response: "LiveResetResponse",
+  responseExample: { reset: ["topic"], fleet: false, resets: 1 },
   errors: [400, 413],
 };
 

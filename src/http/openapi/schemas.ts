@@ -11,9 +11,10 @@ import { BATCH_BODY } from "../batch.ts";
 import { DECIDE_BODY } from "../decide.ts";
 import { DECISIONS_BODY, DECISIONS_QUESTION } from "../decisions.ts";
 import { FEEDBACK_BODY, FEEDBACK_ITEM } from "../live/feedback.ts";
+import { LIVE_RESET_BODY } from "../live/reset.ts";
 import { PLAYGROUND_BODY } from "../playground.ts";
 import { DECISION_SCHEMAS as D } from "./decision_schemas.ts";
-import { LIVE_SCHEMAS } from "./live_schemas.ts";
+import { LIVE_SCHEMAS as L } from "./live_schemas.ts";
 import type { JsonSchema } from "./refs.ts";
 import { STATS_SCHEMAS } from "./stats_schemas.ts";
 
@@ -40,9 +41,15 @@ export const SCHEMAS = {
   PlaygroundResponse: D.PlaygroundResponse,
   HealthDocument: D.HealthDocument,
   ...STATS_SCHEMAS,
+  FeedbackCheck: L.FeedbackCheck,
+  LiveResetRequest: LIVE_RESET_BODY.schema,
+  LiveResetResponse: L.LiveResetResponse,
   FeedbackItem: FEEDBACK_ITEM.schema,
   FeedbackRequest: FEEDBACK_BODY.schema,
-  ...LIVE_SCHEMAS,
+  FeedbackResponse: L.FeedbackResponse,
+  LiveQuestion: L.LiveQuestion,
+  LiveFleet: L.LiveFleet,
+  LiveStats: L.LiveStats,
 } satisfies Record<
   string,
   JsonSchema

@@ -36,6 +36,35 @@ export const LatencySummary = Type.Object({
 /** Percentile summary in microseconds; null where no value was recorded. */
 export type LatencySummary = Static<typeof LatencySummary>;
 
+/** One tier's counts. */
+const TierCounts = {
+  answers: count,
+  certified: count,
+  share_answered: nullableNumber,
+  latency_us: ref("LatencySummary", LatencySummary),
+};
+
+/** The `tiers` block: counts by the tier that answered. */
+export const TiersStats = Type.Object({
+  table: Type.Object(TierCounts),
+  semantic: Type.Object({
+    ...TierCounts,
+    asked: count,
+    novel: count,
+    shed: count,
+    failed: count,
+  }),
+  workers: count,
+  queue: count,
+  in_flight: count,
+}, {
+  description:
+    "Present only when the bundle served has a second tier: answers, certified answers and decision latency (of requests with an answer of that tier) by the tier that answered; the second tier's answers asked, withheld by its novelty guard (novel), shed at a full queue, and failed; its encoder's workers, queue bound and texts in flight.",
+});
+
+/** The `tiers` block of `/v1/stats`. */
+export type TiersStats = Static<typeof TiersStats>;
+
 /** A question of the bundle as `/v1/stats` describes it. */
 export const QuestionSummary = Type.Object({
   name: Type.String(),
@@ -168,6 +197,7 @@ export const StatsDocument = Type.Object({
   }),
   drift: recordOf(DriftState),
   live: ref("LiveStats", LiveStats),
+  tiers: Type.Optional(ref("TiersStats", TiersStats)),
   recent: Type.Array(RecentDecision),
   descriptors: Type.Object({
     open: nullable(count),
@@ -202,7 +232,7 @@ export const StatsDocument = Type.Object({
 export type StatsDocument = Static<typeof StatsDocument>;
 
 /** The component schemas of the statistics document. */
-export const STATS_SCHEMAS = { LatencySummary, StatsDocument };
+export const STATS_SCHEMAS = { LatencySummary, StatsDocument, TiersStats };
 
 // The engine owns these types; the schema must describe them exactly.
 const _driftState: Same<

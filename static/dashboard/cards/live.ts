@@ -42,20 +42,33 @@ export function renderLive(st: Stats): void {
   const list = h("ul", { class: "rows cols" });
   for (const [name, q] of Object.entries(live.questions ?? {})) {
     const [kind, label] = LIVE_BADGES[q.reason] ?? ["quiet", q.reason];
+    const check = q.feedback_check ?? null;
+    const suspect = check?.status === "suspect";
     list.append(
       h(
         "li",
-        { "data-live": name, "data-reason": q.reason },
+        {
+          "data-live": name,
+          "data-reason": q.reason,
+          "data-feedback": check === null ? "unchecked" : check.status,
+        },
         h(
           "div",
           { class: "row-head" },
           h("span", { class: "name" }, name),
           stateBadge(kind, label),
+          ...(suspect ? [stateBadge("alarmed", "⚠ suspect feedback")] : []),
         ),
+        // The summary names an alarm with its figures.
         h("p", { class: "row-note" }, q.summary),
+        ...(check === null || suspect ? [] : [
+          h("p", { class: "muted small" }, `Feedback check: ${check.summary}.`),
+        ]),
       ),
     );
   }
+  const resets = live.resets;
+  const lastReset = resets?.last.at(-1);
   box.replaceChildren(
     list,
     h(
@@ -67,7 +80,15 @@ export function renderLive(st: Stats): void {
         fmtInt(live.pending_capacity)
       }, for ${fmtDurationShort(live.audit_ttl_s)}) · ${
         fmtInt(live.audits_dropped)
-      } dropped unanswered.`,
+      } dropped unanswered.${
+        resets === undefined || lastReset === undefined
+          ? ""
+          : ` Live evidence reset ${fmtInt(resets.total)} time${
+            resets.total === 1 ? "" : "s"
+          }, last at ${new Date(lastReset.at).toLocaleString()} (${
+            lastReset.question ?? "every question"
+          }).`
+      }`,
     ),
   );
 }

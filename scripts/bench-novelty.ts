@@ -1,0 +1,120 @@
+/**
+ * The second tier's novelty score, chosen by measurement: the squared
+ * Mahalanobis distance to the nearest option mean (shared covariance, the
+ * guard `train --semantic` uses) against the cosine distance to the
+ * nearest training text, in the encoder's space. For 15 BANKING77 options
+ * held out of training (draws 1-2), the reference is 80% of the kept
+ * options' `train.csv` texts and the threshold the score above all but 5%
+ * of the other 20% (as the conformal guard at 0.05 sets it); printed: the
+ * share of texts each score withholds among `test.csv`'s kept options (in
+ * scope: about 5% by construction), the held-out options' texts and NLU++
+ * hotel requests.
+ *
+ * Usage: deno task bench:novelty [--embed-cache FILE]
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { noveltyScore } from "../src/engine/semantic.ts";
+import { seededRandom } from "../src/engine/random.ts";
+import { percent as pct } from "../src/train/meter.ts";
+import { noveltyReference } from "../src/train/semantic_fit.ts";
+import { drawOptions, keepOptions, readPublicData } from "./proxies.ts";
+import { embedTexts } from "./semantic_eval.ts";
+
+const DATA = new URL("../../shared/data/", import.meta.url).pathname;
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    "embed-cache": {
+      type: "string",
+      default: `${
+        Deno.env.get("TMPDIR") ?? "/tmp"
+      }/dtable-bench-embeddings.bin`,
+    },
+  },
+});
+try {
+  await Deno.stat(`${DATA}banking77/train.csv`);
+} catch {
+  console.log(
+    `skipped: no data at ${DATA} (the benchmark reads ../shared/data)`,
+  );
+  Deno.exit(0);
+}
+const cache = values["embed-cache"];
+const d = await readPublicData(DATA);
+const hotels = await embedTexts(d.nlu.hotels.map((r) => r.text), cache);
+
+function unit(v: Float32Array): Float32Array {
+  let s = 0;
+  for (const x of v) s += x * x;
+  const n = Math.sqrt(s) || 1;
+  return v.map((x) => x / n);
+}
+
+/** 1 - the largest cosine to a reference text. */
+function nearestDistance(ref: Float32Array[], v: Float32Array): number {
+  const u = unit(v);
+  let best = -1;
+  for (const r of ref) {
+    let s = 0;
+    for (let i = 0; i < u.length; i++) s += u[i]! * r[i]!;
+    if (s > best) best = s;
+  }
+  return 1 - best;
+}
+
+function above(scores: number[], t: number): number {
+  return scores.filter((s) => s > t).length / scores.length;
+}
+
+console.log(
+  "== Novelty scores in the encoder's space, each at the level that withholds 5% of held-aside in-scope texts",
+);
+for (const seed of [1, 2]) {
+  const held = drawOptions(d.categories, 15, seed);
+  const keep = new Set(d.categories.filter((c) => !held.has(c)));
+  const train = keepOptions(d.bankTrain, keep).kept;
+  const inScope = keepOptions(d.bankTest, keep).kept;
+  const out = keepOptions(d.bankTest, keep).others;
+  const e = await embedTexts(train.texts, cache);
+  const random = seededRandom(seed);
+  const aside = train.texts.map(() => random() < 0.2);
+  const ref = train.texts.map((_, i) => i).filter((i) => !aside[i]);
+  const cal = train.texts.map((_, i) => i).filter((i) => aside[i]);
+  const q = train.questions[0]!;
+  const maha = noveltyReference(
+    e,
+    q.labels,
+    ref,
+    q.options.length,
+    512,
+    0.2,
+    0.05,
+  );
+  const refUnits = ref.map((i) => unit(e[i]!));
+  const scorers: [string, (v: Float32Array) => number][] = [
+    ["Mahalanobis to the nearest option mean", (v) => noveltyScore(maha, v)],
+    [
+      "cosine distance to the nearest training text",
+      (v) => nearestDistance(refUnits, v),
+    ],
+  ];
+  const inE = await embedTexts(inScope.texts, cache);
+  const outE = await embedTexts(out, cache);
+  for (const [name, score] of scorers) {
+    const calScores = cal.map((i) => score(e[i]!)).sort((a, b) => a - b);
+    const t = calScores[Math.floor(0.95 * calScores.length)]!;
+    console.log(
+      `  draw ${seed}, ${name}: withholds ${
+        pct(above(inE.map(score), t))
+      } of in-scope texts, ${
+        pct(above(outE.map(score), t))
+      } of held-out options' texts, ${
+        pct(above(hotels.map(score), t))
+      } of hotel requests`,
+    );
+  }
+}

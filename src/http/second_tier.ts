@@ -1,0 +1,114 @@
+/**
+ * The second tier as a service runs it: the sentence encoder on a pool of
+ * Web Workers (off the event loop) behind a bounded queue, started only
+ * when a served bundle has a second tier, and its per-tier counters. A
+ * text that finds the queue full is shed: its table answer goes back at
+ * once, uncertified, and the shed is counted.
+ *
+ * @module
+ */
+
+import type { EncoderPool } from "../encoder/pool.ts";
+import type { Table } from "../engine/table.ts";
+import { TierStats } from "./stats/tiers.ts";
+
+/** How the second tier runs (`serve --semantic-workers`, `--semantic-queue`). */
+export interface SecondTierOptions {
+  /** Encoder workers, each with its own copy of the model. */
+  workers: number;
+  /** Texts waiting or running at the encoder at most; more are shed. */
+  queue: number;
+}
+
+/**
+ * Two workers (the machine this was measured on has two cores) and 16
+ * texts: at about 12 ms a text, a text waits at most about 100 ms.
+ */
+export const DEFAULT_SECOND_TIER: SecondTierOptions = { workers: 2, queue: 16 };
+
+/** True when a question of `table` has a second tier. */
+export function hasSecondTier(table: Table): boolean {
+  return table.questions.some((q) => q.semantic !== undefined);
+}
+
+/** Something that embeds one text, or refuses at once when busy. */
+export interface TextEncoder512 {
+  /** The text's embedding, or null at once when the queue is full. */
+  tryEmbed(text: string): Promise<Float32Array> | null;
+  /** Texts at the encoder now. */
+  readonly inFlight: number;
+  close(): void;
+}
+
+/** The encoder pool behind a queue bound counted in texts. */
+class PoolEncoder implements TextEncoder512 {
+  constructor(readonly pool: EncoderPool, readonly queue: number) {}
+
+  tryEmbed(text: string): Promise<Float32Array> | null {
+    if (this.pool.inFlight >= this.queue) return null;
+    return this.pool.embed([text]).then((v) => v[0]!);
+  }
+
+  get inFlight(): number {
+    return this.pool.inFlight;
+  }
+
+  close(): void {
+    this.pool.close();
+  }
+}
+
+/** A service's second tier: the encoder, its bounds and its counters. */
+export class SecondTier {
+  /** Counts by tier. */
+  readonly stats = new TierStats();
+
+  constructor(
+    readonly encoder: TextEncoder512,
+    readonly options: SecondTierOptions,
+  ) {}
+
+  /**
+   * Reads this program's encoder (its files' hashes checked) and starts
+   * `options.workers` workers. Throws a RangeError for a bound that is not
+   * a whole number of at least 1.
+   */
+  static async start(
+    options: SecondTierOptions = DEFAULT_SECOND_TIER,
+  ): Promise<SecondTier> {
+    checkOptions(options);
+    // Loaded here, not at the top: TensorFlow.js and the model's files are
+    // never loaded by a process that serves no second tier.
+    const [{ EncoderPool }, { embeddedEncoder }] = await Promise.all([
+      import("../encoder/pool.ts"),
+      import("../encoder/embedded.ts"),
+    ]);
+    const pool = await EncoderPool.start(await embeddedEncoder(), {
+      workers: options.workers,
+      queue: options.queue,
+    });
+    // Each worker embeds once before serving: its first text costs far
+    // more than the next (the graph is compiled then), and no request
+    // should pay it.
+    await Promise.all(
+      Array.from({ length: options.workers }, () => pool.embed(["warm up"])),
+    );
+    return new SecondTier(new PoolEncoder(pool, options.queue), options);
+  }
+
+  /** Stops the workers. */
+  close(): void {
+    this.encoder.close();
+  }
+}
+
+/** Throws a RangeError naming the first bound that is not a whole number of at least 1. */
+export function checkOptions(options: SecondTierOptions): void {
+  for (const [name, v] of Object.entries(options)) {
+    if (!Number.isInteger(v) || v < 1) {
+      throw new RangeError(
+        `semantic ${name} must be a whole number of at least 1: got ${v}`,
+      );
+    }
+  }
+}

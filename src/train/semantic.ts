@@ -1,0 +1,495 @@
+/**
+ * The second-tier stage of training (`train --semantic auto|on|off`): for
+ * a question already fitted and scored on calibration, fit a softmax
+ * regression on the texts' sentence embeddings (`semantic_fit.ts`), then
+ * certify the two tiers as one rule (`twoTierVerdict`) with one
+ * Learn-then-Test fixed sequence over the threshold `L` on the whole
+ * calibration part (`certify.ts`): the table's answer where its confidence
+ * reaches `L`, else the second tier's where its confidence does. Every
+ * rule that withholds the table's answer (the out-of-scope rule as the
+ * calibration test sees it, an empty text) withholds the second tier's
+ * too, and the second tier's own novelty guard (see `semantic.ts` in the
+ * engine) withholds it as serving will, its p-value taken leave-one-out
+ * among the calibration texts. With `auto`, the second tier is kept only
+ * where the same test on the validation part certifies more with it.
+ *
+ * @module
+ */
+
+import {
+  semanticAssess,
+  type SemanticTier,
+  twoTierVerdict,
+} from "../engine/semantic.ts";
+import { type Calibration, softmax } from "../engine/table.ts";
+import { liveGrid } from "../engine/live.ts";
+import { calibrationInScope } from "../engine/scope.ts";
+import {
+  candidateGrid,
+  type CertificationPlan,
+  fixedSequence,
+  type GridCount,
+  planCertification,
+  type ThresholdChoice,
+} from "./certify.ts";
+import {
+  type CalibrationOutcome,
+  inScopeConfidences,
+  type ScoredAnswers,
+} from "./calibrate.ts";
+import type { ValidationFigures } from "./fit.ts";
+import {
+  DEFAULT_SEMANTIC_FIT,
+  fitTier,
+  noveltyReference,
+  type SemanticFitSettings,
+} from "./semantic_fit.ts";
+import { largestPassing } from "./stats.ts";
+import { effectiveSize } from "./units.ts";
+
+/** Whether training adds a second tier. */
+export type SemanticMode = "auto" | "on" | "off";
+/** The modes, for flag checks. */
+export const SEMANTIC_MODES: readonly SemanticMode[] = ["auto", "on", "off"];
+
+/** Share of calibration texts the novelty guard may withhold from the second tier. */
+export const NOVELTY_P = 0.05;
+
+/** One question's second-tier stage, as the trainer hands it over. */
+export interface SemanticQuestion {
+  labels: Int32Array;
+  options: number;
+  fit: readonly number[];
+  validation: readonly number[];
+  calibration: readonly number[];
+  /** The table's validation figures (in `validation` order), and its temperature. */
+  tableValidation: ValidationFigures;
+  tableTemperature: number;
+  /** The table's calibration answers as served (in `calibration` order), and its own outcome. */
+  scored: ScoredAnswers;
+  /** The table's probabilities over all options for each calibration answer (in `calibration` order). */
+  tableProbabilities: readonly Float64Array[];
+  tableOutcome: CalibrationOutcome;
+}
+
+/** Targets and settings of the stage. */
+export interface SemanticTargets {
+  mode: Exclude<SemanticMode, "off">;
+  alpha: number;
+  delta: number;
+  scopeP: number;
+  fit: SemanticFitSettings;
+  /** Novelty guard level (0: off). */
+  noveltyP: number;
+  /** Whether the second tier may read the table's probabilities beside the embedding. */
+  readTable: boolean;
+}
+
+/** What the stage reports for a question (`report.json`). */
+export interface SemanticReport {
+  /** True when the question keeps its second tier. */
+  used: boolean;
+  /** Why, in words. */
+  reason: string;
+  epochs: number;
+  temperature: number;
+  /** Weight of the table's log-probabilities in the second tier's logits (0: the embedding alone). */
+  table_weight: number;
+  validation_accuracy: number | null;
+  /** Share of validation answers the test would certify: the table alone, and both tiers. */
+  validation_certified: { table: number; both: number };
+  /** Calibration: the threshold, answers certified by each tier, disagreements; null when not kept. */
+  calibration: {
+    threshold: number | null;
+    by_table: number;
+    by_semantic: number;
+    disagreements: number;
+    novelty_withheld: number;
+  } | null;
+}
+
+/** What the stage decided. */
+export interface SemanticOutcome {
+  /** The second tier to serve (with the two-tier rule's calibration), or null when the question keeps the table alone. */
+  tier: SemanticTier | null;
+  choice: ThresholdChoice;
+  plan: CertificationPlan;
+  report: SemanticReport;
+}
+
+/**
+ * Fits, certifies and judges a question's second tier (see the module
+ * doc). `embeddings` holds every trace's embedding (only the question's
+ * parts are read).
+ */
+export function semanticStage(
+  q: SemanticQuestion,
+  embeddings: readonly Float32Array[],
+  targets: SemanticTargets,
+): SemanticOutcome {
+  const dim = embeddings[q.fit[0] ?? q.calibration[0] ?? 0]?.length ?? 0;
+  const k = q.options;
+  const fitted = fitTier(
+    embeddings,
+    q.labels,
+    q.fit,
+    q.validation,
+    k,
+    dim,
+    targets.fit,
+    targets.readTable
+      ? tableLogProbs(q.tableValidation, q.tableTemperature, k)
+      : null,
+  );
+  const novelty = noveltyReference(
+    embeddings,
+    q.labels,
+    [...q.fit, ...q.validation],
+    k,
+    dim,
+    targets.fit.shrinkage,
+    targets.noveltyP,
+  );
+  const tier: SemanticTier = {
+    dim,
+    scale: targets.fit.scale,
+    weights: fitted.weights,
+    bias: fitted.bias,
+    temperature: fitted.temperature,
+    tableWeight: fitted.tableWeight,
+    novelty,
+    calibration: q.tableOutcome.calibration,
+  };
+
+  // Calibration: both tiers' inputs as serving computes them.
+  const n = q.calibration.length;
+  const tableConf = inScopeConfidences(q.scored, targets.scopeP);
+  const noveltyScores = new Float32Array(n);
+  const tierConf = new Float64Array(n);
+  const tierWrong = new Uint8Array(n);
+  q.calibration.forEach((i, t) => {
+    const a = semanticAssess(
+      tier,
+      embeddings[i]!,
+      undefined,
+      q.tableProbabilities[t],
+    );
+    noveltyScores[t] = a.novelty;
+    tierConf[t] = a.confidence;
+    tierWrong[t] = a.best === q.labels[i] ? 0 : 1;
+  });
+  // Leave-one-out conformal verdicts (high distance is novel: negated
+  // scores make "others at or below" the others at or above).
+  const familiar = calibrationInScope(
+    noveltyScores.map((s) => -s),
+    targets.noveltyP,
+    n,
+  );
+  let withheld = 0;
+  for (let t = 0; t < n; t++) {
+    // The table's rules withhold both tiers; the guard the second one.
+    if (tableConf[t]! <= 0) tierConf[t] = -1;
+    else if (familiar[t] === 0) {
+      tierConf[t] = -1;
+      withheld++;
+    }
+  }
+  tier.novelty = {
+    ...novelty,
+    scores: Float32Array.from(noveltyScores).sort(),
+  };
+
+  const v = q.validation.length;
+  const shares = {
+    table: ruleCertified(
+      q.tableValidation.confidences,
+      q.tableValidation.correct,
+      null,
+      targets,
+    ),
+    both: ruleCertified(
+      q.tableValidation.confidences,
+      q.tableValidation.correct,
+      fitted.validation,
+      targets,
+    ),
+  };
+  const validationAccuracy = v === 0
+    ? null
+    : fitted.validation.correct.reduce((a, b) => a + b, 0) / v;
+  const base = {
+    epochs: fitted.epochs,
+    temperature: fitted.temperature,
+    table_weight: fitted.tableWeight,
+    validation_accuracy: validationAccuracy,
+    validation_certified: shares,
+  };
+  const noise = autoNoise(shares.table, v);
+  if (targets.mode === "auto" && !keepsTier(shares, v)) {
+    return {
+      tier: null,
+      choice: q.tableOutcome.choice,
+      plan: q.tableOutcome.plan,
+      report: {
+        ...base,
+        used: false,
+        reason: `on the validation part the same test would certify ${
+          pct(shares.both)
+        } with the second tier and ${
+          pct(shares.table)
+        } with the table alone (noise about ${
+          pct(noise)
+        }): kept the table alone`,
+        calibration: null,
+      },
+    };
+  }
+  const { plan, choice } = certifyTwoTiers(
+    {
+      table: q.tableValidation,
+      tier: fitted.validation,
+    },
+    {
+      tableConf,
+      tableWrong: q.scored.wrong,
+      tierConf,
+      tierWrong,
+      ...(q.scored.units === undefined ? {} : { units: q.scored.units }),
+    },
+    targets.alpha,
+    targets.delta,
+  );
+  let byTable = 0;
+  let bySemantic = 0;
+  if (choice.threshold !== null) {
+    for (let t = 0; t < n; t++) {
+      const who = twoTierVerdict({
+        table: tableConf[t]!,
+        semantic: tierConf[t]!,
+      }, choice.threshold);
+      if (who === "table") byTable++;
+      else if (who === "semantic") bySemantic++;
+    }
+  }
+  const calibration: Calibration = {
+    status: choice.threshold === null ? "uncalibrated" : "calibrated",
+    threshold: choice.threshold,
+    alpha: targets.alpha,
+    delta: targets.delta,
+    reason: choice.reason,
+    candidates: liveGrid(plan.grid, choice.threshold),
+  };
+  return {
+    tier: { ...tier, calibration },
+    choice,
+    plan,
+    report: {
+      ...base,
+      used: true,
+      reason: targets.mode === "on"
+        ? "--semantic on"
+        : `on the validation part the same test would certify ${
+          pct(shares.both)
+        } with the second tier and ${pct(shares.table)} with the table alone`,
+      calibration: {
+        threshold: choice.threshold,
+        by_table: byTable,
+        by_semantic: bySemantic,
+        disagreements: choice.disagreements,
+        novelty_withheld: withheld,
+      },
+    },
+  };
+}
+
+/** The table's log-probabilities on its validation answers (`n × k`), or null without its logits. */
+function tableLogProbs(
+  v: ValidationFigures,
+  temperature: number,
+  k: number,
+): Float64Array | null {
+  if (v.logits === undefined || v.logits.length === 0) return null;
+  const out = new Float64Array(v.logits.length);
+  for (let t = 0; t * k < v.logits.length; t++) {
+    const p = softmax(v.logits.subarray(t * k, (t + 1) * k), temperature);
+    for (let j = 0; j < k; j++) {
+      out[t * k + j] = Math.log(Math.max(p[j]!, 1e-12));
+    }
+  }
+  return out;
+}
+
+/**
+ * Two standard errors of a share `p` measured on `v` validation answers
+ * (at least one answer's worth): how far apart two such shares may lie
+ * by chance.
+ */
+export function autoNoise(p: number, v: number): number {
+  return v === 0 ? 0 : Math.max(2 * Math.sqrt((p * (1 - p)) / v), 1 / v);
+}
+
+/**
+ * `auto`'s choice: keep the second tier unless, on the validation part,
+ * the same test would certify less with it than with the table alone by
+ * more than the part's noise (`autoNoise`); a tier that certifies nothing
+ * there is never kept. The validation part is small (about 340 answers at
+ * 3,000 traces), and a tier that measured a few points worse there still
+ * certified more on held-out data in every case measured (see
+ * docs/benchmarks.md); the promise holds either way.
+ */
+export function keepsTier(
+  shares: { table: number; both: number },
+  v: number,
+): boolean {
+  return shares.both > 0 &&
+    shares.both >= shares.table - autoNoise(shares.table, v);
+}
+
+/** Validation answers of both tiers (fit-only models), in the same order. */
+export interface TwoTierValidation {
+  table: { confidences: Float64Array; correct: Uint8Array };
+  tier: { confidences: Float64Array; correct: Uint8Array };
+}
+
+/** Calibration answers of both tiers as served (confidence -1: withheld), in the same order. */
+export interface TwoTierCalibration {
+  tableConf: Float64Array;
+  tableWrong: Uint8Array;
+  tierConf: Float64Array;
+  tierWrong: Uint8Array;
+  units?: Int32Array;
+}
+
+/**
+ * The two-tier rule's Learn-then-Test: the plan (`planCertification`)
+ * from validation answers only (each at the stronger tier's confidence,
+ * judged by the tier that would answer there) and the calibration size,
+ * then the fixed sequence with fallback over the plan's grid on what the
+ * rule certifies at each candidate (`twoTierCounts`). With probability at
+ * least `1 - delta`, the answers the rule certifies at the chosen
+ * threshold disagree at most `alpha` of the time (exchangeable
+ * calibration and serving texts).
+ */
+export function certifyTwoTiers(
+  validation: TwoTierValidation,
+  calibration: TwoTierCalibration,
+  alpha: number,
+  delta: number,
+): { plan: CertificationPlan; choice: ThresholdChoice } {
+  const v = validation.table.confidences.length;
+  const both = { confidences: new Float64Array(v), correct: new Uint8Array(v) };
+  for (let t = 0; t < v; t++) {
+    const tc = validation.table.confidences[t]!;
+    const sc = validation.tier.confidences[t] ?? -1;
+    const byTable = tc >= sc;
+    both.confidences[t] = byTable ? tc : sc;
+    both.correct[t] = byTable
+      ? validation.table.correct[t]!
+      : validation.tier.correct[t]!;
+  }
+  const n = calibration.tableConf.length;
+  const { units } = calibration;
+  const plan = planCertification(
+    both,
+    units === undefined ? n : effectiveSize(units),
+    alpha,
+    delta,
+  );
+  const counts = twoTierCounts(
+    plan.grid,
+    calibration.tableConf,
+    calibration.tableWrong,
+    calibration.tierConf,
+    calibration.tierWrong,
+    units,
+  );
+  return { plan, choice: fixedSequence(plan, counts, alpha, n) };
+}
+
+/**
+ * What the two-tier rule certifies at each candidate threshold: per
+ * answer, the table's answer where its confidence reaches the candidate,
+ * else the second tier's where its confidence does (confidence -1:
+ * withheld), counted as `fallbackTest` counts (Kish's effective number by
+ * unit).
+ */
+export function twoTierCounts(
+  grid: readonly number[],
+  tableConf: Float64Array,
+  tableWrong: Uint8Array,
+  tierConf: Float64Array,
+  tierWrong: Uint8Array,
+  units?: Int32Array,
+): GridCount[] {
+  const n = tableConf.length;
+  return grid.map((threshold) => {
+    let count = 0;
+    let k = 0;
+    const perUnit = new Map<number, number>();
+    let squares = 0;
+    for (let t = 0; t < n; t++) {
+      const who = twoTierVerdict({
+        table: tableConf[t]!,
+        semantic: tierConf[t]!,
+      }, threshold);
+      if (who === null) continue;
+      count++;
+      k += who === "table" ? tableWrong[t]! : tierWrong[t]!;
+      if (units !== undefined) {
+        const before = perUnit.get(units[t]!) ?? 0;
+        perUnit.set(units[t]!, before + 1);
+        squares += 2 * before + 1;
+      }
+    }
+    const effective = units === undefined || count === 0
+      ? count
+      : (count * count) / squares;
+    return { n: count, k, effective };
+  });
+}
+
+/**
+ * The largest share of validation answers the two-tier rule (or the table
+ * alone, without `tier`) certifies at a threshold where their
+ * disagreements would pass the binomial test at `delta`: a plain guide to
+ * how much a rule can certify, for `auto`; 0 when no threshold would.
+ */
+export function ruleCertified(
+  tableConf: Float64Array,
+  tableCorrect: Uint8Array,
+  tier: { confidences: Float64Array; correct: Uint8Array } | null,
+  targets: { alpha: number; delta: number },
+): number {
+  const n = tableConf.length;
+  if (n === 0) return 0;
+  const tierConf = tier?.confidences ?? new Float64Array(n).fill(-1);
+  const all = new Float64Array(2 * n);
+  all.set(tableConf);
+  all.set(tierConf, n);
+  const grid = candidateGrid(all.filter((c) => c >= 0), 0, 400);
+  const counts = twoTierCounts(
+    grid,
+    tableConf,
+    tableCorrect.map((c) => 1 - c),
+    tierConf,
+    tier?.correct.map((c) => 1 - c) ?? new Uint8Array(n),
+  );
+  let best = 0;
+  for (const c of counts) {
+    if (
+      c.n > best && largestPassing(c.n, targets.alpha, targets.delta) >= c.k
+    ) {
+      best = c.n;
+    }
+  }
+  return best / n;
+}
+
+function pct(x: number): string {
+  return `${(100 * x).toFixed(1)}%`;
+}
+
+/** The default fit settings, with the training seed. */
+export function semanticFitSettings(seed: number): SemanticFitSettings {
+  return { ...DEFAULT_SEMANTIC_FIT, seed };
+}

@@ -1,0 +1,115 @@
+/**
+ * A format-4 bundle for serving tests: the shared small synthetic table
+ * with a constructed second tier on its `topic` question (512 numbers, the
+ * encoder's size), whose answer does not depend on the text: it always
+ * gives `favourite` with probability about 0.99, its novelty guard off, its
+ * calibration the table's own (so the threshold in force stays the
+ * table's). Which tier answers a text is then decided by the table alone,
+ * and what the second tier says is known without reading its numbers.
+ *
+ * @module
+ */
+
+import { writeBundleAtomically } from "../src/bundle/files.ts";
+import { EMBEDDING_SIZE } from "../src/encoder/package.ts";
+import { assess, prepareText } from "../src/engine/answer.ts";
+import { QUIET_GUARD } from "../src/engine/drift.ts";
+import type { SemanticTier } from "../src/engine/semantic.ts";
+import { setThresholdInForce, TableState } from "../src/engine/state.ts";
+import type { Table } from "../src/engine/table.ts";
+import type { TrainResult } from "../src/train/trainer.ts";
+import {
+  bundleFiles,
+  FILLER_WORDS,
+  smallTable,
+  TOPIC_WORDS,
+  TOPICS,
+} from "./_fixtures.ts";
+
+/** The second tier's answer to every text. */
+export function favouriteOf(table: Table): string {
+  return table.byName.get("topic")!.options[1]!;
+}
+
+/** The small table with the constructed second tier on `topic`. */
+export function twoTierResult(): TrainResult {
+  const r = smallTable();
+  const q = r.table.questions.find((x) => x.name === "topic")!;
+  const k = q.options.length;
+  const bias = new Float32Array(k).fill(-6);
+  bias[1] = 6;
+  const tier: SemanticTier = {
+    dim: EMBEDDING_SIZE,
+    scale: 1,
+    weights: new Float32Array(EMBEDDING_SIZE * k),
+    bias,
+    temperature: 1,
+    tableWeight: 0,
+    novelty: {
+      projection: new Float32Array(0),
+      rank: 0,
+      means: new Float32Array(0),
+      scores: new Float32Array(0),
+      p: 0,
+    },
+    calibration: structuredClone(q.calibration),
+  };
+  const questions = r.table.questions.map((x) =>
+    x === q ? { ...q, semantic: tier } : x
+  );
+  return {
+    ...r,
+    table: {
+      ...r.table,
+      questions,
+      byName: new Map(questions.map((x) => [x.name, x])),
+    },
+  };
+}
+
+/** Writes the format-4 bundle to `dir`; returns `dir`. */
+export async function writeTwoTierBundle(dir: string): Promise<string> {
+  await writeBundleAtomically(dir, await bundleFiles(twoTierResult()));
+  return dir;
+}
+
+/**
+ * Texts of the small table: one its `topic` answer certifies, and one it
+ * withholds for low confidence alone (the second tier's case), found by
+ * asking the table as a server with the second tier does.
+ */
+export function tierTexts(): { certified: string; low: string } {
+  const { table } = twoTierResult();
+  const state = new TableState(table);
+  const q = table.byName.get("topic")!;
+  setThresholdInForce(table, state, "topic", q.semantic!.calibration.threshold);
+  const flagOf = (text: string) =>
+    assess(
+      table,
+      state,
+      prepareText(table, state, text),
+      "topic",
+      {},
+      QUIET_GUARD,
+    )
+      .answer;
+  let certified: string | null = null;
+  let low: string | null = null;
+  const words = TOPICS.flatMap((t) => TOPIC_WORDS[t]!.slice(0, 3));
+  const candidates = [
+    ...TOPICS.map((t) => TOPIC_WORDS[t]!.slice(0, 4).join(" ")),
+    ...words.flatMap((a, i) =>
+      words.slice(i + 1).map((b) => `${a} ${FILLER_WORDS[i % 5]} ${b}`)
+    ),
+    ...FILLER_WORDS.map((f, i) =>
+      `${f} ${FILLER_WORDS[(i + 3) % FILLER_WORDS.length]}`
+    ),
+  ];
+  for (const text of candidates) {
+    const a = flagOf(text);
+    if (certified === null && a.certified) certified = text;
+    if (low === null && a.flag === "low_confidence") low = text;
+    if (certified !== null && low !== null) return { certified, low };
+  }
+  throw new Error("The small table gave no certified and low-confidence pair");
+}

@@ -1,0 +1,75 @@
+import assert from "node:assert/strict";
+import { loadBundle } from "../src/bundle/files.ts";
+import { runCli, syntheticTraces, tempDir, toJsonl } from "./_fixtures.ts";
+
+Deno.test("train --semantic refuses a mode it does not know, and --embed-cache without it", async () => {
+  await using tmp = await tempDir();
+  const traces = `${tmp.path}/t.jsonl`;
+  await Deno.writeTextFile(
+    traces,
+    toJsonl(syntheticTraces({ count: 400, seed: 3 })),
+  );
+  const bad = await runCli([
+    "train",
+    "--traces",
+    traces,
+    "--out",
+    `${tmp.path}/b`,
+    "--semantic",
+    "maybe",
+  ]);
+  assert.equal(bad.code, 2);
+  assert.match(
+    bad.stderr,
+    /--semantic must be one of auto, on, off: got "maybe"/,
+  );
+  const lone = await runCli([
+    "train",
+    "--traces",
+    traces,
+    "--out",
+    `${tmp.path}/b`,
+    "--embed-cache",
+    `${tmp.path}/c`,
+  ]);
+  assert.equal(lone.code, 2);
+  assert.match(lone.stderr, /--embed-cache needs --semantic auto or on/);
+});
+
+Deno.test("train --semantic on writes a format 4 bundle and a cache that a retrain reuses", async () => {
+  await using tmp = await tempDir();
+  const traces = `${tmp.path}/t.jsonl`;
+  await Deno.writeTextFile(
+    traces,
+    toJsonl(syntheticTraces({ count: 600, seed: 4 })),
+  );
+  const cache = `${tmp.path}/embeddings.bin`;
+  const args = [
+    "train",
+    "--traces",
+    traces,
+    "--semantic",
+    "on",
+    "--embed-cache",
+    cache,
+    "--allow-uncalibrated",
+    "--workers",
+    "1",
+  ];
+  const first = await runCli([...args, "--out", `${tmp.path}/b1`]);
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(first.stderr, /embedded \d+ texts/);
+  assert.match(first.stdout, /second tier: kept \(--semantic on\)/);
+  const table = await loadBundle(`${tmp.path}/b1`);
+  assert.equal(table.info.format_version, 4);
+  assert.ok(table.questions.every((q) => q.semantic !== undefined));
+  // The retrain reads every embedding from the cache: no encoder at all.
+  const second = await runCli([...args, "--out", `${tmp.path}/b2`]);
+  assert.equal(second.code, 0, second.stderr);
+  assert.doesNotMatch(second.stderr, /embedded \d+ texts|loading the encoder/);
+  const [a, b] = await Promise.all([
+    Deno.readFile(`${tmp.path}/b1/semantic.bin`),
+    Deno.readFile(`${tmp.path}/b2/semantic.bin`),
+  ]);
+  assert.deepEqual(a, b);
+});

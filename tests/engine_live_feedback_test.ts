@@ -1,0 +1,485 @@
+import assert from "node:assert/strict";
+import {
+  bandBounds,
+  type CalibrationBand,
+  calibrationBands,
+  FEEDBACK_ALARM_RATE,
+  FeedbackCheck,
+} from "../src/engine/feedback_check.ts";
+import { LiveCertificate, liveGrid } from "../src/engine/live.ts";
+import { binomialTail } from "../src/train/stats.ts";
+import { rng } from "./_fixtures.ts";
+
+const ALPHA = 0.05;
+const DELTA = 0.05;
+/** Candidates at certified shares 5%, 10%, ..., 100% (as in engine_live_test.ts). */
+const GRID = Array.from({ length: 20 }, (_, i) => 1 - 0.5 * (i + 1) / 20);
+
+/** Confidence uniform on [0.5, 1]; the model disagrees with probability `a ((1 - c) / 0.5)^k`. */
+function world(a: number, k = 1.5) {
+  return (c: number) => a * Math.pow((1 - c) / 0.5, k);
+}
+
+/** Calibration bands of `n` answers of `error` over the live grid of `bundle`. */
+function calibrate(
+  error: (c: number) => number,
+  bundle: number,
+  n: number,
+  seed: number,
+): CalibrationBand[] {
+  const random = rng(seed);
+  const conf = Array.from({ length: n }, () => 0.5 + 0.5 * random());
+  const wrong = conf.map((c) => random() < error(c) ? 1 : 0);
+  return calibrationBands(conf, wrong, liveGrid(GRID, bundle));
+}
+
+/** How the proxy answers: honestly, echoing the table, or lying on audits. */
+type Proxy = "honest" | "echo" | "liar";
+
+interface Run {
+  /** Labelled answers counted when the first alarm rose (null: none). */
+  agreeAt: number | null;
+  disagreeAt: number | null;
+  /** Whether the threshold in force was ever more lenient than the bundle's. */
+  lenient: boolean;
+  /** Whether it was ever more lenient while an alarm stood. */
+  lenientAlarmed: boolean;
+}
+
+/**
+ * Serves `n` decisions of a stream exchangeable with the calibration (same
+ * `error`), certified at the threshold in force, audited at `rate`; the
+ * proxy reports every audit and every uncertified answer as `proxy` does.
+ * The threshold is read again after every `every` decisions.
+ */
+function serve(
+  error: (c: number) => number,
+  bundle: number,
+  bands: CalibrationBand[],
+  n: number,
+  rate: number,
+  proxy: Proxy,
+  seed: number,
+  every = 25,
+): Run {
+  const random = rng(seed);
+  const live = new LiveCertificate(GRID, bundle, {
+    alpha: ALPHA,
+    delta: DELTA,
+    auditRate: rate,
+  }, bands);
+  let state = live.decide();
+  let labelled = 0;
+  const run: Run = {
+    agreeAt: null,
+    disagreeAt: null,
+    lenient: false,
+    lenientAlarmed: false,
+  };
+  for (let i = 0; i < n; i++) {
+    const c = 0.5 + 0.5 * random();
+    const wrong = random() < error(c);
+    const ok = state.threshold !== null && c >= state.threshold;
+    const audited = ok && random() < rate;
+    live.recordDecision(c, ok, audited);
+    if (audited) {
+      live.recordAudit(
+        c,
+        proxy === "echo" ? false : proxy === "liar" ? true : wrong,
+      );
+      labelled++;
+    }
+    if (!ok) {
+      live.recordFeedback(c, proxy === "echo" ? false : wrong);
+      labelled++;
+    }
+    if (i % every === every - 1 || i === n - 1) {
+      state = live.decide();
+      const alarms = live.policy().alarms ?? 0;
+      if (alarms & 1) run.agreeAt ??= labelled;
+      if (alarms & 2) run.disagreeAt ??= labelled;
+      if (state.threshold !== null && state.threshold < bundle) {
+        run.lenient = true;
+        if (alarms !== 0) run.lenientAlarmed = true;
+      }
+    }
+  }
+  return run;
+}
+
+/** Most false alarms in `runs` runs that a true rate of `rate` allows (one-sided binomial, 0.1%). */
+function allowedAlarms(runs: number, rate: number): number {
+  let k = 0;
+  while (1 - binomialTail(k, runs, rate) > 0.001) k++;
+  return k;
+}
+
+Deno.test("calibrationBands() counts the answers between consecutive candidates; withheld and below-grid ones in no band", () => {
+  const bands = calibrationBands(
+    [0.95, 0.91, 0.85, 0.5, -1, 0.3],
+    [0, 1, 1, 0, 1, 1],
+    [0.9, 0.8, 0.4],
+  );
+  assert.deepEqual(bands, [
+    { lower: 0.9, answers: 2, disagreements: 1 },
+    { lower: 0.8, answers: 1, disagreements: 1 },
+    { lower: 0.4, answers: 1, disagreements: 0 },
+  ]);
+  assert.throws(
+    () => new FeedbackCheck(bands, [0.9, 0.8]),
+    /do not match the live candidates/,
+  );
+  const b = bandBounds(5, 100, 0.001);
+  assert.ok(b.lower > 0 && b.lower < 0.05 && b.upper > 0.05 && b.upper < 0.2);
+  assert.deepEqual(bandBounds(0, 0, 0.001), { lower: 0, upper: 1 });
+});
+
+Deno.test("an honest proxy on exchangeable traffic raises the feedback alarm within the stated rate, at several calibration sizes, audit rates and stream lengths", async (t) => {
+  // The stated rate is FEEDBACK_ALARM_RATE (1%) per question over the whole
+  // stream, both alarms together; each configuration runs 60 streams, each
+  // with its own calibration draw. Pooled over all configurations the
+  // count must stay within what 1% allows.
+  const error = world(0.3);
+  let runs = 0;
+  let alarms = 0;
+  for (const calibration of [150, 600, 3000]) {
+    for (const rate of [0.02, 0.05, 0.2]) {
+      await t.step(
+        `${calibration} calibration answers, audit rate ${rate}`,
+        () => {
+          let raised = 0;
+          for (let r = 0; r < 60; r++) {
+            const seed = calibration * 7 + Math.round(rate * 1000) * 131 + r;
+            const bands = calibrate(error, 0.75, calibration, seed);
+            // Stream lengths: alarms latch, so the longest stream counts
+            // every alarm a shorter one would have raised.
+            const run = serve(
+              error,
+              0.75,
+              bands,
+              12_000,
+              rate,
+              "honest",
+              seed + 1,
+            );
+            if (run.agreeAt !== null || run.disagreeAt !== null) raised++;
+          }
+          runs += 60;
+          alarms += raised;
+          console.log(
+            `honest proxy, ${calibration} calibration answers, audit rate ${rate}: alarm in ${raised}/60 streams of 12,000 decisions`,
+          );
+          assert.ok(
+            raised <= allowedAlarms(60, FEEDBACK_ALARM_RATE),
+            `${raised}`,
+          );
+        },
+      );
+    }
+  }
+  assert.ok(
+    alarms <= allowedAlarms(runs, FEEDBACK_ALARM_RATE),
+    `${alarms} of ${runs}`,
+  );
+});
+
+Deno.test("the level is not loose: point estimates in place of the calibration bounds raise false alarms on honest streams", () => {
+  // The same honest streams, checked against each band's calibration rate
+  // itself (what the bounds guard against): the alarm then rises far more
+  // often than 1%, so the bounds are what keeps the stated rate.
+  const error = world(0.3);
+  let raised = 0;
+  const runs = 40;
+  for (let r = 0; r < runs; r++) {
+    const bands = calibrate(error, 0.75, 150, 900 + r);
+    const pointCheck = new PointCheck(bands);
+    const random = rng(5000 + r);
+    const labelled = new Float64Array(bands.length);
+    const disagreed = new Float64Array(bands.length);
+    const live = new LiveCertificate(GRID, 0.75, {
+      alpha: ALPHA,
+      delta: DELTA,
+      auditRate: 0.05,
+    }, bands);
+    for (let i = 0; i < 12_000; i++) {
+      const c = 0.5 + 0.5 * random();
+      if (c >= 0.75 && random() >= 0.05) continue; // certified, not audited
+      const j = live.candidateOf(c);
+      labelled[j]!++;
+      if (random() < error(c)) disagreed[j]!++;
+    }
+    if (pointCheck.alarmed(labelled, disagreed)) raised++;
+  }
+  console.log(
+    `point estimates in place of bounds: alarm in ${raised}/${runs} honest streams`,
+  );
+  assert.ok(raised > allowedAlarms(runs, FEEDBACK_ALARM_RATE), `${raised}`);
+});
+
+/** The feedback check with each band's calibration rate as both bounds (what the real check must not do). */
+class PointCheck {
+  readonly #check: FeedbackCheck;
+  constructor(bands: CalibrationBand[]) {
+    // Bands whose bounds are the point estimate: a band of n answers and k
+    // disagreements stands for many answers at exactly that rate.
+    const scaled = bands.map((b) => ({
+      lower: b.lower,
+      answers: b.answers * 10_000,
+      disagreements: b.disagreements * 10_000,
+    }));
+    this.#check = new FeedbackCheck(scaled, bands.map((b) => b.lower));
+  }
+  alarmed(labelled: Float64Array, disagreed: Float64Array): boolean {
+    return this.#check.evaluate(labelled, disagreed).alarms !== 0;
+  }
+}
+
+Deno.test("an echoing proxy is named within a few hundred labelled answers and never moves the threshold below the bundle's", async (t) => {
+  // The easy world: an honest proxy loosens the bundle's threshold here
+  // (engine_live_test.ts), so an echo that is not caught would too.
+  const error = world(0.25);
+  for (const calibration of [150, 600, 3000]) {
+    for (const rate of [0.02, 0.05, 0.2]) {
+      await t.step(
+        `${calibration} calibration answers, audit rate ${rate}`,
+        () => {
+          const needed: number[] = [];
+          for (let r = 0; r < 20; r++) {
+            const seed = 40_000 + calibration + Math.round(rate * 100) + r * 17;
+            const bands = calibrate(error, 0.8, calibration, seed);
+            const run = serve(
+              error,
+              0.8,
+              bands,
+              20_000,
+              rate,
+              "echo",
+              seed + 3,
+            );
+            assert.equal(run.lenient, false, `run ${r} went lenient`);
+            needed.push(run.agreeAt ?? Infinity);
+          }
+          needed.sort((a, b) => a - b);
+          console.log(
+            `echo, ${calibration} calibration answers, audit rate ${rate}: named after ${
+              needed[10]
+            } labelled answers (median; worst ${needed[needed.length - 1]})`,
+          );
+          // With 150 calibration answers (about 10 a band) the bands' bounds
+          // are wide and naming takes thousands: the echo still never goes
+          // lenient. From 600 on, a few hundred.
+          if (calibration >= 600) {
+            assert.ok(
+              needed[needed.length - 1]! <= (calibration >= 3000 ? 250 : 800),
+              `${needed}`,
+            );
+          }
+        },
+      );
+    }
+  }
+});
+
+Deno.test("an honest proxy still loosens in the easy world once the check could have caught an echo", () => {
+  const error = world(0.25);
+  let loosened = 0;
+  for (let r = 0; r < 20; r++) {
+    const bands = calibrate(error, 0.8, 3000, 700 + r);
+    const run = serve(error, 0.8, bands, 20_000, 0.2, "honest", 800 + r);
+    assert.equal(run.lenientAlarmed, false);
+    if (run.lenient) loosened++;
+  }
+  assert.ok(loosened >= 14, `loosened in ${loosened}/20`);
+});
+
+Deno.test("a lying proxy (a wrong option on every audit) is named within a few audits", async (t) => {
+  const error = world(0.3);
+  for (const calibration of [150, 600, 3000]) {
+    await t.step(`${calibration} calibration answers`, () => {
+      const needed: number[] = [];
+      for (let r = 0; r < 20; r++) {
+        const bands = calibrate(error, 0.75, calibration, 60_000 + r);
+        const live = new LiveCertificate(GRID, 0.75, {
+          alpha: ALPHA,
+          delta: DELTA,
+          auditRate: 0.05,
+        }, bands);
+        const random = rng(61_000 + r);
+        let lies = 0;
+        while ((live.policy().alarms ?? 0) === 0 && lies < 100) {
+          const c = 0.75 + 0.25 * random();
+          live.recordDecision(c, true, true);
+          live.recordAudit(c, true);
+          lies++;
+          live.decide();
+        }
+        assert.equal(live.policy().alarms, 2, `run ${r}`);
+        needed.push(lies);
+      }
+      needed.sort((a, b) => a - b);
+      console.log(
+        `liar, ${calibration} calibration answers: named after ${
+          needed[10]
+        } lies (median; worst ${needed[needed.length - 1]})`,
+      );
+      const most = calibration >= 3000 ? 6 : calibration >= 600 ? 12 : 40;
+      assert.ok(needed[needed.length - 1]! <= most, `${needed}`);
+    });
+  }
+});
+
+Deno.test("an alarm latches until a reset; a bundle without bands never goes lenient", () => {
+  const error = world(0.25);
+  const bands = calibrate(error, 0.8, 3000, 1);
+  const live = new LiveCertificate(GRID, 0.8, {
+    alpha: ALPHA,
+    delta: DELTA,
+    auditRate: 0.2,
+  }, bands);
+  for (let i = 0; i < 20; i++) {
+    live.recordDecision(0.99, true, true);
+    live.recordAudit(0.99, true);
+  }
+  live.decide();
+  assert.equal(live.policy().alarms, 2);
+  // Plenty of honest agreement afterwards does not clear it.
+  for (let i = 0; i < 5000; i++) {
+    live.recordDecision(0.99, true, true);
+    live.recordAudit(0.99, false);
+  }
+  live.decide();
+  assert.equal(live.policy().alarms, 2);
+  assert.equal(live.state().feedbackCheck!.disagreesTooMuch, true);
+  live.reset();
+  assert.equal(live.policy().alarms, 0);
+  assert.equal(live.generation, 1);
+  assert.equal(live.decide().reason, "bundle");
+  assert.equal(live.evidence().audited, 0);
+
+  // Without bands, the easy world that loosens with them never does.
+  let lenient = 0;
+  for (let r = 0; r < 10; r++) {
+    const random = rng(90 + r);
+    const c0 = new LiveCertificate(GRID, 0.8, {
+      alpha: ALPHA,
+      delta: DELTA,
+      auditRate: 0.2,
+    });
+    assert.equal(c0.checked, false);
+    assert.equal(c0.state().feedbackCheck, null);
+    let t = c0.decide().threshold!;
+    for (let i = 0; i < 20_000; i++) {
+      const c = 0.5 + 0.5 * random();
+      const wrong = random() < error(c);
+      const ok = c >= t;
+      const audited = ok && random() < 0.2;
+      c0.recordDecision(c, ok, audited);
+      if (audited) c0.recordAudit(c, wrong);
+      if (!ok) c0.recordFeedback(c, wrong);
+      if (i % 50 === 49) t = c0.decide().threshold!;
+      if (t < 0.8) lenient++;
+    }
+  }
+  assert.equal(lenient, 0);
+});
+
+Deno.test("an echo alarm sends a lenient threshold in force back to the bundle's; stricter moves stand", () => {
+  const error = world(0.25);
+  const bands = calibrate(error, 0.8, 3000, 2);
+  const grid = liveGrid(GRID, 0.8);
+  const bundle = grid.indexOf(0.8);
+  const live = new LiveCertificate(GRID, 0.8, {
+    alpha: ALPHA,
+    delta: DELTA,
+    auditRate: 0.2,
+  }, bands);
+  // A fleet's policy with a lenient candidate in force.
+  live.restore(live.evidence(), {
+    floor: grid.length,
+    inForce: bundle + 2,
+    alarms: 0,
+  });
+  // An echo: uncertified answers far below, all "agreed".
+  for (let i = 0; i < 400; i++) live.recordFeedback(0.52, false);
+  const d = live.decide();
+  assert.equal(live.policy().alarms! & 1, 1);
+  assert.equal(d.threshold, 0.8);
+  assert.equal(d.reason, "bundle");
+  // A stricter policy stands under the alarm.
+  live.restore(live.evidence(), {
+    floor: bundle,
+    inForce: bundle - 1,
+    alarms: 1,
+  });
+  assert.equal(live.decide().reason, "live_stricter");
+});
+
+Deno.test("clustered calibration answers count by their effective number: honest clustered traffic stays within the stated rate", () => {
+  // Answers come in units of 50 (near-duplicates of one text): a unit's
+  // answers share a confidence band and a disagreement rate drawn for the
+  // unit (none, or twice the world's), so 3,000 calibration answers tell
+  // about as much as 60 units. Live traffic draws fresh units the same way.
+  // Counted raw, the bands' bounds are far too narrow.
+  const UNIT = 50;
+  const unitRate = (random: () => number, c: number) =>
+    Math.min(1, world(0.3)(c) * (random() < 0.5 ? 0 : 2));
+  const draw = (random: () => number) => {
+    const c = 0.5 + 0.5 * random();
+    return { c, rate: unitRate(random, c) };
+  };
+  let raised = 0;
+  let raisedRaw = 0;
+  const runs = 40;
+  for (let r = 0; r < runs; r++) {
+    const random = rng(70_000 + r);
+    const conf: number[] = [];
+    const wrong: number[] = [];
+    const units: number[] = [];
+    for (let u = 0; u < 60; u++) {
+      const { c, rate } = draw(random);
+      for (let i = 0; i < UNIT; i++) {
+        conf.push(Math.min(1, c + (random() - 0.5) * 1e-4));
+        wrong.push(random() < rate ? 1 : 0);
+        units.push(u);
+      }
+    }
+    const grid = liveGrid(GRID, 0.75);
+    const bands = calibrationBands(conf, wrong, grid, units);
+    assert.ok(bands.some((b) => b.effective !== undefined));
+    const raw = bands.map(({ effective: _, ...b }) => b);
+    const checks = [
+      new FeedbackCheck(bands, grid),
+      new FeedbackCheck(raw, grid),
+    ];
+    const labelled = new Float64Array(grid.length);
+    const disagreed = new Float64Array(grid.length);
+    const live = new LiveCertificate(GRID, 0.75, {
+      alpha: ALPHA,
+      delta: DELTA,
+      auditRate: 0.2,
+    }, bands);
+    let alarmed = [false, false];
+    for (let u = 0; u < 400; u++) {
+      const { c, rate } = draw(random);
+      const j = live.candidateOf(c);
+      for (let i = 0; i < UNIT; i++) {
+        if (c >= 0.75 && random() >= 0.2) continue; // certified, not audited
+        labelled[j]!++;
+        if (random() < rate) disagreed[j]!++;
+      }
+      alarmed = alarmed.map((a, k) =>
+        a || checks[k]!.evaluate(labelled, disagreed).alarms !== 0
+      );
+    }
+    if (alarmed[0]) raised++;
+    if (alarmed[1]) raisedRaw++;
+  }
+  console.log(
+    `clustered calibration (units of ${UNIT}): alarm in ${raised}/${runs} honest streams by effective counts, ${raisedRaw}/${runs} by raw counts`,
+  );
+  assert.ok(raised <= allowedAlarms(runs, FEEDBACK_ALARM_RATE), `${raised}`);
+  assert.ok(
+    raisedRaw > allowedAlarms(runs, FEEDBACK_ALARM_RATE),
+    `${raisedRaw}`,
+  );
+});

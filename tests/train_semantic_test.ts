@@ -1,0 +1,61 @@
+import assert from "node:assert/strict";
+import { encodeBundle } from "../src/bundle/codec.ts";
+import { train, trainedContents } from "../src/train/trainer.ts";
+import { rng, smallTrainOptions, syntheticTraceSet } from "./_fixtures.ts";
+
+const traces = syntheticTraceSet({ count: 2000, seed: 9, noise: 0.02 });
+
+/** Embeddings that carry each trace's first answer, with noise: a useful second tier. */
+function informative(dim = 32): Float32Array[] {
+  const random = rng(4);
+  const q = traces.questions[0]!;
+  return traces.texts.map((_, i) => {
+    const e = Float32Array.from({ length: dim }, () => random() - 0.5);
+    const label = q.labels[i]!;
+    if (label >= 0) e[label % dim]! += 1;
+    return e;
+  });
+}
+
+Deno.test("train() with --semantic off, or without embeddings, gives the same table and bundle as before", async () => {
+  const plain = train(traces, smallTrainOptions());
+  const off = train(
+    traces,
+    smallTrainOptions({ semantic: "off" }),
+    informative(),
+  );
+  assert.ok(off.table.questions.every((q) => q.semantic === undefined));
+  assert.ok(off.report.questions.every((q) => q.semantic === undefined));
+  const a = await encodeBundle(trainedContents(plain));
+  const b = await encodeBundle(trainedContents(off));
+  for (const [name, bytes] of a) {
+    assert.deepEqual(b.get(name), bytes, name);
+  }
+});
+
+Deno.test("train() with --semantic on adds a second tier certified with the table as one rule", () => {
+  const plain = train(traces, smallTrainOptions());
+  const r = train(traces, smallTrainOptions({ semantic: "on" }), informative());
+  const q = r.table.questions[0]!;
+  const p = plain.table.questions[0]!;
+  assert.ok(q.semantic !== undefined);
+  // The table part and its own calibration are unchanged.
+  assert.deepEqual(q.calibration, p.calibration);
+  assert.deepEqual(Array.from(q.weights), Array.from(p.weights));
+  const s = r.report.questions[0]!.semantic!;
+  assert.equal(s.used, true);
+  assert.equal(s.calibration!.threshold, q.semantic.calibration.threshold);
+  assert.equal(
+    q.semantic.novelty.scores.length,
+    r.report.questions[0]!.answers.calibration,
+  );
+  assert.throws(
+    () =>
+      train(
+        traces,
+        smallTrainOptions({ semantic: "on" }),
+        informative().slice(1),
+      ),
+    /one embedding per trace \(2000\): got 1999/,
+  );
+});
