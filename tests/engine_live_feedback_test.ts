@@ -33,8 +33,20 @@ function calibrate(
   return calibrationBands(conf, wrong, liveGrid(GRID, bundle));
 }
 
-/** How the proxy answers: honestly, echoing the table, or lying on audits. */
-type Proxy = "honest" | "echo" | "liar";
+/**
+ * How the proxy answers: honestly, echoing the table, or lying on audits;
+ * or echoing part of it: the audits only (`echo-audits`, uncertified
+ * answers reported honestly), the feedback on uncertified answers only
+ * (`echo-feedback`), or each labelled answer at random with probability 1/2
+ * (`echo-half`).
+ */
+type Proxy =
+  | "honest"
+  | "echo"
+  | "liar"
+  | "echo-audits"
+  | "echo-feedback"
+  | "echo-half";
 
 interface Run {
   /** Labelled answers counted when the first alarm rose (null: none). */
@@ -42,6 +54,8 @@ interface Run {
   disagreeAt: number | null;
   /** Whether the threshold in force was ever more lenient than the bundle's. */
   lenient: boolean;
+  /** Decisions served before it first was (null: never). */
+  lenientAt: number | null;
   /** Whether it was ever more lenient while an alarm stood. */
   lenientAlarmed: boolean;
 }
@@ -74,6 +88,7 @@ function serve(
     agreeAt: null,
     disagreeAt: null,
     lenient: false,
+    lenientAt: null,
     lenientAlarmed: false,
   };
   for (let i = 0; i < n; i++) {
@@ -83,14 +98,15 @@ function serve(
     const audited = ok && random() < rate;
     live.recordDecision(c, ok, audited);
     if (audited) {
-      live.recordAudit(
-        c,
-        proxy === "echo" ? false : proxy === "liar" ? true : wrong,
-      );
+      const echoed = proxy === "echo" || proxy === "echo-audits" ||
+        (proxy === "echo-half" && random() < 0.5);
+      live.recordAudit(c, echoed ? false : proxy === "liar" ? true : wrong);
       labelled++;
     }
     if (!ok) {
-      live.recordFeedback(c, proxy === "echo" ? false : wrong);
+      const echoed = proxy === "echo" || proxy === "echo-feedback" ||
+        (proxy === "echo-half" && random() < 0.5);
+      live.recordFeedback(c, echoed ? false : wrong);
       labelled++;
     }
     if (i % every === every - 1 || i === n - 1) {
@@ -100,6 +116,7 @@ function serve(
       if (alarms & 2) run.disagreeAt ??= labelled;
       if (state.threshold !== null && state.threshold < bundle) {
         run.lenient = true;
+        run.lenientAt ??= i + 1;
         if (alarms !== 0) run.lenientAlarmed = true;
       }
     }
@@ -126,7 +143,7 @@ Deno.test("calibrationBands() counts the answers between consecutive candidates;
     { lower: 0.4, answers: 1, disagreements: 0 },
   ]);
   assert.throws(
-    () => new FeedbackCheck(bands, [0.9, 0.8]),
+    () => new FeedbackCheck(bands, [0.9, 0.8], 0.8),
     /do not match the live candidates/,
   );
   const b = bandBounds(5, 100, 0.001);
@@ -227,7 +244,11 @@ class PointCheck {
       answers: b.answers * 10_000,
       disagreements: b.disagreements * 10_000,
     }));
-    this.#check = new FeedbackCheck(scaled, bands.map((b) => b.lower));
+    this.#check = new FeedbackCheck(
+      scaled,
+      bands.map((b) => b.lower),
+      0.75,
+    );
   }
   alarmed(labelled: Float64Array, disagreed: Float64Array): boolean {
     return this.#check.evaluate(labelled, disagreed).alarms !== 0;
@@ -281,15 +302,25 @@ Deno.test("an echoing proxy is named within a few hundred labelled answers and n
 });
 
 Deno.test("an honest proxy still loosens in the easy world once the check could have caught an echo", () => {
+  // The gate needs each region's power: the audits alone must be able to
+  // catch an echo of them. Here that takes about 25,000 decisions (audit
+  // rate 0.2): by 20,000, 8 of these 20 streams had loosened (16 before
+  // the regions were split); by 40,000, nearly all.
   const error = world(0.25);
-  let loosened = 0;
+  const at: number[] = [];
   for (let r = 0; r < 20; r++) {
     const bands = calibrate(error, 0.8, 3000, 700 + r);
-    const run = serve(error, 0.8, bands, 20_000, 0.2, "honest", 800 + r);
+    const run = serve(error, 0.8, bands, 40_000, 0.2, "honest", 800 + r);
     assert.equal(run.lenientAlarmed, false);
-    if (run.lenient) loosened++;
+    at.push(run.lenientAt ?? Infinity);
   }
-  assert.ok(loosened >= 14, `loosened in ${loosened}/20`);
+  const by = (n: number) => at.filter((x) => x <= n).length;
+  console.log(
+    `honest proxy, easy world: loosened in ${
+      by(20_000)
+    }/20 streams by 20,000 decisions, ${by(40_000)}/20 by 40,000`,
+  );
+  assert.ok(by(40_000) >= 16, `loosened in ${by(40_000)}/20`);
 });
 
 Deno.test("a lying proxy (a wrong option on every audit) is named within a few audits", async (t) => {
@@ -448,8 +479,8 @@ Deno.test("clustered calibration answers count by their effective number: honest
     assert.ok(bands.some((b) => b.effective !== undefined));
     const raw = bands.map(({ effective: _, ...b }) => b);
     const checks = [
-      new FeedbackCheck(bands, grid),
-      new FeedbackCheck(raw, grid),
+      new FeedbackCheck(bands, grid, 0.75),
+      new FeedbackCheck(raw, grid, 0.75),
     ];
     const labelled = new Float64Array(grid.length);
     const disagreed = new Float64Array(grid.length);
@@ -481,5 +512,139 @@ Deno.test("clustered calibration answers count by their effective number: honest
   assert.ok(
     raisedRaw > allowedAlarms(runs, FEEDBACK_ALARM_RATE),
     `${raisedRaw}`,
+  );
+});
+
+/**
+ * The hard world for a partial echo: the bundle's threshold 0.725 is about
+ * the most lenient whose rate is within alpha (4.9%); every more lenient
+ * candidate is above it (5.6% at 0.7, more below), so a lenient threshold
+ * in force certifies wrong answers beyond the promise.
+ */
+const HARD = world(0.3);
+const HARD_BUNDLE = GRID[10]!;
+
+Deno.test("a proxy that echoes only part of the feedback (the audits, or the uncertified answers) never moves the threshold below the bundle's", async (t) => {
+  for (const proxy of ["echo-audits", "echo-feedback"] as const) {
+    for (const calibration of [150, 600, 3000]) {
+      for (const rate of [0.05, 0.2]) {
+        await t.step(
+          `${proxy}, ${calibration} calibration answers, audit rate ${rate}`,
+          () => {
+            let lenient = 0;
+            let named = 0;
+            const runs = 20;
+            for (let r = 0; r < runs; r++) {
+              const seed = 80_000 + calibration * 3 + Math.round(rate * 100) +
+                r * 29;
+              const bands = calibrate(HARD, HARD_BUNDLE, calibration, seed);
+              const run = serve(
+                HARD,
+                HARD_BUNDLE,
+                bands,
+                20_000,
+                rate,
+                proxy,
+                seed + 5,
+              );
+              if (run.lenient) lenient++;
+              if (run.agreeAt !== null) named++;
+            }
+            console.log(
+              `${proxy}, ${calibration} calibration answers, audit rate ${rate}: lenient in ${lenient}/${runs} streams, named in ${named}/${runs}`,
+            );
+            assert.equal(lenient, 0, `lenient in ${lenient}/${runs}`);
+          },
+        );
+      }
+    }
+  }
+});
+
+Deno.test("a proxy that echoes a random half of the labelled answers is named only as fast as the bands allow (measured; it may loosen first)", async (t) => {
+  for (
+    const [calibration, rate] of [[150, 0.2], [600, 0.2], [3000, 0.05], [
+      3000,
+      0.2,
+    ]] as const
+  ) {
+    await t.step(
+      `${calibration} calibration answers, audit rate ${rate}`,
+      () => {
+        const needed: number[] = [];
+        let lenient = 0;
+        for (let r = 0; r < 20; r++) {
+          const seed = 95_000 + calibration + r * 31;
+          const bands = calibrate(HARD, HARD_BUNDLE, calibration, seed);
+          const run = serve(
+            HARD,
+            HARD_BUNDLE,
+            bands,
+            20_000,
+            rate,
+            "echo-half",
+            seed + 7,
+          );
+          needed.push(run.agreeAt ?? Infinity);
+          if (run.lenient) lenient++;
+        }
+        needed.sort((a, b) => a - b);
+        console.log(
+          `echo of half, ${calibration} calibration answers, audit rate ${rate}: named after ${
+            needed[10]
+          } labelled answers (median; worst ${
+            needed[needed.length - 1]
+          }), lenient in ${lenient}/20`,
+        );
+        // Only as fast as the bands' bounds allow: with 3,000 calibration
+        // answers after about 6,000 labelled answers; with fewer, not within
+        // these streams (docs/live.md, what is still not caught).
+        if (calibration >= 3000) {
+          assert.ok(needed[10]! <= 8000, `${needed}`);
+        }
+      },
+    );
+  }
+});
+
+Deno.test("FeedbackCheck: an echo of either region never passes the leniency gate, whatever the other region's counts", () => {
+  // Counts drawn at random: one region echoed (no disagreement in it), the
+  // other anything. Whenever the gate's power condition holds, the alarm
+  // has risen on the same counts, so the gate stays shut.
+  const grid = liveGrid(GRID, HARD_BUNDLE);
+  const split = grid.indexOf(HARD_BUNDLE) + 1;
+  const random = rng(123);
+  let powered = 0;
+  for (let r = 0; r < 400; r++) {
+    const check = new FeedbackCheck(
+      calibrate(HARD, HARD_BUNDLE, [600, 3000][r % 2]!, 300 + r),
+      grid,
+      HARD_BUNDLE,
+    );
+    assert.equal(check.split, split);
+    const echoed = r % 4 < 2 ? 0 : 1;
+    const labelled = new Float64Array(grid.length);
+    const disagreed = new Float64Array(grid.length);
+    const scale = Math.floor(random() * 8000);
+    for (let j = 0; j < grid.length; j++) {
+      labelled[j] = Math.floor(random() * scale / grid.length);
+      const region = j < split ? 0 : 1;
+      if (region !== echoed) {
+        disagreed[j] = Math.floor(labelled[j]! * random() * 0.4);
+      }
+    }
+    const seen = check.evaluate(labelled, disagreed);
+    const state = check.state(labelled, disagreed, seen.alarms);
+    if (state.echoRegionLogCapitals[echoed]! >= check.regionLogBar) {
+      powered++;
+      assert.equal(seen.alarms & 1, 1, `draw ${r}`);
+    }
+    assert.equal(seen.echoPowered, false, `draw ${r}`);
+  }
+  // The draws reach the power often enough to mean something.
+  assert.ok(powered >= 100, `${powered}`);
+  assert.throws(
+    () => new FeedbackCheck(calibrate(HARD, HARD_BUNDLE, 600, 1), grid, 0.123),
+    /not a live candidate/,
   );
 });

@@ -23,17 +23,36 @@
  * with live traffic exchangeable with the calibration traffic, all hold
  * together with probability at least `1 - CALIBRATION_DELTA`.
  *
+ * **Two regions.** The bundle's threshold splits the bands in two, fixed
+ * at load: the *audited* region (bands at or above it: the answers the
+ * bundle certifies, whose labels are audits while the bundle's threshold
+ * is in force) and the *reported* region (bands below it: uncertified
+ * answers, all reported as feedback). A proxy may echo one part and not the
+ * other (a plausible bug: audits answered from a cache of the table's
+ * choices, feedback from the model), so the echo test is run per region.
+ *
  * **Two tests by betting** on the labelled answers (audits, and feedback on
  * answers uncertified for the threshold only), each in the band of its
  * confidence, as mixtures over fixed fractions `f`:
- * - *agrees too much* (H0: each band's live rate is at least `q_b`): an
- *   agreement multiplies the capital by `1 + f q_b / (1 - q_b)`, a
- *   disagreement by `1 - f`;
+ * - *agrees too much* (H0: each band's live rate is at least `q_b`): per
+ *   region, an agreement multiplies that region's capital by
+ *   `1 + f q_b / (1 - q_b)`, a disagreement by `1 - f`; the test's capital
+ *   is the mean of the two regions' capitals (a region without bands
+ *   stays at 1);
  * - *disagrees too much* (H0: at most `u_b`): an agreement by `1 - f`, a
- *   disagreement by `1 + f (1 - u_b) / u_b`.
- * Under H0 each factor has mean at most 1 given the past, so each capital
- * is a nonnegative supermartingale and, by Ville's inequality, ever reaches
- * `1 / VILLE_DELTA` with probability at most `VILLE_DELTA`. The alarm of a
+ *   disagreement by `1 + f (1 - u_b) / u_b`, over all bands.
+ * Under H0 each factor has mean at most 1 given the past, so each region's
+ * capital, their mean, and the disagree capital are nonnegative
+ * supermartingales starting at 1 and, by Ville's inequality, each test's
+ * ever reaches `1 / VILLE_DELTA` with probability at most `VILLE_DELTA`.
+ *
+ * **The leniency gate's power condition** asks, per region, that the
+ * region's capital had every labelled answer in it agreed is at least
+ * `2 / VILLE_DELTA`. A proxy that echoes a whole region (every answer in
+ * it reported as agreeing) makes that region's capital exactly that, so
+ * the mean reaches `1 / VILLE_DELTA` and the alarm rises on the very
+ * answers that gave the power: an echo of the audits, of the feedback, or
+ * of both can never pass the gate. The alarm of a
  * question is raised, then, with probability at most `FEEDBACK_ALARM_RATE
  * = CALIBRATION_DELTA + 2 VILLE_DELTA` (1%) over the whole life of its
  * evidence, on an honest proxy and exchangeable traffic. With fixed
@@ -154,13 +173,20 @@ export interface FeedbackCheckState {
   /** The least and most disagreements the null bounds allow on them. */
   expectedLow: number;
   expectedHigh: number;
-  /** True once a pure echo of these answers would have raised the alarm (the leniency gate's first condition). */
+  /** Per region (audited, reported): its log capital of the agrees-too-much test now, and had every labelled answer in it agreed. */
+  agreeRegionLogCapitals: [number, number];
+  echoRegionLogCapitals: [number, number];
+  /** The bar each region's all-agreed capital must reach for the gate (`ln(2 / VILLE_DELTA)`). */
+  regionLogBar: number;
+  /** True once an echo of either region would have raised the alarm (the leniency gate's first condition). */
   echoPowered: boolean;
 }
 
 /** The check of one question (see the module doc), with its log factors precomputed. */
 export class FeedbackCheck {
   readonly bands: readonly CalibrationBand[];
+  /** Bands `[0, split)` form the audited region (at or above the bundle's threshold), `[split, B)` the reported one. */
+  readonly split: number;
   /** Per band, the null bounds. */
   readonly lower: Float64Array;
   readonly upper: Float64Array;
@@ -172,15 +198,19 @@ export class FeedbackCheck {
   readonly #loss: Float64Array;
   readonly #logs: Float64Array;
   readonly logBar = Math.log(1 / VILLE_DELTA);
+  readonly regionLogBar = Math.log(2 / VILLE_DELTA);
 
   /**
    * A check over `bands`, which must match the live candidates
-   * `thresholds` edge for edge (throws `RangeError` when they do not, or
-   * when a count is not a whole number with `disagreements <= answers`).
+   * `thresholds` edge for edge, for a bundle whose threshold is `bundle`
+   * (one of them: it splits the regions). Throws `RangeError` when the
+   * bands do not match, when `bundle` is not a candidate, or when a count
+   * is not a whole number with `disagreements <= answers`.
    */
   constructor(
     bands: readonly CalibrationBand[],
     thresholds: readonly number[],
+    bundle: number,
   ) {
     if (
       bands.length !== thresholds.length ||
@@ -207,7 +237,16 @@ export class FeedbackCheck {
         );
       }
     }
+    const at = thresholds.indexOf(bundle);
+    if (at < 0) {
+      throw new RangeError(
+        `The bundle's threshold ${bundle} is not a live candidate (${
+          thresholds.map((t) => t.toFixed(4)).join(" ")
+        })`,
+      );
+    }
     this.bands = bands;
+    this.split = at + 1;
     const nb = bands.length;
     const gamma = CALIBRATION_DELTA / (2 * Math.max(1, nb));
     this.lower = new Float64Array(nb);
@@ -234,7 +273,7 @@ export class FeedbackCheck {
           : Math.log1p((f * (1 - u)) / u);
       }
     });
-    this.#logs = new Float64Array(FRACTIONS.length);
+    this.#logs = new Float64Array(2 * FRACTIONS.length);
   }
 
   /**
@@ -242,31 +281,35 @@ export class FeedbackCheck {
    * log `bar`; the mean lies between max / count and max, so most calls
    * need no exponential.
    */
-  #reaches(bar: number): boolean {
+  #reaches(bar: number, from: number, count: number): boolean {
     const logs = this.#logs;
     let max = -Infinity;
-    for (let i = 0; i < logs.length; i++) if (logs[i]! > max) max = logs[i]!;
+    for (let i = from; i < from + count; i++) {
+      if (logs[i]! > max) max = logs[i]!;
+    }
     if (max < bar) return false;
-    if (max - Math.log(logs.length) >= bar) return true;
-    return this.#mix() >= bar;
+    if (max - Math.log(count) >= bar) return true;
+    return this.#mix(from, count) >= bar;
   }
 
-  /** Log of the mean capital over the fractions, from `#logs`. */
-  #mix(): number {
+  /** Log of the mean capital over `count` entries of `#logs` from `from`. */
+  #mix(from: number, count: number): number {
     const logs = this.#logs;
     let max = -Infinity;
-    for (let i = 0; i < logs.length; i++) if (logs[i]! > max) max = logs[i]!;
+    for (let i = from; i < from + count; i++) {
+      if (logs[i]! > max) max = logs[i]!;
+    }
     if (max === -Infinity) return max;
     let sum = 0;
-    for (let i = 0; i < logs.length; i++) sum += Math.exp(logs[i]! - max);
-    return max + Math.log(sum / logs.length);
+    for (let i = from; i < from + count; i++) sum += Math.exp(logs[i]! - max);
+    return max + Math.log(sum / count);
   }
 
   /**
-   * Log capital of the agrees-too-much test over per-band counts of
-   * labelled answers `labelled` and disagreements `disagreed`; with
-   * `echo`, as if every labelled answer had agreed (what a pure echo
-   * would have reached).
+   * Log capital of the agrees-too-much test (the mean of both regions'
+   * capitals) over per-band counts of labelled answers `labelled` and
+   * disagreements `disagreed`; with `echo`, as if every labelled answer
+   * had agreed (what a pure echo would have reached).
    */
   agreeLog(
     labelled: ArrayLike<number>,
@@ -274,24 +317,45 @@ export class FeedbackCheck {
     echo = false,
   ): number {
     this.#fillAgree(labelled, disagreed, echo);
-    return this.#mix();
+    return this.#mix(0, 2 * FRACTIONS.length);
   }
 
+  /**
+   * Log capital of one region's agrees-too-much test (0: audited, 1:
+   * reported) over the same counts; with `echo`, had every labelled answer
+   * in it agreed.
+   */
+  agreeRegionLog(
+    region: 0 | 1,
+    labelled: ArrayLike<number>,
+    disagreed: ArrayLike<number>,
+    echo = false,
+  ): number {
+    this.#fillAgree(labelled, disagreed, echo);
+    return this.#mix(region * FRACTIONS.length, FRACTIONS.length);
+  }
+
+  /** Fills `#logs` with the audited region's log capitals per fraction, then the reported region's. */
   #fillAgree(
     labelled: ArrayLike<number>,
     disagreed: ArrayLike<number>,
     echo: boolean,
   ): void {
     const nb = this.bands.length;
-    for (let i = 0; i < FRACTIONS.length; i++) {
-      let l = 0;
-      let d = 0;
-      for (let j = 0; j < nb; j++) {
-        const dj = echo ? 0 : disagreed[j]!;
-        l += (labelled[j]! - dj) * this.#agreeA[i * nb + j]!;
-        d += dj;
+    const nf = FRACTIONS.length;
+    for (let r = 0; r < 2; r++) {
+      const from = r === 0 ? 0 : this.split;
+      const to = r === 0 ? this.split : nb;
+      for (let i = 0; i < nf; i++) {
+        let l = 0;
+        let d = 0;
+        for (let j = from; j < to; j++) {
+          const dj = echo ? 0 : disagreed[j]!;
+          l += (labelled[j]! - dj) * this.#agreeA[i * nb + j]!;
+          d += dj;
+        }
+        this.#logs[r * nf + i] = l + (d === 0 ? 0 : d * this.#loss[i]!);
       }
-      this.#logs[i] = l + (d === 0 ? 0 : d * this.#loss[i]!);
     }
   }
 
@@ -301,7 +365,7 @@ export class FeedbackCheck {
     disagreed: ArrayLike<number>,
   ): number {
     this.#fillDisagree(labelled, disagreed);
-    return this.#mix();
+    return this.#mix(0, FRACTIONS.length);
   }
 
   #fillDisagree(
@@ -324,8 +388,9 @@ export class FeedbackCheck {
   /**
    * The alarms the counts raise now with those `latched` already
    * (`AGREES_TOO_MUCH | DISAGREES_TOO_MUCH` bits), and, while none stands,
-   * whether a pure echo would have been caught on as many labelled answers
-   * (false when an alarm stands).
+   * whether an echo of either region would have been caught on as many
+   * labelled answers (each region's all-agreed capital at least
+   * `2 / VILLE_DELTA`; false when an alarm stands).
    */
   evaluate(
     labelled: ArrayLike<number>,
@@ -333,21 +398,23 @@ export class FeedbackCheck {
     latched = 0,
   ): { alarms: number; echoPowered: boolean } {
     const bar = this.logBar;
+    const nf = FRACTIONS.length;
     let alarms = latched;
     // A latched alarm needs no test; the echo's power matters only while
     // no alarm stands (the leniency gate needs both).
     if ((alarms & AGREES_TOO_MUCH) === 0) {
       this.#fillAgree(labelled, disagreed, false);
-      if (this.#reaches(bar)) alarms |= AGREES_TOO_MUCH;
+      if (this.#reaches(bar, 0, 2 * nf)) alarms |= AGREES_TOO_MUCH;
     }
     if ((alarms & DISAGREES_TOO_MUCH) === 0) {
       this.#fillDisagree(labelled, disagreed);
-      if (this.#reaches(bar)) alarms |= DISAGREES_TOO_MUCH;
+      if (this.#reaches(bar, 0, nf)) alarms |= DISAGREES_TOO_MUCH;
     }
     let echoPowered = false;
     if (alarms === 0) {
       this.#fillAgree(labelled, disagreed, true);
-      echoPowered = this.#reaches(bar);
+      echoPowered = this.#reaches(this.regionLogBar, 0, nf) &&
+        this.#reaches(this.regionLogBar, nf, nf);
     }
     return { alarms, echoPowered };
   }
@@ -371,6 +438,11 @@ export class FeedbackCheck {
       low += l * this.lower[j]!;
       high += l * this.upper[j]!;
     });
+    const region = (echo: boolean): [number, number] => [
+      this.agreeRegionLog(0, labelled, disagreed, echo),
+      this.agreeRegionLog(1, labelled, disagreed, echo),
+    ];
+    const echoes = region(true);
     return {
       agreesTooMuch: (alarms & AGREES_TOO_MUCH) !== 0,
       disagreesTooMuch: (alarms & DISAGREES_TOO_MUCH) !== 0,
@@ -382,7 +454,11 @@ export class FeedbackCheck {
       expected,
       expectedLow: low,
       expectedHigh: high,
-      echoPowered: this.agreeLog(labelled, disagreed, true) >= this.logBar,
+      agreeRegionLogCapitals: region(false),
+      echoRegionLogCapitals: echoes,
+      regionLogBar: this.regionLogBar,
+      echoPowered: echoes[0] >= this.regionLogBar &&
+        echoes[1] >= this.regionLogBar,
     };
   }
 }

@@ -50,9 +50,10 @@
  * (`feedback_check.ts`): once the labelled answers agree with the table far
  * more than calibration allows (an echo), the threshold in force is never
  * more lenient than the bundle's and moves only stricter; a candidate more
- * lenient than the bundle's also needs the *leniency gate*: a pure echo of
- * the labelled answers so far would have raised that alarm, and no alarm
- * stands. Without bands, never more lenient than the bundle's. Alarms are
+ * lenient than the bundle's also needs the *leniency gate*: an echo of
+ * either region of the bands (those the bundle certifies, those it does
+ * not) would have raised that alarm on the labelled answers so far, and no
+ * alarm stands. Without bands, never more lenient than the bundle's. Alarms are
  * part of the policy: they latch until `reset`.
  *
  * Pure: it counts decisions and reports, it reads no clock.
@@ -384,7 +385,7 @@ export class LiveCertificate {
     this.#inForce = this.#bundle;
     this.#check = bands === undefined || bands === null || this.#bundle < 0
       ? null
-      : new FeedbackCheck(bands, this.#thresholds);
+      : new FeedbackCheck(bands, this.#thresholds, threshold!);
     this.#bandDisagreed = new Float64Array(k);
     const r = settings.auditRate;
     const m = settings.alpha;
@@ -718,7 +719,8 @@ export class LiveCertificate {
     const echo = (this.#alarms & AGREES_TOO_MUCH) !== 0;
     if (echo && this.#inForce > this.#bundle) this.#inForce = this.#bundle;
     // A candidate more lenient than the bundle's also needs the leniency
-    // gate: a check that could have caught a pure echo, and no alarm.
+    // gate: a check that could have caught an echo of either region (the
+    // audits, or the uncertified answers), and no alarm.
     const lenientOk = this.#check !== null && echoPowered &&
       this.#alarms === 0;
     if (this.#inForce >= 0 && !echo) {

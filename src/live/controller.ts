@@ -209,7 +209,13 @@ export class LiveController {
     this.#states.set(table, state);
     if (tiered) this.#tiered.add(table);
     if (this.fleet !== null && this.enabled) {
-      this.fleet.serve(table, state, this.certificates(table), this.auditRate);
+      this.fleet.serve(
+        table,
+        state,
+        this.certificates(table),
+        this.auditRate,
+        tiered ? this.semanticCertificates(table) : undefined,
+      );
     }
   }
 
@@ -285,14 +291,18 @@ export class LiveController {
   /**
    * The second tier's threshold in force for question `slot` of `table`:
    * its live certificate's last decision (made as feedback is counted, by
-   * `apply`; null: certification withdrawn), else `fallback` (the
-   * bundle's `L`).
+   * `apply`; on a fleet, the fleet's, null until the store is read; null:
+   * certification withdrawn), else `fallback` (the bundle's `L`).
    */
   semanticThreshold(
     table: Table,
     slot: number,
     fallback: number | null,
   ): number | null {
+    if (this.fleet !== null && this.enabled) {
+      const pooled = this.fleet.semanticThreshold(table, slot);
+      if (pooled !== undefined) return pooled;
+    }
     const decided = this.#semanticInForce.get(table)?.[slot];
     return decided === undefined ? fallback : decided;
   }
@@ -364,9 +374,8 @@ export class LiveController {
    * certificate and picks it for audit when certified: a kept id tied to
    * that certificate, or a signed one whose question position is offset
    * by `SEMANTIC_SLOT`. An uncertified one is remembered with its text,
-   * so feedback on it counts in that certificate. On a fleet second-tier
-   * answers are counted here but not picked: its store pools the table's
-   * evidence alone.
+   * so feedback on it counts in that certificate (on a fleet, a counter
+   * of what goes to the store's second-tier record).
    */
   #recordSemantic(
     table: Table,
@@ -376,7 +385,7 @@ export class LiveController {
     const certificate = this.semanticCertificates(table)[a.slot];
     if (certificate == null) return undefined;
     const certified = a.answer.certified;
-    const picked = certified && this.fleet === null && this.#sampler.pick();
+    const picked = certified && this.#sampler.pick();
     certificate.recordDecision(a.fullConfidence, certified, picked);
     // Feedback on it (without an audit id) then counts where it was
     // decided: in the second tier's certificate.
@@ -439,11 +448,8 @@ export class LiveController {
     const slot = semantic ? claim.slot - SEMANTIC_SLOT : claim.slot;
     const q = table.questions[slot];
     if (q === undefined) return "malformed";
-    // A fleet never gives second-tier ids (its store pools the table's
-    // evidence alone).
-    if (semantic && (q.semantic === undefined || this.fleet !== null)) {
-      return "forged";
-    }
+    // Only a question with a second tier has second-tier answers.
+    if (semantic && q.semantic === undefined) return "forged";
     if (q.name !== question) return "other_question";
     const now = this.#clock();
     if (Math.abs(now - claim.issuedAt) > this.auditTtlMs) return "expired";
@@ -619,12 +625,12 @@ export class LiveController {
   /**
    * The live state of the second tier of every question of `table` that
    * has one and is served with it, by name (empty when off, or when the
-   * table is served without its second tier). This process's own evidence,
-   * also in a fleet (which pools the table's alone).
+   * table is served without its second tier); a fleet's pooled one.
    */
   semanticStates(table: Table): Map<string, LiveState> {
     const out = new Map<string, LiveState>();
     if (!this.enabled || !this.#tiered.has(table)) return out;
+    if (this.fleet !== null) return this.fleet.semanticStates(table);
     const certificates = this.semanticCertificates(table);
     table.questions.forEach((q, i) => {
       const c = certificates[i];

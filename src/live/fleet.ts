@@ -48,8 +48,7 @@ import {
 import type { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
 import { applyLiveDecision } from "./apply.ts";
-import { bundleIdOf } from "./bundle_id.ts";
-import { newCertificate } from "./new_certificate.ts";
+import { type FleetTrack, fleetTracks, poolName } from "./fleet_tracks.ts";
 import {
   type AuditOutcome,
   type Batch,
@@ -121,8 +120,16 @@ interface Served {
   readonly table: Table;
   /** The serving state decisions are put in force in. */
   readonly state: TableState;
+  /** The store's name of the evidence (`poolName`). */
   readonly bundle: string;
+  /** Per track: its record's name in the store. */
   readonly names: readonly string[];
+  /** The streams pooled: the table's of every question first (track = slot), then the second tier's. */
+  readonly tracks: readonly FleetTrack[];
+  /** Per question: the track of its second tier, -1 without one. */
+  readonly semanticTrack: readonly number[];
+  /** Per question: the second tier's threshold in force here (see `semanticThreshold`). */
+  semanticThresholds: (number | null)[];
   /** The controller's certificates, used here as counters of what this replica saw since its last batch. */
   readonly counters: readonly LiveCertificate[];
   /** Per question: the pooled certificate the policy is weighed on. */
@@ -200,14 +207,17 @@ export class FleetLive {
 
   /**
    * Resets the fleet's live evidence of `question` (every question when
-   * null) of the bundle served: the store bumps its reset generation and
-   * forgets its record, every replica starts it afresh; resolves once this
-   * replica has. Rejects when the store cannot be reached (nothing reset).
+   * null) of the bundle served, of both tiers: the store bumps their reset
+   * generations and forgets their records at once, every replica starts
+   * them afresh; resolves once this replica has. Rejects when the store
+   * cannot be reached (nothing reset).
    */
   async reset(question: string | null): Promise<void> {
     const s = this.#served;
     if (s === null) return;
-    const names = question === null ? [...s.names] : [question];
+    const names = question === null
+      ? [...s.names]
+      : s.names.filter((_, i) => s.tracks[i]!.question === question);
     await this.#store.reset(s.bundle, names);
     await this.sync();
   }
@@ -226,24 +236,35 @@ export class FleetLive {
    * Serves `table` (its decisions put in force in its serving `state`),
    * counting in `counters` (one certificate per question, the
    * controller's, at audit rate `auditRate`): certification is withheld
-   * until the store is read, then the fleet's threshold applies.
+   * until the store is read, then the fleet's threshold applies. With
+   * `semantic` (the second tier's certificates, null for a question
+   * without one: the table is served with its second tier), each second
+   * tier is pooled as a stream of its own, the table's certificates are
+   * over the two-tier rule's calibration (as the controller's are), and
+   * the evidence is another pool than without (`poolName`).
    */
   serve(
     table: Table,
     state: TableState,
     counters: readonly LiveCertificate[],
     auditRate: number,
+    semantic?: readonly (LiveCertificate | null)[],
   ): void {
     if (this.#served?.table === table) return;
-    const make = () => table.questions.map((q) => newCertificate(q, auditRate));
+    const { tracks, names, semanticTrack, counters: allCounters, fresh } =
+      fleetTracks(table, counters, auditRate, semantic);
+    const make = () => tracks.map((_, i) => fresh(i));
     const views = make();
     const initial = views.map((v) => v.policy());
     this.#served = {
       table,
       state,
-      bundle: bundleIdOf(table),
-      names: table.questions.map((q) => q.name),
-      counters,
+      bundle: poolName(table, semanticTrack.some((t) => t >= 0)),
+      names,
+      tracks,
+      semanticTrack,
+      semanticThresholds: table.questions.map(() => null),
+      counters: allCounters,
       views,
       display: make(),
       initial,
@@ -337,9 +358,18 @@ export class FleetLive {
   }
 
   /**
-   * The evidence one audit adds to question `slot`: an audit of an answer
-   * at `confidence`, with the model disagreeing when `wrong`; `tag` names it
-   * across the fleet for `ttlMs`.
+   * True when the second tier of question `slot` is pooled here (the table
+   * served with its second tier, and the question has one).
+   */
+  hasSemantic(slot: number): boolean {
+    return (this.#served?.semanticTrack[slot] ?? -1) >= 0;
+  }
+
+  /**
+   * The evidence one audit adds to question `slot` (its second tier's when
+   * `semantic`; throws `RangeError` when that is not pooled, see
+   * `hasSemantic`): an audit of an answer at `confidence`, with the model
+   * disagreeing when `wrong`; `tag` names it across the fleet for `ttlMs`.
    */
   stage(
     slot: number,
@@ -347,16 +377,23 @@ export class FleetLive {
     wrong: boolean,
     tag: string,
     ttlMs: number,
+    semantic = false,
   ): StagedAudit {
     const s = this.#served!;
-    const scratch = s.scratch[slot]!;
+    const track = semantic ? (s.semanticTrack[slot] ?? -1) : slot;
+    if (track < 0) {
+      throw new RangeError(
+        `Question ${slot} has no second tier pooled in this fleet`,
+      );
+    }
+    const scratch = s.scratch[track]!;
     scratch.recordAudit(confidence, wrong);
     const evidence = scratch.takeEvidence();
     return {
       stored: {
         id: tag,
         ttlMs: Math.max(1000, Math.round(ttlMs)),
-        question: slot,
+        question: track,
         fields: evidenceFields(evidence),
       },
       evidence,
@@ -489,11 +526,13 @@ export class FleetLive {
     for (const w of waiters) {
       w.resolve(w.audits.map(() => outcomes[at++] ?? "counted"));
     }
-    // A question whose reset generation moved starts afresh here.
+    // A question whose reset generation moved starts afresh here (both
+    // tiers: a reset always moves both).
     const reset: string[] = [];
     reply.generations.forEach((g, i) => {
       if (s.generations[i] !== -1 && s.generations[i] !== g) {
-        reset.push(s.names[i]!);
+        const name = s.tracks[i]!.question;
+        if (!reset.includes(name)) reset.push(name);
         s.applied[i] = { ...s.initial[i]! };
       }
       s.generations[i] = g;
@@ -643,28 +682,62 @@ export class FleetLive {
   }
 
   #applyAll(s: Served): void {
-    s.names.forEach((name, i) => {
+    s.tracks.forEach((t, i) => {
       const view = s.display[i]!;
       view.restore(emptyEvidence(view.thresholds.length), s.applied[i]);
-      applyLiveDecision(s.table, s.state, name, view.current());
+      const d = view.current();
+      if (t.tier === "table") {
+        applyLiveDecision(s.table, s.state, t.question, d);
+      } else if (d.reason !== "uncalibrated") {
+        s.semanticThresholds[t.slot] = d.threshold;
+      }
     });
   }
 
-  /** The decision in force on this replica for question `slot` of the table served. */
-  decision(slot: number): LiveDecision | null {
+  /**
+   * The decision in force on this replica for question `slot` of the table
+   * served (its second tier's when `semantic`; null when not pooled).
+   */
+  decision(slot: number, semantic = false): LiveDecision | null {
     const s = this.#served;
     if (s === null) return null;
-    const view = s.display[slot]!;
-    view.restore(emptyEvidence(view.thresholds.length), s.applied[slot]);
+    const track = semantic ? (s.semanticTrack[slot] ?? -1) : slot;
+    const view = s.display[track];
+    if (view === undefined) return null;
+    view.restore(emptyEvidence(view.thresholds.length), s.applied[track]);
     return view.current();
+  }
+
+  /**
+   * The second tier's threshold in force on this replica for question
+   * `slot` of `table` (null: withdrawn, or withheld until the store is
+   * read); undefined when its second tier is not pooled here.
+   */
+  semanticThreshold(table: Table, slot: number): number | null | undefined {
+    const s = this.#served;
+    if (s === null || s.table !== table || !this.hasSemantic(slot)) {
+      return undefined;
+    }
+    return s.semanticThresholds[slot] ?? null;
   }
 
   /** The live state of every question of `table` (empty unless served): the pooled evidence with what this replica counted since, under the policy in force here. */
   states(table: Table): Map<string, LiveState> {
+    return this.#states(table, "table");
+  }
+
+  /** The same as `states`, of the second tiers pooled (by question name). */
+  semanticStates(table: Table): Map<string, LiveState> {
+    return this.#states(table, "semantic");
+  }
+
+  #states(table: Table, tier: FleetTrack["tier"]): Map<string, LiveState> {
     const out = new Map<string, LiveState>();
     const s = this.#served;
     if (s === null || s.table !== table) return out;
-    s.names.forEach((name, i) => {
+    s.tracks.forEach((t, i) => {
+      if (t.tier !== tier) return;
+      const name = t.question;
       const view = s.display[i]!;
       const pooled = s.pooled[i];
       const evidence = pooled === null || pooled === undefined

@@ -64,6 +64,12 @@ export async function countFleetFeedback(
       typeof checked !== "string" &&
       checked.issuedAt < live.resetAt(table, item.question)
     ) checked = "not_shared";
+    // A second-tier answer counted in a second tier this replica does not
+    // pool (it serves the bundle without it).
+    if (
+      typeof checked !== "string" && checked.semantic &&
+      !fleet.hasSemantic(checked.slot)
+    ) checked = "not_shared";
     if (typeof checked === "string") {
       misses[at] = { audit: item.audit, reason: checked };
       continue;
@@ -76,6 +82,7 @@ export async function countFleetFeedback(
         checked.tableAnswer !== item.answer,
         checked.tag,
         live.auditRemainingMs(checked.issuedAt) + CLOCK_SKEW_MS,
+        checked.semantic,
       ),
     });
   }

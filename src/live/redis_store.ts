@@ -8,7 +8,9 @@
  * second script, compare-and-set on the version, that announces itself on
  * the channel `dtable:live:policy` (the message is the bundle id).
  *
- * Keys, all of one bundle in one hash slot: `dtable:live:{BUNDLE}:epoch`,
+ * Keys, all of one bundle in one hash slot (BUNDLE is the bundle id, with
+ * `+semantic` after it when served with its second tier, whose records are
+ * `QUESTION#semantic`): `dtable:live:{BUNDLE}:epoch`,
  * `dtable:live:{BUNDLE}:q:QUESTION` (a hash of counters, see `store.ts`),
  * `dtable:live:{BUNDLE}:gen` (each question's reset generation; a reset
  * is a third script that bumps it and deletes the question's record),

@@ -10,7 +10,9 @@
  * question one record of counters: the evidence (`LiveEvidence` as fields
  * `a<j>`, `d<j>`, `f<j>`, `l<j>`, `audited`, `audit_disagreements`,
  * `feedback`, `uncertified`) and the policy (`floor`, `in_force`, and the
- * `version` that every change of the policy bumps).
+ * `version` that every change of the policy bumps). A question's second
+ * tier is a record of its own (`QUESTION#semantic`, `fleet.ts`), kept and
+ * reset like any other: the store does not tell tiers apart.
  *
  * A sync sends batches, each applied whole and at most once (a batch id is
  * remembered for `BATCH_MEMORY_MS`, so a batch sent again after a lost

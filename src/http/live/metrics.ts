@@ -2,7 +2,7 @@
  * The live certificate in the Prometheus text exposition, after the
  * service's families in `/metrics` (same writer and conventions:
  * `dtable_live_` prefix, counters end in `_total`, labels only question
- * names).
+ * names; the second tier's certificate as `dtable_live_semantic_*`).
  *
  * @module
  */
@@ -149,10 +149,31 @@ export function writeLiveMetrics(e: Exposition, live: LiveStatsDocument): void {
     "Resets of the live evidence applied here (POST /v1/live/reset, or learnt from the fleet's store).",
     live.resets.total,
   );
-  const questions = Object.entries(live.questions);
-  for (const [name, type, help, value] of QUESTION_FAMILIES) {
-    e.family(name, type, help);
-    for (const [question, q] of questions) {
+  writeQuestionFamilies(e, live.questions, "dtable_live_", "");
+  // The second tier's certificate, per question that has one (families of
+  // their own: a `tier` label would mix the two streams under one name).
+  if (live.semantic_questions !== undefined) {
+    writeQuestionFamilies(
+      e,
+      live.semantic_questions,
+      "dtable_live_semantic_",
+      "The second tier's certificate: ",
+    );
+  }
+}
+
+/** Writes every per-question family of `questions`, its name's `dtable_live_` replaced by `prefix`. */
+function writeQuestionFamilies(
+  e: Exposition,
+  questions: Record<string, LiveQuestionStats>,
+  prefix: string,
+  helpPrefix: string,
+): void {
+  const entries = Object.entries(questions);
+  for (const [family, type, help, value] of QUESTION_FAMILIES) {
+    const name = prefix + family.slice("dtable_live_".length);
+    e.family(name, type, helpPrefix + help);
+    for (const [question, q] of entries) {
       const v = value(q);
       if (v !== null) e.sample(name, v, { question });
     }
