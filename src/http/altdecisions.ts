@@ -15,16 +15,85 @@ import {
   type ModelRequest,
   type TypedAsk,
 } from "./decision_request.ts";
-import { BodyShape } from "./fields.ts";
-import { ALT_QUESTION_FIELDS, SYNONYMS, unknownField } from "./known_fields.ts";
+import { Type } from "@sinclair/typebox";
+import { BodySpec, ObjectSpec, PARCEL } from "./body_spec.ts";
+import {
+  EXPOSED,
+  INSTRUCTIONS,
+  MODEL,
+  QUESTION_TYPE,
+  STATE,
+  TOP,
+} from "./decision_fields.ts";
+import { recordOf, ref } from "./openapi/schema_parts.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import { writeQuestionKey } from "./reply_parts.ts";
 import type { ServedTable } from "./served.ts";
 import { writeModelAnswer } from "./model_answer.ts";
 
-/** The body `/v1/altdecisions` needs, for error messages. */
-export const ALT_BODY = new BodyShape(
-  'a JSON object {"model"?: string, "state": string, "questions": {"<name>": {"type": "choice" | "predicate" | "noul", "instructions"?: string, "criteria"?: {"<option>": "<description>", ...}}, ...}}',
+/** A question object of `/v1/altdecisions`. */
+export const ALT_QUESTION = new ObjectSpec({
+  type: QUESTION_TYPE,
+  instructions: INSTRUCTIONS,
+  criteria: {
+    schema: Type.Optional(Type.Union([
+      recordOf(Type.String()),
+      Type.Array(Type.String()),
+      Type.Null(),
+    ], {
+      description:
+        "Offered options (option to description), narrowing a choice question; an array of option names is accepted too.",
+    })),
+    words: '{"<option>": "<description>", ...}',
+    aka: ["choices", "options"],
+  },
+}, true);
+
+/**
+ * The top level of a `/v1/altdecisions` body: open (clients of such APIs
+ * send fields of their own), and `exposed` and `top` are not shown in
+ * messages.
+ */
+export const ALT_OBJECT = new ObjectSpec({
+  model: MODEL,
+  state: { ...STATE, words: "string" },
+  questions: {
+    schema: recordOf(ref("AltQuestion", ALT_QUESTION.schema), {
+      description: "Keyed by question name.",
+    }),
+    words: `{"<name>": ${ALT_QUESTION.words}, ...}`,
+  },
+  exposed: { ...EXPOSED, words: null },
+  top: { ...TOP, words: null },
+}, false);
+
+/** The body of `/v1/altdecisions`: what it needs (for error messages), its schema, its examples. */
+export const ALT_BODY = new BodySpec(
+  `a JSON object ${ALT_OBJECT.words}`,
+  ALT_OBJECT.schema,
+  {
+    choiceAndPredicate: {
+      summary: "A narrowed choice and a predicate question",
+      value: {
+        model: "m",
+        state: PARCEL,
+        questions: {
+          topic: {
+            type: "choice",
+            instructions: "Which team should handle it?",
+            criteria: {
+              delivery: "about shipping",
+              returns: "about returns",
+            },
+          },
+          wants_human: {
+            type: "predicate",
+            instructions: "Does the customer ask for a person?",
+          },
+        },
+      },
+    },
+  },
 );
 
 /** Checks a `/v1/altdecisions` body; throws a 400 naming what is wrong. */
@@ -40,21 +109,8 @@ export function parseAltDecisions(body: unknown): ModelRequest {
   const asks = entries.map(([name, entry]): TypedAsk => {
     const at = `questions.${name}`;
     const q = shape.objectField(entry, at);
-    for (const key in q) {
-      switch (key) {
-        case "type":
-        case "instructions":
-        case "criteria":
-          continue;
-      }
-      throw unknownField(
-        shape,
-        at,
-        key,
-        ALT_QUESTION_FIELDS,
-        SYNONYMS.altQuestion,
-      );
-    }
+    const bad = ALT_QUESTION.unknownKey(q);
+    if (bad !== null) throw ALT_QUESTION.unknown(shape, at, bad);
     if (q.type === undefined) throw shape.fail(`"${at}.type" is missing`);
     const type = shape.string(q.type, `${at}.type`);
     shape.optionalString(q.instructions, `${at}.instructions`);

@@ -12,15 +12,57 @@
 
 import { HTTPException } from "hono/http-exception";
 import type { DecisionRequest, DecisionShape } from "./decision_request.ts";
-import { BodyShape } from "./fields.ts";
-import { BATCH_FIELDS, SYNONYMS, unknownField } from "./known_fields.ts";
+import { Type } from "@sinclair/typebox";
+import { BodySpec, ObjectSpec, PARCEL } from "./body_spec.ts";
+import { DECIDE_BODY } from "./decide.ts";
+import { ref } from "./openapi/schema_parts.ts";
 
 /** Most bodies one batch may carry (more gets 400); the 1 MiB body limit holds too. */
 export const MAX_BATCH_ITEMS = 256;
 
-/** The body `/v1/decide/batch` needs, for error messages. */
-export const BATCH_BODY = new BodyShape(
-  `a JSON object {"items": [<a /v1/decide body>, ...]} (or the array alone), at most ${MAX_BATCH_ITEMS} items`,
+const items = Type.Array(ref("DecideRequest", DECIDE_BODY.schema), {
+  maxItems: MAX_BATCH_ITEMS,
+});
+
+/** The object form of a batch body. */
+export const BATCH_OBJECT = new ObjectSpec(
+  {
+    items: {
+      schema: items,
+      words: "[<a /v1/decide body>, ...]",
+      aka: ["requests", "inputs", "bodies", "batch"],
+    },
+  },
+  true,
+  { additionalProperties: false },
+);
+
+/** The body of `/v1/decide/batch`: what it needs (for error messages), its schema, its examples. */
+export const BATCH_BODY = new BodySpec(
+  `a JSON object ${BATCH_OBJECT.words} (or the array alone), at most ${MAX_BATCH_ITEMS} items`,
+  Type.Union([BATCH_OBJECT.schema, items], {
+    description:
+      `Up to ${MAX_BATCH_ITEMS} /v1/decide bodies, as {"items": [...]} or the array alone; the whole body stays under the 1 MiB limit.`,
+  }),
+  {
+    items: {
+      summary: "Two texts, the second with only the best two options",
+      value: {
+        items: [
+          { state: PARCEL, questions: { topic: null } },
+          {
+            state: "I was charged twice this month",
+            questions: { topic: null },
+            top: 2,
+          },
+        ],
+      },
+    },
+    array: {
+      summary: "The array alone",
+      value: [{ state: PARCEL, questions: { wants_human: null } }],
+    },
+  },
 );
 
 /**
@@ -36,10 +78,7 @@ export function parseBatch<R extends DecisionRequest>(
   if (Array.isArray(body)) list = body;
   else {
     const o = BATCH_BODY.object(body);
-    for (const key in o) {
-      if (key === "items") continue;
-      throw unknownField(BATCH_BODY, "", key, BATCH_FIELDS, SYNONYMS.batch);
-    }
+    BATCH_OBJECT.check(BATCH_BODY, o);
     if (o.items === undefined) throw BATCH_BODY.fail('"items" is missing');
     list = o.items;
   }

@@ -14,13 +14,10 @@ import {
   MAX_OPTIONS,
   MAX_QUESTIONS,
 } from "./decision_request.ts";
-import { BodyShape, type JsonObject } from "./fields.ts";
-import {
-  DECIDE_FIELDS,
-  DECIDE_QUESTION_FIELDS,
-  SYNONYMS,
-  unknownField,
-} from "./known_fields.ts";
+import { Type } from "@sinclair/typebox";
+import { BodySpec, ObjectSpec, PARCEL } from "./body_spec.ts";
+import { EXPOSED, STATE, TOP } from "./decision_fields.ts";
+import { nullable, recordOf } from "./openapi/schema_parts.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import {
   writeChoice,
@@ -31,16 +28,77 @@ import {
 } from "./reply_parts.ts";
 import type { ServedTable } from "./served.ts";
 
-/** The body `/v1/decide` needs, for error messages. */
-export const DECIDE_BODY = new BodyShape(
-  'a JSON object {"state": string or object, "questions"?: {"<question>": {"criteria"?: ["<option>", ...]}}, "exposed"?: boolean, "top"?: integer >= 1}',
+/** A question entry of `/v1/decide`: the options it narrows a choice to. */
+export const DECIDE_QUESTION = new ObjectSpec({
+  criteria: {
+    schema: Type.Optional(nullable(Type.Array(Type.String()), {
+      description: "Offered options; empty or absent: all learned.",
+    })),
+    words: '["<option>", ...]',
+    aka: ["choices", "options"],
+  },
+}, true);
+
+/** The top level of a `/v1/decide` body. */
+export const DECIDE_OBJECT = new ObjectSpec({
+  state: STATE,
+  questions: {
+    schema: Type.Optional(nullable(
+      recordOf(nullable(DECIDE_QUESTION.schema)),
+      {
+        description:
+          "Answer only these questions (absent: all of the bundle's). An entry's criteria narrows a choice question to those options.",
+      },
+    )),
+    words: `{"<question>": ${DECIDE_QUESTION.words}}`,
+  },
+  exposed: EXPOSED,
+  top: TOP,
+}, true);
+
+/** The body of `/v1/decide`: what it needs (for error messages), its schema, its examples. */
+export const DECIDE_BODY = new BodySpec(
+  `a JSON object ${DECIDE_OBJECT.words}`,
+  DECIDE_OBJECT.schema,
+  {
+    all: {
+      summary: "Every question of the bundle",
+      value: { state: PARCEL },
+    },
+    narrowed: {
+      summary: "Two questions, the choice narrowed to two options",
+      value: {
+        state: PARCEL,
+        questions: {
+          topic: { criteria: ["delivery", "returns"] },
+          wants_human: {},
+        },
+        exposed: false,
+      },
+    },
+    objectState: {
+      summary: "An object state, serialised as JSON",
+      value: {
+        state: { subject: "refund", body: "I sent the shoes back" },
+        questions: { topic: null },
+      },
+    },
+    unknownQuestion: {
+      summary: "A question the bundle does not have",
+      value: { state: PARCEL, questions: { mood: {} } },
+    },
+    top: {
+      summary: "Only the two most probable options of a choice answer",
+      value: { state: PARCEL, top: 2 },
+    },
+  },
 );
 
 /** Checks a `/v1/decide` body; throws a 400 naming what is wrong. */
 export function parseDecide(body: unknown): DecideRequest {
   const shape = DECIDE_BODY;
   const o = shape.object(body);
-  checkDecideFields(o);
+  DECIDE_OBJECT.check(shape, o);
   const text = shape.state(o.state, "state");
   let asks: Ask[] | null = null;
   if (o.questions !== undefined && o.questions !== null) {
@@ -53,7 +111,10 @@ export function parseDecide(body: unknown): DecideRequest {
         continue;
       }
       const e = shape.objectField(entry, `questions.${name}`);
-      checkQuestionFields(e, name);
+      const bad = DECIDE_QUESTION.unknownKey(e);
+      if (bad !== null) {
+        throw DECIDE_QUESTION.unknown(shape, `questions.${name}`, bad);
+      }
       const criteria = e.criteria === undefined || e.criteria === null
         ? undefined
         : shape.strings(
@@ -67,34 +128,6 @@ export function parseDecide(body: unknown): DecideRequest {
   const exposed = shape.optionalBoolean(o.exposed, "exposed") ?? false;
   const top = shape.optionalCount(o.top, "top");
   return { text, asks, exposed, model: null, top };
-}
-
-/** Throws the 400 for the first field of the body `/v1/decide` does not know. */
-function checkDecideFields(o: JsonObject): void {
-  for (const key in o) {
-    switch (key) {
-      case "state":
-      case "questions":
-      case "exposed":
-      case "top":
-        continue;
-    }
-    throw unknownField(DECIDE_BODY, "", key, DECIDE_FIELDS, SYNONYMS.decide);
-  }
-}
-
-/** Throws the 400 for the first field of question entry `name` that is not `criteria`. */
-function checkQuestionFields(e: JsonObject, name: string): void {
-  for (const key in e) {
-    if (key === "criteria") continue;
-    throw unknownField(
-      DECIDE_BODY,
-      `questions.${name}`,
-      key,
-      DECIDE_QUESTION_FIELDS,
-      SYNONYMS.decideQuestion,
-    );
-  }
 }
 
 /**

@@ -14,19 +14,96 @@ import {
   type ModelRequest,
   type TypedAsk,
 } from "./decision_request.ts";
-import { BodyShape, describe, isObject } from "./fields.ts";
+import { Type } from "@sinclair/typebox";
+import { BodySpec, ObjectSpec, PARCEL } from "./body_spec.ts";
 import {
-  DECISIONS_QUESTION_FIELDS,
-  SYNONYMS,
-  unknownField,
-} from "./known_fields.ts";
+  EXPOSED,
+  INSTRUCTIONS,
+  MODEL,
+  QUESTION_TYPE,
+  TOP,
+} from "./decision_fields.ts";
+import { describe, isObject } from "./fields.ts";
+import { nullable, ref } from "./openapi/schema_parts.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import type { ServedTable } from "./served.ts";
 import { writeModelAnswer } from "./model_answer.ts";
 
-/** The body `/v1/decisions` needs, for error messages. */
-export const DECISIONS_BODY = new BodyShape(
-  'a JSON object {"model"?: string, "input": string, "questions": [{"type": "choice" | "predicate" | "noul", "name": string, "instructions"?: string, "choices"?: [{"value": string}, ...]}, ...]}',
+/** A question object of `/v1/decisions`. */
+export const DECISIONS_QUESTION = new ObjectSpec({
+  type: QUESTION_TYPE,
+  name: {
+    schema: Type.String({ description: "A question of the bundle." }),
+    words: "string",
+  },
+  instructions: INSTRUCTIONS,
+  choices: {
+    schema: Type.Optional(nullable(
+      Type.Array(Type.Union([
+        Type.Object({ value: Type.String() }),
+        Type.String(),
+      ])),
+      {
+        description:
+          "Offered options, narrowing a choice question; empty or absent: all learned. Plain strings are accepted too.",
+      },
+    )),
+    words: '[{"value": string}, ...]',
+    aka: ["criteria", "options"],
+  },
+}, true);
+
+/**
+ * The top level of a `/v1/decisions` body: open (clients of such APIs send
+ * fields of their own), and `exposed` and `top` are not shown in messages.
+ */
+export const DECISIONS_OBJECT = new ObjectSpec({
+  model: MODEL,
+  input: {
+    schema: Type.String({ description: "The text to decide on." }),
+    words: "string",
+  },
+  questions: {
+    schema: Type.Array(ref("DecisionsQuestion", DECISIONS_QUESTION.schema)),
+    words: `[${DECISIONS_QUESTION.words}, ...]`,
+  },
+  exposed: { ...EXPOSED, words: null },
+  top: { ...TOP, words: null },
+}, false);
+
+/** The body of `/v1/decisions`: what it needs (for error messages), its schema, its examples. */
+export const DECISIONS_BODY = new BodySpec(
+  `a JSON object ${DECISIONS_OBJECT.words}`,
+  DECISIONS_OBJECT.schema,
+  {
+    choiceAndNoul: {
+      summary: "A narrowed choice and a noul question",
+      value: {
+        model: "gpt-x",
+        input: PARCEL,
+        questions: [
+          {
+            type: "choice",
+            name: "topic",
+            instructions: "Which team should handle it?",
+            choices: [{ value: "delivery" }, { value: "returns" }],
+          },
+          {
+            type: "noul",
+            name: "wants_human",
+            instructions: "Does the customer ask for a person?",
+          },
+        ],
+      },
+    },
+    score: {
+      summary: "A score question, which the table does not answer",
+      value: {
+        input: PARCEL,
+        questions: [{ type: "score", name: "urgency" }],
+      },
+    },
+  },
 );
 
 /** Checks a `/v1/decisions` body; throws a 400 naming what is wrong. */
@@ -43,22 +120,8 @@ export function parseDecisions(body: unknown): ModelRequest {
     (item, i): TypedAsk => {
       const at = `questions[${i}]`;
       const q = shape.objectField(item, at);
-      for (const key in q) {
-        switch (key) {
-          case "type":
-          case "name":
-          case "instructions":
-          case "choices":
-            continue;
-        }
-        throw unknownField(
-          shape,
-          at,
-          key,
-          DECISIONS_QUESTION_FIELDS,
-          SYNONYMS.decisionsQuestion,
-        );
-      }
+      const bad = DECISIONS_QUESTION.unknownKey(q);
+      if (bad !== null) throw DECISIONS_QUESTION.unknown(shape, at, bad);
       if (q.type === undefined) throw shape.fail(`"${at}.type" is missing`);
       const type = shape.string(q.type, `${at}.type`);
       if (q.name === undefined) throw shape.fail(`"${at}.name" is missing`);

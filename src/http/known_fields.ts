@@ -7,9 +7,9 @@
  * meant). The decision-model shapes' top levels are not checked: their
  * clients send fields of their own there.
  *
- * Each parser checks keys with a `switch` over the known names while it
- * reads the object, so a body without unknown fields costs no allocation;
- * this module is reached only to build the error.
+ * The known fields and their other words come from each body's
+ * description (`body_spec.ts`, kept with its route); this module is
+ * reached only to build the error.
  *
  * @module
  */
@@ -20,64 +20,6 @@ import type { BodyShape } from "./fields.ts";
 
 /** Words other formats use for a known field: the other word, then the field it stands for. */
 export type Synonyms = Readonly<Record<string, string>>;
-
-/** What the body of `/v1/decide` and its question entries know. */
-export const DECIDE_FIELDS = ["state", "questions", "exposed", "top"] as const;
-/** The fields of a `/v1/decide` question entry. */
-export const DECIDE_QUESTION_FIELDS = ["criteria"] as const;
-/** The fields of a `/v1/decide/batch` body. */
-export const BATCH_FIELDS = ["items"] as const;
-/** The fields of a `/v1/playground` body. */
-export const PLAYGROUND_FIELDS = ["question", "text"] as const;
-/** The fields of a `/v1/feedback` item. */
-export const FEEDBACK_FIELDS = [
-  "question",
-  "state",
-  "answer",
-  "audit",
-] as const;
-/** The fields of a question object of `/v1/decisions`. */
-export const DECISIONS_QUESTION_FIELDS = [
-  "type",
-  "name",
-  "instructions",
-  "choices",
-] as const;
-/** The fields of a question object of `/v1/altdecisions`. */
-export const ALT_QUESTION_FIELDS = [
-  "type",
-  "instructions",
-  "criteria",
-] as const;
-
-/** Other formats' words for the text. */
-const STATE_WORDS: Synonyms = { input: "state", text: "state" };
-/** Other formats' words for the options of a `criteria` field. */
-const CRITERIA_WORDS: Synonyms = { choices: "criteria", options: "criteria" };
-
-/** Other tools' words for `top` (fastText's `-k`, `top_k` elsewhere). */
-const TOP_WORDS: Synonyms = { k: "top", top_k: "top", topk: "top" };
-
-/** The other words each checked object understands, by its known fields. */
-export const SYNONYMS = {
-  decide: { ...STATE_WORDS, ...TOP_WORDS },
-  decideQuestion: CRITERIA_WORDS,
-  batch: {
-    requests: "items",
-    inputs: "items",
-    bodies: "items",
-    batch: "items",
-  },
-  playground: { state: "text", input: "text", name: "question" },
-  feedback: {
-    ...STATE_WORDS,
-    choice: "answer",
-    label: "answer",
-    audit_id: "audit",
-  },
-  decisionsQuestion: { criteria: "choices", options: "choices" },
-  altQuestion: CRITERIA_WORDS,
-} as const satisfies Record<string, Synonyms>;
 
 /**
  * The field of `known` that `key` most likely meant: the one `synonyms`

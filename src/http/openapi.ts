@@ -9,11 +9,13 @@
  *
  * Its paths are the rows of the route table (`routes.ts`: method, path,
  * whether the token is needed); the parts live in `src/http/openapi/`: the
- * body schemas (`decision_schemas.ts`, `stats_schemas.ts`,
+ * reply schemas (`decision_schemas.ts`, `stats_schemas.ts`,
  * `live_schemas.ts`), the operation builders and error replies
- * (`operations.ts`) and what each route does (`route_docs.ts`). A new
- * route is a row of the table with its description, and its body schemas
- * in `DECISION_SCHEMAS`. `tests/openapi_test.ts` then sends every example
+ * (`operations.ts`) and what each route does (`route_docs.ts`). A request
+ * body's schema and examples come from its description, kept with its
+ * route (`../body_spec.ts`). A new route is a row of the table with its
+ * description, its body described beside its parser, and its schemas
+ * listed in `openapi/schemas.ts`. `tests/openapi_test.ts` then sends every example
  * request to a real server and validates each reply against the documented
  * schema.
  *

@@ -13,8 +13,9 @@ import { answerOf } from "../engine/verdict.ts";
 import type { DriftState } from "../engine/drift.ts";
 import { reasonInWords } from "../engine/reason.ts";
 import type { Table } from "../engine/table.ts";
-import { BodyShape } from "./fields.ts";
-import { PLAYGROUND_FIELDS, SYNONYMS, unknownField } from "./known_fields.ts";
+import { Type } from "@sinclair/typebox";
+import { BodySpec, ObjectSpec, PARCEL } from "./body_spec.ts";
+import { nullable } from "./openapi/schema_parts.ts";
 import type { PlaygroundResponse } from "./openapi/decision_schemas.ts";
 
 /** A checked playground body. */
@@ -25,9 +26,30 @@ export interface PlaygroundRequest {
 
 export type { PlaygroundResponse };
 
-/** The body the playground needs, for error messages. */
-export const PLAYGROUND_BODY = new BodyShape(
-  'a JSON object {"question": string (may be left out when the bundle has one question), "text": string}',
+/** The fields of a playground body. */
+export const PLAYGROUND_OBJECT = new ObjectSpec({
+  question: {
+    schema: Type.Optional(nullable(Type.String(), {
+      description:
+        "A question of the bundle; may be left out when the bundle has exactly one.",
+    })),
+    words: "string (may be left out when the bundle has one question)",
+    plain: true,
+    aka: ["name"],
+  },
+  text: { schema: Type.String(), words: "string", aka: ["state", "input"] },
+}, true);
+
+/** The body of `/v1/playground`: what it needs (for error messages), its schema, its examples. */
+export const PLAYGROUND_BODY = new BodySpec(
+  `a JSON object ${PLAYGROUND_OBJECT.words}`,
+  PLAYGROUND_OBJECT.schema,
+  {
+    topic: {
+      summary: "One question of the demo bundle",
+      value: { question: "topic", text: PARCEL },
+    },
+  },
 );
 
 /**
@@ -40,10 +62,7 @@ export function parsePlayground(
 ): PlaygroundRequest {
   const shape = PLAYGROUND_BODY;
   const o = shape.object(body);
-  for (const key in o) {
-    if (key === "question" || key === "text") continue;
-    throw unknownField(shape, "", key, PLAYGROUND_FIELDS, SYNONYMS.playground);
-  }
+  PLAYGROUND_OBJECT.check(shape, o);
   if (o.text === undefined) throw shape.fail('"text" is missing');
   const text = shape.string(o.text, "text");
   let question = shape.optionalString(o.question, "question");

@@ -20,17 +20,77 @@ import { HTTPException } from "hono/http-exception";
 import type { QuestionTable, Table } from "../../engine/table.ts";
 import type { FeedbackItem, FeedbackTally } from "../../live/feedback.ts";
 import type { FeedbackReply } from "../openapi/live_schemas.ts";
-import { BodyShape, describe, isObject } from "../fields.ts";
-import { FEEDBACK_FIELDS, SYNONYMS, unknownField } from "../known_fields.ts";
+import { Type } from "@sinclair/typebox";
+import { BodySpec, ObjectSpec, PARCEL } from "../body_spec.ts";
+import { describe, isObject } from "../fields.ts";
+import { ref } from "../openapi/schema_parts.ts";
 import { closestName } from "../../engine/suggest.ts";
 
 /** Most items one feedback request may carry (more gets 400). */
 export const MAX_FEEDBACK_ITEMS = 1000;
 
-/** The body `/v1/feedback` needs, for error messages. */
-export const FEEDBACK_BODY = new BodyShape(
-  'a JSON object {"question": string, "state": string or object, "answer": "<option>" or true or false, "audit"?: string}, or an array of at most ' +
-    `${MAX_FEEDBACK_ITEMS} of them`,
+/** One item of `/v1/feedback`. */
+export const FEEDBACK_ITEM = new ObjectSpec({
+  question: {
+    schema: Type.String({ description: "A question of the bundle." }),
+    words: "string",
+  },
+  state: {
+    schema: Type.Unsafe<string | Record<string, unknown>>({
+      type: ["string", "object"],
+      description:
+        "The text the answer was about; an object is serialised with JSON.stringify first.",
+    }),
+    words: "string or object",
+    aka: ["input", "text"],
+  },
+  answer: {
+    schema: Type.Unsafe<string | boolean>({
+      type: ["string", "boolean"],
+      description:
+        "What the reference model answered: an option (choice question) or true / false (yes/no question).",
+    }),
+    words: '"<option>" or true or false',
+    aka: ["choice", "label"],
+  },
+  audit: {
+    schema: Type.Optional(Type.String({
+      description:
+        "The audit id the service gave with the answer, when this answers an audit.",
+    })),
+    words: "string",
+    aka: ["audit_id"],
+  },
+}, true);
+
+/** The body of `/v1/feedback` (one item or an array of them): what it needs (for error messages), its schema, its examples. */
+export const FEEDBACK_BODY = new BodySpec(
+  `a JSON object ${FEEDBACK_ITEM.words}, or an array of at most ${MAX_FEEDBACK_ITEMS} of them`,
+  Type.Union([
+    ref("FeedbackItem", FEEDBACK_ITEM.schema),
+    Type.Array(ref("FeedbackItem", FEEDBACK_ITEM.schema), {
+      minItems: 1,
+      maxItems: MAX_FEEDBACK_ITEMS,
+    }),
+  ]),
+  {
+    trace: {
+      summary: "What the model said about a text (no audit id)",
+      value: { question: "topic", state: PARCEL, answer: "delivery" },
+    },
+    batch: {
+      summary: "Several at once, one answering an audit",
+      value: [
+        { question: "topic", state: PARCEL, answer: "delivery" },
+        {
+          question: "wants_human",
+          state: PARCEL,
+          answer: false,
+          audit: "5f0c2a91-1k",
+        },
+      ],
+    },
+  },
 );
 
 export type { FeedbackReply };
@@ -119,21 +179,9 @@ function parseItem(item: unknown, table: Table, at: string): FeedbackItem {
       } must be an object, got ${describe(item)}`,
     );
   }
-  for (const key in item) {
-    switch (key) {
-      case "question":
-      case "state":
-      case "answer":
-      case "audit":
-        continue;
-    }
-    throw unknownField(
-      shape,
-      at === "" ? "" : at.slice(0, -1),
-      key,
-      FEEDBACK_FIELDS,
-      SYNONYMS.feedback,
-    );
+  const bad = FEEDBACK_ITEM.unknownKey(item);
+  if (bad !== null) {
+    throw FEEDBACK_ITEM.unknown(shape, at === "" ? "" : at.slice(0, -1), bad);
   }
   if (item.question === undefined) {
     throw shape.fail(`"${at}question" is missing`);

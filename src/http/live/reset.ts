@@ -13,17 +13,34 @@ import { HTTPException } from "hono/http-exception";
 import { closestName } from "../../engine/suggest.ts";
 import type { LiveController } from "../../live/controller.ts";
 import type { Table } from "../../engine/table.ts";
-import { BodyShape } from "../fields.ts";
-import { unknownField } from "../known_fields.ts";
+import { Type } from "@sinclair/typebox";
+import { BodySpec, ObjectSpec } from "../body_spec.ts";
 import type { LiveResetReply } from "../openapi/live_schemas.ts";
 
-/** The body `/v1/live/reset` needs, for error messages. */
-export const LIVE_RESET_BODY = new BodyShape(
-  'a JSON object {"question"?: string} (no question: every question)',
-);
-
 /** The fields of a `/v1/live/reset` body. */
-export const LIVE_RESET_FIELDS = ["question"] as const;
+export const LIVE_RESET_OBJECT = new ObjectSpec({
+  question: {
+    schema: Type.Optional(Type.String({
+      description:
+        "The question whose live evidence to reset; absent: every question.",
+    })),
+    words: "string",
+    aka: ["name"],
+  },
+}, true);
+
+/** The body of `/v1/live/reset`: what it needs (for error messages), its schema, its examples. */
+export const LIVE_RESET_BODY = new BodySpec(
+  `a JSON object ${LIVE_RESET_OBJECT.words} (no question: every question)`,
+  LIVE_RESET_OBJECT.schema,
+  {
+    one: {
+      summary: "One question",
+      value: { question: "topic" },
+    },
+    all: { summary: "Every question", value: {} },
+  },
+);
 
 /**
  * The question a `/v1/live/reset` body names (null: every question);
@@ -31,13 +48,7 @@ export const LIVE_RESET_FIELDS = ["question"] as const;
  */
 export function parseLiveReset(body: unknown, table: Table): string | null {
   const o = LIVE_RESET_BODY.object(body);
-  for (const key of Object.keys(o)) {
-    if (!(LIVE_RESET_FIELDS as readonly string[]).includes(key)) {
-      throw unknownField(LIVE_RESET_BODY, "", key, LIVE_RESET_FIELDS, {
-        name: "question",
-      });
-    }
-  }
+  LIVE_RESET_OBJECT.check(LIVE_RESET_BODY, o);
   const question = LIVE_RESET_BODY.optionalString(o.question, "question");
   if (question === undefined) return null;
   if (!table.byName.has(question)) {

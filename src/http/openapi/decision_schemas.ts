@@ -3,8 +3,8 @@
  * write, and of the health document and the error body. Field names are the
  * interface's, exactly.
  *
- * Request schemas say what the routes accept (optional fields may also be
- * null, meaning absent). Response schemas list the fields the service
+ * The request bodies are described with their routes (`../body_spec.ts`);
+ * `schemas.ts` lists their schemas with these. Response schemas list the fields the service
  * always or sometimes sends and allow further ones, so that a client
  * generated from them keeps working when a later release adds a field.
  *
@@ -17,7 +17,6 @@
  */
 
 import { type Static, Type } from "@sinclair/typebox";
-import { MAX_BATCH_ITEMS } from "../batch.ts";
 import {
   confidence,
   count,
@@ -32,31 +31,6 @@ import {
   ref,
 } from "./schema_parts.ts";
 
-const state = (description: string) =>
-  Type.Unsafe<string | Record<string, unknown>>({
-    type: ["string", "object"],
-    description,
-  });
-const exposed = Type.Optional(nullable(Type.Boolean(), {
-  description:
-    "Treat the input as adversarial: answers that a few inserted words could flip are not certified (flag low_radius). Default false.",
-}));
-const top = Type.Optional(nullable(Type.Integer({ minimum: 1 }), {
-  description:
-    "Print only this many of a choice answer's probabilities: the most probable options, the answer first, then the others from the most probable down (ties in option order). Absent or null: every option in option order, as without it. The answer, its confidence and its certification do not change; yes/no answers are not affected.",
-  examples: [3],
-}));
-const model = Type.Optional(nullable(Type.String(), {
-  description: 'Echoed in the response; any value works. Default "table".',
-}));
-const questionType = Type.String({
-  description:
-    "choice, predicate or noul. A type that does not fit the bundle question (score included) is answered with flag unsupported.",
-  examples: ["choice", "predicate", "noul"],
-});
-const instructions = Type.Optional(nullable(Type.String(), {
-  description: "Accepted and ignored: the table answers from its traces.",
-}));
 const yes = Type.Number({
   minimum: 0,
   maximum: 1,
@@ -109,41 +83,6 @@ export const Answer = Type.Object({
   dependentRequired: { choice: ["probabilities"], answer: ["probability"] },
 });
 
-/** The body of `/v1/decide`. */
-export const DecideRequest = Type.Object({
-  state: state(
-    "The text to decide on; an object is serialised with JSON.stringify first.",
-  ),
-  questions: Type.Optional(nullable(
-    recordOf(nullable(Type.Object({
-      criteria: Type.Optional(nullable(Type.Array(Type.String()), {
-        description: "Offered options; empty or absent: all learned.",
-      })),
-    }))),
-    {
-      description:
-        "Answer only these questions (absent: all of the bundle's). An entry's criteria narrows a choice question to those options.",
-    },
-  )),
-  exposed,
-  top,
-});
-
-/** The body of `/v1/decide/batch`. */
-export const DecideBatchRequest = Type.Union([
-  Type.Object({
-    items: Type.Array(ref("DecideRequest", DecideRequest), {
-      maxItems: MAX_BATCH_ITEMS,
-    }),
-  }, { additionalProperties: false }),
-  Type.Array(ref("DecideRequest", DecideRequest), {
-    maxItems: MAX_BATCH_ITEMS,
-  }),
-], {
-  description:
-    `Up to ${MAX_BATCH_ITEMS} /v1/decide bodies, as {"items": [...]} or the array alone; the whole body stays under the 1 MiB limit.`,
-});
-
 /** The reply of `/v1/decide`. */
 export const DecideResponse = Type.Object({
   answers: recordOf(ref("Answer", Answer), {
@@ -165,32 +104,6 @@ export const DecideBatchResponse = Type.Object({
     minimum: 0,
     description: "Microseconds from the body received to the last item.",
   }),
-});
-
-/** A question of `/v1/decisions`. */
-export const DecisionsQuestion = Type.Object({
-  type: questionType,
-  name: Type.String({ description: "A question of the bundle." }),
-  instructions,
-  choices: Type.Optional(nullable(
-    Type.Array(Type.Union([
-      Type.Object({ value: Type.String() }),
-      Type.String(),
-    ])),
-    {
-      description:
-        "Offered options, narrowing a choice question; empty or absent: all learned. Plain strings are accepted too.",
-    },
-  )),
-});
-
-/** The body of `/v1/decisions`. */
-export const DecisionsRequest = Type.Object({
-  model,
-  input: Type.String({ description: "The text to decide on." }),
-  questions: Type.Array(ref("DecisionsQuestion", DecisionsQuestion)),
-  exposed,
-  top,
 });
 
 /** The `service` object of a decision-model answer. */
@@ -248,33 +161,6 @@ export const DecisionsResponse = Type.Object({
   service: ref("ResponseService", ResponseService),
 });
 
-/** A question of `/v1/altdecisions`. */
-export const AltQuestion = Type.Object({
-  type: questionType,
-  instructions,
-  criteria: Type.Optional(Type.Union([
-    recordOf(Type.String()),
-    Type.Array(Type.String()),
-    Type.Null(),
-  ], {
-    description:
-      "Offered options (option to description), narrowing a choice question; an array of option names is accepted too.",
-  })),
-});
-
-/** The body of `/v1/altdecisions`. */
-export const AltDecisionsRequest = Type.Object({
-  model,
-  state: state(
-    "The text to decide on; an object is serialised with JSON.stringify first.",
-  ),
-  questions: recordOf(ref("AltQuestion", AltQuestion), {
-    description: "Keyed by question name.",
-  }),
-  exposed,
-  top,
-});
-
 /** One answer of `/v1/altdecisions`. */
 export const AltAnswer = Type.Object({
   type: Type.String(),
@@ -300,15 +186,6 @@ export const AltDecisionsResponse = Type.Object({
   answers: recordOf(ref("AltAnswer", AltAnswer)),
   latency_ms: nonNegative,
   service: ref("ResponseService", ResponseService),
-});
-
-/** The body of `/v1/playground`. */
-export const PlaygroundRequest = Type.Object({
-  question: Type.Optional(nullable(Type.String(), {
-    description:
-      "A question of the bundle; may be left out when the bundle has exactly one.",
-  })),
-  text: Type.String(),
 });
 
 /** The reply of `/v1/playground`. */
@@ -355,26 +232,22 @@ export const HealthDocument = Type.Object({
 /** The health document. */
 export type HealthDocument = Static<typeof HealthDocument>;
 
-/** The component schemas of decisions, the playground, health and errors. */
+/**
+ * The component schemas of decisions' and the playground's replies, health
+ * and errors (`schemas.ts` puts the request bodies' among them).
+ */
 export const DECISION_SCHEMAS = {
   Error: ErrorBody,
   Flag,
   Answer,
-  DecideRequest,
   DecideResponse,
-  DecideBatchRequest,
   DecideBatchResponse,
-  DecisionsQuestion,
-  DecisionsRequest,
   Service,
   DecisionsAnswer,
   DecisionsResponse,
   ResponseService,
-  AltQuestion,
-  AltDecisionsRequest,
   AltAnswer,
   AltDecisionsResponse,
-  PlaygroundRequest,
   PlaygroundResponse,
   HealthDocument,
 } satisfies Record<string, JsonSchema>;

@@ -10,7 +10,6 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { LiveReason } from "../../engine/live.ts";
 import type { AuditMiss } from "../../live/audits.ts";
 import type { MissedAudit as LiveMissedAudit } from "../../live/feedback.ts";
-import { MAX_FEEDBACK_ITEMS } from "../live/feedback.ts";
 import {
   count,
   nullable,
@@ -21,34 +20,6 @@ import {
   ref,
 } from "./schema_parts.ts";
 import type { Same } from "./same.ts";
-
-/** One item of `/v1/feedback`. */
-export const FeedbackItem = Type.Object({
-  question: Type.String({ description: "A question of the bundle." }),
-  state: Type.Unsafe<string | Record<string, unknown>>({
-    type: ["string", "object"],
-    description:
-      "The text the answer was about; an object is serialised with JSON.stringify first.",
-  }),
-  answer: Type.Unsafe<string | boolean>({
-    type: ["string", "boolean"],
-    description:
-      "What the reference model answered: an option (choice question) or true / false (yes/no question).",
-  }),
-  audit: Type.Optional(Type.String({
-    description:
-      "The audit id the service gave with the answer, when this answers an audit.",
-  })),
-});
-
-/** The body of `/v1/feedback`: one item or an array of them. */
-export const FeedbackRequest = Type.Union([
-  ref("FeedbackItem", FeedbackItem),
-  Type.Array(ref("FeedbackItem", FeedbackItem), {
-    minItems: 1,
-    maxItems: MAX_FEEDBACK_ITEMS,
-  }),
-]);
 
 const AUDIT_MISSES = [
   "unknown",
@@ -272,14 +243,6 @@ export const LiveStats = Type.Object({
 /** The `live` section of `/v1/stats`. */
 export type LiveStatsDocument = Static<typeof LiveStats>;
 
-/** The body of `/v1/live/reset`. */
-export const LiveResetRequest = Type.Object({
-  question: Type.Optional(Type.String({
-    description:
-      "The question whose live evidence to reset; absent: every question.",
-  })),
-});
-
 /** The reply of `/v1/live/reset`. */
 export const LiveResetResponse = Type.Object({
   reset: Type.Array(Type.String(), { description: "The questions reset." }),
@@ -296,10 +259,7 @@ export type LiveResetReply = Static<typeof LiveResetResponse>;
 /** The component schemas of the live certificate. */
 export const LIVE_SCHEMAS = {
   FeedbackCheck,
-  LiveResetRequest,
   LiveResetResponse,
-  FeedbackItem,
-  FeedbackRequest,
   FeedbackResponse,
   LiveQuestion,
   LiveFleet,

@@ -9,8 +9,13 @@
  */
 
 import { MAX_BODY_BYTES } from "../body.ts";
-import { type JsonSchema, schemaRef } from "./refs.ts";
+import { componentRef, type JsonSchema } from "./refs.ts";
 import type { SchemaName } from "./schemas.ts";
+
+/** A reference to the component schema `name`, a name the document has. */
+export function schemaRef(name: SchemaName): JsonSchema {
+  return componentRef(name);
+}
 
 /** A named example body. */
 export interface Example {

@@ -1,19 +1,28 @@
 /**
  * What the OpenAPI document says of each route: what it does, its bodies,
- * its errors, and example requests that the demo bundle answers. The route
- * table (`../routes.ts`) gives each route its description from here; to
- * document a new route, add its description here and its body schemas to
- * `decision_schemas.ts`.
+ * its errors and an example reply; its example requests (each answered by
+ * the demo bundle) come from the body's description, kept with its route.
+ * The route table (`../routes.ts`) gives each route its description from
+ * here; to document a new route, add its description here, describe its
+ * body beside its parser (`../body_spec.ts`) and list the schemas in
+ * `schemas.ts`.
  *
  * @module
  */
 
-import type { GetRouteSpec, JsonRouteSpec } from "./operations.ts";
-import { schemaRef } from "./refs.ts";
-import { MAX_BATCH_ITEMS } from "../batch.ts";
+import {
+  type GetRouteSpec,
+  type JsonRouteSpec,
+  schemaRef,
+} from "./operations.ts";
+import { ALT_BODY } from "../altdecisions.ts";
+import { BATCH_BODY, MAX_BATCH_ITEMS } from "../batch.ts";
+import { DECIDE_BODY } from "../decide.ts";
+import { DECISIONS_BODY } from "../decisions.ts";
+import { FEEDBACK_BODY } from "../live/feedback.ts";
+import { LIVE_RESET_BODY } from "../live/reset.ts";
+import { PLAYGROUND_BODY } from "../playground.ts";
 import { ReadyDocument } from "./ready_schema.ts";
-
-const PARCEL = "where is my parcel, it has not arrived yet";
 
 /** `POST /v1/decide`. */
 export const DECIDE_DOC: JsonRouteSpec = {
@@ -23,38 +32,7 @@ export const DECIDE_DOC: JsonRouteSpec = {
     "Answers the questions asked (all of the bundle's when questions is absent). A question the bundle does not have is answered, not an error: confidence 0, certified false, flag unsupported, radius null, and no answer fields. Narrowing by criteria never raises certification: it is judged on the answer over all options. With top, a choice answer prints only its top most probable options, the answer first (the answer and its certification are unchanged). A field the body does not define (at the top or in a question entry) is a 400 naming it, the fields known there and the one it most likely meant (choices -> criteria).",
   tag: "decisions",
   request: "DecideRequest",
-  examples: {
-    all: {
-      summary: "Every question of the bundle",
-      value: { state: PARCEL },
-    },
-    narrowed: {
-      summary: "Two questions, the choice narrowed to two options",
-      value: {
-        state: PARCEL,
-        questions: {
-          topic: { criteria: ["delivery", "returns"] },
-          wants_human: {},
-        },
-        exposed: false,
-      },
-    },
-    objectState: {
-      summary: "An object state, serialised as JSON",
-      value: {
-        state: { subject: "refund", body: "I sent the shoes back" },
-        questions: { topic: null },
-      },
-    },
-    unknownQuestion: {
-      summary: "A question the bundle does not have",
-      value: { state: PARCEL, questions: { mood: {} } },
-    },
-    top: {
-      summary: "Only the two most probable options of a choice answer",
-      value: { state: PARCEL, top: 2 },
-    },
-  },
+  examples: DECIDE_BODY.examples,
   response: "DecideResponse",
   responseExample: {
     answers: {
@@ -94,25 +72,7 @@ export const DECIDE_BATCH_DOC: JsonRouteSpec = {
     `Up to ${MAX_BATCH_ITEMS} /v1/decide bodies, as {"items": [...]} or the array alone, under the same 1 MiB body limit and token. Every item is checked before any is answered: a bad item is a 400 whose message begins with its index (In "items[3]": ...), and nothing of the batch is answered or counted. Otherwise the reply holds, in order, for each item exactly the reply /v1/decide gives that body, and each item counts as one decision (statistics, metrics, the drift guard, audits) under this route. An empty batch gets an empty items array.`,
   tag: "decisions",
   request: "DecideBatchRequest",
-  examples: {
-    items: {
-      summary: "Two texts, the second with only the best two options",
-      value: {
-        items: [
-          { state: PARCEL, questions: { topic: null } },
-          {
-            state: "I was charged twice this month",
-            questions: { topic: null },
-            top: 2,
-          },
-        ],
-      },
-    },
-    array: {
-      summary: "The array alone",
-      value: [{ state: PARCEL, questions: { wants_human: null } }],
-    },
-  },
+  examples: BATCH_BODY.examples,
   response: "DecideBatchResponse",
   responseExample: {
     items: [
@@ -162,35 +122,7 @@ export const DECISIONS_DOC: JsonRouteSpec = {
     "Answers in question order. A question is answered by the table only when its type fits the bundle question: choice for a choice question, predicate or noul for a yes/no question; any other type (score included), an unknown name, or a type that does not fit comes back with service.flag unsupported. Fields of the top level this shape does not define are accepted and ignored (clients of such APIs send their own); a key a question object does not define is a 400 naming it, the known keys and the one it most likely meant.",
   tag: "decisions",
   request: "DecisionsRequest",
-  examples: {
-    choiceAndNoul: {
-      summary: "A narrowed choice and a noul question",
-      value: {
-        model: "gpt-x",
-        input: PARCEL,
-        questions: [
-          {
-            type: "choice",
-            name: "topic",
-            instructions: "Which team should handle it?",
-            choices: [{ value: "delivery" }, { value: "returns" }],
-          },
-          {
-            type: "noul",
-            name: "wants_human",
-            instructions: "Does the customer ask for a person?",
-          },
-        ],
-      },
-    },
-    score: {
-      summary: "A score question, which the table does not answer",
-      value: {
-        input: PARCEL,
-        questions: [{ type: "score", name: "urgency" }],
-      },
-    },
-  },
+  examples: DECISIONS_BODY.examples,
   response: "DecisionsResponse",
   responseExample: {
     object: "decision",
@@ -231,29 +163,7 @@ export const ALT_DECISIONS_DOC: JsonRouteSpec = {
     "Answers keyed by question name. The same type rules as /v1/decisions: a question whose type does not fit the bundle question, or an unknown name, comes back with service.flag unsupported. Fields of the top level this shape does not define are accepted and ignored (clients of such APIs send their own); a key a question object does not define is a 400 naming it, the known keys and the one it most likely meant.",
   tag: "decisions",
   request: "AltDecisionsRequest",
-  examples: {
-    choiceAndPredicate: {
-      summary: "A narrowed choice and a predicate question",
-      value: {
-        model: "m",
-        state: PARCEL,
-        questions: {
-          topic: {
-            type: "choice",
-            instructions: "Which team should handle it?",
-            criteria: {
-              delivery: "about shipping",
-              returns: "about returns",
-            },
-          },
-          wants_human: {
-            type: "predicate",
-            instructions: "Does the customer ask for a person?",
-          },
-        },
-      },
-    },
-  },
+  examples: ALT_BODY.examples,
   response: "AltDecisionsResponse",
   responseExample: {
     model: "m",
@@ -286,12 +196,7 @@ export const PLAYGROUND_DOC: JsonRouteSpec = {
     "The answer, its confidence against the threshold, alpha, the verdict and its reason in words, and the top three options. It reads the drift guard without feeding it. A missing question with more than one bundle question is a 400; an unknown question is answered with flag unsupported, the bundle's questions named in the reason (with a suggestion for a near miss). A field other than question and text is a 400 naming it, with the one it most likely meant.",
   tag: "operations",
   request: "PlaygroundRequest",
-  examples: {
-    topic: {
-      summary: "One question of the demo bundle",
-      value: { question: "topic", text: PARCEL },
-    },
-  },
+  examples: PLAYGROUND_BODY.examples,
   response: "PlaygroundResponse",
   responseExample: {
     question: "topic",
@@ -321,24 +226,7 @@ export const FEEDBACK_DOC: JsonRouteSpec = {
     "One item or an array of at most 1000. With an audit id the service gave, the item is an audit of that certified answer (its answer and confidence are the ones kept under the id); the live certificate counts it once. Without one, it is a trace: counted as feedback when the table's answer is uncertified only because of its threshold, else kept as a trace only. Unknown, expired or already answered ids are listed in missed_audits, never counted. A field an item does not define is a 400 naming it (nothing of the request is counted or logged). An item whose answer names an option the bundle lacks is listed in refused (reason unknown_option, with the bundle's options and the one it most likely meant) and neither logged nor counted, unless serve --accept-new-options. With serve --feedback-log every other item is appended to that file as a trace line first (503, nothing counted, when it cannot be written), with a feedback object saying where it came from (source audit, uncertified or trace; an audit's sampling_probability) and the bundle id it answered. With serve --feedback-token-file this route takes that feedback token (in any of the three forms) instead of the access token, which then does not post feedback.",
   tag: "decisions",
   request: "FeedbackRequest",
-  examples: {
-    trace: {
-      summary: "What the model said about a text (no audit id)",
-      value: { question: "topic", state: PARCEL, answer: "delivery" },
-    },
-    batch: {
-      summary: "Several at once, one answering an audit",
-      value: [
-        { question: "topic", state: PARCEL, answer: "delivery" },
-        {
-          question: "wants_human",
-          state: PARCEL,
-          answer: false,
-          audit: "5f0c2a91-1k",
-        },
-      ],
-    },
-  },
+  examples: FEEDBACK_BODY.examples,
   response: "FeedbackResponse",
   responseExample: {
     received: 2,
@@ -359,13 +247,7 @@ export const LIVE_RESET_DOC: JsonRouteSpec = {
     "Forgets the live evidence of one question (or of every question when none is named): its counts, its threshold in force (the bundle's again) and its feedback alarms. With serve --live-store the store bumps the question's reset generation and every replica starts afresh; the reply comes once this replica has (503, nothing reset, when the store cannot be reached). A restart keeps the evidence; a reset or a new bundle does not. 400 when the live certificate is off (--audit-rate 0) or the question is unknown.",
   tag: "operations",
   request: "LiveResetRequest",
-  examples: {
-    one: {
-      summary: "One question",
-      value: { question: "topic" },
-    },
-    all: { summary: "Every question", value: {} },
-  },
+  examples: LIVE_RESET_BODY.examples,
   response: "LiveResetResponse",
   responseExample: { reset: ["topic"], fleet: false, resets: 1 },
   errors: [400, 413],

@@ -1,19 +1,55 @@
 /**
- * Every component schema of the OpenAPI document, by name.
+ * Every component schema of the OpenAPI document, by name: the replies'
+ * (`decision_schemas.ts`, `stats_schemas.ts`, `live_schemas.ts`) and the
+ * request bodies', each from the description kept with its route.
  *
  * @module
  */
 
-import { DECISION_SCHEMAS } from "./decision_schemas.ts";
-import { LIVE_SCHEMAS } from "./live_schemas.ts";
+import { ALT_BODY, ALT_QUESTION } from "../altdecisions.ts";
+import { BATCH_BODY } from "../batch.ts";
+import { DECIDE_BODY } from "../decide.ts";
+import { DECISIONS_BODY, DECISIONS_QUESTION } from "../decisions.ts";
+import { FEEDBACK_BODY, FEEDBACK_ITEM } from "../live/feedback.ts";
+import { LIVE_RESET_BODY } from "../live/reset.ts";
+import { PLAYGROUND_BODY } from "../playground.ts";
+import { DECISION_SCHEMAS as D } from "./decision_schemas.ts";
+import { LIVE_SCHEMAS as L } from "./live_schemas.ts";
 import type { JsonSchema } from "./refs.ts";
 import { STATS_SCHEMAS } from "./stats_schemas.ts";
 
-/** The component schemas, by name. */
+/** The component schemas, by name, in the document's order. */
 export const SCHEMAS = {
-  ...DECISION_SCHEMAS,
+  Error: D.Error,
+  Flag: D.Flag,
+  Answer: D.Answer,
+  DecideRequest: DECIDE_BODY.schema,
+  DecideResponse: D.DecideResponse,
+  DecideBatchRequest: BATCH_BODY.schema,
+  DecideBatchResponse: D.DecideBatchResponse,
+  DecisionsQuestion: DECISIONS_QUESTION.schema,
+  DecisionsRequest: DECISIONS_BODY.schema,
+  Service: D.Service,
+  DecisionsAnswer: D.DecisionsAnswer,
+  DecisionsResponse: D.DecisionsResponse,
+  ResponseService: D.ResponseService,
+  AltQuestion: ALT_QUESTION.schema,
+  AltDecisionsRequest: ALT_BODY.schema,
+  AltAnswer: D.AltAnswer,
+  AltDecisionsResponse: D.AltDecisionsResponse,
+  PlaygroundRequest: PLAYGROUND_BODY.schema,
+  PlaygroundResponse: D.PlaygroundResponse,
+  HealthDocument: D.HealthDocument,
   ...STATS_SCHEMAS,
-  ...LIVE_SCHEMAS,
+  FeedbackCheck: L.FeedbackCheck,
+  LiveResetRequest: LIVE_RESET_BODY.schema,
+  LiveResetResponse: L.LiveResetResponse,
+  FeedbackItem: FEEDBACK_ITEM.schema,
+  FeedbackRequest: FEEDBACK_BODY.schema,
+  FeedbackResponse: L.FeedbackResponse,
+  LiveQuestion: L.LiveQuestion,
+  LiveFleet: L.LiveFleet,
+  LiveStats: L.LiveStats,
 } satisfies Record<
   string,
   JsonSchema

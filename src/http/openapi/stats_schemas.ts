@@ -9,7 +9,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { DriftState as EngineDriftState } from "../../engine/drift.ts";
 import type { QuestionKind } from "../../engine/table.ts";
-import type { DecisionRoute } from "../routes.ts";
 import { LiveStats } from "./live_schemas.ts";
 import {
   confidence,
@@ -107,7 +106,7 @@ export const DriftState = Type.Object({
 /** One recent decision. */
 export const RecentDecision = Type.Object({
   at: Type.String({ format: "date-time" }),
-  route: Type.Unsafe<DecisionRoute>(Type.String()),
+  route: Type.String(),
   question: Type.String(),
   answer: Type.Union([Type.String(), Type.Boolean(), Type.Null()]),
   confidence,
