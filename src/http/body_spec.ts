@@ -127,10 +127,10 @@ export class ObjectSpec<F extends Fields = Fields> {
 }
 
 /**
- * A function giving the first own key of an object that is not one of
- * `names` (null when there is none): a `switch` over the names, compiled
- * once. The names are the project's own field names, each written as a
- * JSON string literal, so the compiled text holds nothing else.
+ * A function giving the first key of an object that is not one of `names`
+ * (null when there is none). A body has a handful of fields, so comparing
+ * each key with each name in turn is as quick as a `Set` lookup and needs
+ * no hashing.
  *
  * @example
  * ```ts ignore
@@ -139,11 +139,15 @@ export class ObjectSpec<F extends Fields = Fields> {
  * ```
  */
 function keyCheck(names: readonly string[]): (o: JsonObject) => string | null {
-  const cases = names.map((n) => `case ${JSON.stringify(n)}:`).join(" ");
-  const body = names.length === 0
-    ? "for (const key in o) return key; return null;"
-    : `for (const key in o) { switch (key) { ${cases} continue; } return key; } return null;`;
-  return new Function("o", body) as (o: JsonObject) => string | null;
+  const known = [...names];
+  const n = known.length;
+  return (o: JsonObject) => {
+    keys: for (const key in o) {
+      for (let i = 0; i < n; i++) if (known[i] === key) continue keys;
+      return key;
+    }
+    return null;
+  };
 }
 
 /**
