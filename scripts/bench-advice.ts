@@ -16,8 +16,10 @@
 import { parseArgs } from "node:util";
 import { readTraces } from "../src/traces/mod.ts";
 import type { TraceSet } from "../src/traces/types.ts";
-import { DEFAULT_TRAIN_OPTIONS, train } from "../src/train/trainer.ts";
-import { seededRandom, shuffle } from "../src/train/split.ts";
+import { train } from "../src/train/trainer.ts";
+import { DEFAULT_TRAIN_OPTIONS } from "../src/train/options.ts";
+import { shuffle } from "../src/train/split.ts";
+import { seededRandom } from "../src/engine/random.ts";
 
 const DATA = new URL("../../shared/data/", import.meta.url).pathname;
 const { values } = parseArgs({

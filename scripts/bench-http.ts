@@ -376,7 +376,7 @@ import { loadBundle } from ${
       JSON.stringify(new URL("src/bundle/files.ts", ROOT).href)
     };
 import { assess, prepareText, warmUp } from ${
-      JSON.stringify(new URL("src/engine/answer.ts", ROOT).href)
+      JSON.stringify(new URL("src/engine/mod.ts", ROOT).href)
     };
 import { DriftMonitor } from ${
       JSON.stringify(new URL("src/engine/drift.ts", ROOT).href)
@@ -639,7 +639,7 @@ Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, app.fetch);
   {
     const { loadBundle } = await import("../src/bundle/files.ts");
     const { assess, prepareText, warmUp } = await import(
-      "../src/engine/answer.ts"
+      "../src/engine/mod.ts"
     );
     const { TableState } = await import("../src/engine/state.ts");
     const { DriftMonitor } = await import("../src/engine/drift.ts");

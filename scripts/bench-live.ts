@@ -42,7 +42,8 @@
 import { parseArgs } from "node:util";
 import { loadBundle, writeBundleAtomically } from "../src/bundle/files.ts";
 import { encodeBundle } from "../src/bundle/codec.ts";
-import { assess, prepareText } from "../src/engine/answer.ts";
+import { assess } from "../src/engine/answer.ts";
+import { prepareText } from "../src/engine/prepare.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
 import { seededRandom } from "../src/engine/random.ts";
 import type { Table } from "../src/engine/table.ts";
@@ -54,12 +55,12 @@ import { serveTable } from "../src/http/served.ts";
 import { startServe } from "./processes.ts";
 import { readTraces } from "../src/traces/mod.ts";
 import type { TraceSet } from "../src/traces/types.ts";
+import { train } from "../src/train/trainer.ts";
 import {
   DEFAULT_TRAIN_OPTIONS,
-  train,
-  trainedContents,
   type TrainOptions,
-} from "../src/train/trainer.ts";
+} from "../src/train/options.ts";
+import { trainedContents } from "../src/train/contents.ts";
 import { paraphraseFamilies } from "./proxies.ts";
 import { benchFleet } from "./bench_fleet.ts";
 

@@ -14,17 +14,15 @@ import { honestBenchmark } from "./bench_honest.ts";
 import { scopeBenchmark } from "./bench_scope.ts";
 import { main } from "../main.ts";
 import { loadBundle } from "../src/bundle/files.ts";
-import {
-  assess,
-  type PreparedText,
-  prepareText,
-} from "../src/engine/answer.ts";
+import { assess } from "../src/engine/answer.ts";
+import { type PreparedText, prepareText } from "../src/engine/prepare.ts";
 import { DriftMonitor, QUIET_GUARD } from "../src/engine/drift.ts";
 import { TableState } from "../src/engine/state.ts";
 import { argmax, scoreEntries, type Table } from "../src/engine/table.ts";
 import { evaluate } from "../src/eval/evaluate.ts";
 import { readTraces } from "../src/traces/mod.ts";
-import { seededRandom, shuffle } from "../src/train/split.ts";
+import { shuffle } from "../src/train/split.ts";
+import { seededRandom } from "../src/engine/random.ts";
 
 const DATA = new URL("../../shared/data/", import.meta.url).pathname;
 const { values } = parseArgs({

@@ -16,11 +16,9 @@
 import { parseArgs } from "node:util";
 import type { TraceSet } from "../src/traces/types.ts";
 import { percent as pct } from "../src/train/meter.ts";
-import {
-  DEFAULT_TRAIN_OPTIONS,
-  train,
-  type TrainResult,
-} from "../src/train/trainer.ts";
+import { train } from "../src/train/trainer.ts";
+import { DEFAULT_TRAIN_OPTIONS } from "../src/train/options.ts";
+import { type TrainResult } from "../src/train/contents.ts";
 import {
   drawOptions,
   intentsOf,

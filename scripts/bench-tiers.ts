@@ -31,7 +31,8 @@
 import { parseArgs } from "node:util";
 import { parse } from "csv-parse/sync";
 import { loadBundle } from "../src/bundle/files.ts";
-import { assess, prepareText } from "../src/engine/answer.ts";
+import { assess } from "../src/engine/answer.ts";
+import { prepareText } from "../src/engine/prepare.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
 import { setThresholdInForce, TableState } from "../src/engine/state.ts";
 import { SERVE_V8_FLAGS } from "../src/cli/serve.ts";

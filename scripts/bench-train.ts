@@ -36,12 +36,11 @@ import { encodeBundle } from "../src/bundle/codec.ts";
 import { loadBundle, writeBundleAtomically } from "../src/bundle/files.ts";
 import { evaluate } from "../src/eval/evaluate.ts";
 import { readTraces } from "../src/traces/mod.ts";
-import {
-  DEFAULT_TRAIN_OPTIONS,
-  train,
-  trainedContents,
-} from "../src/train/trainer.ts";
-import { seededRandom, shuffle } from "../src/train/split.ts";
+import { train } from "../src/train/trainer.ts";
+import { DEFAULT_TRAIN_OPTIONS } from "../src/train/options.ts";
+import { trainedContents } from "../src/train/contents.ts";
+import { shuffle } from "../src/train/split.ts";
+import { seededRandom } from "../src/engine/random.ts";
 import { banking77Rows, writeScaleTraces } from "./scale_data.ts";
 import { type CurvePoint, learningCurveSvg } from "./learning_curve_svg.ts";
 

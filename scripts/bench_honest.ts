@@ -25,12 +25,12 @@ import {
   type PublicData,
   readPublicData,
 } from "./proxies.ts";
+import { train } from "../src/train/trainer.ts";
 import {
   DEFAULT_TRAIN_OPTIONS,
-  train,
   type TrainOptions,
-  type TrainResult,
-} from "../src/train/trainer.ts";
+} from "../src/train/options.ts";
+import { type TrainResult } from "../src/train/contents.ts";
 
 /** Where the data is and how much to run. */
 export interface HonestBenchOptions {

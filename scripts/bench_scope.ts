@@ -21,7 +21,8 @@
  * @module
  */
 
-import { assess, prepareText } from "../src/engine/answer.ts";
+import { assess } from "../src/engine/answer.ts";
+import { prepareText } from "../src/engine/prepare.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
 import {
   energyOf,
@@ -36,12 +37,12 @@ import { evaluate } from "../src/eval/evaluate.ts";
 import type { TraceSet } from "../src/traces/mod.ts";
 import { percent as pct } from "../src/train/meter.ts";
 import { textVectors } from "../src/train/similar.ts";
+import { train } from "../src/train/trainer.ts";
 import {
   DEFAULT_TRAIN_OPTIONS,
-  train,
   type TrainOptions,
-  type TrainResult,
-} from "../src/train/trainer.ts";
+} from "../src/train/options.ts";
+import { type TrainResult } from "../src/train/contents.ts";
 import {
   type Arrival,
   drawOptions,

@@ -14,7 +14,7 @@
  */
 
 import { parse as parseCsv } from "csv-parse/sync";
-import { seededRandom } from "../src/train/split.ts";
+import { seededRandom } from "../src/engine/random.ts";
 
 /** Words inserted at random places. */
 const FILLERS = [

@@ -8,7 +8,8 @@
  * @module
  */
 
-import { assess, prepareText } from "../src/engine/answer.ts";
+import { assess } from "../src/engine/answer.ts";
+import { prepareText } from "../src/engine/prepare.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
 import { fullProbabilities, semanticAssess } from "../src/engine/semantic.ts";
 import type { Table } from "../src/engine/table.ts";

@@ -7,7 +7,8 @@
  */
 
 import type { TraceSet } from "../src/traces/types.ts";
-import { seededRandom, shuffle } from "../src/train/split.ts";
+import { shuffle } from "../src/train/split.ts";
+import { seededRandom } from "../src/engine/random.ts";
 
 /** `size` traces of `traces` (all when it has fewer), drawn at random for `seed`. */
 export function smallSubset(

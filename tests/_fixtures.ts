@@ -15,13 +15,12 @@ import type {
   ChoiceAnswer,
   YesNoAnswer,
 } from "../src/engine/verdict.ts";
+import { train } from "../src/train/trainer.ts";
 import {
   DEFAULT_TRAIN_OPTIONS,
-  train,
-  trainedContents,
   type TrainOptions,
-  type TrainResult,
-} from "../src/train/trainer.ts";
+} from "../src/train/options.ts";
+import { trainedContents, type TrainResult } from "../src/train/contents.ts";
 import { parseJsonlTraces, type TraceSet } from "../src/traces/mod.ts";
 
 const testStates = new WeakMap<Table, TableState>();

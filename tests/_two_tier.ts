@@ -12,12 +12,13 @@
 
 import { writeBundleAtomically } from "../src/bundle/files.ts";
 import { EMBEDDING_SIZE } from "../src/encoder/package.ts";
-import { assess, prepareText } from "../src/engine/answer.ts";
+import { assess } from "../src/engine/answer.ts";
+import { prepareText } from "../src/engine/prepare.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
 import type { SemanticTier } from "../src/engine/semantic.ts";
 import { setThresholdInForce, TableState } from "../src/engine/state.ts";
 import type { Table } from "../src/engine/table.ts";
-import type { TrainResult } from "../src/train/trainer.ts";
+import type { TrainResult } from "../src/train/contents.ts";
 import {
   bundleFiles,
   FILLER_WORDS,

@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  BundleError,
-  loadBundle,
-  writeBundleAtomically,
-} from "../src/bundle/files.ts";
+import { loadBundle, writeBundleAtomically } from "../src/bundle/files.ts";
+import { BundleError } from "../src/bundle/codec.ts";
 import {
   encodeBundle,
   MANIFEST_FILE,
@@ -12,7 +9,7 @@ import {
 import { SEMANTIC_FILE } from "../src/bundle/semantic_part.ts";
 import { semanticAssess, type SemanticTier } from "../src/engine/semantic.ts";
 import { seededRandom } from "../src/engine/random.ts";
-import { trainedContents, type TrainResult } from "../src/train/trainer.ts";
+import { trainedContents, type TrainResult } from "../src/train/contents.ts";
 import { THIS_ENCODER } from "../src/encoder/package.ts";
 import { rejectsWith, smallTable, tempDir } from "./_fixtures.ts";
 

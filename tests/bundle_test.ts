@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  BundleError,
-  loadBundle,
-  writeBundleAtomically,
-} from "../src/bundle/files.ts";
+import { loadBundle, writeBundleAtomically } from "../src/bundle/files.ts";
+import { BundleError } from "../src/bundle/codec.ts";
 import {
   BUNDLE_FORMAT,
   FORMAT_VERSION,
@@ -13,14 +10,13 @@ import {
   sha256Hex,
   WEIGHTS_FILE,
 } from "../src/bundle/codec.ts";
-import { assess, prepareText } from "../src/engine/answer.ts";
+import { assess } from "../src/engine/answer.ts";
+import { prepareText } from "../src/engine/prepare.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
 import type { QuestionTable } from "../src/engine/table.ts";
 import { newCertificate } from "../src/live/new_certificate.ts";
-import {
-  DEFAULT_TRAIN_OPTIONS,
-  type TrainResult,
-} from "../src/train/trainer.ts";
+import { DEFAULT_TRAIN_OPTIONS } from "../src/train/options.ts";
+import { type TrainResult } from "../src/train/contents.ts";
 import {
   bundleFiles,
   exists,

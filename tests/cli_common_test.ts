@@ -4,11 +4,12 @@ import {
   oneLine,
   parseFlags,
   permissionHint,
-  ProgressPrinter,
   UsageError,
   userPath,
 } from "../src/cli/common.ts";
-import { parseServeFlags, SERVE_USAGE } from "../src/cli/serve.ts";
+import { ProgressPrinter } from "../src/cli/progress.ts";
+import { SERVE_USAGE } from "../src/cli/serve.ts";
+import { parseServeFlags } from "../src/cli/serve_flags.ts";
 import { ROUTE_TABLE } from "../src/http/routes.ts";
 import { readTraceFlags } from "../src/cli/trace_input.ts";
 import { tempDir, throwsWith } from "./_fixtures.ts";

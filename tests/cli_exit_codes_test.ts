@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { BundleError } from "../src/bundle/codec.ts";
 import { UsageError } from "../src/cli/common.ts";
 import { isInputError, reportFailure } from "../src/cli/failure.ts";
-import { TrainingError } from "../src/train/trainer.ts";
+import { TrainingError } from "../src/train/admit.ts";
 import { type CliRun, runCli, tempDir } from "./_fixtures.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;

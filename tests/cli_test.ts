@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { loadBundle } from "../src/bundle/files.ts";
-import { assess, prepareText } from "../src/engine/answer.ts";
+import { assess } from "../src/engine/answer.ts";
+import { prepareText } from "../src/engine/prepare.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
 import { clopperPearson } from "../src/train/stats.ts";
 import { AUTO_MIN_GROUPS } from "../src/train/split.ts";

@@ -16,7 +16,7 @@ import {
   setThresholdInForce,
   TableState,
 } from "../src/engine/mod.ts";
-import { alphaToPass } from "../src/cli/frontier.ts";
+import { alphaToPass } from "../src/eval/frontier.ts";
 import { closestName } from "../src/engine/suggest.ts";
 import { adviceInBrief } from "../src/cli/report_words.ts";
 import { readTraces } from "../src/traces/mod.ts";

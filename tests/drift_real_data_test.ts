@@ -6,15 +6,14 @@
 
 import { stateOf } from "./_fixtures.ts";
 import assert from "node:assert/strict";
-import {
-  assess,
-  type PreparedText,
-  prepareText,
-} from "../src/engine/answer.ts";
+import { assess } from "../src/engine/answer.ts";
+import { type PreparedText, prepareText } from "../src/engine/prepare.ts";
 import { DriftMonitor, QUIET_GUARD } from "../src/engine/drift.ts";
 import { readTraces } from "../src/traces/mod.ts";
-import { seededRandom, shuffle } from "../src/train/split.ts";
-import { DEFAULT_TRAIN_OPTIONS, train } from "../src/train/trainer.ts";
+import { shuffle } from "../src/train/split.ts";
+import { seededRandom } from "../src/engine/random.ts";
+import { train } from "../src/train/trainer.ts";
+import { DEFAULT_TRAIN_OPTIONS } from "../src/train/options.ts";
 
 const DATA = new URL("../../shared/data/", import.meta.url).pathname;
 const present = (() => {

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import {
   type AskOptions,
   assess,
-  prepareText,
   probabilitiesOf,
 } from "../src/engine/answer.ts";
+import { prepareText } from "../src/engine/prepare.ts";
 import { type DriftGuard, QUIET_GUARD } from "../src/engine/drift.ts";
 import {
   type QuestionTable,

@@ -7,7 +7,7 @@ import {
   textWords,
   wordBucketsOf,
 } from "../src/engine/features.ts";
-import { prepareText } from "../src/engine/answer.ts";
+import { prepareText } from "../src/engine/prepare.ts";
 import { scoreText, softmax } from "../src/engine/table.ts";
 import { smallTable, stateOf } from "./_fixtures.ts";
 

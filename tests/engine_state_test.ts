@@ -6,12 +6,9 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  assess,
-  prepareText,
-  probabilitiesOf,
-  suggestQuestion,
-} from "../src/engine/answer.ts";
+import { assess, probabilitiesOf } from "../src/engine/answer.ts";
+import { prepareText } from "../src/engine/prepare.ts";
+import { suggestQuestion } from "../src/engine/suggest.ts";
 import { type DriftGuard, QUIET_GUARD } from "../src/engine/drift.ts";
 import { reasonInWords } from "../src/engine/reason.ts";
 import {

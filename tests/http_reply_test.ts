@@ -5,12 +5,9 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  assess,
-  type Assessment,
-  prepareText,
-  probabilitiesOf,
-} from "../src/engine/answer.ts";
+import { assess, probabilitiesOf } from "../src/engine/answer.ts";
+import { type Assessment } from "../src/engine/verdict.ts";
+import { prepareText } from "../src/engine/prepare.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
 import { setThresholdInForce, TableState } from "../src/engine/state.ts";
 import type { Table } from "../src/engine/table.ts";

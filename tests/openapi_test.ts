@@ -10,13 +10,12 @@
 import assert from "node:assert/strict";
 import { ROUTE_TABLE } from "../src/http/routes.ts";
 import { MAX_BODY_BYTES } from "../src/http/body.ts";
+import { OPENAPI_JSON, openApiDocument } from "../src/http/openapi.ts";
 import {
   ERROR_RESPONSES,
-  FLAGS,
-  OPENAPI_JSON,
-  openApiDocument,
   type Operation,
-} from "../src/http/openapi.ts";
+} from "../src/http/openapi/operations.ts";
+import { FLAGS } from "../src/http/openapi/schema_parts.ts";
 
 import { freePort, startServer } from "./_http_helpers.ts";
 import { tempDir } from "./_fixtures.ts";

@@ -15,11 +15,11 @@ import {
   type CurvePoint,
   estimateGrowth,
 } from "../src/train/curve_estimate.ts";
+import { train } from "../src/train/trainer.ts";
 import {
   DEFAULT_TRAIN_OPTIONS,
-  train,
   type TrainOptions,
-} from "../src/train/trainer.ts";
+} from "../src/train/options.ts";
 import { adviceInBrief } from "../src/cli/report_words.ts";
 import { parseJsonlTraces, readTraces } from "../src/traces/mod.ts";
 import type { TraceSet } from "../src/traces/types.ts";

@@ -9,7 +9,8 @@
  */
 
 import assert from "node:assert/strict";
-import { assess, prepareText } from "../src/engine/answer.ts";
+import { assess } from "../src/engine/answer.ts";
+import { prepareText } from "../src/engine/prepare.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
 import {
   CALIBRATION,
@@ -22,7 +23,8 @@ import {
 import { DEFAULT_FEATURIZER } from "../src/engine/features.ts";
 import { buildCorpus, tableRows, trainingLayout } from "../src/train/corpus.ts";
 import { fitQuestions } from "../src/train/fit.ts";
-import { train, type TrainResult } from "../src/train/trainer.ts";
+import { train } from "../src/train/trainer.ts";
+import { type TrainResult } from "../src/train/contents.ts";
 import type { TraceSet } from "../src/traces/mod.ts";
 import {
   FILLER_WORDS,

@@ -9,9 +9,11 @@
  */
 
 import assert from "node:assert/strict";
-import { assess, prepareText } from "../src/engine/answer.ts";
+import { assess } from "../src/engine/answer.ts";
+import { prepareText } from "../src/engine/prepare.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
-import { train, type TrainOptions } from "../src/train/trainer.ts";
+import { train } from "../src/train/trainer.ts";
+import { type TrainOptions } from "../src/train/options.ts";
 import { type FamilyTrace, familyTraces, familyTraceSet } from "./_families.ts";
 import { SCOPED, smallTrainOptions, stateOf } from "./_fixtures.ts";
 

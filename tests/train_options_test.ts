@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
+import { train } from "../src/train/trainer.ts";
 import {
   DEFAULT_TRAIN_OPTIONS,
-  train,
-  TrainOptionError,
   type TrainOptions,
+} from "../src/train/options.ts";
+import {
+  TrainOptionError,
   trainOptions,
   validateTrainOptions,
-} from "../src/train/trainer.ts";
+} from "../src/train/validate_options.ts";
 import { isInputError } from "../src/cli/failure.ts";
 import { smallTrainOptions, syntheticTraceSet } from "./_fixtures.ts";
 

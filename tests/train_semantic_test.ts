@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { encodeBundle } from "../src/bundle/codec.ts";
-import { train, trainedContents } from "../src/train/trainer.ts";
+import { train } from "../src/train/trainer.ts";
+import { trainedContents } from "../src/train/contents.ts";
 import { rng, smallTrainOptions, syntheticTraceSet } from "./_fixtures.ts";
 
 const traces = syntheticTraceSet({ count: 2000, seed: 9, noise: 0.02 });

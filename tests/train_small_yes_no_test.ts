@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import { parseJsonlTraces } from "../src/traces/mod.ts";
 import { train } from "../src/train/trainer.ts";
-import { evaluate } from "../src/cli/eval.ts";
+import { evaluate } from "../src/eval/evaluate.ts";
 import { FILLER_WORDS, pick, rng, smallTrainOptions } from "./_fixtures.ts";
 
 const YES = ["refund", "money back", "reimburse", "return my payment"];

@@ -6,7 +6,8 @@ import {
   readTraces,
 } from "../src/traces/mod.ts";
 import { stateText } from "../src/engine/text.ts";
-import { train, TrainingError } from "../src/train/trainer.ts";
+import { train } from "../src/train/trainer.ts";
+import { TrainingError } from "../src/train/admit.ts";
 import {
   exists,
   SHARED_DATA,

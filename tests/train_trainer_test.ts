@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
-import { train, type TrainResult } from "../src/train/trainer.ts";
+import { train } from "../src/train/trainer.ts";
+import { type TrainResult } from "../src/train/contents.ts";
 import { CALIBRATION, splitTraces, TEST } from "../src/train/split.ts";
 import { parseJsonlTraces } from "../src/traces/mod.ts";
-import { assess, prepareText } from "../src/engine/answer.ts";
+import { assess } from "../src/engine/answer.ts";
+import { prepareText } from "../src/engine/prepare.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
 import {
   smallTrainOptions,

@@ -10,12 +10,6 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { DriftSettings } from "../engine/table.ts";
 import { closestName } from "../engine/suggest.ts";
 
-export {
-  ProgressMeter,
-  type ProgressOptions,
-  ProgressPrinter,
-} from "./progress.ts";
-
 /** A mistake in how a command was called or in what it was given; printed as one line, exit code 2. */
 export class UsageError extends Error {
   override name = "UsageError";

@@ -5,8 +5,9 @@
  */
 
 import { loadBundle } from "../bundle/files.ts";
-import { type EvalFigures, evaluate } from "../eval/evaluate.ts";
-import { parseFlags, ProgressPrinter, UsageError, userPath } from "./common.ts";
+import { evaluate } from "../eval/evaluate.ts";
+import { parseFlags, UsageError, userPath } from "./common.ts";
+import { ProgressPrinter } from "./progress.ts";
 import { evalInWords } from "./eval_words.ts";
 import { compareBundles, comparisonLines } from "./eval_compare.ts";
 import { PredictionsFile } from "./predictions_file.ts";
@@ -66,13 +67,6 @@ ${TRACE_FLAGS_USAGE}
                              question)
   --quiet                    no progress on stderr (--json implies it)
   --help                     this text`;
-
-export type { EvalFigures };
-export {
-  evaluate,
-  type StreamEvents,
-  type TraceListener,
-} from "../eval/evaluate.ts";
 
 /** Runs `eval`; returns the exit code. */
 export async function evalCommand(args: string[]): Promise<number> {

@@ -8,7 +8,7 @@
  */
 
 import { BundleError } from "../bundle/codec.ts";
-import { TrainingError } from "../train/trainer.ts";
+import { TrainingError } from "../train/admit.ts";
 import { oneLine, UsageError } from "./common.ts";
 
 /** Exit code of a command that could not use its input. */

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { LiveStatsDocument } from "../http/live/stats.ts";
+import type { LiveStatsDocument } from "../http/openapi/live_schemas.ts";
 import type { LiveResetReply } from "../http/openapi/live_schemas.ts";
 import { oneLine, UsageError } from "./common.ts";
 

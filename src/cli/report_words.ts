@@ -7,7 +7,7 @@
 
 import type { LeakageReport } from "../train/leakage.ts";
 import { percent } from "../train/meter.ts";
-import type { SplitReport } from "../train/trainer.ts";
+import type { SplitReport } from "../train/report.ts";
 
 /**
  * The split in one line: mode, why, and the traces and units (texts,

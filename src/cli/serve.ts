@@ -43,7 +43,6 @@ import { ZERO_THRESHOLD } from "./report_words.ts";
 import { type FeedbackLog, openFeedbackLog } from "./feedback_log.ts";
 import { parseServeFlags, type ServeSettings } from "./serve_flags.ts";
 
-export { parseServeFlags, type ServeSettings };
 import { loadServedTable, startReloader } from "./reload.ts";
 
 /** The routes of `serve --help`: one line each, from the route table. */

@@ -9,15 +9,14 @@ import {
   checkBundleDestination,
   writeBundleVersioned,
 } from "../bundle/files.ts";
+import { train } from "../train/trainer.ts";
+import { trainedContents, type TrainResult } from "../train/contents.ts";
 import {
-  train,
-  trainedContents,
   TrainOptionError,
-  type TrainOptions,
   trainOptions as checkedTrainOptions,
   type TrainOptionsInput,
-  type TrainResult,
-} from "../train/trainer.ts";
+} from "../train/validate_options.ts";
+import { type TrainOptions } from "../train/options.ts";
 import { DEFAULT_KEEP } from "../bundle/swap.ts";
 import type { TraceSet } from "../traces/mod.ts";
 import {
@@ -38,10 +37,10 @@ import {
   driftFlagSettings,
   numberFlag,
   parseFlags,
-  ProgressPrinter,
   UsageError,
   userPath,
 } from "./common.ts";
+import { ProgressPrinter } from "./progress.ts";
 import { reportHtml } from "./report_html.ts";
 import type { SemanticMode } from "../train/semantic.ts";
 import { withoutTimeColumns } from "../train/time_column.ts";

@@ -13,7 +13,8 @@ import {
   inScopeConfidences,
   type ScoredAnswers,
 } from "../train/calibrate.ts";
-import type { TrainOptions, TrainResult } from "../train/trainer.ts";
+import type { TrainOptions } from "../train/options.ts";
+import type { TrainResult } from "../train/contents.ts";
 import type { TraceSet } from "../traces/mod.ts";
 import { QuestionTally } from "../eval/tally.ts";
 import { frontierOf } from "../eval/frontier.ts";

@@ -46,12 +46,9 @@ import type { QuestionState, TableState } from "./state.ts";
 import type {
   Answer,
   Assessment,
-  ChoiceAnswer,
   DriftRule,
   Flag,
-  NoAnswer,
   RankedOption,
-  YesNoAnswer,
 } from "./verdict.ts";
 
 /** How one question is asked. */
@@ -460,15 +457,3 @@ export function warmUp(table: Table, state: TableState, rounds = 50): void {
     }
   }
 }
-
-export type {
-  Answer,
-  Assessment,
-  ChoiceAnswer,
-  DriftRule,
-  Flag,
-  NoAnswer,
-  RankedOption,
-  YesNoAnswer,
-};
-export { type PreparedText, prepareText, suggestQuestion };

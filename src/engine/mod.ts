@@ -29,14 +29,13 @@ export {
   answerQuestion,
   type AskOptions,
   assess,
-  type PreparedText,
-  prepareText,
   probabilitiesOf,
-  suggestQuestion,
   topOptions,
   unsupportedAssessment,
   warmUp,
 } from "./answer.ts";
+export { type PreparedText, prepareText } from "./prepare.ts";
+export { suggestQuestion } from "./suggest.ts";
 export {
   type Answer,
   type AnswerKind,

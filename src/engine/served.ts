@@ -10,7 +10,8 @@
  * @module
  */
 
-import { type AskOptions, assess, prepareText } from "./answer.ts";
+import { type AskOptions, assess } from "./answer.ts";
+import { prepareText } from "./prepare.ts";
 import { type DriftGuard, DriftMonitor } from "./drift.ts";
 import type { PreparedText } from "./prepare.ts";
 import { fullProbabilities } from "./semantic.ts";

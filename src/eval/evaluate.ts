@@ -27,8 +27,6 @@ import {
   unthresholdedState,
 } from "./tally.ts";
 
-export type { EvalFigures };
-
 /** When the online guard raised and cleared its alarm, by request index. */
 export interface StreamEvents {
   raised: number[];

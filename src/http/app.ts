@@ -17,7 +17,8 @@
  */
 
 import { type Context, Hono } from "hono";
-import { assess, prepareText } from "../engine/answer.ts";
+import { assess } from "../engine/answer.ts";
+import { prepareText } from "../engine/prepare.ts";
 import { bundleIdOf } from "../live/bundle_id.ts";
 import {
   BODY_TIMEOUT_MS,
@@ -35,7 +36,8 @@ import { Exposition } from "./exposition.ts";
 import { writeLiveMetrics } from "./live/metrics.ts";
 import { liveStats } from "./live/stats.ts";
 import { answerLiveReset, LIVE_RESET_BODY } from "./live/reset.ts";
-import { METRICS_CONTENT_TYPE, writeServiceMetrics } from "./metrics.ts";
+import { writeServiceMetrics } from "./metrics.ts";
+import { METRICS_CONTENT_TYPE } from "./exposition.ts";
 import { writeTierMetrics } from "./tier_metrics.ts";
 import { clientBodies } from "./middleware/client_bodies.ts";
 import { countResponses } from "./middleware/count_responses.ts";
@@ -55,10 +57,9 @@ import {
   ROUTE_TABLE,
 } from "./routes.ts";
 import { type AppDeps, Service } from "./service.ts";
-import { readiness, type ReadyDocument } from "./ready.ts";
+import { readiness } from "./ready.ts";
+import { type ReadyDocument } from "./openapi/ready_schema.ts";
 import { INTERFACE_VERSION, TOOL_VERSION } from "../version.ts";
-
-export { type AppDeps, ROUTE_TABLE };
 
 const JSON_TYPE = "application/json";
 // A record, not a list of pairs: the cheaper of the two for `new Response`

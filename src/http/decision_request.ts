@@ -16,10 +16,10 @@
 import {
   type AskOptions,
   assess,
-  type Assessment,
-  type PreparedText,
   unsupportedAssessment,
 } from "../engine/answer.ts";
+import { type Assessment } from "../engine/verdict.ts";
+import { type PreparedText } from "../engine/prepare.ts";
 import type { DriftGuard } from "../engine/drift.ts";
 import type { TableState } from "../engine/state.ts";
 import type { QuestionKind, Table } from "../engine/table.ts";

@@ -9,12 +9,7 @@
  * @module
  */
 
-import {
-  exactNumber,
-  probabilityKey,
-  writeAscii,
-  writeProbabilityKey,
-} from "./json_number.ts";
+import { exactNumber, writeAscii, writeProbabilityKey } from "./json_number.ts";
 
 const encoder = new TextEncoder();
 
@@ -143,5 +138,3 @@ export class JsonWriter {
     return this.#buf.slice(0, this.#at);
   }
 }
-
-export { probabilityKey };

@@ -21,8 +21,6 @@ import { EXPOSED_BOUNDS_S } from "./stats/latency.ts";
 import { writeOpsMetrics } from "./ops_metrics.ts";
 import type { ServiceStats } from "./stats/service_stats.ts";
 
-export { METRICS_CONTENT_TYPE } from "./exposition.ts";
-
 /**
  * Writes the service's counters, latency and drift state, and the
  * thresholds in force of `table` served with `state`.

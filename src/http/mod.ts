@@ -39,7 +39,7 @@ export {
 export { type AppDeps, Service } from "./service.ts";
 export { type DecisionRoute, ROUTE_TABLE, type RouteSpec } from "./routes.ts";
 export { type ServedTable } from "./served.ts";
-export { type StatsDocument } from "./stats/document.ts";
+export { type StatsDocument } from "./openapi/stats_schemas.ts";
 export {
   fileToken,
   type FileTokenOptions,

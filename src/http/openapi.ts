@@ -42,17 +42,8 @@ import {
   TAGS,
 } from "./openapi/operations.ts";
 import { ROUTE_TABLE, type RouteSpec } from "./routes.ts";
-import type { JsonSchema } from "./openapi/schema_parts.ts";
+import type { JsonSchema } from "./openapi/refs.ts";
 import { SCHEMAS } from "./openapi/schemas.ts";
-
-export {
-  ERROR_RESPONSES,
-  type ErrorStatus,
-  type Example,
-  type Operation,
-} from "./openapi/operations.ts";
-export { FLAGS, type JsonSchema } from "./openapi/schema_parts.ts";
-export { type SchemaName, SCHEMAS } from "./openapi/schemas.ts";
 
 /** The OpenAPI document (the fields this document uses). */
 export interface OpenApiDocument {

@@ -8,7 +8,8 @@
  * @module
  */
 
-import { type Assessment, topOptions } from "../engine/answer.ts";
+import { topOptions } from "../engine/answer.ts";
+import { type Assessment } from "../engine/verdict.ts";
 import { answerOf } from "../engine/verdict.ts";
 import type { DriftState } from "../engine/drift.ts";
 import { reasonInWords } from "../engine/reason.ts";
@@ -23,8 +24,6 @@ export interface PlaygroundRequest {
   question: string;
   text: string;
 }
-
-export type { PlaygroundResponse };
 
 /** The fields of a playground body. */
 export const PLAYGROUND_OBJECT = new ObjectSpec({

@@ -15,8 +15,6 @@
 import type { FleetLive } from "../live/fleet.ts";
 import type { ReadyDocument } from "./openapi/ready_schema.ts";
 
-export type { ReadyDocument };
-
 /**
  * Whether a process serving bundle `bundleId` (with `fleet`, its live
  * store, or null) is ready, and why not (see the module doc).

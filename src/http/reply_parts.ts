@@ -14,7 +14,8 @@ import type { AnsweringTier } from "../engine/two_tier.ts";
 import type { Assessment, ChoiceAnswer, Flag } from "../engine/verdict.ts";
 import { unsupportedInWords } from "../engine/reason.ts";
 import { EXACT_KEY, writeProbabilityKey } from "./json_number.ts";
-import { fragment, JsonWriter, probabilityKey } from "./json_writer.ts";
+import { fragment, JsonWriter } from "./json_writer.ts";
+import { probabilityKey } from "./json_number.ts";
 import type { ServedTable } from "./served.ts";
 import { topPositions } from "./top_options.ts";
 

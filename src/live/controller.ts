@@ -40,16 +40,10 @@ import {
 import { bundleIdOf } from "./bundle_id.ts";
 import { newCertificate } from "./new_certificate.ts";
 import { FleetLive, type FleetOptions } from "./fleet.ts";
-import {
-  RECENT_ANSWERS,
-  type RecentAnswer,
-  RecentAnswers,
-} from "./recent_answers.ts";
+import { type RecentAnswer, RecentAnswers } from "./recent_answers.ts";
 import { ReplayGuard } from "./replays.ts";
 import { ResetHistory, type ResetSource } from "./resets.ts";
 import { randomHex8 } from "./store.ts";
-
-export { RECENT_ANSWERS, type RecentAnswer };
 
 /** The default audit rate of `serve` (`--audit-rate`). */
 export const DEFAULT_AUDIT_RATE = 0.02;

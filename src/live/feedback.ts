@@ -13,7 +13,8 @@
  */
 
 import { createHash } from "node:crypto";
-import { assess, prepareText } from "../engine/answer.ts";
+import { assess } from "../engine/answer.ts";
+import { prepareText } from "../engine/prepare.ts";
 import type { DriftGuard } from "../engine/drift.ts";
 import type { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";

@@ -28,8 +28,6 @@ import {
 } from "./fit.ts";
 import { shuffle } from "./split.ts";
 
-export { CURVE_SHARES };
-
 /** An uncalibrated question, as the curve needs it. */
 export interface CurveQuestion extends FitQuestion {
   /** Its calibration answers as the trained table scored them. */

@@ -5,7 +5,8 @@
  * @module
  */
 
-import { assess, prepareText } from "../engine/answer.ts";
+import { assess } from "../engine/answer.ts";
+import { prepareText } from "../engine/prepare.ts";
 import { QUIET_GUARD } from "../engine/drift.ts";
 import type { QuestionTable, Table } from "../engine/table.ts";
 import { TableState } from "../engine/state.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { prepareText } from "../engine/answer.ts";
+import { prepareText } from "../engine/prepare.ts";
 import { fullProbabilities } from "../engine/semantic.ts";
 import { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";

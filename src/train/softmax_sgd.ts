@@ -9,7 +9,8 @@
  */
 
 import type { TrainingLayout } from "./corpus.ts";
-import { seededRandom, shuffle } from "./split.ts";
+import { shuffle } from "./split.ts";
+import { seededRandom } from "../engine/random.ts";
 
 /** Training settings. */
 export interface SgdOptions {

@@ -35,11 +35,8 @@
  */
 
 import { textKey } from "../engine/text.ts";
-import { seededRandom } from "../engine/random.ts";
 import { SimilarityIndex, textVectors } from "./similar.ts";
 import { effectiveSize, UnionFind } from "./units.ts";
-
-export { seededRandom };
 
 /** The parts of a split. */
 export const FIT = 0;

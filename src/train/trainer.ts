@@ -54,28 +54,6 @@ import {
   uncalibratedInWords,
 } from "./words.ts";
 
-export { TrainingError } from "./admit.ts";
-export { trainedContents, type TrainResult } from "./contents.ts";
-export {
-  DEFAULT_TRAIN_OPTIONS,
-  type TrainingSettings,
-  trainingSettings,
-  type TrainOptions,
-} from "./options.ts";
-export {
-  TrainOptionError,
-  trainOptions,
-  type TrainOptionsInput,
-  validateTrainOptions,
-} from "./validate_options.ts";
-export {
-  type QuestionReport,
-  type SplitReport,
-  THIN_OPTION,
-  type ThinOption,
-  type TrainReport,
-} from "./report.ts";
-
 /** A question fitted and calibrated, waiting to be measured. */
 interface FittedQuestion {
   qa: QuestionAnswers;

@@ -93,8 +93,6 @@ export const FEEDBACK_BODY = new BodySpec(
   },
 );
 
-export type { FeedbackReply };
-
 /** An item refused because its answer is an option the bundle lacks. */
 export interface RefusedItem {
   /** Its position in the body (0 for a single item). */

@@ -19,12 +19,8 @@ import { countFleetFeedback } from "../../live/fleet_feedback.ts";
 import { loggableItems } from "../../live/loggable.ts";
 import { traceLine } from "../../traces/write.ts";
 import type { Service } from "../service.ts";
-import {
-  type FeedbackReply,
-  feedbackReply,
-  logFailure,
-  parseFeedback,
-} from "./feedback.ts";
+import { feedbackReply, logFailure, parseFeedback } from "./feedback.ts";
+import { type FeedbackReply } from "../openapi/live_schemas.ts";
 
 /** Answers a parsed `/v1/feedback` `body` for `service`; throws a 400 or 503 (see the module doc). */
 export async function answerFeedback(

@@ -8,7 +8,10 @@
  */
 
 import type { Exposition, MetricType } from "../exposition.ts";
-import type { LiveQuestionStats, LiveStatsDocument } from "./stats.ts";
+import type {
+  LiveQuestionStats,
+  LiveStatsDocument,
+} from "../openapi/live_schemas.ts";
 
 /** A per-question family; a null value writes no sample for the question. */
 type Family = [

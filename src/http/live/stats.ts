@@ -21,7 +21,6 @@ import type {
 } from "../openapi/live_schemas.ts";
 import { record } from "../stats/document.ts";
 
-export type { LiveQuestionStats, LiveStatsDocument };
 import type { LiveController } from "../../live/controller.ts";
 
 const REASON_WORDS: Record<LiveReason, string> = {

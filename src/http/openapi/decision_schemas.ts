@@ -21,7 +21,6 @@ import {
   confidence,
   count,
   Flag,
-  type JsonSchema,
   nonNegative,
   nullable,
   nullableNumber,
@@ -30,6 +29,7 @@ import {
   recordOf,
   ref,
 } from "./schema_parts.ts";
+import { type JsonSchema } from "./refs.ts";
 
 const yes = Type.Number({
   minimum: 0,

@@ -23,8 +23,6 @@ import {
 } from "../../engine/verdict.ts";
 import { componentRef, type JsonSchema } from "./refs.ts";
 
-export type { JsonSchema };
-
 /**
  * A reference to the component schema `name`, typed as `schema` (the
  * component it names), so a type built from a schema that refers to

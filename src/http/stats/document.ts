@@ -8,12 +8,6 @@
 import type { StatsDocument } from "../openapi/stats_schemas.ts";
 import { setKey } from "../fields.ts";
 
-export type {
-  QuestionCounts,
-  QuestionSummary,
-  StatsDocument,
-} from "../openapi/stats_schemas.ts";
-
 /**
  * The `/v1/stats` document as the statistics make it: everything but the
  * `live` section, which the live certificate adds.

@@ -32,8 +32,6 @@ const STEPS_PER_DOUBLING = 16;
 /** Fine buckets: index 0 holds values up to 1 µs, the last one everything above ~2^31 µs. */
 const FINE_BUCKETS = 1 + STEPS_PER_DOUBLING * 32;
 
-export type { LatencySummary };
-
 /** A histogram of durations in microseconds. */
 export class LatencyHistogram {
   #count = 0;

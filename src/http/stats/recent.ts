@@ -15,8 +15,6 @@ export const RECENT_LIMIT = 50;
 /** Longest input text kept per recent decision (with `keepText`), in UTF-16 units. */
 export const RECENT_TEXT_LIMIT = 2000;
 
-export type { RecentDecision };
-
 /**
  * `text` cut to `RECENT_TEXT_LIMIT` code units, as a string of its own: a
  * plain `slice` of a long string is a view that keeps the whole of it (a

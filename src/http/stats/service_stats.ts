@@ -19,12 +19,8 @@ import type { Table } from "../../engine/table.ts";
 import type { Assessment } from "../../engine/verdict.ts";
 import { bundleIdOf } from "../../live/bundle_id.ts";
 import { AnswerCounts, ResponseCounts } from "./counters.ts";
-import {
-  type QuestionCounts,
-  record,
-  share,
-  type StatsSnapshot,
-} from "./document.ts";
+import { record, share, type StatsSnapshot } from "./document.ts";
+import { type QuestionCounts } from "../openapi/stats_schemas.ts";
 import { LatencyHistogram, round1, WindowedLatency } from "./latency.ts";
 import { RequestRate } from "./rate.ts";
 import { ReloadLog } from "./reloads.ts";

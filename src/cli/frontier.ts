@@ -1,8 +1,0 @@
-/**
- * The coverage frontier, now in `src/eval/frontier.ts`; re-exported here
- * for importers of its old place.
- *
- * @module
- */
-
-export * from "../eval/frontier.ts";
