@@ -50,7 +50,7 @@ import type { Table } from "../src/engine/table.ts";
 import { DecisionClient, type ModelAsk } from "../src/client/mod.ts";
 import { LiveController } from "../src/live/controller.ts";
 import { countFeedback } from "../src/live/feedback.ts";
-import { parseFeedback } from "../src/http/live/feedback.ts";
+import { parseFeedback } from "../src/http/live_routes/feedback_body.ts";
 import { serveTable } from "../src/http/served.ts";
 import { startServe } from "./processes.ts";
 import { readTraces } from "../src/traces/mod.ts";

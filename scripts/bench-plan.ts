@@ -25,7 +25,7 @@ import { readTraces } from "../src/traces/mod.ts";
 import { inScopeConfidences } from "../src/train/calibrate.ts";
 import { fallbackTest } from "../src/train/certify.ts";
 import { seededRandom } from "../src/engine/random.ts";
-import { binomialTail } from "../src/train/stats.ts";
+import { binomialTail } from "../src/train/distributions.ts";
 import { train } from "../src/train/trainer.ts";
 import { DEFAULT_TRAIN_OPTIONS } from "../src/train/options.ts";
 import { smallSubset } from "./small_subsets.ts";

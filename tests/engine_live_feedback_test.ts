@@ -6,8 +6,8 @@ import {
   FEEDBACK_ALARM_RATE,
   FeedbackCheck,
 } from "../src/engine/feedback_check.ts";
-import { LiveCertificate, liveGrid } from "../src/engine/live.ts";
-import { binomialTail } from "../src/train/stats.ts";
+import { LiveCertificate, liveGrid } from "../src/engine/live_certificate.ts";
+import { binomialTail } from "../src/train/distributions.ts";
 import { rng } from "./_fixtures.ts";
 
 const ALPHA = 0.05;

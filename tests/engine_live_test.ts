@@ -3,7 +3,7 @@ import {
   type CalibrationBand,
   calibrationBands,
 } from "../src/engine/feedback_check.ts";
-import { LiveCertificate, liveGrid } from "../src/engine/live.ts";
+import { LiveCertificate, liveGrid } from "../src/engine/live_certificate.ts";
 import { rng } from "./_fixtures.ts";
 
 const ALPHA = 0.05;

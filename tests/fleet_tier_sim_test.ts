@@ -15,7 +15,7 @@
 
 import assert from "node:assert/strict";
 import { calibrationBands } from "../src/engine/feedback_check.ts";
-import { liveGrid } from "../src/engine/live.ts";
+import { liveGrid } from "../src/engine/live_certificate.ts";
 import { TableState } from "../src/engine/state.ts";
 import type { Calibration, Table } from "../src/engine/table.ts";
 import { LiveController } from "../src/live/controller.ts";

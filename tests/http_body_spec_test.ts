@@ -28,8 +28,14 @@ import {
   DECISIONS_QUESTION,
   parseDecisions,
 } from "../src/http/decisions.ts";
-import { FEEDBACK_BODY, FEEDBACK_ITEM } from "../src/http/live/feedback.ts";
-import { LIVE_RESET_BODY, LIVE_RESET_OBJECT } from "../src/http/live/reset.ts";
+import {
+  FEEDBACK_BODY,
+  FEEDBACK_ITEM,
+} from "../src/http/live_routes/feedback_body.ts";
+import {
+  LIVE_RESET_BODY,
+  LIVE_RESET_OBJECT,
+} from "../src/http/live_routes/reset.ts";
 import { PLAYGROUND_BODY, PLAYGROUND_OBJECT } from "../src/http/playground.ts";
 import { OPENAPI_JSON } from "../src/http/openapi.ts";
 

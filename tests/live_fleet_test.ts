@@ -18,7 +18,7 @@ import { AuditKeyFile } from "../src/live/audit_key.ts";
 import { LiveController } from "../src/live/controller.ts";
 import { FleetLive } from "../src/live/fleet.ts";
 import { calibrationBands } from "../src/engine/feedback_check.ts";
-import { liveGrid } from "../src/engine/live.ts";
+import { liveGrid } from "../src/engine/live_certificate.ts";
 import { MemoryStore } from "../src/live/store.ts";
 import { rng, smallTable, stateOf, tempDir, TOPIC_WORDS } from "./_fixtures.ts";
 

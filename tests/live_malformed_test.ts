@@ -14,7 +14,7 @@ import { AuditKeyFile } from "../src/live/audit_key.ts";
 import { claimProblem } from "../src/live/audit_token.ts";
 import { StoreRejected } from "../src/live/fleet.ts";
 import { MemoryStore, type SyncRequest } from "../src/live/store.ts";
-import type { LivePolicy } from "../src/engine/live.ts";
+import type { LivePolicy } from "../src/engine/live_certificate.ts";
 import { rng, smallTable, tempDir, TOPIC_WORDS } from "./_fixtures.ts";
 import { resign } from "./_audit_ids.ts";
 

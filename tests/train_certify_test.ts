@@ -10,7 +10,7 @@ import {
   binomialTail,
   clopperPearson,
   minimumCertifiable,
-} from "../src/train/stats.ts";
+} from "../src/train/distributions.ts";
 import { rng } from "./_fixtures.ts";
 
 /** `P(Binomial(n, p) <= k)` summed term by term in log space. */

@@ -21,7 +21,10 @@ import { fitQuestions } from "../src/train/fit.ts";
 import type { FitJob } from "../src/train/fit_job.ts";
 import { startRunner } from "../src/train/pool.ts";
 import { logitsOf, trainSoftmax } from "../src/train/softmax_sgd.ts";
-import { DEFAULT_KIND_SCALES, storedWeights } from "../src/train/sparse.ts";
+import {
+  DEFAULT_KIND_SCALES,
+  storedWeights,
+} from "../src/train/kind_scales.ts";
 import { train } from "../src/train/trainer.ts";
 import { parseJsonlTraces, type TraceSet } from "../src/traces/mod.ts";
 import { learningCurveSvg } from "../scripts/learning_curve_svg.ts";

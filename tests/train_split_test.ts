@@ -8,7 +8,7 @@ import {
   TEST,
   VALIDATION,
 } from "../src/train/split.ts";
-import { effectiveSize } from "../src/train/units.ts";
+import { effectiveSize } from "../src/train/union_find.ts";
 import { textKey } from "../src/engine/text.ts";
 import {
   FILLER_WORDS,

@@ -34,7 +34,7 @@ import type { TrainingSettings } from "../train/options.ts";
 import type { TrainReport } from "../train/report.ts";
 import { createHash } from "node:crypto";
 import type { FeaturizerSettings } from "../engine/features.ts";
-import { liveGrid } from "../engine/live.ts";
+import { liveGrid } from "../engine/live_certificate.ts";
 import { NO_SCOPE, SCOPE_SCORES, type ScopeScore } from "../engine/scope.ts";
 import type {
   Calibration,

@@ -2,11 +2,11 @@
  * `serve --feedback-log FILE`: feedback items appended to `FILE` as trace
  * lines (`{"text", "answers": {question: answer}, "time"}`) that
  * `train --traces FILE` reads. Which items are written is decided by the
- * route (`src/live/loggable.ts`); this module keeps the file sound:
+ * route (`src/live/feedback_log_items.ts`); this module keeps the file sound:
  *
  * - Each request's lines go in one write, queued, so lines of concurrent
  *   requests never interleave; a request is answered after its lines are
- *   written (see `src/http/live/feedback.ts`).
+ *   written (see `src/http/live_routes/feedback_body.ts`).
  * - On opening, a torn last line (a crash mid-write) is cut off with a
  *   warning (`torn_tail.ts`), so the next line never glues onto it; a write
  *   that fails half-way is cut back the same way.

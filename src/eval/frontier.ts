@@ -8,7 +8,7 @@
  * @module
  */
 
-import { binomialTail } from "../train/stats.ts";
+import { binomialTail } from "../train/distributions.ts";
 
 /** One threshold of the frontier. */
 export interface FrontierPoint {

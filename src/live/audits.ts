@@ -18,7 +18,7 @@
  * @module
  */
 
-import type { LiveCertificate } from "../engine/live.ts";
+import type { LiveCertificate } from "../engine/live_certificate.ts";
 import { seededRandom } from "../engine/random.ts";
 import type { Table } from "../engine/table.ts";
 
@@ -100,7 +100,7 @@ export interface PendingAuditsOptions {
  * @example
  * ```ts
  * import { PendingAudits } from "./audits.ts";
- * import type { LiveCertificate } from "../engine/live.ts";
+ * import type { LiveCertificate } from "../engine/live_certificate.ts";
  * import type { Table } from "../engine/table.ts";
  * declare const table: Table;
  * declare const certificate: LiveCertificate;

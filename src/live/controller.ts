@@ -1,6 +1,6 @@
 /**
  * The live certificate in serving: per served table and question a
- * `LiveCertificate` (see `src/engine/live.ts`), fed at decision time and
+ * `LiveCertificate` (see `src/engine/live_certificate.ts`), fed at decision time and
  * by feedback, whose decision is applied to the table's engine state (the
  * threshold in force; a withdrawn certification, flag `drift` with rule
  * `live_audit`).
@@ -17,12 +17,12 @@
  * @module
  */
 
-import { LiveCertificate, type LiveState } from "../engine/live.ts";
+import { LiveCertificate, type LiveState } from "../engine/live_certificate.ts";
 import type { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
 import type { AnsweringTier } from "../engine/two_tier.ts";
 import { answerOf, type Assessment } from "../engine/verdict.ts";
-import { applyLiveDecision } from "./apply.ts";
+import { applyLiveDecision } from "./apply_decision.ts";
 import type { AuditKeyFile } from "./audit_key.ts";
 import {
   AuditTokens,

@@ -13,7 +13,7 @@
  * order (a replica's decisions reach the store at most one sync late, and
  * always before the audits it counts itself). With fixed bet fractions the
  * capital depends only on the counts, so the pooled e-process is the lone
- * process's, with the same guarantees (`src/engine/live.ts`).
+ * process's, with the same guarantees (`src/engine/live_certificate.ts`).
  *
  * After each sync the replica weighs the pooled evidence under the fleet's
  * policy (`LiveCertificate.restore` then `decide`); a change (a refutation,
@@ -44,10 +44,10 @@ import {
   type LiveEvidence,
   type LivePolicy,
   type LiveState,
-} from "../engine/live.ts";
+} from "../engine/live_certificate.ts";
 import type { TableState } from "../engine/state.ts";
 import type { Table } from "../engine/table.ts";
-import { applyLiveDecision } from "./apply.ts";
+import { applyLiveDecision } from "./apply_decision.ts";
 import { type FleetTrack, fleetTracks, poolName } from "./fleet_tracks.ts";
 import {
   type AuditOutcome,

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { LiveCertificate } from "../engine/live.ts";
+import type { LiveCertificate } from "../engine/live_certificate.ts";
 import type { Table } from "../engine/table.ts";
 import { bundleIdOf } from "./bundle_id.ts";
 import { newCertificate } from "./new_certificate.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { LiveCertificate } from "../engine/live.ts";
+import { LiveCertificate } from "../engine/live_certificate.ts";
 import type { Calibration, QuestionTable } from "../engine/table.ts";
 
 /**

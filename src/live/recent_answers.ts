@@ -12,7 +12,7 @@
  */
 
 import { createHash } from "node:crypto";
-import type { LiveCertificate } from "../engine/live.ts";
+import type { LiveCertificate } from "../engine/live_certificate.ts";
 import type { Table } from "../engine/table.ts";
 
 /** Most uncertified answers remembered. */

@@ -7,7 +7,7 @@
 
 import type { QuestionAnswers, TraceSet } from "../traces/mod.ts";
 import type { TrainOptions } from "./options.ts";
-import { minimumCertifiable } from "./stats.ts";
+import { minimumCertifiable } from "./distributions.ts";
 import {
   freeTextInWords,
   singleOptionInWords,

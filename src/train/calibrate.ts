@@ -8,7 +8,7 @@
  */
 
 import { calibrationBands } from "../engine/feedback_check.ts";
-import { liveGrid } from "../engine/live.ts";
+import { liveGrid } from "../engine/live_certificate.ts";
 import { calibrationInScope, type ScopeScore } from "../engine/scope.ts";
 import type { Calibration, DriftReference } from "../engine/table.ts";
 import {
@@ -18,8 +18,8 @@ import {
   type ThresholdChoice,
 } from "./certify.ts";
 import type { ValidationFigures } from "./fit.ts";
-import { binomialTail, minimumCertifiable } from "./stats.ts";
-import { effectiveSize } from "./units.ts";
+import { binomialTail, minimumCertifiable } from "./distributions.ts";
+import { effectiveSize } from "./union_find.ts";
 import { type AdviceFacts, adviceInWords } from "./words.ts";
 
 /** A question's answers on the calibration split, as serving would score them. */

@@ -38,7 +38,7 @@ import {
   binomialTail,
   largestPassing,
   minimumCertifiable,
-} from "./stats.ts";
+} from "./distributions.ts";
 
 /** What the threshold search found. */
 export interface ThresholdChoice {

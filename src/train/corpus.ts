@@ -21,7 +21,7 @@ import {
   wordBucketsOf,
 } from "../engine/features.ts";
 import { BIGRAM_ROW, NGRAM_ROW, WORD_ROW } from "../engine/radius.ts";
-import { DEFAULT_KIND_SCALES, type KindScales } from "./sparse.ts";
+import { DEFAULT_KIND_SCALES, type KindScales } from "./kind_scales.ts";
 
 /** Distinct texts, words and buckets of a set of traces. */
 export interface Corpus {

@@ -13,7 +13,7 @@ import type { FitTable, FittedModel } from "./fit.ts";
 import { learningCurves } from "./learning_curve.ts";
 import type { TrainOptions } from "./options.ts";
 import type { QuestionParts } from "./parts.ts";
-import { minimumCertifiable } from "./stats.ts";
+import { minimumCertifiable } from "./distributions.ts";
 
 /** A calibrated question as the learning-curve stage reads it. */
 export interface AdvisedQuestion {

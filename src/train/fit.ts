@@ -29,7 +29,7 @@ import { shared } from "./corpus.ts";
 import { type FitJob, type QuestionData } from "./fit_job.ts";
 import { type JobRunner, startRunner } from "./pool.ts";
 import type { SgdOptions } from "./softmax_sgd.ts";
-import { type KindScales, storedWeights } from "./sparse.ts";
+import { type KindScales, storedWeights } from "./kind_scales.ts";
 import { fitTemperature, meanNll } from "./temperature.ts";
 
 /** How a question is fitted. */
@@ -59,7 +59,7 @@ export interface FitSettings {
   candidates: number;
   /** Final weights are the average of this many fits with different seeds. */
   ensemble: number;
-  /** Training-time scale of word, n-gram and bigram rows (see `sparse.ts`). */
+  /** Training-time scale of word, n-gram and bigram rows (see `kind_scales.ts`). */
   kindScales: KindScales;
   seed: number;
   /** Workers that run fits in parallel (1: all in this thread, no worker). */

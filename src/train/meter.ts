@@ -9,7 +9,7 @@
  * @module
  */
 
-import { clopperPearson } from "./stats.ts";
+import { clopperPearson } from "./distributions.ts";
 
 /** Certified share and disagreement among certified answers, with a 95% Clopper-Pearson interval. */
 export interface Measurement {

@@ -15,7 +15,7 @@ import type { TableSettings } from "../engine/table.ts";
 import type { CalibrationOutcome, ScoredAnswers } from "./calibrate.ts";
 import type { FitSettings } from "./fit.ts";
 import type { SemanticMode } from "./semantic.ts";
-import { DEFAULT_KIND_SCALES } from "./sparse.ts";
+import { DEFAULT_KIND_SCALES } from "./kind_scales.ts";
 import type { SplitMode } from "./split.ts";
 
 /** Everything training can be told. */

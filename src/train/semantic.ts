@@ -22,7 +22,7 @@ import {
   twoTierVerdict,
 } from "../engine/semantic.ts";
 import { type Calibration, softmax } from "../engine/table.ts";
-import { liveGrid } from "../engine/live.ts";
+import { liveGrid } from "../engine/live_certificate.ts";
 import { calibrationInScope } from "../engine/scope.ts";
 import {
   candidateGrid,
@@ -44,8 +44,8 @@ import {
   noveltyReference,
   type SemanticFitSettings,
 } from "./semantic_fit.ts";
-import { largestPassing } from "./stats.ts";
-import { effectiveSize } from "./units.ts";
+import { largestPassing } from "./distributions.ts";
+import { effectiveSize } from "./union_find.ts";
 
 /** Whether training adds a second tier. */
 export type SemanticMode = "auto" | "on" | "off";

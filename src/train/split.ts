@@ -36,7 +36,7 @@
 
 import { textKey } from "../engine/text.ts";
 import { SimilarityIndex, textVectors } from "./similar.ts";
-import { effectiveSize, UnionFind } from "./units.ts";
+import { effectiveSize, UnionFind } from "./union_find.ts";
 
 /** The parts of a split. */
 export const FIT = 0;

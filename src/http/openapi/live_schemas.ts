@@ -7,7 +7,7 @@
  */
 
 import { type Static, Type } from "@sinclair/typebox";
-import type { LiveReason } from "../../engine/live.ts";
+import type { LiveReason } from "../../engine/live_certificate.ts";
 import type { AuditMiss } from "../../live/audits.ts";
 import type { MissedAudit as LiveMissedAudit } from "../../live/feedback.ts";
 import {
@@ -19,7 +19,7 @@ import {
   recordOf,
   ref,
 } from "./schema_parts.ts";
-import type { Same } from "./same.ts";
+import type { Same } from "./type_equality.ts";
 
 const AUDIT_MISSES = [
   "unknown",

@@ -19,8 +19,8 @@ import { ALT_BODY } from "../altdecisions.ts";
 import { BATCH_BODY, MAX_BATCH_ITEMS } from "../batch.ts";
 import { DECIDE_BODY } from "../decide.ts";
 import { DECISIONS_BODY } from "../decisions.ts";
-import { FEEDBACK_BODY } from "../live/feedback.ts";
-import { LIVE_RESET_BODY } from "../live/reset.ts";
+import { FEEDBACK_BODY } from "../live_routes/feedback_body.ts";
+import { LIVE_RESET_BODY } from "../live_routes/reset.ts";
 import { PLAYGROUND_BODY } from "../playground.ts";
 import { ReadyDocument } from "./ready_schema.ts";
 

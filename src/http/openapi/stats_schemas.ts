@@ -22,7 +22,7 @@ import {
   recordOf,
   ref,
 } from "./schema_parts.ts";
-import type { Same } from "./same.ts";
+import type { Same } from "./type_equality.ts";
 
 /** A percentile summary of latencies. */
 export const LatencySummary = Type.Object({

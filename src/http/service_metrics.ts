@@ -1,7 +1,7 @@
 /**
  * The service's statistics in the Prometheus text exposition (written with
  * `exposition.ts`, the live certificate's families after them by
- * `live/metrics.ts`).
+ * `live_routes/live_metrics.ts`).
  *
  * Names follow Prometheus conventions: a `dtable_` prefix, counters end in
  * `_total`, durations are in seconds, the latency histogram has

@@ -12,7 +12,7 @@ import {
   FEEDBACK_ALARM_RATE,
   type FeedbackCheckState,
 } from "../../engine/feedback_check.ts";
-import type { LiveReason, LiveState } from "../../engine/live.ts";
+import type { LiveReason, LiveState } from "../../engine/live_certificate.ts";
 import type { Table } from "../../engine/table.ts";
 import type {
   LiveFeedbackCheckStats,

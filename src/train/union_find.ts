@@ -65,7 +65,7 @@ export class UnionFind {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { effectiveSize } from "./units.ts";
+ * import { effectiveSize } from "./union_find.ts";
  * assert.equal(effectiveSize(Int32Array.of(0, 0, 1, 2)), 16 / 6);
  * ```
  */

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { LiveDecision } from "../engine/live.ts";
+import type { LiveDecision } from "../engine/live_certificate.ts";
 import {
   reinstateCertification,
   setThresholdInForce,

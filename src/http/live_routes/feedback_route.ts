@@ -1,7 +1,7 @@
 /**
  * What `POST /v1/feedback` does with a parsed body: checks it
- * (`feedback.ts`), writes the items kept to the feedback log in one write
- * (replayed audits left out, `src/live/loggable.ts`), each line
+ * (`feedback_body.ts`), writes the items kept to the feedback log in one write
+ * (replayed audits left out, `src/live/feedback_log_items.ts`), each line
  * saying where it came from and the bundle it answered, then counts them
  * in the live certificate (one process's or the fleet's) and makes the
  * reply. A failed log write is a 503 and nothing is counted.
@@ -16,10 +16,10 @@ import {
   feedbackTrace,
 } from "../../live/feedback.ts";
 import { countFleetFeedback } from "../../live/fleet_feedback.ts";
-import { loggableItems } from "../../live/loggable.ts";
+import { loggableItems } from "../../live/feedback_log_items.ts";
 import { traceLine } from "../../traces/write.ts";
 import type { Service } from "../service.ts";
-import { feedbackReply, logFailure, parseFeedback } from "./feedback.ts";
+import { feedbackReply, logFailure, parseFeedback } from "./feedback_body.ts";
 import { type FeedbackReply } from "../openapi/live_schemas.ts";
 
 /** Answers a parsed `/v1/feedback` `body` for `service`; throws a 400 or 503 (see the module doc). */
