@@ -12,7 +12,7 @@ import { evalCommand } from "./src/cli/eval.ts";
 import { inspectCommand } from "./src/cli/inspect.ts";
 import { serveCommand } from "./src/cli/serve.ts";
 import { predictCommand } from "./src/cli/predict.ts";
-import { closestName } from "./src/engine/suggest.ts";
+import { closestName } from "./src/engine/mod.ts";
 import { UsageError } from "./src/cli/common.ts";
 import { reportFailure } from "./src/cli/failure.ts";
 import { trainCommand } from "./src/cli/train.ts";

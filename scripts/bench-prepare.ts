@@ -16,7 +16,7 @@
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { parse } from "csv-parse/sync";
-import { loadBundle } from "../src/bundle/files.ts";
+import { loadBundle } from "../src/bundle/mod.ts";
 import * as ours from "../src/engine/mod.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;

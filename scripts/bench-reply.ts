@@ -16,14 +16,14 @@
 
 import { cpuUsage } from "node:process";
 import { parseArgs } from "node:util";
-import { loadBundle } from "../src/bundle/files.ts";
+import { loadBundle } from "../src/bundle/mod.ts";
 import {
   assess,
   prepareText,
   QUIET_GUARD,
   TableState,
 } from "../src/engine/mod.ts";
-import type { Assessment } from "../src/engine/verdict.ts";
+import type { Assessment } from "../src/engine/mod.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

@@ -30,11 +30,11 @@
 
 import { parseArgs } from "node:util";
 import { parse } from "csv-parse/sync";
-import { loadBundle } from "../src/bundle/files.ts";
-import { assess } from "../src/engine/answer.ts";
-import { prepareText } from "../src/engine/prepare.ts";
-import { QUIET_GUARD } from "../src/engine/drift.ts";
-import { setThresholdInForce, TableState } from "../src/engine/state.ts";
+import { loadBundle } from "../src/bundle/mod.ts";
+import { assess } from "../src/engine/mod.ts";
+import { prepareText } from "../src/engine/mod.ts";
+import { QUIET_GUARD } from "../src/engine/mod.ts";
+import { setThresholdInForce, TableState } from "../src/engine/mod.ts";
 import { SERVE_V8_FLAGS } from "../src/cli/serve.ts";
 
 const ROOT = new URL("../", import.meta.url);

@@ -23,7 +23,7 @@
 
 import { parseArgs } from "node:util";
 import { parseTraceText, readTraces } from "../src/traces/mod.ts";
-import { TraceSetBuilder } from "../src/traces/builder.ts";
+import { TraceSetBuilder } from "../src/traces/mod.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

@@ -11,7 +11,7 @@
  */
 
 import { main } from "../main.ts";
-import { seededRandom } from "../src/engine/random.ts";
+import { seededRandom } from "../src/engine/mod.ts";
 
 const TOPICS: Record<string, { things: string[]; asks: string[] }> = {
   billing: {

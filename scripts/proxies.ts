@@ -31,7 +31,7 @@
 
 import type { TraceSet } from "../src/traces/mod.ts";
 import { readTraces } from "../src/traces/mod.ts";
-import { seededRandom } from "../src/engine/random.ts";
+import { seededRandom } from "../src/engine/mod.ts";
 import { perturb } from "./scale_data.ts";
 
 /** BANKING77's two files, its option names and NLU++'s ontology. */

@@ -14,7 +14,7 @@
  */
 
 import { parse as parseCsv } from "csv-parse/sync";
-import { seededRandom } from "../src/engine/random.ts";
+import { seededRandom } from "../src/engine/mod.ts";
 
 /** Words inserted at random places. */
 const FILLERS = [

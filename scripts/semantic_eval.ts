@@ -8,13 +8,13 @@
  * @module
  */
 
-import { assess } from "../src/engine/answer.ts";
-import { prepareText } from "../src/engine/prepare.ts";
-import { QUIET_GUARD } from "../src/engine/drift.ts";
-import { fullProbabilities, semanticAssess } from "../src/engine/semantic.ts";
-import type { Table } from "../src/engine/table.ts";
-import { setThresholdInForce, TableState } from "../src/engine/state.ts";
-import type { Answer } from "../src/engine/verdict.ts";
+import { assess } from "../src/engine/mod.ts";
+import { prepareText } from "../src/engine/mod.ts";
+import { QUIET_GUARD } from "../src/engine/mod.ts";
+import { fullProbabilities, semanticAssess } from "../src/engine/mod.ts";
+import type { Table } from "../src/engine/mod.ts";
+import { setThresholdInForce, TableState } from "../src/engine/mod.ts";
+import type { Answer } from "../src/engine/mod.ts";
 import {
   EMBEDDING_SIZE,
   EncoderPool,
@@ -23,7 +23,7 @@ import {
   THIS_ENCODER,
   writeCache,
 } from "../src/encoder/mod.ts";
-import type { TraceSet } from "../src/traces/types.ts";
+import type { TraceSet } from "../src/traces/mod.ts";
 
 /** Embeds texts through the cache file `path` (made or extended), on a pool of 2 workers. */
 export async function embedTexts(

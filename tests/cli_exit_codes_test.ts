@@ -4,10 +4,10 @@
  */
 
 import assert from "node:assert/strict";
-import { BundleError } from "../src/bundle/codec.ts";
+import { BundleError } from "../src/bundle/mod.ts";
 import { UsageError } from "../src/cli/common.ts";
 import { isInputError, reportFailure } from "../src/cli/failure.ts";
-import { TrainingError } from "../src/train/admit.ts";
+import { TrainingError } from "../src/train/mod.ts";
 import { type CliRun, runCli, tempDir } from "./_fixtures.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { loadBundle } from "../src/bundle/files.ts";
+import { loadBundle } from "../src/bundle/mod.ts";
 import { type CliRun, exists, syntheticTraces, toJsonl } from "./_fixtures.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { loadBundle } from "../src/bundle/files.ts";
+import { loadBundle } from "../src/bundle/mod.ts";
 import { runCli, syntheticTraces, tempDir, toJsonl } from "./_fixtures.ts";
 
 Deno.test("train --semantic refuses a mode it does not know, and --embed-cache without it", async () => {

@@ -6,19 +6,19 @@
  */
 
 import assert from "node:assert/strict";
-import { assess, probabilitiesOf } from "../src/engine/answer.ts";
-import { prepareText } from "../src/engine/prepare.ts";
-import { suggestQuestion } from "../src/engine/suggest.ts";
-import { type DriftGuard, QUIET_GUARD } from "../src/engine/drift.ts";
-import { reasonInWords } from "../src/engine/reason.ts";
+import { assess, probabilitiesOf } from "../src/engine/mod.ts";
+import { prepareText } from "../src/engine/mod.ts";
+import { suggestQuestion } from "../src/engine/mod.ts";
+import { type DriftGuard, QUIET_GUARD } from "../src/engine/mod.ts";
+import { reasonInWords } from "../src/engine/mod.ts";
 import {
   reinstateCertification,
   setThresholdInForce,
   TableState,
   thresholdInForce,
   withdrawCertification,
-} from "../src/engine/state.ts";
-import type { Table, TableSettings } from "../src/engine/table.ts";
+} from "../src/engine/mod.ts";
+import type { Table, TableSettings } from "../src/engine/mod.ts";
 import { choiceAnswer, smallTable, stateOf } from "./_fixtures.ts";
 
 const trained = smallTable().table;

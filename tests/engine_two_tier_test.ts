@@ -5,20 +5,17 @@
  */
 
 import assert from "node:assert/strict";
-import { assess } from "../src/engine/answer.ts";
-import { prepareText } from "../src/engine/prepare.ts";
-import { QUIET_GUARD } from "../src/engine/drift.ts";
-import { ServedBundle } from "../src/engine/served.ts";
+import { assess } from "../src/engine/mod.ts";
+import { prepareText } from "../src/engine/mod.ts";
+import { QUIET_GUARD } from "../src/engine/mod.ts";
+import { ServedBundle } from "../src/engine/mod.ts";
 import {
   setThresholdInForce,
   TableState,
   thresholdInForce,
-} from "../src/engine/state.ts";
-import {
-  answerWithSecondTier,
-  asksSecondTier,
-} from "../src/engine/two_tier.ts";
-import { EMBEDDING_SIZE } from "../src/encoder/package.ts";
+} from "../src/engine/mod.ts";
+import { answerWithSecondTier, asksSecondTier } from "../src/engine/mod.ts";
+import { EMBEDDING_SIZE } from "../src/encoder/mod.ts";
 import { choiceAnswer } from "./_fixtures.ts";
 import { favouriteOf, tierTexts, twoTierResult } from "./_two_tier.ts";
 

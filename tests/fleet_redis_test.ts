@@ -13,7 +13,7 @@
 import assert from "node:assert/strict";
 import { parseServeFlags } from "../src/cli/serve_flags.ts";
 import { DecisionClient } from "../src/client/mod.ts";
-import { parseJsonlTraces } from "../src/traces/parse.ts";
+import { parseJsonlTraces } from "../src/traces/mod.ts";
 import { tempDir } from "./_fixtures.ts";
 import {
   freePort,

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { createApp } from "../src/http/app.ts";
 import { fileToken, fixedToken, tokenProblem } from "../src/http/token.ts";
 import { DecisionClient } from "../src/client/mod.ts";
-import { DriftMonitor } from "../src/engine/drift.ts";
+import { DriftMonitor } from "../src/engine/mod.ts";
 import { smallTable, tempDir } from "./_fixtures.ts";
 import { runServe, startServer, writeTestBundle } from "./_http_helpers.ts";
 

@@ -11,7 +11,7 @@
 
 import assert from "node:assert/strict";
 import { createApp } from "../src/http/app.ts";
-import { DriftMonitor } from "../src/engine/drift.ts";
+import { DriftMonitor } from "../src/engine/mod.ts";
 import { smallTable } from "./_fixtures.ts";
 
 const table = smallTable().table;

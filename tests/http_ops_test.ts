@@ -10,8 +10,8 @@
 import assert from "node:assert/strict";
 import { appFor } from "../src/http/app.ts";
 import { Service } from "../src/http/service.ts";
-import type { Table } from "../src/engine/table.ts";
-import { bundleIdOf } from "../src/live/bundle_id.ts";
+import type { Table } from "../src/engine/mod.ts";
+import { bundleIdOf } from "../src/live/mod.ts";
 import { DescriptorProbe, softLimit } from "../src/http/stats/descriptors.ts";
 import { OPS_METRICS } from "../src/http/ops_metrics.ts";
 import { ReloadLog, RELOADS_KEPT } from "../src/http/stats/reloads.ts";

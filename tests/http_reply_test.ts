@@ -5,12 +5,12 @@
  */
 
 import assert from "node:assert/strict";
-import { assess, probabilitiesOf } from "../src/engine/answer.ts";
-import { type Assessment } from "../src/engine/verdict.ts";
-import { prepareText } from "../src/engine/prepare.ts";
-import { QUIET_GUARD } from "../src/engine/drift.ts";
-import { setThresholdInForce, TableState } from "../src/engine/state.ts";
-import type { Table } from "../src/engine/table.ts";
+import { assess, probabilitiesOf } from "../src/engine/mod.ts";
+import { type Assessment } from "../src/engine/mod.ts";
+import { prepareText } from "../src/engine/mod.ts";
+import { QUIET_GUARD } from "../src/engine/mod.ts";
+import { setThresholdInForce, TableState } from "../src/engine/mod.ts";
+import type { Table } from "../src/engine/mod.ts";
 import { writeAltReply } from "../src/http/altdecisions.ts";
 import { appFor } from "../src/http/app.ts";
 import { writeDecideAnswer, writeDecideReply } from "../src/http/decide.ts";

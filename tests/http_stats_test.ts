@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { DriftMonitor } from "../src/engine/drift.ts";
-import { TableState } from "../src/engine/state.ts";
+import { DriftMonitor } from "../src/engine/mod.ts";
+import { TableState } from "../src/engine/mod.ts";
 import { ServiceStats } from "../src/http/stats/service_stats.ts";
 import { smallTable } from "./_fixtures.ts";
 

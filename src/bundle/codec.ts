@@ -30,19 +30,19 @@
  */
 
 import { storedReport } from "./info.ts";
-import type { TrainingSettings } from "../train/options.ts";
-import type { TrainReport } from "../train/report.ts";
+import type { TrainingSettings } from "../train/mod.ts";
+import type { TrainReport } from "../train/mod.ts";
 import { createHash } from "node:crypto";
-import type { FeaturizerSettings } from "../engine/features.ts";
-import { liveGrid } from "../engine/live_certificate.ts";
-import { NO_SCOPE, SCOPE_SCORES, type ScopeScore } from "../engine/scope.ts";
+import type { FeaturizerSettings } from "../engine/mod.ts";
+import { liveGrid } from "../engine/mod.ts";
+import { NO_SCOPE, SCOPE_SCORES, type ScopeScore } from "../engine/mod.ts";
 import type {
   Calibration,
   QuestionKind,
   QuestionTable,
   Table,
   TableSettings,
-} from "../engine/table.ts";
+} from "../engine/mod.ts";
 import {
   checkEncoder,
   checkSemanticEntry,
@@ -52,7 +52,7 @@ import {
   SEMANTIC_FILE,
   SEMANTIC_VERSION,
 } from "./semantic_part.ts";
-import { type EncoderName, THIS_ENCODER } from "../encoder/package.ts";
+import { type EncoderName, THIS_ENCODER } from "../encoder/mod.ts";
 
 /** Names the format in every manifest. */
 export const BUNDLE_FORMAT = "decision-table-bundle";

@@ -15,7 +15,7 @@ import {
   verifyManifest,
   WEIGHTS_FILE,
 } from "./codec.ts";
-import type { Table } from "../engine/table.ts";
+import type { Table } from "../engine/mod.ts";
 import { cleanLeftovers, DEFAULT_KEEP, swapInto } from "./swap.ts";
 
 export { BundleError };

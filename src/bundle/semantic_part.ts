@@ -18,14 +18,14 @@
  * @module
  */
 
-import type { SemanticTier } from "../engine/semantic.ts";
-import type { Calibration, QuestionTable } from "../engine/table.ts";
+import type { SemanticTier } from "../engine/mod.ts";
+import type { Calibration, QuestionTable } from "../engine/mod.ts";
 import {
   encoderInWords,
   type EncoderName,
   sameEncoder,
   THIS_ENCODER,
-} from "../encoder/package.ts";
+} from "../encoder/mod.ts";
 
 /** The file of the second tiers. */
 export const SEMANTIC_FILE = "semantic.bin";

@@ -14,7 +14,7 @@ import {
   THIS_ENCODER,
   writeCache,
 } from "../encoder/mod.ts";
-import { EmbeddingCache } from "../encoder/cache.ts";
+import { EmbeddingCache } from "../encoder/mod.ts";
 import type { ProgressPrinter } from "./progress.ts";
 
 /**

@@ -4,8 +4,8 @@
  * @module
  */
 
-import { loadBundle } from "../bundle/files.ts";
-import { evaluate } from "../eval/evaluate.ts";
+import { loadBundle } from "../bundle/mod.ts";
+import { evaluate } from "../eval/mod.ts";
 import { parseFlags, UsageError, userPath } from "./common.ts";
 import { ProgressPrinter } from "./progress.ts";
 import { evalInWords } from "./eval_words.ts";

@@ -7,8 +7,8 @@
  */
 
 import type { Table } from "../engine/mod.ts";
-import { bundleIdOf } from "../live/bundle_id.ts";
-import type { Measurement } from "../train/meter.ts";
+import { bundleIdOf } from "../live/mod.ts";
+import type { Measurement } from "../train/mod.ts";
 import type { TraceSet } from "../traces/mod.ts";
 
 /** One bundle of a comparison. */

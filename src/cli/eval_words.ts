@@ -6,14 +6,14 @@
  * @module
  */
 
-import type { Averages, Confusion, Prf } from "../eval/class_report.ts";
-import type { TiersFigures } from "../eval/tiers.ts";
+import type { Averages, Confusion, Prf } from "../eval/mod.ts";
+import type { TiersFigures } from "../eval/mod.ts";
 import type {
   AveragesFigures,
   EvalFigures,
   OptionFigures,
-} from "../eval/tally.ts";
-import type { FrontierPoint } from "../eval/frontier.ts";
+} from "../eval/mod.ts";
+import type { FrontierPoint } from "../eval/mod.ts";
 
 /** A share as a percentage with one decimal. */
 function pct(x: number): string {

@@ -7,8 +7,8 @@
  * @module
  */
 
-import { BundleError } from "../bundle/codec.ts";
-import { TrainingError } from "../train/admit.ts";
+import { BundleError } from "../bundle/mod.ts";
+import { TrainingError } from "../train/mod.ts";
 import { oneLine, UsageError } from "./common.ts";
 
 /** Exit code of a command that could not use its input. */

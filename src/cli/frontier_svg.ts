@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { FrontierPoint } from "../eval/frontier.ts";
+import type { FrontierPoint } from "../eval/mod.ts";
 
 function pct(x: number | null): string {
   return x === null ? "&ndash;" : `${(x * 100).toFixed(1)}%`;

@@ -4,18 +4,18 @@
  * @module
  */
 
-import { loadBundle } from "../bundle/files.ts";
-import { questionReportOf } from "../bundle/info.ts";
-import type { FeaturizerSettings } from "../engine/features.ts";
+import { loadBundle } from "../bundle/mod.ts";
+import { questionReportOf } from "../bundle/mod.ts";
+import type { FeaturizerSettings } from "../engine/mod.ts";
 import type {
   Calibration,
   DriftSettings,
   Table,
   TableSettings,
-} from "../engine/table.ts";
-import type { LeakageReport } from "../train/leakage.ts";
-import type { Measurement } from "../train/meter.ts";
-import type { QuestionReport, SplitReport } from "../train/report.ts";
+} from "../engine/mod.ts";
+import type { LeakageReport } from "../train/mod.ts";
+import type { Measurement } from "../train/mod.ts";
+import type { QuestionReport, SplitReport } from "../train/mod.ts";
 import { parseFlags, UsageError, userPath } from "./common.ts";
 import {
   fetchLive,

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { loadBundle } from "../bundle/files.ts";
+import { loadBundle } from "../bundle/mod.ts";
 import { prepareText, stateText } from "../engine/mod.ts";
 import { MAX_BODY_BYTES } from "../http/body.ts";
 import { writeDecideAnswer } from "../http/decide.ts";
@@ -15,7 +15,7 @@ import { JsonWriter } from "../http/json_writer.ts";
 import { writeQuestionKey } from "../http/reply_parts.ts";
 import { type ServedTable, serveTable } from "../http/served.ts";
 import { parseFlags, UsageError, userPath } from "./common.ts";
-import { closestName } from "../engine/suggest.ts";
+import { closestName } from "../engine/mod.ts";
 
 /** Usage text of `predict`. */
 export const PREDICT_USAGE =

@@ -8,7 +8,7 @@
 
 import { answerOf, type Assessment, disagrees } from "../engine/mod.ts";
 import type { TraceSet } from "../traces/mod.ts";
-import type { TraceListener } from "../eval/evaluate.ts";
+import type { TraceListener } from "../eval/mod.ts";
 
 /** One question of one trace, as written. */
 interface PredictedAnswer {

@@ -11,10 +11,10 @@
  */
 
 import { dirname, resolve } from "node:path";
-import { loadBundle } from "../bundle/files.ts";
-import { warmUp } from "../engine/answer.ts";
-import { TableState } from "../engine/state.ts";
-import type { DriftSettings, Table } from "../engine/table.ts";
+import { loadBundle } from "../bundle/mod.ts";
+import { warmUp } from "../engine/mod.ts";
+import { TableState } from "../engine/mod.ts";
+import type { DriftSettings, Table } from "../engine/mod.ts";
 import type { Service } from "../http/service.ts";
 import { oneLine } from "./common.ts";
 import type { SecondTierOptions } from "../http/second_tier.ts";

@@ -8,17 +8,17 @@
  * @module
  */
 
-import { questionReportOf } from "../bundle/info.ts";
+import { questionReportOf } from "../bundle/mod.ts";
 import type { Table } from "../engine/mod.ts";
-import type { Confusion } from "../eval/class_report.ts";
+import type { Confusion } from "../eval/mod.ts";
 import type {
   AveragesFigures,
   EvalFigures,
   OptionFigures,
-} from "../eval/tally.ts";
-import type { FrontierPoint } from "../eval/frontier.ts";
+} from "../eval/mod.ts";
+import type { FrontierPoint } from "../eval/mod.ts";
 import { frontierSvg } from "./frontier_svg.ts";
-import type { Prf } from "../eval/class_report.ts";
+import type { Prf } from "../eval/mod.ts";
 import { adviceInBrief, leakageInWords, splitInWords } from "./report_words.ts";
 import { questionLine, streamInWords } from "./eval_words.ts";
 

@@ -5,9 +5,9 @@
  * @module
  */
 
-import type { LeakageReport } from "../train/leakage.ts";
-import { percent } from "../train/meter.ts";
-import type { SplitReport } from "../train/report.ts";
+import type { LeakageReport } from "../train/mod.ts";
+import { percent } from "../train/mod.ts";
+import type { SplitReport } from "../train/mod.ts";
 
 /**
  * The split in one line: mode, why, and the traces and units (texts,

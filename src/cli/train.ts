@@ -4,11 +4,8 @@
  * @module
  */
 
-import { encodeBundle } from "../bundle/codec.ts";
-import {
-  checkBundleDestination,
-  writeBundleVersioned,
-} from "../bundle/files.ts";
+import { encodeBundle } from "../bundle/mod.ts";
+import { checkBundleDestination, writeBundleVersioned } from "../bundle/mod.ts";
 import { train } from "../train/trainer.ts";
 import { trainedContents, type TrainResult } from "../train/contents.ts";
 import {
@@ -16,14 +13,10 @@ import {
   trainOptions as checkedTrainOptions,
   type TrainOptionsInput,
 } from "../train/validate_options.ts";
-import { type TrainOptions } from "../train/options.ts";
-import { DEFAULT_KEEP } from "../bundle/swap.ts";
+import { type TrainOptions } from "../train/mod.ts";
+import { DEFAULT_KEEP } from "../bundle/mod.ts";
 import type { TraceSet } from "../traces/mod.ts";
-import {
-  AUTO_MIN_GROUPS,
-  resolveMode,
-  type SplitMode,
-} from "../train/split.ts";
+import { AUTO_MIN_GROUPS, resolveMode, type SplitMode } from "../train/mod.ts";
 import {
   kindInWords,
   leakageInWords,
@@ -42,8 +35,8 @@ import {
 } from "./common.ts";
 import { ProgressPrinter } from "./progress.ts";
 import { reportHtml } from "./report_html.ts";
-import type { SemanticMode } from "../train/semantic.ts";
-import { withoutTimeColumns } from "../train/time_column.ts";
+import type { SemanticMode } from "../train/mod.ts";
+import { withoutTimeColumns } from "../train/mod.ts";
 import {
   type CalibrationRecord,
   recordCalibration,

@@ -7,10 +7,10 @@
  * @module
  */
 
-import { loadBundle } from "../bundle/files.ts";
-import { questionReportOf } from "../bundle/info.ts";
-import { listVersions, pointTo, type VersionFolder } from "../bundle/swap.ts";
-import { bundleIdOf } from "../live/bundle_id.ts";
+import { loadBundle } from "../bundle/mod.ts";
+import { questionReportOf } from "../bundle/mod.ts";
+import { listVersions, pointTo, type VersionFolder } from "../bundle/mod.ts";
+import { bundleIdOf } from "../live/mod.ts";
 import { oneLine, parseFlags, UsageError, userPath } from "./common.ts";
 
 /** Usage text of `versions`. */

@@ -102,3 +102,33 @@ export {
   type TieredAssessment,
 } from "./two_tier.ts";
 export { ServedBundle, type ServedOptions } from "./served.ts";
+
+// What the program's other folders (serving, training, the live certificate)
+// use besides answering: features, scope, the live certificate's arithmetic.
+export { type FeaturizerSettings } from "./features.ts";
+export {
+  FEEDBACK_ALARM_RATE,
+  type FeedbackCheckState,
+} from "./feedback_check.ts";
+export {
+  addEvidence,
+  emptyEvidence,
+  LiveCertificate,
+  type LiveDecision,
+  type LiveEvidence,
+  liveGrid,
+  type LivePolicy,
+  type LiveReason,
+  type LiveState,
+} from "./live_certificate.ts";
+export { BIGRAM_ROW, type GainBounds, NGRAM_ROW, WORD_ROW } from "./radius.ts";
+export { seededRandom } from "./random.ts";
+export {
+  NO_SCOPE,
+  SCOPE_SCORES,
+  scopeApplies,
+  type ScopeScore,
+} from "./scope.ts";
+export { fullProbabilities } from "./semantic.ts";
+export { closestName } from "./suggest.ts";
+export { DEFAULT_FEATURIZER } from "./features.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { binomialTail } from "../train/distributions.ts";
+import { binomialTail } from "../train/mod.ts";
 
 /** One threshold of the frontier. */
 export interface FrontierPoint {

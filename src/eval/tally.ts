@@ -16,7 +16,7 @@ import {
   type Table,
   TableState,
 } from "../engine/mod.ts";
-import { type Measurement, Meter } from "../train/meter.ts";
+import { type Measurement, Meter } from "../train/mod.ts";
 import {
   type Averages,
   averagesOf,

@@ -8,16 +8,16 @@
  * @module
  */
 
-import { fullProbabilities } from "../engine/semantic.ts";
-import type { PreparedText } from "../engine/prepare.ts";
-import type { TableState } from "../engine/state.ts";
-import type { Table } from "../engine/table.ts";
+import { fullProbabilities } from "../engine/mod.ts";
+import type { PreparedText } from "../engine/mod.ts";
+import type { TableState } from "../engine/mod.ts";
+import type { Table } from "../engine/mod.ts";
 import {
   type AnsweringTier,
   answerWithSecondTier,
   asksSecondTier,
-} from "../engine/two_tier.ts";
-import { type Assessment, disagrees } from "../engine/verdict.ts";
+} from "../engine/mod.ts";
+import { type Assessment, disagrees } from "../engine/mod.ts";
 
 /** One tier's figures for a question. */
 export interface TierFigures {

@@ -6,8 +6,8 @@
  * @module
  */
 
-import type { AnsweringTier } from "../engine/two_tier.ts";
-import type { Assessment } from "../engine/verdict.ts";
+import type { AnsweringTier } from "../engine/mod.ts";
+import type { Assessment } from "../engine/mod.ts";
 import {
   type DecisionShape,
   MAX_OPTIONS,

@@ -17,9 +17,9 @@
  */
 
 import { type Context, Hono } from "hono";
-import { assess } from "../engine/answer.ts";
-import { prepareText } from "../engine/prepare.ts";
-import { bundleIdOf } from "../live/bundle_id.ts";
+import { assess } from "../engine/mod.ts";
+import { prepareText } from "../engine/mod.ts";
+import { bundleIdOf } from "../live/mod.ts";
 import {
   BODY_TIMEOUT_MS,
   BodyDeadlines,

@@ -17,13 +17,13 @@ import {
   type AskOptions,
   assess,
   unsupportedAssessment,
-} from "../engine/answer.ts";
-import { type Assessment } from "../engine/verdict.ts";
-import { type PreparedText } from "../engine/prepare.ts";
-import type { DriftGuard } from "../engine/drift.ts";
-import type { TableState } from "../engine/state.ts";
-import type { QuestionKind, Table } from "../engine/table.ts";
-import type { AnsweringTier } from "../engine/two_tier.ts";
+} from "../engine/mod.ts";
+import { type Assessment } from "../engine/mod.ts";
+import { type PreparedText } from "../engine/mod.ts";
+import type { DriftGuard } from "../engine/mod.ts";
+import type { TableState } from "../engine/mod.ts";
+import type { QuestionKind, Table } from "../engine/mod.ts";
+import type { AnsweringTier } from "../engine/mod.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import type { ServedTable } from "./served.ts";
 

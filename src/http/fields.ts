@@ -6,7 +6,7 @@
  */
 
 import type { HTTPException } from "hono/http-exception";
-import { stateText } from "../engine/text.ts";
+import { stateText } from "../engine/mod.ts";
 import { badBody } from "./body.ts";
 
 /** A JSON object (not an array, not null). */

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Table } from "../engine/table.ts";
+import type { Table } from "../engine/mod.ts";
 import { type Fragment, fragment } from "./json_writer.ts";
 
 /** The pre-encoded names of one question and its options. */

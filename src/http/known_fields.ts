@@ -15,7 +15,7 @@
  */
 
 import type { HTTPException } from "hono/http-exception";
-import { closestName } from "../engine/suggest.ts";
+import { closestName } from "../engine/mod.ts";
 import type { BodyShape } from "./fields.ts";
 
 /** Words other formats use for a known field: the other word, then the field it stands for. */

@@ -7,7 +7,7 @@
  * @example
  * ```ts
  * import { appFor, fixedToken, RequestGate, Service, startServer } from "./mod.ts";
- * import { loadBundle } from "../bundle/files.ts";
+ * import { loadBundle } from "../bundle/mod.ts";
  *
  * const table = await loadBundle("demo/bundle");
  * const service = new Service({ table, bundlePath: "demo/bundle", token: fixedToken("s3cret", "example") });

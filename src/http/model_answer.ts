@@ -9,8 +9,8 @@
  * @module
  */
 
-import type { AnsweringTier } from "../engine/two_tier.ts";
-import type { Assessment } from "../engine/verdict.ts";
+import type { AnsweringTier } from "../engine/mod.ts";
+import type { Assessment } from "../engine/mod.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import {
   writeChoice,

@@ -8,12 +8,12 @@
  * @module
  */
 
-import { topOptions } from "../engine/answer.ts";
-import { type Assessment } from "../engine/verdict.ts";
-import { answerOf } from "../engine/verdict.ts";
-import type { DriftState } from "../engine/drift.ts";
-import { reasonInWords } from "../engine/reason.ts";
-import type { Table } from "../engine/table.ts";
+import { topOptions } from "../engine/mod.ts";
+import { type Assessment } from "../engine/mod.ts";
+import { answerOf } from "../engine/mod.ts";
+import type { DriftState } from "../engine/mod.ts";
+import { reasonInWords } from "../engine/mod.ts";
+import type { Table } from "../engine/mod.ts";
 import { Type } from "@sinclair/typebox";
 import { BodySpec, ObjectSpec, PARCEL } from "./body_spec.ts";
 import { nullable } from "./openapi/schema_parts.ts";

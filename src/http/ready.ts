@@ -12,7 +12,7 @@
  * @module
  */
 
-import type { FleetLive } from "../live/fleet.ts";
+import type { FleetLive } from "../live/mod.ts";
 import type { ReadyDocument } from "./openapi/ready_schema.ts";
 
 /**

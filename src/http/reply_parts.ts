@@ -10,9 +10,9 @@
  * @module
  */
 
-import type { AnsweringTier } from "../engine/two_tier.ts";
-import type { Assessment, ChoiceAnswer, Flag } from "../engine/verdict.ts";
-import { unsupportedInWords } from "../engine/reason.ts";
+import type { AnsweringTier } from "../engine/mod.ts";
+import type { Assessment, ChoiceAnswer, Flag } from "../engine/mod.ts";
+import { unsupportedInWords } from "../engine/mod.ts";
 import { EXACT_KEY, writeProbabilityKey } from "./json_number.ts";
 import { fragment, JsonWriter } from "./json_writer.ts";
 import { probabilityKey } from "./json_number.ts";

@@ -9,7 +9,7 @@
  */
 
 import type { EncoderPool } from "../encoder/pool.ts";
-import type { Table } from "../engine/table.ts";
+import type { Table } from "../engine/mod.ts";
 import { TierStats } from "./stats/tiers.ts";
 
 /** How the second tier runs (`serve --semantic-workers`, `--semantic-queue`). */

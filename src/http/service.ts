@@ -11,12 +11,12 @@
  * @module
  */
 
-import type { DriftMonitor } from "../engine/drift.ts";
-import type { TableState } from "../engine/state.ts";
-import type { Table } from "../engine/table.ts";
-import type { AnsweringTier } from "../engine/two_tier.ts";
-import type { Assessment } from "../engine/verdict.ts";
-import { LiveController, type LiveOptions } from "../live/controller.ts";
+import type { DriftMonitor } from "../engine/mod.ts";
+import type { TableState } from "../engine/mod.ts";
+import type { Table } from "../engine/mod.ts";
+import type { AnsweringTier } from "../engine/mod.ts";
+import type { Assessment } from "../engine/mod.ts";
+import { LiveController, type LiveOptions } from "../live/mod.ts";
 import { dashboardHtml as defaultDashboard } from "../../static/mod.ts";
 import { BATCH_BODY, parseBatch } from "./batch.ts";
 import { parseJsonBody } from "./body.ts";

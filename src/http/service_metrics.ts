@@ -11,9 +11,9 @@
  * @module
  */
 
-import type { DriftMonitor, DriftState } from "../engine/drift.ts";
-import { type TableState, thresholdInForce } from "../engine/state.ts";
-import type { Table } from "../engine/table.ts";
+import type { DriftMonitor, DriftState } from "../engine/mod.ts";
+import { type TableState, thresholdInForce } from "../engine/mod.ts";
+import type { Table } from "../engine/mod.ts";
 import { type Exposition, type MetricType, sampleValue } from "./exposition.ts";
 import { DECISION_ROUTES } from "./routes.ts";
 import type { StatsSnapshot } from "./stats/document.ts";

@@ -8,14 +8,14 @@
  * @module
  */
 
-import type { LiveDecision } from "../engine/live_certificate.ts";
+import type { LiveDecision } from "../engine/mod.ts";
 import {
   reinstateCertification,
   setThresholdInForce,
   withdrawCertification,
-} from "../engine/state.ts";
-import type { TableState } from "../engine/state.ts";
-import type { Table } from "../engine/table.ts";
+} from "../engine/mod.ts";
+import type { TableState } from "../engine/mod.ts";
+import type { Table } from "../engine/mod.ts";
 
 /**
  * Puts `decision` in force for question `name` of `table` in its serving

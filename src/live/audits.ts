@@ -18,9 +18,9 @@
  * @module
  */
 
-import type { LiveCertificate } from "../engine/live_certificate.ts";
-import { seededRandom } from "../engine/random.ts";
-import type { Table } from "../engine/table.ts";
+import type { LiveCertificate } from "../engine/mod.ts";
+import { seededRandom } from "../engine/mod.ts";
+import type { Table } from "../engine/mod.ts";
 
 /** Most audits waiting for an answer at once; the oldest is dropped first. */
 export const MAX_PENDING_AUDITS = 65_536;
@@ -100,8 +100,8 @@ export interface PendingAuditsOptions {
  * @example
  * ```ts
  * import { PendingAudits } from "./audits.ts";
- * import type { LiveCertificate } from "../engine/live_certificate.ts";
- * import type { Table } from "../engine/table.ts";
+ * import type { LiveCertificate } from "../engine/mod.ts";
+ * import type { Table } from "../engine/mod.ts";
  * declare const table: Table;
  * declare const certificate: LiveCertificate;
  * const pending = new PendingAudits();

@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { Table } from "../engine/table.ts";
+import type { Table } from "../engine/mod.ts";
 
 const made = new WeakMap<Table, string>();
 

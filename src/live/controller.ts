@@ -17,11 +17,11 @@
  * @module
  */
 
-import { LiveCertificate, type LiveState } from "../engine/live_certificate.ts";
-import type { TableState } from "../engine/state.ts";
-import type { Table } from "../engine/table.ts";
-import type { AnsweringTier } from "../engine/two_tier.ts";
-import { answerOf, type Assessment } from "../engine/verdict.ts";
+import { LiveCertificate, type LiveState } from "../engine/mod.ts";
+import type { TableState } from "../engine/mod.ts";
+import type { Table } from "../engine/mod.ts";
+import type { AnsweringTier } from "../engine/mod.ts";
+import { answerOf, type Assessment } from "../engine/mod.ts";
 import { applyLiveDecision } from "./apply_decision.ts";
 import type { AuditKeyFile } from "./audit_key.ts";
 import {
@@ -106,8 +106,8 @@ function randomSeed(): number {
  * @example
  * ```ts
  * import { LiveController } from "./controller.ts";
- * import type { Table } from "../engine/table.ts";
- * import type { Assessment } from "../engine/verdict.ts";
+ * import type { Table } from "../engine/mod.ts";
+ * import type { Assessment } from "../engine/mod.ts";
  * declare const table: Table;
  * declare const answers: Assessment[];
  * const live = new LiveController({ auditRate: 0.02, auditSeed: 1 });

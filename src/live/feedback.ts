@@ -13,13 +13,13 @@
  */
 
 import { createHash } from "node:crypto";
-import { assess } from "../engine/answer.ts";
-import { prepareText } from "../engine/prepare.ts";
-import type { DriftGuard } from "../engine/drift.ts";
-import type { TableState } from "../engine/state.ts";
-import type { Table } from "../engine/table.ts";
-import { answerOf } from "../engine/verdict.ts";
-import type { TraceRecord } from "../traces/write.ts";
+import { assess } from "../engine/mod.ts";
+import { prepareText } from "../engine/mod.ts";
+import type { DriftGuard } from "../engine/mod.ts";
+import type { TableState } from "../engine/mod.ts";
+import type { Table } from "../engine/mod.ts";
+import { answerOf } from "../engine/mod.ts";
+import type { TraceRecord } from "../traces/mod.ts";
 import type { AuditMiss } from "./audits.ts";
 import { isEligible, type LiveController } from "./controller.ts";
 

@@ -11,8 +11,8 @@
  * @module
  */
 
-import type { DriftGuard } from "../engine/drift.ts";
-import type { Table } from "../engine/table.ts";
+import type { DriftGuard } from "../engine/mod.ts";
+import type { Table } from "../engine/mod.ts";
 import type { LiveController } from "./controller.ts";
 import {
   countTraceItem,

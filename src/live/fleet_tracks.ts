@@ -7,8 +7,8 @@
  * @module
  */
 
-import type { LiveCertificate } from "../engine/live_certificate.ts";
-import type { Table } from "../engine/table.ts";
+import type { LiveCertificate } from "../engine/mod.ts";
+import type { Table } from "../engine/mod.ts";
 import { bundleIdOf } from "./bundle_id.ts";
 import { newCertificate } from "./new_certificate.ts";
 

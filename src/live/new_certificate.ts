@@ -7,8 +7,8 @@
  * @module
  */
 
-import { LiveCertificate } from "../engine/live_certificate.ts";
-import type { Calibration, QuestionTable } from "../engine/table.ts";
+import { LiveCertificate } from "../engine/mod.ts";
+import type { Calibration, QuestionTable } from "../engine/mod.ts";
 
 /**
  * A fresh live certificate of question `q` at audit rate `auditRate` (with

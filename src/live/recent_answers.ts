@@ -12,8 +12,8 @@
  */
 
 import { createHash } from "node:crypto";
-import type { LiveCertificate } from "../engine/live_certificate.ts";
-import type { Table } from "../engine/table.ts";
+import type { LiveCertificate } from "../engine/mod.ts";
+import type { Table } from "../engine/mod.ts";
 
 /** Most uncertified answers remembered. */
 export const RECENT_ANSWERS = 16_384;

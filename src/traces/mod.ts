@@ -27,3 +27,6 @@ export type {
   TraceReadOptions,
   TraceSet,
 } from "./types.ts";
+
+// What the program's other folders use besides reading traces.
+export { MAX_EPOCH_SECONDS } from "./provenance.ts";

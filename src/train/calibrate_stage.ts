@@ -7,8 +7,8 @@
  * @module
  */
 
-import { scopeApplies } from "../engine/scope.ts";
-import type { QuestionTable, Table } from "../engine/table.ts";
+import { scopeApplies } from "../engine/mod.ts";
+import type { QuestionTable, Table } from "../engine/mod.ts";
 import type { QuestionAnswers } from "../traces/mod.ts";
 import {
   calibrateQuestion,

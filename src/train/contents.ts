@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { Table } from "../engine/table.ts";
-import type { BundleContents } from "../bundle/codec.ts";
+import type { Table } from "../engine/mod.ts";
+import type { BundleContents } from "../bundle/mod.ts";
 import { TOOL_VERSION } from "../version.ts";
 import type { TrainReport } from "./report.ts";
 

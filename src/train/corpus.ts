@@ -47,7 +47,7 @@ export interface Corpus {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { DEFAULT_FEATURIZER } from "../engine/features.ts";
+ * import { DEFAULT_FEATURIZER } from "../engine/mod.ts";
  * import { buildCorpus } from "./corpus.ts";
  * const c = buildCorpus(["hi there", "hi there"], DEFAULT_FEATURIZER);
  * assert.equal(c.texts, 1); // both traces share one text

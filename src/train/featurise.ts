@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Table } from "../engine/table.ts";
+import type { Table } from "../engine/mod.ts";
 import { buildCorpus, tableRows, trainingLayout } from "./corpus.ts";
 import type { FitTable } from "./fit.ts";
 import type { TrainOptions } from "./options.ts";

@@ -11,7 +11,7 @@ import {
   type GainBounds,
   NGRAM_ROW,
   WORD_ROW,
-} from "../engine/radius.ts";
+} from "../engine/mod.ts";
 
 /**
  * Computes, from a question's weights, the most one inserted word's own

@@ -11,7 +11,7 @@
  * @module
  */
 
-import { seededRandom } from "../engine/random.ts";
+import { seededRandom } from "../engine/mod.ts";
 import { inScopeConfidences, type ScoredAnswers } from "./calibrate.ts";
 import {
   CURVE_SHARES,

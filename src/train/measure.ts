@@ -5,13 +5,13 @@
  * @module
  */
 
-import { assess } from "../engine/answer.ts";
-import { prepareText } from "../engine/prepare.ts";
-import { QUIET_GUARD } from "../engine/drift.ts";
-import { fullProbabilities, semanticAssess } from "../engine/semantic.ts";
-import { setThresholdInForce, TableState } from "../engine/state.ts";
-import type { QuestionTable, Table } from "../engine/table.ts";
-import { disagrees } from "../engine/verdict.ts";
+import { assess } from "../engine/mod.ts";
+import { prepareText } from "../engine/mod.ts";
+import { QUIET_GUARD } from "../engine/mod.ts";
+import { fullProbabilities, semanticAssess } from "../engine/mod.ts";
+import { setThresholdInForce, TableState } from "../engine/mod.ts";
+import type { QuestionTable, Table } from "../engine/mod.ts";
+import { disagrees } from "../engine/mod.ts";
 import type { QuestionAnswers } from "../traces/mod.ts";
 import { type Measurement, Meter } from "./meter.ts";
 

@@ -5,12 +5,12 @@
  * @module
  */
 
-import { assess } from "../engine/answer.ts";
-import { prepareText } from "../engine/prepare.ts";
-import { QUIET_GUARD } from "../engine/drift.ts";
-import type { QuestionTable, Table } from "../engine/table.ts";
-import { TableState } from "../engine/state.ts";
-import { disagrees } from "../engine/verdict.ts";
+import { assess } from "../engine/mod.ts";
+import { prepareText } from "../engine/mod.ts";
+import { QUIET_GUARD } from "../engine/mod.ts";
+import type { QuestionTable, Table } from "../engine/mod.ts";
+import { TableState } from "../engine/mod.ts";
+import { disagrees } from "../engine/mod.ts";
 import type { ScoredAnswers } from "./calibrate.ts";
 
 /**

@@ -7,10 +7,10 @@
  * @module
  */
 
-import { prepareText } from "../engine/prepare.ts";
-import { fullProbabilities } from "../engine/semantic.ts";
-import { TableState } from "../engine/state.ts";
-import type { Table } from "../engine/table.ts";
+import { prepareText } from "../engine/mod.ts";
+import { fullProbabilities } from "../engine/mod.ts";
+import { TableState } from "../engine/mod.ts";
+import type { Table } from "../engine/mod.ts";
 import type { QuestionAnswers } from "../traces/mod.ts";
 import type { CalibratedQuestion } from "./calibrate_stage.ts";
 import type { FittedModel } from "./fit.ts";

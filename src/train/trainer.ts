@@ -25,7 +25,7 @@ import {
   questionReport,
   trainReport,
 } from "./report.ts";
-import type { QuestionTable } from "../engine/table.ts";
+import type { QuestionTable } from "../engine/mod.ts";
 import type { QuestionAnswers, TraceSet } from "../traces/mod.ts";
 import type { ScoredAnswers } from "./calibrate.ts";
 import { admitQuestions } from "./admit.ts";

@@ -7,8 +7,8 @@
  * @module
  */
 
-import type { DriftSettings, TableSettings } from "../engine/table.ts";
-import { SCOPE_SCORES } from "../engine/scope.ts";
+import type { DriftSettings, TableSettings } from "../engine/mod.ts";
+import { SCOPE_SCORES } from "../engine/mod.ts";
 import { DEFAULT_TRAIN_OPTIONS, type TrainOptions } from "./options.ts";
 import { SEMANTIC_MODES } from "./semantic.ts";
 import { SPLIT_MODES } from "./split.ts";

@@ -9,15 +9,15 @@
  * @module
  */
 
-import { bundleIdOf } from "../../live/bundle_id.ts";
+import { bundleIdOf } from "../../live/mod.ts";
 import {
   countFeedback,
   feedbackOrigin,
   feedbackTrace,
-} from "../../live/feedback.ts";
-import { countFleetFeedback } from "../../live/fleet_feedback.ts";
-import { loggableItems } from "../../live/feedback_log_items.ts";
-import { traceLine } from "../../traces/write.ts";
+} from "../../live/mod.ts";
+import { countFleetFeedback } from "../../live/mod.ts";
+import { loggableItems } from "../../live/mod.ts";
+import { traceLine } from "../../traces/mod.ts";
 import type { Service } from "../service.ts";
 import { feedbackReply, logFailure, parseFeedback } from "./feedback_body.ts";
 import { type FeedbackReply } from "../openapi/live_schemas.ts";

@@ -11,9 +11,9 @@
 import {
   FEEDBACK_ALARM_RATE,
   type FeedbackCheckState,
-} from "../../engine/feedback_check.ts";
-import type { LiveReason, LiveState } from "../../engine/live_certificate.ts";
-import type { Table } from "../../engine/table.ts";
+} from "../../engine/mod.ts";
+import type { LiveReason, LiveState } from "../../engine/mod.ts";
+import type { Table } from "../../engine/mod.ts";
 import type {
   LiveFeedbackCheckStats,
   LiveQuestionStats,
@@ -21,7 +21,7 @@ import type {
 } from "../openapi/live_schemas.ts";
 import { record } from "../stats/document.ts";
 
-import type { LiveController } from "../../live/controller.ts";
+import type { LiveController } from "../../live/mod.ts";
 
 const REASON_WORDS: Record<LiveReason, string> = {
   bundle: "bundle's",

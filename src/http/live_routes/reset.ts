@@ -10,9 +10,9 @@
  */
 
 import { HTTPException } from "hono/http-exception";
-import { closestName } from "../../engine/suggest.ts";
-import type { LiveController } from "../../live/controller.ts";
-import type { Table } from "../../engine/table.ts";
+import { closestName } from "../../engine/mod.ts";
+import type { LiveController } from "../../live/mod.ts";
+import type { Table } from "../../engine/mod.ts";
 import { Type } from "@sinclair/typebox";
 import { BodySpec, ObjectSpec } from "../body_spec.ts";
 import type { LiveResetReply } from "../openapi/live_schemas.ts";

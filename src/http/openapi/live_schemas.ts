@@ -7,8 +7,8 @@
  */
 
 import { type Static, Type } from "@sinclair/typebox";
-import type { LiveReason } from "../../engine/live_certificate.ts";
-import type { AuditMiss } from "../../live/audits.ts";
+import type { LiveReason } from "../../engine/mod.ts";
+import type { AuditMiss } from "../../live/mod.ts";
 import type { MissedAudit as LiveMissedAudit } from "../../live/feedback.ts";
 import {
   count,

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { answerOf, type Assessment } from "../../engine/verdict.ts";
+import { answerOf, type Assessment } from "../../engine/mod.ts";
 import type { RecentDecision } from "../openapi/stats_schemas.ts";
 import type { DecisionRoute } from "../routes.ts";
 

@@ -13,11 +13,11 @@
  * @module
  */
 
-import type { DriftMonitor } from "../../engine/drift.ts";
-import { type TableState, thresholdInForce } from "../../engine/state.ts";
-import type { Table } from "../../engine/table.ts";
-import type { Assessment } from "../../engine/verdict.ts";
-import { bundleIdOf } from "../../live/bundle_id.ts";
+import type { DriftMonitor } from "../../engine/mod.ts";
+import { type TableState, thresholdInForce } from "../../engine/mod.ts";
+import type { Table } from "../../engine/mod.ts";
+import type { Assessment } from "../../engine/mod.ts";
+import { bundleIdOf } from "../../live/mod.ts";
 import { AnswerCounts, ResponseCounts } from "./counters.ts";
 import { record, share, type StatsSnapshot } from "./document.ts";
 import { type QuestionCounts } from "../openapi/stats_schemas.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { AnsweringTier } from "../../engine/two_tier.ts";
+import type { AnsweringTier } from "../../engine/mod.ts";
 import type { TiersStats as TiersDocument } from "../openapi/stats_schemas.ts";
 import { LatencyHistogram } from "./latency.ts";
 

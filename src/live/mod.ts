@@ -1,0 +1,30 @@
+/**
+ * The live certificate as serving keeps it, the way in from outside `src/live/`:
+ * one process's `LiveController` or a fleet's `FleetLive` over a `LiveStore`
+ * (`redis_store.ts` is imported where asked for, never through here),
+ * feedback counting, audit keys and the bundle id. The arithmetic of the
+ * certificate is the engine's (`src/engine/live_certificate.ts`); its HTTP
+ * routes are in `src/http/live_routes/`.
+ *
+ * @module
+ */
+
+export { AuditKeyFile } from "./audit_key.ts";
+export { type AuditMiss } from "./audits.ts";
+export { bundleIdOf } from "./bundle_id.ts";
+export {
+  DEFAULT_AUDIT_RATE,
+  LiveController,
+  type LiveOptions,
+} from "./controller.ts";
+export {
+  countFeedback,
+  type FeedbackItem,
+  feedbackOrigin,
+  type FeedbackTally,
+  feedbackTrace,
+} from "./feedback.ts";
+export { loggableItems } from "./feedback_log_items.ts";
+export { FLEET_SYNC_MS, FleetLive } from "./fleet.ts";
+export { countFleetFeedback } from "./fleet_feedback.ts";
+export { type LiveStore, parseStoreUrl } from "./store.ts";
