@@ -14,7 +14,7 @@ import { assess } from "../src/engine/answer.ts";
 import { prepareText } from "../src/engine/prepare.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
 import type { QuestionTable } from "../src/engine/table.ts";
-import { newCertificate } from "../src/live/new_certificate.ts";
+import { newCertificate } from "../src/live/_new_certificate.ts";
 import { DEFAULT_TRAIN_OPTIONS } from "../src/train/options.ts";
 import { type TrainResult } from "../src/train/contents.ts";
 import {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { countAtMost, countBelow } from "../src/engine/sorted.ts";
+import { countAtMost, countBelow } from "../src/engine/_sorted.ts";
 
 Deno.test("countBelow() and countAtMost() count in a sorted array, ties on either side", () => {
   const sorted = Float32Array.of(0.1, 0.2, 0.2, 0.2, 0.5);

@@ -13,7 +13,7 @@ import { AuditKeyFile, parseAuditKeys } from "../src/live/audit_key.ts";
 import { AuditTokens, hmacSigner } from "../src/live/audit_token.ts";
 import { AUDIT_TTL_MS } from "../src/live/audits.ts";
 import { LiveController } from "../src/live/controller.ts";
-import { ReplayGuard } from "../src/live/replays.ts";
+import { ReplayGuard } from "../src/live/_replays.ts";
 import { smallTable, tempDir } from "./_fixtures.ts";
 
 const KEY = "a shared secret of the fleet";

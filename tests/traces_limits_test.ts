@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { readTraces } from "../src/traces/mod.ts";
-import { LineSplitter, MAX_TRACE_LINE_CHARS } from "../src/traces/lines.ts";
+import { LineSplitter, MAX_TRACE_LINE_CHARS } from "../src/traces/_lines.ts";
 import { MAX_ERROR_CHARS } from "../src/traces/read.ts";
 import { columnList } from "../src/traces/csv.ts";
 import { tempDir } from "./_fixtures.ts";

@@ -7,7 +7,7 @@ import {
   TraceSetBuilder,
 } from "../src/traces/mod.ts";
 import { JsonArraySplitter } from "../src/traces/json_array.ts";
-import { LineSplitter } from "../src/traces/lines.ts";
+import { LineSplitter } from "../src/traces/_lines.ts";
 import {
   exists,
   rejectsWith,

@@ -5,7 +5,7 @@
  * binary and a locked-down run (read access to the bundle alone) needs no
  * read access to Deno's package cache. Imported only by `readThisEncoder`,
  * on demand: a process that serves no second tier never loads these 28 MB
- * (TensorFlow.js's WebAssembly binaries come the same way, `wasm_hook.ts`).
+ * (TensorFlow.js's WebAssembly binaries come the same way, `_wasm_hook.ts`).
  *
  * @module
  */

@@ -9,7 +9,7 @@
 
 // First: TensorFlow.js starts its WebAssembly backend as it is imported,
 // and must find its binary in memory (see the module).
-import "./wasm_hook.ts";
+import "./_wasm_hook.ts";
 import * as core from "@energetic-ai/core";
 import { EmbeddingsModel } from "@energetic-ai/embeddings";
 // Imported for its place in the module graph: it makes the package's

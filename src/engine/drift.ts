@@ -26,7 +26,7 @@
  */
 
 import { seededRandom } from "./random.ts";
-import { countAtMost, countBelow } from "./sorted.ts";
+import { countAtMost, countBelow } from "./_sorted.ts";
 import type { DriftSettings, QuestionTable } from "./table.ts";
 
 /** The defaults a bundle is trained with. */

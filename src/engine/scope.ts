@@ -33,7 +33,7 @@
  * @module
  */
 
-import { countAtMost } from "./sorted.ts";
+import { countAtMost } from "./_sorted.ts";
 
 /** Which score a question's out-of-scope rule judges. */
 export type ScopeScore = "spread" | "energy";

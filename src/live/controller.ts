@@ -38,11 +38,11 @@ import {
   type PendingAuditsOptions,
 } from "./audits.ts";
 import { bundleIdOf } from "./bundle_id.ts";
-import { newCertificate } from "./new_certificate.ts";
+import { newCertificate } from "./_new_certificate.ts";
 import { FleetLive, type FleetOptions } from "./fleet.ts";
 import { type RecentAnswer, RecentAnswers } from "./recent_answers.ts";
-import { ReplayGuard } from "./replays.ts";
-import { ResetHistory, type ResetSource } from "./resets.ts";
+import { ReplayGuard } from "./_replays.ts";
+import { ResetHistory, type ResetSource } from "./_resets.ts";
 import { randomHex8 } from "./store.ts";
 
 /** The default audit rate of `serve` (`--audit-rate`). */

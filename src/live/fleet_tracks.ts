@@ -10,7 +10,7 @@
 import type { LiveCertificate } from "../engine/mod.ts";
 import type { Table } from "../engine/mod.ts";
 import { bundleIdOf } from "./bundle_id.ts";
-import { newCertificate } from "./new_certificate.ts";
+import { newCertificate } from "./_new_certificate.ts";
 
 /**
  * One stream of evidence the store pools: a question's table answers, or

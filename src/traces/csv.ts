@@ -10,7 +10,7 @@
 import { CsvError } from "csv-parse/sync";
 import type { TraceSetBuilder } from "./builder.ts";
 import { checkFields, fail } from "./json_trace.ts";
-import { MAX_TRACE_LINE_CHARS } from "./lines.ts";
+import { MAX_TRACE_LINE_CHARS } from "./_lines.ts";
 import { cellTime } from "./provenance.ts";
 import type { TraceParseOptions } from "./types.ts";
 

@@ -9,7 +9,7 @@
 
 import type { TraceSetBuilder } from "./builder.ts";
 import { addJsonTrace, fail, type JsonFields } from "./json_trace.ts";
-import { MAX_TRACE_LINE_CHARS, tooLongReason } from "./lines.ts";
+import { MAX_TRACE_LINE_CHARS, tooLongReason } from "./_lines.ts";
 
 const enum State {
   /** Before the opening `[`. */

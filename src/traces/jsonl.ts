@@ -10,7 +10,7 @@
 
 import type { TraceSetBuilder } from "./builder.ts";
 import { addJsonTrace, fail, type JsonFields } from "./json_trace.ts";
-import { LineSplitter, MAX_TRACE_LINE_CHARS, tooLongReason } from "./lines.ts";
+import { LineSplitter, MAX_TRACE_LINE_CHARS, tooLongReason } from "./_lines.ts";
 
 /** Reads JSON Lines text, pushed in chunks, into a builder. */
 export class JsonLinesReader {

@@ -15,7 +15,7 @@ import { looksGzipped, sniffFormat, STDIN } from "./format.ts";
 import { JsonArrayReader } from "./json_array.ts";
 import { checkFields, fail, jsonFields } from "./json_trace.ts";
 import { JsonLinesReader } from "./jsonl.ts";
-import { MemoryGuard } from "./memory.ts";
+import { MemoryGuard } from "./_memory.ts";
 import { checkAnswerColumns } from "./parse.ts";
 import { openSource, osError, peek, sniffable, type Source } from "./source.ts";
 import type { TraceReadOptions, TraceSet } from "./types.ts";

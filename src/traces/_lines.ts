@@ -28,7 +28,7 @@ export function tooLongReason(what: string, max: number): string {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { LineSplitter } from "./lines.ts";
+ * import { LineSplitter } from "./_lines.ts";
  * const lines: string[] = [];
  * const s = new LineSplitter();
  * s.push("a\r\nb", (line) => lines.push(line));
