@@ -104,7 +104,12 @@ export const DEFAULT_GUARD: GuardTests = guardFromEnv() ?? {
 };
 
 function guardFromEnv(): GuardTests | null {
-  const v = Deno.env.get("DTABLE_GUARD");
+  let v: string | undefined;
+  try {
+    v = Deno.env.get("DTABLE_GUARD");
+  } catch {
+    return null;
+  }
   if (v === undefined) return null;
   const parts = v.split(",");
   return {
