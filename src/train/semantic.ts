@@ -97,27 +97,11 @@ export interface GuardTests {
 }
 
 /** The guard's tests by default: chosen by measurement (docs/benchmarks.md). */
-export const DEFAULT_GUARD: GuardTests = guardFromEnv() ?? {
+export const DEFAULT_GUARD: GuardTests = {
   mahalanobis: true,
   nearest: false,
   spread: false,
 };
-
-function guardFromEnv(): GuardTests | null {
-  let v: string | undefined;
-  try {
-    v = Deno.env.get("DTABLE_GUARD");
-  } catch {
-    return null;
-  }
-  if (v === undefined) return null;
-  const parts = v.split(",");
-  return {
-    mahalanobis: parts.includes("maha"),
-    nearest: parts.includes("nearest"),
-    spread: parts.includes("spread"),
-  };
-}
 
 /** At most this many fit texts are stored for the nearest-text test (a seeded sample beyond). */
 export const NEAREST_MAX = 4000;
@@ -192,7 +176,11 @@ export function semanticStage(
     ? nearestSample([...q.fit, ...q.validation], targets.fit.seed)
     : [];
   const nearest = guard.nearest
-    ? { dim, ...quantizeTexts(embeddings, stored, dim), scores: new Float32Array(0) }
+    ? {
+      dim,
+      ...quantizeTexts(embeddings, stored, dim),
+      scores: new Float32Array(0),
+    }
     : undefined;
   const tier: SemanticTier = {
     dim,
@@ -262,7 +250,9 @@ export function semanticStage(
     ...(nearest === undefined ? {} : {
       nearest: { ...nearest, scores: Float32Array.from(nearestScores).sort() },
     }),
-    ...(guard.spread ? { spreads: Float32Array.from(spreadScores).sort() } : {}),
+    ...(guard.spread
+      ? { spreads: Float32Array.from(spreadScores).sort() }
+      : {}),
   };
 
   const v = q.validation.length;

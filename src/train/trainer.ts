@@ -61,6 +61,7 @@ import { minimumCertifiable } from "./stats.ts";
 import type { QuestionAnswers, TraceSet } from "../traces/mod.ts";
 import { disagrees } from "../engine/verdict.ts";
 import {
+  type GuardTests,
   NOVELTY_P,
   semanticFitSettings,
   type SemanticMode,
@@ -101,6 +102,8 @@ export interface TrainOptions extends FitSettings {
    * needs the embeddings given to `train`, and without them is off.
    */
   semantic: SemanticMode;
+  /** The second tier's novelty guard tests (absent: `DEFAULT_GUARD` in `semantic.ts`). */
+  semanticGuard?: GuardTests;
   /** Called with a line of progress now and then. */
   progress?: (line: string) => void;
   /** Called with a warning (a refused question); defaults to `progress`. */
@@ -548,6 +551,7 @@ export function train(
           fit: semanticFitSettings(options.seed),
           noveltyP: NOVELTY_P,
           readTable: true,
+          ...(options.semanticGuard ? { guard: options.semanticGuard } : {}),
         },
       );
       semanticReport = stage.report;
