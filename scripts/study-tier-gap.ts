@@ -6,7 +6,9 @@
  * largest share any single threshold would certify with at most 5% of it
  * disagreeing: with the rule as served, with the novelty guard off, with
  * the second tier also asked where the table's out-of-scope rule withholds,
- * and with the second tier asked for every text. The gaps between them
+ * with the table answering only at a fixed stricter bar (0.95, 0.99) and
+ * the second tier below it, and with the second tier asked for every text.
+ * The gaps between them
  * say what the certification, the guard and the out-of-scope rule cost.
  *
  * Usage: deno run --allow-read --allow-write --allow-env scripts/study-tier-gap.ts
@@ -38,13 +40,20 @@ interface Row {
   novel: boolean;
 }
 
-/** Largest share certified at one threshold with at most 5% disagreeing. */
-function best(rows: Row[], tierFor: (r: Row) => boolean): number {
+/**
+ * Largest share certified at one threshold `L` with at most 5% disagreeing;
+ * the table answers where its confidence reaches `max(L, tableBar)`.
+ */
+function best(
+  rows: Row[],
+  tierFor: (r: Row) => boolean,
+  tableBar = 0,
+): number {
   let top = 0;
   for (let L = 0.3; L < 1; L += 0.005) {
     let n = 0, wrong = 0;
     for (const r of rows) {
-      if (r.tableConf >= L) {
+      if (r.tableConf >= Math.max(L, tableBar)) {
         n++;
         if (!r.tableRight) wrong++;
       } else if (tierFor(r) && r.tierConf >= L) {
@@ -108,6 +117,10 @@ for (const seed of [1, 2, 3]) {
       pct(best(rows, (x) => x.tableConf >= 0))
     }, second tier also where out of scope ${
       pct(best(rows, (x) => (x.tableConf >= 0 || x.scoped) && !x.novel))
+    }, table only at 0.95 or more ${
+      pct(best(rows, (x) => x.tableConf >= 0 && !x.novel, 0.95))
+    }, at 0.99 or more ${
+      pct(best(rows, (x) => x.tableConf >= 0 && !x.novel, 0.99))
     }, second tier for every text (no table) ${
       pct(best(rows.map((x) => ({ ...x, tableConf: -1 })), () => true))
     }`,
