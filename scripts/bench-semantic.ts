@@ -8,7 +8,11 @@
  * requests sent to a BANKING77 table): how many get certified with and
  * without the second tier. Texts are embedded once into a cache file.
  *
- * Usage: deno task bench:semantic [--embed-cache FILE] [--quick]
+ * `--guard` names the novelty guard's tests, comma-separated among
+ * `mahalanobis`, `nearest` and `spread` (`none`: no guard); absent, the
+ * default (`DEFAULT_GUARD`).
+ *
+ * Usage: deno task bench:semantic [--embed-cache FILE] [--quick] [--guard TESTS]
  *
  * @module
  */
@@ -35,6 +39,23 @@ import {
   twoTierFigures,
 } from "./semantic_eval.ts";
 import { smallSubset } from "./small_subsets.ts";
+import type { GuardTests } from "../src/train/semantic.ts";
+
+/** The guard's tests from `--guard`; exits with a line for a name it does not know. */
+function guardTests(v: string): GuardTests {
+  const names = v === "none" ? [] : v.split(",");
+  const known = ["mahalanobis", "nearest", "spread"];
+  const bad = names.find((n) => !known.includes(n));
+  if (bad !== undefined) {
+    console.error(`--guard takes ${known.join(", ")} or none: got "${bad}"`);
+    Deno.exit(2);
+  }
+  return {
+    mahalanobis: names.includes("mahalanobis"),
+    nearest: names.includes("nearest"),
+    spread: names.includes("spread"),
+  };
+}
 
 const DATA = new URL("../../shared/data/", import.meta.url).pathname;
 const { values } = parseArgs({
@@ -47,8 +68,10 @@ const { values } = parseArgs({
       }/dtable-bench-embeddings.bin`,
     },
     quick: { type: "boolean", default: false },
+    guard: { type: "string" },
   },
 });
+const guard = values.guard === undefined ? undefined : guardTests(values.guard);
 try {
   await Deno.stat(`${DATA}banking77/train.csv`);
 } catch {
@@ -74,6 +97,7 @@ async function trainBoth(
     seed,
     semantic: "on",
     workers: 2,
+    ...(guard === undefined ? {} : { semanticGuard: guard }),
   }, embeddings);
   return [r, (performance.now() - started) / 1000];
 }
