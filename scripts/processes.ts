@@ -135,11 +135,13 @@ export interface RedisProcess {
 }
 
 /**
- * Starts `redis-server` on a free loopback port without persistence and
- * resolves once it accepts connections (throws after 10 s).
+ * Starts `redis-server` on loopback port `port` (a free one by default)
+ * without persistence and resolves once it accepts connections (throws
+ * after 10 s).
  */
-export async function startRedis(): Promise<RedisProcess> {
-  const port = freePort();
+export async function startRedis(
+  port: number = freePort(),
+): Promise<RedisProcess> {
   const child = new Deno.Command("redis-server", {
     args: [
       "--port",

@@ -16,23 +16,20 @@ import { rng, runCli, syntheticTraces, tempDir, toJsonl } from "./_fixtures.ts";
 import {
   postJson,
   type RunningServer,
-  startServer,
   writeTestBundle,
 } from "./_http_helpers.ts";
-import { missingTool } from "./_tools.ts";
+import {
+  FLEET_KEY,
+  type Json,
+  missingRedis,
+  startReplica,
+  stats,
+  writeAuditKey,
+} from "./_fleet.ts";
 import { resign } from "./_audit_ids.ts";
 import { startRedis } from "../scripts/processes.ts";
 
-const noRedis = missingTool(
-  "fleet_hardening_test",
-  "redis-server",
-  "apt-get install redis-server",
-);
-
-const KEY = "the fleet's shared audit secret";
-
-// deno-lint-ignore no-explicit-any
-type Json = Record<string, any>;
+const noRedis = missingRedis("fleet_hardening_test");
 
 // Texts of their own, so the drift guard sees traffic like the training's.
 const TEXTS = syntheticTraces({ count: 2000, seed: 11 }).map((t) => t.text);
@@ -52,39 +49,20 @@ const MISSES = new Set([
 
 async function startFleet(dir: string, store: string) {
   const bundle = await writeTestBundle(`${dir}/bundle`);
-  const key = `${dir}/audit.key`;
-  await Deno.writeTextFile(key, KEY + "\n");
+  const key = await writeAuditKey(dir);
   const logs = [1, 2, 3].map((i) => `${dir}/feedback-r${i}.jsonl`);
   const rs = await Promise.all([1, 2, 3].map((i) =>
-    startServer({
+    startReplica({
       bundle,
-      args: [
-        "--audit-rate",
-        "1",
-        "--audit-seed",
-        String(i),
-        "--audit-key-file",
-        key,
-        "--live-store",
-        store,
-        "--replica",
-        `r${i}`,
-        "--feedback-log",
-        logs[i - 1]!,
-      ],
-      permissions: [
-        "--allow-net=127.0.0.1",
-        `--allow-read=${bundle},${key}`,
-        `--allow-write=${logs[i - 1]}`,
-        "--allow-env=SERVICE_PROXY_TOKEN",
-      ],
+      key,
+      store,
+      name: `r${i}`,
+      seed: i,
+      auditRate: "1",
+      feedbackLog: logs[i - 1]!,
     })
   ));
   return { rs, logs };
-}
-
-async function stats(s: RunningServer): Promise<Json> {
-  return await (await fetch(`${s.base}/v1/stats`)).json();
 }
 
 /** A real audit id from replica `s`, with the text it answered. */
@@ -134,7 +112,7 @@ Deno.test({
         // Any payload byte but the format's (byte 0 changed is never signed).
         const at = 1 + Math.floor(random() * 40);
         // The first few carry the issue time NaN that once wedged the link.
-        const fuzzed = resign(id, KEY, (p, view) => {
+        const fuzzed = resign(id, FLEET_KEY, (p, view) => {
           if (i < 3) view.setFloat64(13, NaN, true);
           else p[at] = p[at]! ^ (1 + Math.floor(random() * 255));
         });

@@ -19,28 +19,26 @@ import {
   freePort,
   postJson,
   type RunningServer,
-  startServer,
   writeTestBundle,
 } from "./_http_helpers.ts";
 import { missingTool } from "./_tools.ts";
+import {
+  type Json,
+  missingRedis,
+  startReplica,
+  stats,
+  writeAuditKey,
+} from "./_fleet.ts";
 import { startRedis } from "../scripts/processes.ts";
 
-const noRedis = missingTool(
-  "fleet_redis_test",
-  "redis-server",
-  "apt-get install redis-server",
-);
+const noRedis = missingRedis("fleet_redis_test");
 const noNginx = missingTool(
   "fleet_redis_test",
   "nginx",
   "apt-get install nginx",
 );
 
-const KEY = "the fleet's shared audit secret";
 const DEPLOY = new URL("../deploy/", import.meta.url).pathname;
-
-// deno-lint-ignore no-explicit-any
-type Json = Record<string, any>;
 
 interface Fleet {
   dir: string;
@@ -52,38 +50,21 @@ interface Fleet {
 
 async function fleet(dir: string, store: string): Promise<Fleet> {
   const bundle = await writeTestBundle(`${dir}/bundle`);
-  const key = `${dir}/audit.key`;
-  await Deno.writeTextFile(key, KEY + "\n");
+  const key = await writeAuditKey(dir);
   return {
     dir,
     bundle,
     key,
     store,
     start(name: string, seed: number) {
-      const log = `${dir}/feedback-${name}.jsonl`;
-      return startServer({
+      return startReplica({
         bundle,
-        args: [
-          "--audit-rate",
-          "0.5",
-          "--audit-seed",
-          String(seed),
-          "--audit-key-file",
-          key,
-          "--live-store",
-          store,
-          "--replica",
-          name,
-          "--feedback-log",
-          log,
-        ],
-        // The store needs network access only.
-        permissions: [
-          "--allow-net=127.0.0.1",
-          `--allow-read=${bundle},${key}`,
-          `--allow-write=${log}`,
-          "--allow-env=SERVICE_PROXY_TOKEN",
-        ],
+        key,
+        store,
+        name,
+        seed,
+        auditRate: "0.5",
+        feedbackLog: `${dir}/feedback-${name}.jsonl`,
       });
     },
   };
@@ -99,10 +80,6 @@ const TEXTS = [
   "the delivery is late again",
   "billing statement looks wrong",
 ];
-
-async function stats(s: RunningServer): Promise<Json> {
-  return await (await fetch(`${s.base}/v1/stats`)).json();
-}
 
 Deno.test({
   name:
@@ -208,17 +185,7 @@ Deno.test({
       assert.equal(topic.certified, false);
       assert.equal(topic.flag, "drift");
       // The store comes up on the address given.
-      const child = new Deno.Command("redis-server", {
-        args: ["--port", String(port), "--bind", "127.0.0.1", "--save", ""],
-        stdout: "null",
-        stderr: "null",
-      }).spawn();
-      redis = {
-        async stop() {
-          child.kill("SIGTERM");
-          await child.status;
-        },
-      };
+      redis = await startRedis(port);
       const end = Date.now() + 15_000;
       let link = "";
       while (Date.now() < end && link !== "connected") {

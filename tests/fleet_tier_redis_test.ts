@@ -13,34 +13,28 @@
 
 import assert from "node:assert/strict";
 import { tempDir } from "./_fixtures.ts";
-import {
-  getText,
-  postJson,
-  type RunningServer,
-  startServer,
-} from "./_http_helpers.ts";
+import { getText, postJson, type RunningServer } from "./_http_helpers.ts";
 import {
   favouriteOf,
   tierTexts,
   twoTierResult,
   writeTwoTierBundle,
 } from "./_two_tier.ts";
-import { missingTool } from "./_tools.ts";
+import {
+  type Json,
+  missingRedis,
+  startReplica,
+  stats,
+  writeAuditKey,
+} from "./_fleet.ts";
 import { startRedis } from "../scripts/processes.ts";
 
-const noRedis = missingTool(
-  "fleet_tier_redis_test",
-  "redis-server",
-  "apt-get install redis-server",
-);
+const noRedis = missingRedis("fleet_tier_redis_test");
 
 const ENCODER_SOURCE = new URL("../src/encoder", import.meta.url).pathname;
 
-// deno-lint-ignore no-explicit-any
-type Json = Record<string, any>;
-
 async function live(s: RunningServer): Promise<Json> {
-  return JSON.parse((await getText(s.base, "/v1/stats")).text).live;
+  return (await stats(s)).live;
 }
 
 /** Waits (at most 15 s) until `ok` holds of `s`'s live statistics; returns them. */
@@ -65,23 +59,17 @@ Deno.test({
   async fn() {
     await using dir = await tempDir();
     const bundle = await writeTwoTierBundle(`${dir.path}/b`);
-    const key = `${dir.path}/audit.key`;
-    await Deno.writeTextFile(key, "the fleet's shared audit secret\n");
+    const key = await writeAuditKey(dir.path);
     const redis = await startRedis();
     const start = (name: string, seed: number) =>
-      startServer({
+      startReplica({
         bundle,
+        key,
+        store: redis.url,
+        name,
+        seed,
+        auditRate: "1",
         args: [
-          "--audit-rate",
-          "1",
-          "--audit-seed",
-          String(seed),
-          "--audit-key-file",
-          key,
-          "--live-store",
-          redis.url,
-          "--replica",
-          name,
           "--semantic-workers",
           "1",
           // The same unsure text again and again is a drift the online
@@ -89,11 +77,7 @@ Deno.test({
           "--drift-delta",
           "1e-12",
         ],
-        permissions: [
-          "--allow-net=127.0.0.1",
-          `--allow-read=${bundle},${ENCODER_SOURCE},${key}`,
-          "--allow-env=SERVICE_PROXY_TOKEN",
-        ],
+        read: [ENCODER_SOURCE],
       });
     const rs = await Promise.all([start("a", 1), start("b", 2)]);
     const { low } = tierTexts();

@@ -17,10 +17,13 @@ import {
   startServer,
   writeTestBundle,
 } from "./_http_helpers.ts";
-import { missingTool } from "./_tools.ts";
-
-// deno-lint-ignore no-explicit-any
-type Json = Record<string, any>;
+import {
+  type Json,
+  missingRedis,
+  startReplica,
+  stats,
+  writeAuditKey,
+} from "./_fleet.ts";
 
 const DATA = new URL("../../shared/data/", import.meta.url).pathname;
 const TRAIN = `${DATA}banking77/train.csv`;
@@ -39,11 +42,7 @@ function missingData(): string | null {
   }
 }
 const noData = missingData();
-const noRedis = missingTool(
-  "serve_live_feedback_test",
-  "redis-server",
-  "apt-get install redis-server",
-);
+const noRedis = missingRedis("serve_live_feedback_test");
 
 /** The BANKING77 bundle of the 10k training traces (a few seconds to train), in `dir`. */
 async function banking(dir: string): Promise<string> {
@@ -53,15 +52,19 @@ async function banking(dir: string): Promise<string> {
   return out;
 }
 
+/** A server of the BANKING77 bundle (trained in `dir`) auditing 5% of answers, drawn with `seed`. */
+async function serveBanking(dir: string, seed: number): Promise<RunningServer> {
+  return await startServer({
+    bundle: await banking(dir),
+    args: ["--audit-rate", "0.05", "--audit-seed", String(seed)],
+  });
+}
+
 function testTexts(): string[] {
   const rows = parse(Deno.readTextFileSync(TEST), { columns: true }) as {
     text: string;
   }[];
   return rows.map((r) => r.text);
-}
-
-async function stats(s: RunningServer): Promise<Json> {
-  return await (await fetch(`${s.base}/v1/stats`)).json();
 }
 
 async function metrics(s: RunningServer): Promise<string> {
@@ -81,11 +84,7 @@ Deno.test({
   ignore: noData !== null,
   async fn() {
     await using dir = await tempDir();
-    const bundle = await banking(dir.path);
-    const s = await startServer({
-      bundle,
-      args: ["--audit-rate", "0.05", "--audit-seed", "7"],
-    });
+    const s = await serveBanking(dir.path, 7);
     try {
       const texts = testTexts();
       const first = (await stats(s)).live.questions.category;
@@ -142,11 +141,7 @@ Deno.test({
   ignore: noData !== null,
   async fn() {
     await using dir = await tempDir();
-    const bundle = await banking(dir.path);
-    const s = await startServer({
-      bundle,
-      args: ["--audit-rate", "0.05", "--audit-seed", "3"],
-    });
+    const s = await serveBanking(dir.path, 3);
     try {
       const texts = testTexts();
       let lies = 0;
@@ -239,28 +234,15 @@ Deno.test({
     await using dir = await tempDir();
     const redis = await startRedis();
     const bundle = await writeTestBundle(`${dir.path}/bundle`);
-    const key = `${dir.path}/audit.key`;
-    await Deno.writeTextFile(key, "the fleet's shared audit secret\n");
+    const key = await writeAuditKey(dir.path);
     const start = (name: string, seed: number) =>
-      startServer({
+      startReplica({
         bundle,
-        args: [
-          "--audit-rate",
-          "0.5",
-          "--audit-seed",
-          String(seed),
-          "--audit-key-file",
-          key,
-          "--live-store",
-          redis.url,
-          "--replica",
-          name,
-        ],
-        permissions: [
-          "--allow-net=127.0.0.1",
-          `--allow-read=${bundle},${key}`,
-          "--allow-env=SERVICE_PROXY_TOKEN",
-        ],
+        key,
+        store: redis.url,
+        name,
+        seed,
+        auditRate: "0.5",
       });
     let rs = await Promise.all([1, 2, 3].map((i) => start(`r${i}`, i)));
     const topic = async (s: RunningServer) =>

@@ -1,0 +1,89 @@
+/**
+ * Fleets for real in tests: replicas of `main.ts serve` sharing an audit
+ * key file and a Redis live store, under locked-down permissions, and the
+ * live statistics they show.
+ *
+ * @module
+ */
+
+import { getText, type RunningServer, startServer } from "./_http_helpers.ts";
+import { missingTool } from "./_tools.ts";
+
+// deno-lint-ignore no-explicit-any
+export type Json = Record<string, any>;
+
+/** Why `file`'s fleet tests cannot run (no `redis-server`), or null. */
+export function missingRedis(file: string): string | null {
+  return missingTool(file, "redis-server", "apt-get install redis-server");
+}
+
+/** The fleet's shared audit secret, as `writeAuditKey` writes it. */
+export const FLEET_KEY = "the fleet's shared audit secret";
+
+/** Writes `FLEET_KEY` to `dir/audit.key`; returns that path. */
+export async function writeAuditKey(dir: string): Promise<string> {
+  const key = `${dir}/audit.key`;
+  await Deno.writeTextFile(key, FLEET_KEY + "\n");
+  return key;
+}
+
+/** One replica of a fleet. */
+export interface ReplicaOptions {
+  bundle: string;
+  /** The shared `--audit-key-file`. */
+  key: string;
+  /** The shared `--live-store` address. */
+  store: string;
+  /** Its `--replica` name. */
+  name: string;
+  /** Its `--audit-seed`. */
+  seed: number;
+  /** Its `--audit-rate`, as given on the command line. */
+  auditRate: string;
+  /** Its `--feedback-log`, the only path it may write; none by default. */
+  feedbackLog?: string;
+  /** Further `serve` flags, after the fleet's. */
+  args?: string[];
+  /** Further paths it may read besides the bundle and the key. */
+  read?: string[];
+}
+
+/**
+ * Starts one replica: `serve` with the audit, store and replica flags of
+ * `o`, allowed the network on 127.0.0.1 only, reads of the bundle, the key
+ * and `o.read`, and writes of its feedback log alone.
+ */
+export function startReplica(o: ReplicaOptions): Promise<RunningServer> {
+  const args = [
+    "--audit-rate",
+    o.auditRate,
+    "--audit-seed",
+    String(o.seed),
+    "--audit-key-file",
+    o.key,
+    "--live-store",
+    o.store,
+    "--replica",
+    o.name,
+  ];
+  if (o.feedbackLog !== undefined) args.push("--feedback-log", o.feedbackLog);
+  args.push(...o.args ?? []);
+  return startServer({
+    bundle: o.bundle,
+    args,
+    // The store needs network access only.
+    permissions: [
+      "--allow-net=127.0.0.1",
+      `--allow-read=${[o.bundle, ...o.read ?? [], o.key].join(",")}`,
+      ...(o.feedbackLog === undefined
+        ? []
+        : [`--allow-write=${o.feedbackLog}`]),
+      "--allow-env=SERVICE_PROXY_TOKEN",
+    ],
+  });
+}
+
+/** A running server's `/v1/stats`. */
+export async function stats(s: RunningServer): Promise<Json> {
+  return JSON.parse((await getText(s.base, "/v1/stats")).text);
+}
