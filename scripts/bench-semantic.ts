@@ -14,6 +14,7 @@
  */
 
 import { parseArgs } from "node:util";
+import { DATA, EMBED_CACHE_OPTION, exitWithoutData } from "./bench_data.ts";
 import type { TraceSet } from "../src/traces/types.ts";
 import { percent as pct } from "../src/train/meter.ts";
 import {
@@ -36,27 +37,14 @@ import {
 } from "./semantic_eval.ts";
 import { smallSubset } from "./small_subsets.ts";
 
-const DATA = new URL("../../shared/data/", import.meta.url).pathname;
 const { values } = parseArgs({
   args: Deno.args,
   options: {
-    "embed-cache": {
-      type: "string",
-      default: `${
-        Deno.env.get("TMPDIR") ?? "/tmp"
-      }/dtable-bench-embeddings.bin`,
-    },
+    "embed-cache": EMBED_CACHE_OPTION,
     quick: { type: "boolean", default: false },
   },
 });
-try {
-  await Deno.stat(`${DATA}banking77/train.csv`);
-} catch {
-  console.log(
-    `skipped: no data at ${DATA} (the benchmark reads ../shared/data)`,
-  );
-  Deno.exit(0);
-}
+await exitWithoutData();
 const cache = values["embed-cache"];
 const d = await readPublicData(DATA);
 const embed = (t: TraceSet | readonly string[]) =>
