@@ -69,6 +69,39 @@ async function withKeys(test: (keys: AuditKeyFile) => Promise<void>) {
   }
 }
 
+/**
+ * A service of `table()` auditing at `auditRate` (drawn with `auditSeed`),
+ * its ids signed with `keys`; with a `store`, a replica (`r1`, a sync every
+ * 20 ms, its log lines kept in `logs`) of a fleet on it, started.
+ */
+async function startService(
+  keys: AuditKeyFile,
+  auditRate: number,
+  auditSeed: number,
+  store: MemoryStore | null,
+  logs: string[],
+): Promise<Service> {
+  const service = new Service({
+    table: table(),
+    bundlePath: "b",
+    live: {
+      auditRate,
+      auditSeed,
+      auditKeys: keys,
+      ...(store === null ? {} : {
+        fleet: { store, replica: "r1", syncMs: 20, log: (m) => logs.push(m) },
+      }),
+    },
+  });
+  await service.live.fleet?.start();
+  return service;
+}
+
+/** The app's `/v1/stats`. */
+async function stats(app: Hono): Promise<Json> {
+  return await (await app.request("/v1/stats")).json();
+}
+
 /** Decides texts until `n` audit ids of question `topic` are given. */
 async function auditIds(app: Hono, n: number): Promise<[string, string][]> {
   const out: [string, string][] = [];
@@ -113,28 +146,14 @@ Deno.test("a re-signed audit id with a NaN issue time, a bad confidence or a pos
   for (const fleet of [false, true]) {
     await t.step(fleet ? "in a fleet" : "in one process", async () => {
       await withKeys(async (keys) => {
-        const store = new MemoryStore();
         const logs: string[] = [];
-        const service = new Service({
-          table: table(),
-          bundlePath: "b",
-          live: {
-            auditRate: 1,
-            auditSeed: 1,
-            auditKeys: keys,
-            ...(fleet
-              ? {
-                fleet: {
-                  store,
-                  replica: "r1",
-                  syncMs: 20,
-                  log: (m: string) => logs.push(m),
-                },
-              }
-              : {}),
-          },
-        });
-        await service.live.fleet?.start();
+        const service = await startService(
+          keys,
+          1,
+          1,
+          fleet ? new MemoryStore() : null,
+          logs,
+        );
         try {
           const app = appFor(service);
           const ids = await auditIds(app, 6);
@@ -167,7 +186,7 @@ Deno.test("a re-signed audit id with a NaN issue time, a bad confidence or a pos
           });
           assert.equal(honest.audits, 1, JSON.stringify(honest));
           if (fleet) {
-            const s = await (await app.request("/v1/stats")).json();
+            const s = await stats(app);
             assert.equal(s.live.fleet.link, "connected");
             assert.equal(s.live.fleet.rejected_syncs, 0);
             assert.deepEqual(logs, []);
@@ -184,17 +203,7 @@ Deno.test("a store that refuses a sync: its audits are missed as store_error, it
   await withKeys(async (keys) => {
     const store = new RefusingStore();
     const logs: string[] = [];
-    const service = new Service({
-      table: table(),
-      bundlePath: "b",
-      live: {
-        auditRate: 1,
-        auditSeed: 2,
-        auditKeys: keys,
-        fleet: { store, replica: "r1", syncMs: 20, log: (m) => logs.push(m) },
-      },
-    });
-    await service.live.fleet!.start();
+    const service = await startService(keys, 1, 2, store, logs);
     try {
       const app = appFor(service);
       const ids = await auditIds(app, 2);
@@ -212,7 +221,7 @@ Deno.test("a store that refuses a sync: its audits are missed as store_error, it
         reason: "store_error",
       }]);
       assert.equal(store.refused.length, 1);
-      const s = await (await app.request("/v1/stats")).json();
+      const s = await stats(app);
       assert.equal(s.live.fleet.link, "connected");
       assert.equal(s.live.fleet.rejected_syncs, 1);
       assert.equal(s.live.fleet.rejected_audits, 1);
@@ -226,7 +235,7 @@ Deno.test("a store that refuses a sync: its audits are missed as store_error, it
       const next = await post(app, "/v1/feedback", item(ids[1]!));
       assert.equal(next.audits, 1, JSON.stringify(next));
       await service.live.fleet!.sync();
-      const after = await (await app.request("/v1/stats")).json();
+      const after = await stats(app);
       assert.equal(after.live.fleet.link, "connected");
       assert.equal(after.live.questions.topic.audited, 1);
     } finally {
@@ -254,17 +263,7 @@ Deno.test("a store that refuses policy changes is not asked again at once, and t
   await withKeys(async (keys) => {
     const store = new PolicyRefusingStore();
     const logs: string[] = [];
-    const service = new Service({
-      table: table(),
-      bundlePath: "b",
-      live: {
-        auditRate: 0.5,
-        auditSeed: 3,
-        auditKeys: keys,
-        fleet: { store, replica: "r1", syncMs: 20, log: (m) => logs.push(m) },
-      },
-    });
-    await service.live.fleet!.start();
+    const service = await startService(keys, 0.5, 3, store, logs);
     try {
       const app = appFor(service);
       const random = rng(5);
@@ -291,7 +290,7 @@ Deno.test("a store that refuses policy changes is not asked again at once, and t
         });
       }
       await service.live.fleet!.sync();
-      const s = await (await app.request("/v1/stats")).json();
+      const s = await stats(app);
       assert.ok(store.calls > 0, "a policy change was asked");
       // One ask per sync at most, not a loop asking again at once.
       assert.ok(store.calls <= 240 * 2 + 50, `${store.calls} asks`);
