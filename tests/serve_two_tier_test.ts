@@ -13,6 +13,7 @@ import { tempDir } from "./_fixtures.ts";
 import {
   getText,
   postJson,
+  type RunningServer,
   startServer,
   writeTestBundle,
 } from "./_http_helpers.ts";
@@ -22,7 +23,7 @@ import {
   twoTierResult,
   writeTwoTierBundle,
 } from "./_two_tier.ts";
-import { missingTool } from "./_tools.ts";
+import { missingTool, promtoolCheck } from "./_tools.ts";
 import { openApiDocument } from "../src/http/openapi.ts";
 import { SchemaValidator } from "./_openapi_validation.ts";
 
@@ -50,11 +51,25 @@ const noPromtool = missingTool(
  * binaries come with the program), nothing of Deno's package cache.
  */
 const ENCODER_SOURCE = new URL("../src/encoder", import.meta.url).pathname;
-const locked = (bundle: string) => [
+const locked = (bundle: string, ...read: string[]) => [
   "--allow-net=127.0.0.1",
-  `--allow-read=${bundle},${ENCODER_SOURCE}`,
+  `--allow-read=${[bundle, ENCODER_SOURCE, ...read].join(",")}`,
   "--allow-env=SERVICE_PROXY_TOKEN",
 ];
+
+/** The format-4 bundle written in `dir`, served locked down with `args` (and read access to `read` besides). */
+async function serveTwoTier(
+  dir: string,
+  args: string[],
+  ...read: string[]
+): Promise<RunningServer> {
+  const bundle = await writeTwoTierBundle(`${dir}/b`);
+  return await startServer({
+    bundle,
+    permissions: locked(bundle, ...read),
+    args,
+  });
+}
 
 type Json = Record<string, unknown>;
 const topicOf = (json: Json) => (json.answers as Record<string, Json>).topic!;
@@ -65,14 +80,9 @@ async function stats(base: string): Promise<Json> {
 
 Deno.test("a format-4 bundle: the table answers what it certifies, the second tier what it withholds for low confidence alone", async () => {
   await using tmp = await tempDir();
-  const bundle = await writeTwoTierBundle(`${tmp.path}/b`);
   const { certified, low } = tierTexts();
   const favourite = favouriteOf(twoTierResult().table);
-  const server = await startServer({
-    bundle,
-    permissions: locked(bundle),
-    args: ["--audit-rate", "1"],
-  });
+  const server = await serveTwoTier(tmp.path, ["--audit-rate", "1"]);
   try {
     assert.match(
       server.output().stdout,
@@ -187,22 +197,8 @@ Deno.test("a format-4 bundle: the table answers what it certifies, the second ti
     assert.match(metrics, /dtable_tier_certified_total\{tier="table"\} [1-9]/);
     assert.match(metrics, /dtable_semantic_shed_total 0/);
     if (noPromtool === null) {
-      const child = new Deno.Command("promtool", {
-        args: ["check", "metrics"],
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-      const writer = child.stdin.getWriter();
-      await writer.write(new TextEncoder().encode(metrics));
-      await writer.close();
-      const out = await child.output();
-      assert.equal(
-        out.code,
-        0,
-        new TextDecoder().decode(out.stdout) +
-          new TextDecoder().decode(out.stderr),
-      );
+      const { code, report } = await promtoolCheck(metrics);
+      assert.equal(code, 0, report);
     }
   } finally {
     await server.stop();
@@ -211,13 +207,13 @@ Deno.test("a format-4 bundle: the table answers what it certifies, the second ti
 
 Deno.test("a full second-tier queue sheds: the table's answer goes back at once, uncertified, and is counted", async () => {
   await using tmp = await tempDir();
-  const bundle = await writeTwoTierBundle(`${tmp.path}/b`);
   const { low } = tierTexts();
-  const server = await startServer({
-    bundle,
-    permissions: locked(bundle),
-    args: ["--semantic-workers", "1", "--semantic-queue", "1"],
-  });
+  const server = await serveTwoTier(tmp.path, [
+    "--semantic-workers",
+    "1",
+    "--semantic-queue",
+    "1",
+  ]);
   try {
     let shed = 0;
     for (let round = 0; round < 5 && shed === 0; round++) {
@@ -295,20 +291,15 @@ Deno.test("a reload that brings a second tier starts the encoder, and its answer
 
 Deno.test("signed audit ids of second-tier answers count in the second tier's certificate", async () => {
   await using tmp = await tempDir();
-  const bundle = await writeTwoTierBundle(`${tmp.path}/b`);
   const key = `${tmp.path}/audit.key`;
   await Deno.writeTextFile(key, "a shared secret of the fleet\n");
   const { low } = tierTexts();
   const favourite = favouriteOf(twoTierResult().table);
-  const server = await startServer({
-    bundle,
-    permissions: [
-      "--allow-net=127.0.0.1",
-      `--allow-read=${bundle},${ENCODER_SOURCE},${key}`,
-      "--allow-env=SERVICE_PROXY_TOKEN",
-    ],
-    args: ["--audit-rate", "1", "--audit-key-file", key],
-  });
+  const server = await serveTwoTier(
+    tmp.path,
+    ["--audit-rate", "1", "--audit-key-file", key],
+    key,
+  );
   try {
     const r = await postJson(server.base, "/v1/decide", { state: low });
     const t = topicOf(r.json);
@@ -335,18 +326,16 @@ Deno.test("signed audit ids of second-tier answers count in the second tier's ce
 
 Deno.test("audits that refute the second tier withdraw it on their own evidence, and the table's certificate is untouched", async () => {
   await using tmp = await tempDir();
-  const bundle = await writeTwoTierBundle(`${tmp.path}/b`);
   const { low } = tierTexts();
   const options = twoTierResult().table.byName.get("topic")!.options;
   const favourite = favouriteOf(twoTierResult().table);
   const wrong = options.find((o) => o !== favourite)!;
-  const server = await startServer({
-    bundle,
-    permissions: locked(bundle),
+  const server = await serveTwoTier(
+    tmp.path,
     // The same unsure text again and again is a drift the online test
     // would alarm on (and withhold from both tiers): made rare here.
-    args: ["--audit-rate", "1", "--drift-delta", "1e-12"],
-  });
+    ["--audit-rate", "1", "--drift-delta", "1e-12"],
+  );
   try {
     let withdrawn = false;
     for (let i = 0; i < 80 && !withdrawn; i++) {
