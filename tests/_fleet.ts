@@ -6,6 +6,8 @@
  * @module
  */
 
+import { type RedisProcess, startRedis } from "../scripts/processes.ts";
+import { tempDir } from "./_fixtures.ts";
 import { getText, type RunningServer, startServer } from "./_http_helpers.ts";
 import { missingTool } from "./_tools.ts";
 
@@ -86,4 +88,21 @@ export function startReplica(o: ReplicaOptions): Promise<RunningServer> {
 /** A running server's `/v1/stats`. */
 export async function stats(s: RunningServer): Promise<Json> {
   return JSON.parse((await getText(s.base, "/v1/stats")).text);
+}
+
+/**
+ * Runs `test` with a fresh Redis (`startRedis`) and a temporary folder;
+ * Redis is stopped, then the folder removed, once it ends (the test stops
+ * its own servers first).
+ */
+export async function withRedis(
+  test: (redis: RedisProcess, dir: { path: string }) => Promise<void>,
+): Promise<void> {
+  await using dir = await tempDir();
+  const redis = await startRedis();
+  try {
+    await test(redis, dir);
+  } finally {
+    await redis.stop();
+  }
 }

@@ -24,6 +24,7 @@ import {
   missingRedis,
   startReplica,
   stats,
+  withRedis,
   writeAuditKey,
 } from "./_fleet.ts";
 import { resign } from "./_audit_ids.ts";
@@ -87,80 +88,78 @@ Deno.test({
   name:
     "real audit ids with a byte flipped and signed again are each counted or missed with a reason, and every replica stays connected to the store",
   ignore: noRedis !== null,
-  async fn() {
-    await using dir = await tempDir();
-    const redis = await startRedis();
-    const { rs } = await startFleet(dir.path, redis.url);
-    try {
-      // Failures while the replicas first connect do not count.
-      const startup = await Promise.all(
-        rs.map(async (s) => (await stats(s)).live.fleet.failures),
-      );
-      const random = rng(7);
-      const reasons = new Map<string, number>();
-      let counted = 0;
-      const FUZZED = 60;
-      // Every id is taken before any is sent: a fuzzed id may count as a
-      // disagreement, and enough of them withdraw certification.
-      const real = [];
-      for (let i = 0; i < FUZZED + 3; i++) {
-        real.push(await auditId(rs[i % 3]!));
-      }
-      for (let i = 0; i < FUZZED; i++) {
-        const to = rs[(i + 1) % 3]!;
-        const { id, text, choice } = real[i]!;
-        // Any payload byte but the format's (byte 0 changed is never signed).
-        const at = 1 + Math.floor(random() * 40);
-        // The first few carry the issue time NaN that once wedged the link.
-        const fuzzed = resign(id, FLEET_KEY, (p, view) => {
-          if (i < 3) view.setFloat64(13, NaN, true);
-          else p[at] = p[at]! ^ (1 + Math.floor(random() * 255));
-        });
-        const fb = await postJson(to.base, "/v1/feedback", {
-          question: "topic",
-          state: text,
-          answer: choice,
-          audit: fuzzed,
-        });
-        assert.equal(fb.status, 200, JSON.stringify(fb.json));
-        const missed = fb.json.missed_audits as Json[];
-        assert.equal(
-          (fb.json.audits as number) + missed.length,
-          1,
-          `byte ${at}: ${JSON.stringify(fb.json)}`,
+  fn: () =>
+    withRedis(async (redis, dir) => {
+      const { rs } = await startFleet(dir.path, redis.url);
+      try {
+        // Failures while the replicas first connect do not count.
+        const startup = await Promise.all(
+          rs.map(async (s) => (await stats(s)).live.fleet.failures),
         );
-        counted += fb.json.audits as number;
-        for (const m of missed) {
-          assert.ok(MISSES.has(m.reason), m.reason);
-          reasons.set(m.reason, (reasons.get(m.reason) ?? 0) + 1);
+        const random = rng(7);
+        const reasons = new Map<string, number>();
+        let counted = 0;
+        const FUZZED = 60;
+        // Every id is taken before any is sent: a fuzzed id may count as a
+        // disagreement, and enough of them withdraw certification.
+        const real = [];
+        for (let i = 0; i < FUZZED + 3; i++) {
+          real.push(await auditId(rs[i % 3]!));
         }
+        for (let i = 0; i < FUZZED; i++) {
+          const to = rs[(i + 1) % 3]!;
+          const { id, text, choice } = real[i]!;
+          // Any payload byte but the format's (byte 0 changed is never signed).
+          const at = 1 + Math.floor(random() * 40);
+          // The first few carry the issue time NaN that once wedged the link.
+          const fuzzed = resign(id, FLEET_KEY, (p, view) => {
+            if (i < 3) view.setFloat64(13, NaN, true);
+            else p[at] = p[at]! ^ (1 + Math.floor(random() * 255));
+          });
+          const fb = await postJson(to.base, "/v1/feedback", {
+            question: "topic",
+            state: text,
+            answer: choice,
+            audit: fuzzed,
+          });
+          assert.equal(fb.status, 200, JSON.stringify(fb.json));
+          const missed = fb.json.missed_audits as Json[];
+          assert.equal(
+            (fb.json.audits as number) + missed.length,
+            1,
+            `byte ${at}: ${JSON.stringify(fb.json)}`,
+          );
+          counted += fb.json.audits as number;
+          for (const m of missed) {
+            assert.ok(MISSES.has(m.reason), m.reason);
+            reasons.set(m.reason, (reasons.get(m.reason) ?? 0) + 1);
+          }
+        }
+        assert.ok((reasons.get("malformed") ?? 0) > 0, [...reasons].join());
+        assert.equal(reasons.get("store_error") ?? 0, 0);
+        // Honest feedback is still counted by every replica, and all stay up.
+        for (let i = 0; i < 3; i++) {
+          const { id, text, choice } = real[FUZZED + i]!;
+          const fb = await postJson(rs[(i + 2) % 3]!.base, "/v1/feedback", {
+            question: "topic",
+            state: text,
+            answer: choice,
+            audit: id,
+          });
+          assert.equal(fb.json.audits, 1, JSON.stringify(fb.json));
+        }
+        for (const [i, s] of rs.entries()) {
+          const st = await stats(s);
+          assert.equal(st.live.fleet.link, "connected");
+          assert.equal(st.live.fleet.failures, startup[i], s.output().stderr);
+          assert.equal(st.live.fleet.rejected_syncs, 0);
+          assert.doesNotMatch(s.output().stderr, /unreachable/);
+        }
+        assert.ok(counted >= 0);
+      } finally {
+        await Promise.all(rs.map((s) => s.stop()));
       }
-      assert.ok((reasons.get("malformed") ?? 0) > 0, [...reasons].join());
-      assert.equal(reasons.get("store_error") ?? 0, 0);
-      // Honest feedback is still counted by every replica, and all stay up.
-      for (let i = 0; i < 3; i++) {
-        const { id, text, choice } = real[FUZZED + i]!;
-        const fb = await postJson(rs[(i + 2) % 3]!.base, "/v1/feedback", {
-          question: "topic",
-          state: text,
-          answer: choice,
-          audit: id,
-        });
-        assert.equal(fb.json.audits, 1, JSON.stringify(fb.json));
-      }
-      for (const [i, s] of rs.entries()) {
-        const st = await stats(s);
-        assert.equal(st.live.fleet.link, "connected");
-        assert.equal(st.live.fleet.failures, startup[i], s.output().stderr);
-        assert.equal(st.live.fleet.rejected_syncs, 0);
-        assert.doesNotMatch(s.output().stderr, /unreachable/);
-      }
-      assert.ok(counted >= 0);
-    } finally {
-      await Promise.all(rs.map((s) => s.stop()));
-      await redis.stop();
-    }
-  },
+    }),
 });
 
 Deno.test({

@@ -9,7 +9,6 @@
 
 import assert from "node:assert/strict";
 import { parse } from "csv-parse/sync";
-import { startRedis } from "../scripts/processes.ts";
 import { runCli, tempDir } from "./_fixtures.ts";
 import {
   postJson,
@@ -22,6 +21,7 @@ import {
   missingRedis,
   startReplica,
   stats,
+  withRedis,
   writeAuditKey,
 } from "./_fleet.ts";
 
@@ -230,106 +230,104 @@ Deno.test({
   name:
     "a fleet with Redis: a liar's stricter threshold and alarm survive a restart of every replica; one reset clears them on all, and the next restart keeps the reset",
   ignore: noRedis !== null,
-  async fn() {
-    await using dir = await tempDir();
-    const redis = await startRedis();
-    const bundle = await writeTestBundle(`${dir.path}/bundle`);
-    const key = await writeAuditKey(dir.path);
-    const start = (name: string, seed: number) =>
-      startReplica({
-        bundle,
-        key,
-        store: redis.url,
-        name,
-        seed,
-        auditRate: "0.5",
-      });
-    let rs = await Promise.all([1, 2, 3].map((i) => start(`r${i}`, i)));
-    const topic = async (s: RunningServer) =>
-      (await stats(s)).live.questions.topic;
-    const settle = async (ok: (q: Json) => boolean) => {
-      const end = Date.now() + 5000;
-      for (;;) {
-        const qs = await Promise.all(rs.map(topic));
-        if (qs.every(ok) || Date.now() > end) return qs;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
-    try {
-      const texts = [
-        "my invoice was overcharged",
-        "the parcel never arrived",
-        "refund the double charge on my bill",
-        "where is my package",
-        "billing statement looks wrong",
-      ];
-      let lies = 0;
-      for (let i = 0; i < 2000; i++) {
-        const at = rs[i % 3]!;
-        const state = `${texts[i % texts.length]} ${i}`;
-        const { json } = await postJson(at.base, "/v1/decide", {
-          state,
-          questions: { topic: {} },
+  fn: () =>
+    withRedis(async (redis, dir) => {
+      const bundle = await writeTestBundle(`${dir.path}/bundle`);
+      const key = await writeAuditKey(dir.path);
+      const start = (name: string, seed: number) =>
+        startReplica({
+          bundle,
+          key,
+          store: redis.url,
+          name,
+          seed,
+          auditRate: "0.5",
         });
-        const a = (json.answers as Json).topic;
-        if (a.audit === undefined) continue;
-        const wrong = a.choice === "billing" ? "shipping" : "billing";
-        await postJson(rs[(i + 1) % 3]!.base, "/v1/feedback", {
-          question: "topic",
-          state,
-          answer: wrong,
-          audit: a.audit,
-        });
-        lies++;
-        if ((await topic(at)).reason !== "bundle") break;
+      let rs = await Promise.all([1, 2, 3].map((i) => start(`r${i}`, i)));
+      const topic = async (s: RunningServer) =>
+        (await stats(s)).live.questions.topic;
+      const settle = async (ok: (q: Json) => boolean) => {
+        const end = Date.now() + 5000;
+        for (;;) {
+          const qs = await Promise.all(rs.map(topic));
+          if (qs.every(ok) || Date.now() > end) return qs;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      };
+      try {
+        const texts = [
+          "my invoice was overcharged",
+          "the parcel never arrived",
+          "refund the double charge on my bill",
+          "where is my package",
+          "billing statement looks wrong",
+        ];
+        let lies = 0;
+        for (let i = 0; i < 2000; i++) {
+          const at = rs[i % 3]!;
+          const state = `${texts[i % texts.length]} ${i}`;
+          const { json } = await postJson(at.base, "/v1/decide", {
+            state,
+            questions: { topic: {} },
+          });
+          const a = (json.answers as Json).topic;
+          if (a.audit === undefined) continue;
+          const wrong = a.choice === "billing" ? "shipping" : "billing";
+          await postJson(rs[(i + 1) % 3]!.base, "/v1/feedback", {
+            question: "topic",
+            state,
+            answer: wrong,
+            audit: a.audit,
+          });
+          lies++;
+          if ((await topic(at)).reason !== "bundle") break;
+        }
+        const before = await settle((q) => q.reason !== "bundle");
+        console.log(
+          `fleet liar: ${lies} lies; replicas show ${
+            before.map((q) => `${q.reason} ${q.threshold}`).join(", ")
+          }`,
+        );
+        for (const q of before) {
+          assert.notEqual(q.reason, "bundle");
+          assert.equal(q.feedback_check.disagrees_too_much, true);
+        }
+        // Every replica restarts: the evidence and the alarm are the store's.
+        await Promise.all(rs.map((s) => s.stop()));
+        rs = await Promise.all([1, 2, 3].map((i) => start(`r${i}`, 10 + i)));
+        const restarted = await settle((q) => q.reason !== "bundle");
+        for (const q of restarted) {
+          assert.equal(q.reason, before[0]!.reason);
+          assert.equal(q.feedback_check.disagrees_too_much, true);
+        }
+        // One reset, at one replica, clears every replica.
+        const reset = await runCli([
+          "inspect",
+          "--server",
+          rs[1]!.base,
+          "--live-reset",
+        ]);
+        assert.equal(reset.code, 0, reset.stderr);
+        assert.match(reset.stdout, /on every replica/);
+        const cleared = await settle((q) =>
+          q.reason === "bundle" && q.feedback_check.status === "ok" &&
+          q.audited === 0
+        );
+        for (const q of cleared) {
+          assert.equal(q.reason, "bundle");
+          assert.equal(q.feedback_check.status, "ok");
+          assert.equal(q.audited, 0);
+        }
+        for (const s of rs) assert.ok((await stats(s)).live.resets.total >= 1);
+        // A restart after the reset keeps it: the store's generation moved.
+        await Promise.all(rs.map((s) => s.stop()));
+        rs = await Promise.all([1, 2, 3].map((i) => start(`r${i}`, 20 + i)));
+        for (const q of await Promise.all(rs.map(topic))) {
+          assert.equal(q.reason, "bundle");
+          assert.equal(q.feedback_check.status, "ok");
+        }
+      } finally {
+        await Promise.all(rs.map((s) => s.stop()));
       }
-      const before = await settle((q) => q.reason !== "bundle");
-      console.log(
-        `fleet liar: ${lies} lies; replicas show ${
-          before.map((q) => `${q.reason} ${q.threshold}`).join(", ")
-        }`,
-      );
-      for (const q of before) {
-        assert.notEqual(q.reason, "bundle");
-        assert.equal(q.feedback_check.disagrees_too_much, true);
-      }
-      // Every replica restarts: the evidence and the alarm are the store's.
-      await Promise.all(rs.map((s) => s.stop()));
-      rs = await Promise.all([1, 2, 3].map((i) => start(`r${i}`, 10 + i)));
-      const restarted = await settle((q) => q.reason !== "bundle");
-      for (const q of restarted) {
-        assert.equal(q.reason, before[0]!.reason);
-        assert.equal(q.feedback_check.disagrees_too_much, true);
-      }
-      // One reset, at one replica, clears every replica.
-      const reset = await runCli([
-        "inspect",
-        "--server",
-        rs[1]!.base,
-        "--live-reset",
-      ]);
-      assert.equal(reset.code, 0, reset.stderr);
-      assert.match(reset.stdout, /on every replica/);
-      const cleared = await settle((q) =>
-        q.reason === "bundle" && q.feedback_check.status === "ok" &&
-        q.audited === 0
-      );
-      for (const q of cleared) {
-        assert.equal(q.reason, "bundle");
-        assert.equal(q.feedback_check.status, "ok");
-        assert.equal(q.audited, 0);
-      }
-      for (const s of rs) assert.ok((await stats(s)).live.resets.total >= 1);
-      // A restart after the reset keeps it: the store's generation moved.
-      await Promise.all(rs.map((s) => s.stop()));
-      rs = await Promise.all([1, 2, 3].map((i) => start(`r${i}`, 20 + i)));
-      for (const q of await Promise.all(rs.map(topic))) {
-        assert.equal(q.reason, "bundle");
-        assert.equal(q.feedback_check.status, "ok");
-      }
-    } finally {
-      await Promise.all(rs.map((s) => s.stop()));
-      await redis.stop();
-    }
-  },
+    }),
 });
