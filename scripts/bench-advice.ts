@@ -18,6 +18,7 @@ import { exitWithoutData, readBanking77Train } from "./bench_data.ts";
 import type { TraceSet } from "../src/traces/types.ts";
 import { DEFAULT_TRAIN_OPTIONS, train } from "../src/train/trainer.ts";
 import { seededRandom, shuffle } from "../src/train/split.ts";
+import { tracesAt } from "./small_subsets.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -35,17 +36,7 @@ const all = await readBanking77Train();
 
 /** The first `n` traces of `order` applied to `all`. */
 function firstOf(order: number[], n: number): TraceSet {
-  const picked = order.slice(0, n);
-  return {
-    texts: picked.map((i) => all.texts[i]!),
-    questions: all.questions.map((q) => ({
-      ...q,
-      labels: Int32Array.from(picked, (i) => q.labels[i]!),
-    })),
-    times: null,
-    groups: null,
-    groupNames: [],
-  };
+  return tracesAt(all, order.slice(0, n));
 }
 
 /** The advice's range of traces in all, or null. */
