@@ -43,11 +43,11 @@ export interface ReplicaOptions {
   /** Its `--audit-rate`, as given on the command line. */
   auditRate: string;
   /** Its `--feedback-log`, the only path it may write; none by default. */
-  feedbackLog?: string;
+  feedbackLog?: string | undefined;
   /** Further `serve` flags, after the fleet's. */
-  args?: string[];
+  args?: string[] | undefined;
   /** Further paths it may read besides the bundle and the key. */
-  read?: string[];
+  read?: string[] | undefined;
 }
 
 /**
@@ -105,4 +105,41 @@ export async function withRedis(
   } finally {
     await redis.stop();
   }
+}
+
+/** What every replica of a fleet shares (see `ReplicaOptions`). */
+export interface FleetOptions {
+  bundle: string;
+  /** The folder of the audit key (and of the feedback logs). */
+  dir: string;
+  store: string;
+  auditRate: string;
+  /** Whether each replica logs its feedback to `dir/feedback-NAME.jsonl`. */
+  feedbackLogs?: boolean;
+  args?: string[];
+  read?: string[];
+}
+
+/**
+ * Writes the fleet's audit key into `o.dir` (`writeAuditKey`) and returns
+ * how to start its replica `name` with audit seed `seed`.
+ */
+export async function replicaStarter(
+  o: FleetOptions,
+): Promise<(name: string, seed: number) => Promise<RunningServer>> {
+  const key = await writeAuditKey(o.dir);
+  return (name, seed) =>
+    startReplica({
+      bundle: o.bundle,
+      key,
+      store: o.store,
+      name,
+      seed,
+      auditRate: o.auditRate,
+      feedbackLog: o.feedbackLogs
+        ? `${o.dir}/feedback-${name}.jsonl`
+        : undefined,
+      args: o.args,
+      read: o.read,
+    });
 }

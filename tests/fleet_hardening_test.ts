@@ -22,10 +22,9 @@ import {
   FLEET_KEY,
   type Json,
   missingRedis,
-  startReplica,
+  replicaStarter,
   stats,
   withRedis,
-  writeAuditKey,
 } from "./_fleet.ts";
 import { resign } from "./_audit_ids.ts";
 import { startRedis } from "../scripts/processes.ts";
@@ -50,19 +49,15 @@ const MISSES = new Set([
 
 async function startFleet(dir: string, store: string) {
   const bundle = await writeTestBundle(`${dir}/bundle`);
-  const key = await writeAuditKey(dir);
+  const start = await replicaStarter({
+    bundle,
+    dir,
+    store,
+    auditRate: "1",
+    feedbackLogs: true,
+  });
   const logs = [1, 2, 3].map((i) => `${dir}/feedback-r${i}.jsonl`);
-  const rs = await Promise.all([1, 2, 3].map((i) =>
-    startReplica({
-      bundle,
-      key,
-      store,
-      name: `r${i}`,
-      seed: i,
-      auditRate: "1",
-      feedbackLog: logs[i - 1]!,
-    })
-  ));
+  const rs = await Promise.all([1, 2, 3].map((i) => start(`r${i}`, i)));
   return { rs, logs };
 }
 

@@ -15,20 +15,14 @@ import { parseServeFlags } from "../src/cli/serve_flags.ts";
 import { DecisionClient } from "../src/client/mod.ts";
 import { parseJsonlTraces } from "../src/traces/parse.ts";
 import { tempDir } from "./_fixtures.ts";
-import {
-  freePort,
-  postJson,
-  type RunningServer,
-  writeTestBundle,
-} from "./_http_helpers.ts";
+import { freePort, postJson, writeTestBundle } from "./_http_helpers.ts";
 import { missingTool } from "./_tools.ts";
 import {
   type Json,
   missingRedis,
-  startReplica,
+  replicaStarter,
   stats,
   withRedis,
-  writeAuditKey,
 } from "./_fleet.ts";
 import { startRedis } from "../scripts/processes.ts";
 
@@ -41,34 +35,17 @@ const noNginx = missingTool(
 
 const DEPLOY = new URL("../deploy/", import.meta.url).pathname;
 
-interface Fleet {
-  dir: string;
-  bundle: string;
-  key: string;
-  store: string;
-  start(name: string, seed: number): Promise<RunningServer>;
-}
-
-async function fleet(dir: string, store: string): Promise<Fleet> {
+/** A fleet of the test bundle on `store`, in `dir`: each replica logs its feedback there. */
+async function fleet(dir: string, store: string) {
   const bundle = await writeTestBundle(`${dir}/bundle`);
-  const key = await writeAuditKey(dir);
-  return {
-    dir,
+  const start = await replicaStarter({
     bundle,
-    key,
+    dir,
     store,
-    start(name: string, seed: number) {
-      return startReplica({
-        bundle,
-        key,
-        store,
-        name,
-        seed,
-        auditRate: "0.5",
-        feedbackLog: `${dir}/feedback-${name}.jsonl`,
-      });
-    },
-  };
+    auditRate: "0.5",
+    feedbackLogs: true,
+  });
+  return { dir, start };
 }
 
 const TEXTS = [

@@ -22,10 +22,9 @@ import {
 import {
   type Json,
   missingRedis,
-  startReplica,
+  replicaStarter,
   stats,
   withRedis,
-  writeAuditKey,
 } from "./_fleet.ts";
 
 const noRedis = missingRedis("fleet_tier_redis_test");
@@ -58,25 +57,21 @@ Deno.test({
   fn: () =>
     withRedis(async (redis, dir) => {
       const bundle = await writeTwoTierBundle(`${dir.path}/b`);
-      const key = await writeAuditKey(dir.path);
-      const start = (name: string, seed: number) =>
-        startReplica({
-          bundle,
-          key,
-          store: redis.url,
-          name,
-          seed,
-          auditRate: "1",
-          args: [
-            "--semantic-workers",
-            "1",
-            // The same unsure text again and again is a drift the online
-            // test would alarm on (and withhold from both tiers): made rare.
-            "--drift-delta",
-            "1e-12",
-          ],
-          read: [ENCODER_SOURCE],
-        });
+      const start = await replicaStarter({
+        bundle,
+        dir: dir.path,
+        store: redis.url,
+        auditRate: "1",
+        args: [
+          "--semantic-workers",
+          "1",
+          // The same unsure text again and again is a drift the online
+          // test would alarm on (and withhold from both tiers): made rare.
+          "--drift-delta",
+          "1e-12",
+        ],
+        read: [ENCODER_SOURCE],
+      });
       const rs = await Promise.all([start("a", 1), start("b", 2)]);
       const { low } = tierTexts();
       const favourite = favouriteOf(twoTierResult().table);

@@ -19,10 +19,9 @@ import {
 import {
   type Json,
   missingRedis,
-  startReplica,
+  replicaStarter,
   stats,
   withRedis,
-  writeAuditKey,
 } from "./_fleet.ts";
 
 const DATA = new URL("../../shared/data/", import.meta.url).pathname;
@@ -233,16 +232,12 @@ Deno.test({
   fn: () =>
     withRedis(async (redis, dir) => {
       const bundle = await writeTestBundle(`${dir.path}/bundle`);
-      const key = await writeAuditKey(dir.path);
-      const start = (name: string, seed: number) =>
-        startReplica({
-          bundle,
-          key,
-          store: redis.url,
-          name,
-          seed,
-          auditRate: "0.5",
-        });
+      const start = await replicaStarter({
+        bundle,
+        dir: dir.path,
+        store: redis.url,
+        auditRate: "0.5",
+      });
       let rs = await Promise.all([1, 2, 3].map((i) => start(`r${i}`, i)));
       const topic = async (s: RunningServer) =>
         (await stats(s)).live.questions.topic;
