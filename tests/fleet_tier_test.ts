@@ -22,10 +22,9 @@ import { LiveController } from "../src/live/controller.ts";
 import { countFleetFeedback } from "../src/live/fleet_feedback.ts";
 import { semanticRecordName } from "../src/live/fleet_tracks.ts";
 import { MemoryStore } from "../src/live/store.ts";
-import { tempDir } from "./_fixtures.ts";
+import { withAuditKeys } from "./_audit_ids.ts";
 import { tierTexts, twoTierResult } from "./_two_tier.ts";
 
-const KEY = "a shared secret of the fleet";
 const BUNDLE = "cd".repeat(32);
 
 /** The format-4 table with a fixed bundle id (as if loaded from one bundle). */
@@ -89,19 +88,11 @@ function auditedDecision(
   throw new Error("no answer was picked for audit in 200 decisions");
 }
 
-async function withKeys(
+/** `withAuditKeys`, with a fresh memory store. */
+function withKeys(
   test: (store: MemoryStore, keys: AuditKeyFile) => Promise<void>,
 ): Promise<void> {
-  await using dir = await tempDir();
-  await Deno.writeTextFile(`${dir.path}/audit.key`, KEY);
-  const keys = await AuditKeyFile.open(`${dir.path}/audit.key`, {
-    rereadMs: 0,
-  });
-  try {
-    await test(new MemoryStore(), keys);
-  } finally {
-    keys.close();
-  }
+  return withAuditKeys((keys) => test(new MemoryStore(), keys));
 }
 
 async function syncAll(rs: readonly Replica[]): Promise<void> {

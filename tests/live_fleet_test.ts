@@ -20,9 +20,9 @@ import { FleetLive } from "../src/live/fleet.ts";
 import { calibrationBands } from "../src/engine/feedback_check.ts";
 import { liveGrid } from "../src/engine/live.ts";
 import { MemoryStore } from "../src/live/store.ts";
-import { rng, smallTable, stateOf, tempDir, TOPIC_WORDS } from "./_fixtures.ts";
+import { rng, smallTable, stateOf, TOPIC_WORDS } from "./_fixtures.ts";
+import { withAuditKeys } from "./_audit_ids.ts";
 
-const KEY = "a shared secret of the fleet";
 const BUNDLE = "ab".repeat(32);
 
 // deno-lint-ignore no-explicit-any
@@ -141,23 +141,15 @@ async function stream(
   return { ids, counted, missed };
 }
 
-async function withFleet(
+/** `withAuditKeys`, with a fresh memory store. */
+function withFleet(
   test: (
     store: MemoryStore,
     keys: AuditKeyFile,
     dir: string,
   ) => Promise<void>,
 ): Promise<void> {
-  await using dir = await tempDir();
-  await Deno.writeTextFile(`${dir.path}/audit.key`, KEY);
-  const keys = await AuditKeyFile.open(`${dir.path}/audit.key`, {
-    rereadMs: 0,
-  });
-  try {
-    await test(new MemoryStore(), keys, dir.path);
-  } finally {
-    keys.close();
-  }
+  return withAuditKeys((keys, dir) => test(new MemoryStore(), keys, dir));
 }
 
 Deno.test("a fleet counts every audit once, whichever replica it reaches, and shares one threshold", async () => {

@@ -15,10 +15,9 @@ import { claimProblem } from "../src/live/audit_token.ts";
 import { StoreRejected } from "../src/live/fleet.ts";
 import { MemoryStore, type SyncRequest } from "../src/live/store.ts";
 import type { LivePolicy } from "../src/engine/live.ts";
-import { rng, smallTable, tempDir, TOPIC_WORDS } from "./_fixtures.ts";
-import { resign } from "./_audit_ids.ts";
+import { rng, smallTable, TOPIC_WORDS } from "./_fixtures.ts";
+import { resign, TEST_AUDIT_KEY, withAuditKeys } from "./_audit_ids.ts";
 
-const KEY = "a shared secret of the fleet";
 const BUNDLE = "cd".repeat(32);
 
 // deno-lint-ignore no-explicit-any
@@ -54,19 +53,6 @@ async function post(app: Hono, path: string, body: unknown): Promise<Json> {
   });
   assert.equal(res.status, 200, `${path}: ${await res.clone().text()}`);
   return await res.json();
-}
-
-async function withKeys(test: (keys: AuditKeyFile) => Promise<void>) {
-  await using dir = await tempDir();
-  await Deno.writeTextFile(`${dir.path}/audit.key`, KEY);
-  const keys = await AuditKeyFile.open(`${dir.path}/audit.key`, {
-    rereadMs: 0,
-  });
-  try {
-    await test(keys);
-  } finally {
-    keys.close();
-  }
 }
 
 /**
@@ -145,7 +131,7 @@ Deno.test("claimProblem() refuses a NaN or out-of-range confidence or issue time
 Deno.test("a re-signed audit id with a NaN issue time, a bad confidence or a position the table lacks is missed as malformed, alone or in a fleet", async (t) => {
   for (const fleet of [false, true]) {
     await t.step(fleet ? "in a fleet" : "in one process", async () => {
-      await withKeys(async (keys) => {
+      await withAuditKeys(async (keys) => {
         const logs: string[] = [];
         const service = await startService(
           keys,
@@ -168,7 +154,7 @@ Deno.test("a re-signed audit id with a NaN issue time, a bad confidence or a pos
             question: "topic",
             state: ids[i]![1],
             answer: "billing",
-            audit: resign(ids[i]![0], KEY, mutate),
+            audit: resign(ids[i]![0], TEST_AUDIT_KEY, mutate),
           }));
           const reply = await post(app, "/v1/feedback", items);
           assert.equal(reply.audits, 0);
@@ -200,7 +186,7 @@ Deno.test("a re-signed audit id with a NaN issue time, a bad confidence or a pos
 });
 
 Deno.test("a store that refuses a sync: its audits are missed as store_error, it is logged once and counted, the link stays up and later audits count", async () => {
-  await withKeys(async (keys) => {
+  await withAuditKeys(async (keys) => {
     const store = new RefusingStore();
     const logs: string[] = [];
     const service = await startService(keys, 1, 2, store, logs);
@@ -260,7 +246,7 @@ class PolicyRefusingStore extends MemoryStore {
 }
 
 Deno.test("a store that refuses policy changes is not asked again at once, and the replica applies the stricter policy itself", async () => {
-  await withKeys(async (keys) => {
+  await withAuditKeys(async (keys) => {
     const store = new PolicyRefusingStore();
     const logs: string[] = [];
     const service = await startService(keys, 0.5, 3, store, logs);
