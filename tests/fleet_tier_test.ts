@@ -59,9 +59,9 @@ function replica(
   return { live, table, state };
 }
 
-/** A certified answer of `topic` to `text`, as the second tier would give it. */
-function certifiedAnswer(r: Replica, text: string): Assessment {
-  const a = assess(
+/** The table's answer of `topic` to `text` at replica `r`. */
+function topicAnswer(r: Replica, text: string): Assessment {
+  return assess(
     r.table,
     r.state,
     prepareText(r.table, r.state, text),
@@ -69,6 +69,11 @@ function certifiedAnswer(r: Replica, text: string): Assessment {
     {},
     QUIET_GUARD,
   );
+}
+
+/** A certified answer of `topic` to `text`, as the second tier would give it. */
+function certifiedAnswer(r: Replica, text: string): Assessment {
+  const a = topicAnswer(r, text);
   assert.equal(a.answer.certified, true, text);
   return a;
 }
@@ -341,14 +346,7 @@ Deno.test("feedback without an id on an uncertified second-tier answer is pooled
     const [a, b] = [replica(store, keys, "a", 1), replica(store, keys, "b", 2)];
     await syncAll([a, b]);
     const { low } = tierTexts();
-    const answer = assess(
-      a.table,
-      a.state,
-      prepareText(a.table, a.state, low),
-      "topic",
-      {},
-      QUIET_GUARD,
-    );
+    const answer = topicAnswer(a, low);
     // Uncertified at the table's threshold: the second tier's case.
     assert.equal(answer.answer.certified, false);
     a.live.recordDecisions(a.table, [answer], low, ["semantic"]);
