@@ -425,3 +425,18 @@ export async function getText(
   const res = await fetch(`${base}${path}`, { headers });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
+
+/**
+ * POSTs one feedback item on `question` (`topic`, the test bundle's, by
+ * default): the model answered `state` with `answer`, with audit id
+ * `audit` when given.
+ */
+export function postFeedback(
+  base: string,
+  state: string,
+  answer: string,
+  audit?: string,
+  question = "topic",
+): ReturnType<typeof postJson> {
+  return postJson(base, "/v1/feedback", { question, state, answer, audit });
+}

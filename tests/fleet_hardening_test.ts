@@ -14,6 +14,7 @@ import { StoreRejected } from "../src/live/fleet.ts";
 import type { SyncRequest } from "../src/live/store.ts";
 import { rng, runCli, syntheticTraces, tempDir, toJsonl } from "./_fixtures.ts";
 import {
+  postFeedback,
   postJson,
   type RunningServer,
   writeTestBundle,
@@ -111,12 +112,7 @@ Deno.test({
             if (i < 3) view.setFloat64(13, NaN, true);
             else p[at] = p[at]! ^ (1 + Math.floor(random() * 255));
           });
-          const fb = await postJson(to.base, "/v1/feedback", {
-            question: "topic",
-            state: text,
-            answer: choice,
-            audit: fuzzed,
-          });
+          const fb = await postFeedback(to.base, text, choice, fuzzed);
           assert.equal(fb.status, 200, JSON.stringify(fb.json));
           const missed = fb.json.missed_audits as Json[];
           assert.equal(
@@ -135,12 +131,12 @@ Deno.test({
         // Honest feedback is still counted by every replica, and all stay up.
         for (let i = 0; i < 3; i++) {
           const { id, text, choice } = real[FUZZED + i]!;
-          const fb = await postJson(rs[(i + 2) % 3]!.base, "/v1/feedback", {
-            question: "topic",
-            state: text,
-            answer: choice,
-            audit: id,
-          });
+          const fb = await postFeedback(
+            rs[(i + 2) % 3]!.base,
+            text,
+            choice,
+            id,
+          );
           assert.equal(fb.json.audits, 1, JSON.stringify(fb.json));
         }
         for (const [i, s] of rs.entries()) {
@@ -219,12 +215,7 @@ Deno.test({
       const { id, text, choice } = await auditId(rs[0]!);
       const replies = [];
       for (const s of rs) {
-        const fb = await postJson(s.base, "/v1/feedback", {
-          question: "topic",
-          state: text,
-          answer: choice,
-          audit: id,
-        });
+        const fb = await postFeedback(s.base, text, choice, id);
         replies.push(fb.json);
       }
       assert.deepEqual(

@@ -12,7 +12,12 @@
  */
 
 import assert from "node:assert/strict";
-import { getText, postJson, type RunningServer } from "./_http_helpers.ts";
+import {
+  getText,
+  postFeedback,
+  postJson,
+  type RunningServer,
+} from "./_http_helpers.ts";
 import {
   favouriteOf,
   tierTexts,
@@ -88,12 +93,7 @@ Deno.test({
         answer: string,
         audit: string,
       ): Promise<Json> => {
-        const r = await postJson(s.base, "/v1/feedback", {
-          question: "topic",
-          state: low,
-          answer,
-          audit,
-        });
+        const r = await postFeedback(s.base, low, answer, audit);
         assert.equal(r.status, 200, JSON.stringify(r.json));
         return r.json;
       };

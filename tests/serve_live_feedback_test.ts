@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { parse } from "csv-parse/sync";
 import { runCli, tempDir } from "./_fixtures.ts";
 import {
+  postFeedback,
   postJson,
   type RunningServer,
   startServer,
@@ -164,12 +165,13 @@ Deno.test({
         const wrong = a.choice === "card_arrival"
           ? "card_linking"
           : "card_arrival";
-        const { json: reply } = await postJson(s.base, "/v1/feedback", {
-          question: "category",
+        const { json: reply } = await postFeedback(
+          s.base,
           state,
-          answer: wrong,
-          audit: a.audit,
-        });
+          wrong,
+          a.audit,
+          "category",
+        );
         assert.equal(reply.audits, 1);
         lies++;
         const q = (await stats(s)).live.questions.category;
@@ -268,12 +270,7 @@ Deno.test({
           const a = (json.answers as Json).topic;
           if (a.audit === undefined) continue;
           const wrong = a.choice === "billing" ? "shipping" : "billing";
-          await postJson(rs[(i + 1) % 3]!.base, "/v1/feedback", {
-            question: "topic",
-            state,
-            answer: wrong,
-            audit: a.audit,
-          });
+          await postFeedback(rs[(i + 1) % 3]!.base, state, wrong, a.audit);
           lies++;
           if ((await topic(at)).reason !== "bundle") break;
         }

@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import { tempDir } from "./_fixtures.ts";
 import {
   getText,
+  postFeedback,
   postJson,
   type RunningServer,
   startServer,
@@ -174,12 +175,12 @@ Deno.test("a format-4 bundle: the table answers what it certifies, the second ti
     const tableLive = (live.questions as Record<string, Json>).topic!;
     assert.equal(semanticLive.audited, 0);
     // Feedback on the second tier's audit counts in its own certificate.
-    const fb = await postJson(server.base, "/v1/feedback", {
-      question: "topic",
-      state: low,
-      answer: favourite,
-      audit: t.audit,
-    });
+    const fb = await postFeedback(
+      server.base,
+      low,
+      favourite,
+      t.audit as string,
+    );
     assert.equal(fb.status, 200, JSON.stringify(fb.json));
     const after = (await stats(server.base)).live as Json;
     assert.equal(
@@ -305,12 +306,12 @@ Deno.test("signed audit ids of second-tier answers count in the second tier's ce
     const t = topicOf(r.json);
     assert.equal(t.tier, "semantic");
     assert.equal(typeof t.audit, "string");
-    const fb = await postJson(server.base, "/v1/feedback", {
-      question: "topic",
-      state: low,
-      answer: favourite,
-      audit: t.audit,
-    });
+    const fb = await postFeedback(
+      server.base,
+      low,
+      favourite,
+      t.audit as string,
+    );
     assert.equal(fb.status, 200, JSON.stringify(fb.json));
     const live = (await stats(server.base)).live as Json;
     assert.equal(live.audit_ids, "signed");
@@ -346,21 +347,12 @@ Deno.test("audits that refute the second tier withdraw it on their own evidence,
         withdrawn = true;
         break;
       }
-      await postJson(server.base, "/v1/feedback", {
-        question: "topic",
-        state: low,
-        answer: wrong,
-        audit: t.audit,
-      });
+      await postFeedback(server.base, low, wrong, t.audit as string);
     }
     assert.ok(withdrawn, "the second tier's answers came back uncertified");
     // Feedback on an uncertified second-tier answer counts where it was
     // decided.
-    await postJson(server.base, "/v1/feedback", {
-      question: "topic",
-      state: low,
-      answer: wrong,
-    });
+    await postFeedback(server.base, low, wrong);
     const live = (await stats(server.base)).live as Json;
     assert.equal(
       ((live.semantic_questions as Record<string, Json>).topic!).feedback,
