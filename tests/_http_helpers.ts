@@ -440,3 +440,52 @@ export function postFeedback(
 ): ReturnType<typeof postJson> {
   return postJson(base, "/v1/feedback", { question, state, answer, audit });
 }
+
+/** Waits until `test` holds (polling every 50 ms), or fails naming `what()` after `ms`. */
+export async function eventually(
+  test: () => boolean | Promise<boolean>,
+  what: () => string,
+  ms = 10_000,
+): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await test()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`Timed out waiting for ${what()}`);
+}
+
+/** Starts `serve --watch` of `bundle`, allowed to read `dir` (the folder the bundle, or its versions, are written in). */
+export function startWatching(
+  bundle: string,
+  dir: string,
+): Promise<RunningServer> {
+  return startServer({
+    bundle,
+    args: ["--watch"],
+    permissions: [
+      "--allow-net=127.0.0.1",
+      `--allow-read=${dir}`,
+      "--allow-env=SERVICE_PROXY_TOKEN",
+    ],
+  });
+}
+
+/**
+ * Calls `replace` (which writes a new bundle where `s` watches) until `s`
+ * says it reloaded: at most 5 times, waiting 2 s after each, as the watch
+ * may take a moment to be in place. Returns either way; the caller asserts.
+ */
+export async function replaceUntilReloaded(
+  s: RunningServer,
+  replace: () => Promise<unknown>,
+): Promise<void> {
+  for (let i = 0; i < 5 && !/reloaded bundle/.test(s.output().stderr); i++) {
+    await replace();
+    await eventually(
+      () => /reloaded bundle/.test(s.output().stderr),
+      () => `the reload: ${s.output().stderr}`,
+      2000,
+    ).catch(() => {});
+  }
+}

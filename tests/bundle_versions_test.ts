@@ -18,7 +18,7 @@ import {
   tempDir,
   toJsonl,
 } from "./_fixtures.ts";
-import { startServer } from "./_http_helpers.ts";
+import { startWatching } from "./_http_helpers.ts";
 
 async function names(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -289,15 +289,7 @@ Deno.test("serve --watch follows a rollback", async () => {
     await bundleFiles(smallTable({ seed: 2 })),
   );
   const [newest, earlier] = await listVersions(bundle);
-  const s = await startServer({
-    bundle,
-    args: ["--watch"],
-    permissions: [
-      "--allow-net=127.0.0.1",
-      `--allow-read=${tmp.path}`,
-      "--allow-env=SERVICE_PROXY_TOKEN",
-    ],
-  });
+  const s = await startWatching(bundle, tmp.path);
   const servedId = async () =>
     (await (await fetch(`${s.base}/v1/health`)).json()).bundle_id as string;
   try {

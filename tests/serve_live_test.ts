@@ -10,27 +10,16 @@ import { writeBundleAtomically } from "../src/bundle/files.ts";
 import { parseJsonlTraces } from "../src/traces/parse.ts";
 import { bundleFiles, runCli, smallTable, tempDir } from "./_fixtures.ts";
 import {
+  eventually,
   postJson,
+  replaceUntilReloaded,
   type RunningServer,
   startServer,
+  startWatching,
   writeTestBundle,
 } from "./_http_helpers.ts";
 
 const CLEAR = "my invoice was overcharged";
-
-/** Waits until `test` holds (polling), or fails after `ms`. */
-async function eventually(
-  test: () => boolean | Promise<boolean>,
-  what: () => string,
-  ms = 10_000,
-): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await test()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`Timed out waiting for ${what()}`);
-}
 
 async function audited(s: RunningServer): Promise<number> {
   const stats = await (await fetch(`${s.base}/v1/stats`)).json();
@@ -136,26 +125,11 @@ Deno.test("serve reloads its bundle on SIGHUP, refuses a broken one and keeps se
 Deno.test("serve --watch reloads when the bundle folder is replaced", async () => {
   await using dir = await tempDir();
   const bundle = await writeTestBundle(`${dir.path}/bundle`);
-  const s = await startServer({
-    bundle,
-    args: ["--watch"],
-    permissions: [
-      "--allow-net=127.0.0.1",
-      `--allow-read=${dir.path}`,
-      "--allow-env=SERVICE_PROXY_TOKEN",
-    ],
-  });
+  const s = await startWatching(bundle, dir.path);
   try {
     // The watch may take a moment to be in place: replace until seen.
     const files = await bundleFiles(smallTable());
-    for (let i = 0; i < 5 && !/reloaded bundle/.test(s.output().stderr); i++) {
-      await writeBundleAtomically(bundle, files);
-      await eventually(
-        () => /reloaded bundle/.test(s.output().stderr),
-        () => `the reload: ${s.output().stderr}`,
-        2000,
-      ).catch(() => {});
-    }
+    await replaceUntilReloaded(s, () => writeBundleAtomically(bundle, files));
     assert.match(s.output().stderr, /reloaded bundle/);
     const after = await postJson(s.base, "/v1/decide", { state: CLEAR });
     assert.equal(after.status, 200);
