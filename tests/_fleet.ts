@@ -74,14 +74,8 @@ export function startReplica(o: ReplicaOptions): Promise<RunningServer> {
     bundle: o.bundle,
     args,
     // The store needs network access only.
-    permissions: [
-      "--allow-net=127.0.0.1",
-      `--allow-read=${[o.bundle, ...o.read ?? [], o.key].join(",")}`,
-      ...(o.feedbackLog === undefined
-        ? []
-        : [`--allow-write=${o.feedbackLog}`]),
-      "--allow-env=SERVICE_PROXY_TOKEN",
-    ],
+    read: [...o.read ?? [], o.key],
+    ...(o.feedbackLog === undefined ? {} : { write: [o.feedbackLog] }),
   });
 }
 

@@ -45,8 +45,12 @@ export interface ServerOptions {
   args?: string[];
   /** Environment of the child; `SERVICE_PROXY_TOKEN` is emptied unless given. */
   env?: Record<string, string>;
-  /** Permission flags of `deno run`; by default net on 127.0.0.1, read on the bundle, env on the token variable. */
+  /** Permission flags of `deno run`; by default net on the host, read on the bundle and `read`, write on `write` alone, env on the token variable. */
   permissions?: string[];
+  /** Further paths the child may read, with the default permissions. */
+  read?: string[];
+  /** Paths the child may write, with the default permissions (none by default). */
+  write?: string[];
   /** Port to ask for; 0 (a free one) by default. */
   port?: number;
   host?: string;
@@ -121,7 +125,8 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const host = o.host ?? "127.0.0.1";
   const permissions = o.permissions ?? [
     `--allow-net=${host}`,
-    `--allow-read=${o.bundle}`,
+    `--allow-read=${[o.bundle, ...o.read ?? []].join(",")}`,
+    ...(o.write === undefined ? [] : [`--allow-write=${o.write.join(",")}`]),
     "--allow-env=SERVICE_PROXY_TOKEN",
   ];
   const argv = [

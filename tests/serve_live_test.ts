@@ -33,12 +33,7 @@ Deno.test("serve --feedback-log appends every feedback item as a trace line trai
   const s = await startServer({
     bundle,
     args: ["--audit-rate", "1", "--audit-seed", "5", "--feedback-log", log],
-    permissions: [
-      "--allow-net=127.0.0.1",
-      `--allow-read=${bundle}`,
-      `--allow-write=${log}`,
-      "--allow-env=SERVICE_PROXY_TOKEN",
-    ],
+    write: [log],
   });
   try {
     const { json } = await postJson(s.base, "/v1/decide", { state: CLEAR });
@@ -180,6 +175,15 @@ Deno.test("inspect --server --token-file sends the token the file holds", async 
   const bundle = await writeTestBundle(`${dir.path}/bundle`);
   const token = `tok-${crypto.randomUUID()}`;
   const s = await startServer({ bundle, env: { SERVICE_PROXY_TOKEN: token } });
+  /** `inspect --server` given `--token-file` the folder's file `name`. */
+  const inspectWith = (name: string) =>
+    runCli([
+      "inspect",
+      "--server",
+      s.base,
+      "--token-file",
+      `${dir.path}/${name}`,
+    ]);
   try {
     const without = await runCli(["inspect", "--server", s.base]);
     assert.equal(without.code, 2);
@@ -188,32 +192,14 @@ Deno.test("inspect --server --token-file sends the token the file holds", async 
       /answered 401 \(give the access token with --token-file/,
     );
     await Deno.writeTextFile(`${dir.path}/token`, `${token}\n`);
-    const run = await runCli([
-      "inspect",
-      "--server",
-      s.base,
-      "--token-file",
-      `${dir.path}/token`,
-    ]);
+    const run = await inspectWith("token");
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^server http:.*audits /m);
     await Deno.writeTextFile(`${dir.path}/empty`, "\n");
-    const empty = await runCli([
-      "inspect",
-      "--server",
-      s.base,
-      "--token-file",
-      `${dir.path}/empty`,
-    ]);
+    const empty = await inspectWith("empty");
     assert.equal(empty.code, 2);
     assert.match(empty.stderr, /^error: token file .*empty is empty$/m);
-    const missing = await runCli([
-      "inspect",
-      "--server",
-      s.base,
-      "--token-file",
-      `${dir.path}/nope`,
-    ]);
+    const missing = await inspectWith("nope");
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /^error: Cannot read token file .*nope: /m);
   } finally {

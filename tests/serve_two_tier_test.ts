@@ -46,17 +46,12 @@ const noPromtool = missingTool(
 );
 
 /**
- * The locked-down run of a bundle with a second tier: read access to the
- * bundle and to the encoder workers' source (`src/encoder/`, which
- * `deno run` loads as a worker; the model's files and TensorFlow.js's
- * binaries come with the program), nothing of Deno's package cache.
+ * The locked-down run of a bundle with a second tier reads the bundle and
+ * the encoder workers' source (`src/encoder/`, which `deno run` loads as a
+ * worker; the model's files and TensorFlow.js's binaries come with the
+ * program), nothing of Deno's package cache.
  */
 const ENCODER_SOURCE = new URL("../src/encoder", import.meta.url).pathname;
-const locked = (bundle: string, ...read: string[]) => [
-  "--allow-net=127.0.0.1",
-  `--allow-read=${[bundle, ENCODER_SOURCE, ...read].join(",")}`,
-  "--allow-env=SERVICE_PROXY_TOKEN",
-];
 
 /** The format-4 bundle written in `dir`, served locked down with `args` (and read access to `read` besides). */
 async function serveTwoTier(
@@ -67,7 +62,7 @@ async function serveTwoTier(
   const bundle = await writeTwoTierBundle(`${dir}/b`);
   return await startServer({
     bundle,
-    permissions: locked(bundle, ...read),
+    read: [ENCODER_SOURCE, ...read],
     args,
   });
 }
@@ -271,7 +266,7 @@ Deno.test("a reload that brings a second tier starts the encoder, and its answer
   await using tmp = await tempDir();
   const bundle = await writeTestBundle(`${tmp.path}/b`);
   const { low } = tierTexts();
-  const server = await startServer({ bundle, permissions: locked(bundle) });
+  const server = await startServer({ bundle, read: [ENCODER_SOURCE] });
   try {
     const before = await postJson(server.base, "/v1/decide", { state: low });
     assert.equal("tier" in topicOf(before.json), false);
