@@ -21,6 +21,7 @@
  */
 
 import { parseArgs } from "node:util";
+import { DATA, EMBED_CACHE_OPTION, exitWithoutData } from "./bench_data.ts";
 import { noveltyScore } from "../src/engine/semantic.ts";
 import {
   nearestDistance as storedNearest,
@@ -32,26 +33,13 @@ import { noveltyReference } from "../src/train/semantic_fit.ts";
 import { drawOptions, keepOptions, readPublicData } from "./proxies.ts";
 import { embedTexts } from "./semantic_eval.ts";
 
-const DATA = new URL("../../shared/data/", import.meta.url).pathname;
 const { values } = parseArgs({
   args: Deno.args,
   options: {
-    "embed-cache": {
-      type: "string",
-      default: `${
-        Deno.env.get("TMPDIR") ?? "/tmp"
-      }/dtable-bench-embeddings.bin`,
-    },
+    "embed-cache": EMBED_CACHE_OPTION,
   },
 });
-try {
-  await Deno.stat(`${DATA}banking77/train.csv`);
-} catch {
-  console.log(
-    `skipped: no data at ${DATA} (the benchmark reads ../shared/data)`,
-  );
-  Deno.exit(0);
-}
+await exitWithoutData();
 const cache = values["embed-cache"];
 const d = await readPublicData(DATA);
 const hotels = await embedTexts(d.nlu.hotels.map((r) => r.text), cache);

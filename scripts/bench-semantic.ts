@@ -18,6 +18,7 @@
  */
 
 import { parseArgs } from "node:util";
+import { DATA, EMBED_CACHE_OPTION, exitWithoutData } from "./bench_data.ts";
 import type { TraceSet } from "../src/traces/types.ts";
 import { percent as pct } from "../src/train/meter.ts";
 import {
@@ -57,29 +58,16 @@ function guardTests(v: string): GuardTests {
   };
 }
 
-const DATA = new URL("../../shared/data/", import.meta.url).pathname;
 const { values } = parseArgs({
   args: Deno.args,
   options: {
-    "embed-cache": {
-      type: "string",
-      default: `${
-        Deno.env.get("TMPDIR") ?? "/tmp"
-      }/dtable-bench-embeddings.bin`,
-    },
+    "embed-cache": EMBED_CACHE_OPTION,
     quick: { type: "boolean", default: false },
     guard: { type: "string" },
   },
 });
 const guard = values.guard === undefined ? undefined : guardTests(values.guard);
-try {
-  await Deno.stat(`${DATA}banking77/train.csv`);
-} catch {
-  console.log(
-    `skipped: no data at ${DATA} (the benchmark reads ../shared/data)`,
-  );
-  Deno.exit(0);
-}
+await exitWithoutData();
 const cache = values["embed-cache"];
 const d = await readPublicData(DATA);
 const embed = (t: TraceSet | readonly string[]) =>

@@ -42,6 +42,7 @@ import {
   trainedContents,
 } from "../src/train/trainer.ts";
 import { seededRandom, shuffle } from "../src/train/split.ts";
+import { tracesAt } from "./small_subsets.ts";
 import { banking77Rows, writeScaleTraces } from "./scale_data.ts";
 import { type CurvePoint, learningCurveSvg } from "./learning_curve_svg.ts";
 
@@ -262,16 +263,7 @@ async function learningCurve(): Promise<void> {
       const picked = order.slice(0, Math.round(all.texts.length * share / 100))
         .sort((a, b) => a - b);
       used = picked.length;
-      const subset = {
-        texts: picked.map((i) => all.texts[i]!),
-        questions: all.questions.map((q) => ({
-          ...q,
-          labels: Int32Array.from(picked, (i) => q.labels[i]!),
-        })),
-        times: null,
-        groups: null,
-        groupNames: [],
-      };
+      const subset = tracesAt(all, picked);
       try {
         const r = train(subset, {
           ...DEFAULT_TRAIN_OPTIONS,

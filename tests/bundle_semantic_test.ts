@@ -16,6 +16,7 @@ import { quantizeTexts } from "../src/engine/nearest.ts";
 import { trainedContents, type TrainResult } from "../src/train/trainer.ts";
 import { THIS_ENCODER } from "../src/encoder/package.ts";
 import { rejectsWith, smallTable, tempDir } from "./_fixtures.ts";
+import { withSemanticTier } from "./_two_tier.ts";
 
 /** A second tier of random numbers for a question of `k` options over `dim` numbers. */
 function randomTier(k: number, dim: number, seed: number): SemanticTier {
@@ -74,17 +75,7 @@ function withTier(
 ): TrainResult {
   const r = smallTable();
   const q = r.table.questions[0]!;
-  const questions = r.table.questions.map((x) =>
-    x === q ? { ...q, semantic: make(q.options.length) } : x
-  );
-  return {
-    ...r,
-    table: {
-      ...r.table,
-      questions,
-      byName: new Map(questions.map((x) => [x.name, x])),
-    },
-  };
+  return withSemanticTier(r, q.name, make(q.options.length));
 }
 
 Deno.test("encodeBundle() writes format 4 with semantic.bin and the encoder for a table with a second tier", async () => {
