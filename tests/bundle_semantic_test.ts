@@ -14,7 +14,7 @@ import { semanticAssess, type SemanticTier } from "../src/engine/semantic.ts";
 import { seededRandom } from "../src/engine/random.ts";
 import { quantizeTexts } from "../src/engine/nearest.ts";
 import { trainedContents, type TrainResult } from "../src/train/trainer.ts";
-import { THIS_ENCODER } from "../src/encoder/package.ts";
+import { THIS_ENCODER } from "../src/encoder/identity.ts";
 import { rejectsWith, smallTable, tempDir } from "./_fixtures.ts";
 import { withSemanticTier } from "./_two_tier.ts";
 

@@ -29,8 +29,8 @@ import {
   encoderInWords,
   type EncoderName,
   sameEncoder,
-  THIS_ENCODER,
 } from "../encoder/package.ts";
+import { THIS_ENCODER } from "../encoder/identity.ts";
 
 /** The file of the second tiers. */
 export const SEMANTIC_FILE = "semantic.bin";
