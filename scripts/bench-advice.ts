@@ -14,14 +14,14 @@
  */
 
 import { parseArgs } from "node:util";
-import { readTraces } from "../src/traces/mod.ts";
+import { exitWithoutData, readBanking77Train } from "./bench_data.ts";
 import type { TraceSet } from "../src/traces/types.ts";
 import { train } from "../src/train/trainer.ts";
 import { DEFAULT_TRAIN_OPTIONS } from "../src/train/options.ts";
 import { shuffle } from "../src/train/split.ts";
 import { seededRandom } from "../src/engine/random.ts";
+import { tracesAt } from "./small_subsets.ts";
 
-const DATA = new URL("../../shared/data/", import.meta.url).pathname;
 const { values } = parseArgs({
   args: Deno.args,
   options: {
@@ -33,29 +33,12 @@ const { values } = parseArgs({
 const seeds = Number(values.seeds);
 const step = Number(values.step);
 const max = Number(values.max);
-try {
-  await Deno.stat(`${DATA}banking77/train.csv`);
-} catch {
-  console.log(
-    `skipped: no data at ${DATA} (the benchmark reads ../shared/data)`,
-  );
-  Deno.exit(0);
-}
-const all = await readTraces([`${DATA}banking77/train.csv`]);
+await exitWithoutData();
+const all = await readBanking77Train();
 
 /** The first `n` traces of `order` applied to `all`. */
 function firstOf(order: number[], n: number): TraceSet {
-  const picked = order.slice(0, n);
-  return {
-    texts: picked.map((i) => all.texts[i]!),
-    questions: all.questions.map((q) => ({
-      ...q,
-      labels: Int32Array.from(picked, (i) => q.labels[i]!),
-    })),
-    times: null,
-    groups: null,
-    groupNames: [],
-  };
+  return tracesAt(all, order.slice(0, n));
 }
 
 /** The advice's range of traces in all, or null. */

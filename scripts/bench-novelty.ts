@@ -10,39 +10,36 @@
  * scope: about 5% by construction), the held-out options' texts and NLU++
  * hotel requests.
  *
+ * Then the cost per text of each score as serving computes it: the
+ * Mahalanobis score (a 512 x 512 projection, then the option means) and
+ * the nearest-text score over the fit texts stored as bytes
+ * (`engine/nearest.ts`), at 2,000 and 4,000 stored texts (`NEAREST_MAX`).
+ *
  * Usage: deno task bench:novelty [--embed-cache FILE]
  *
  * @module
  */
 
 import { parseArgs } from "node:util";
+import { DATA, EMBED_CACHE_OPTION, exitWithoutData } from "./bench_data.ts";
 import { noveltyScore } from "../src/engine/semantic.ts";
+import {
+  nearestDistance as storedNearest,
+  quantizeTexts,
+} from "../src/engine/nearest.ts";
 import { seededRandom } from "../src/engine/random.ts";
 import { percent as pct } from "../src/train/meter.ts";
 import { noveltyReference } from "../src/train/semantic_fit.ts";
 import { drawOptions, keepOptions, readPublicData } from "./proxies.ts";
 import { embedTexts } from "./semantic_eval.ts";
 
-const DATA = new URL("../../shared/data/", import.meta.url).pathname;
 const { values } = parseArgs({
   args: Deno.args,
   options: {
-    "embed-cache": {
-      type: "string",
-      default: `${
-        Deno.env.get("TMPDIR") ?? "/tmp"
-      }/dtable-bench-embeddings.bin`,
-    },
+    "embed-cache": EMBED_CACHE_OPTION,
   },
 });
-try {
-  await Deno.stat(`${DATA}banking77/train.csv`);
-} catch {
-  console.log(
-    `skipped: no data at ${DATA} (the benchmark reads ../shared/data)`,
-  );
-  Deno.exit(0);
-}
+await exitWithoutData();
 const cache = values["embed-cache"];
 const d = await readPublicData(DATA);
 const hotels = await embedTexts(d.nlu.hotels.map((r) => r.text), cache);
@@ -115,6 +112,54 @@ for (const seed of [1, 2]) {
       } of held-out options' texts, ${
         pct(above(hotels.map(score), t))
       } of hotel requests`,
+    );
+  }
+}
+
+console.log(
+  "== Cost per text as served (draw 1's reference, 1,000 test texts)",
+);
+{
+  const held = drawOptions(d.categories, 15, 1);
+  const keep = new Set(d.categories.filter((c) => !held.has(c)));
+  const train = keepOptions(d.bankTrain, keep).kept;
+  const e = await embedTexts(train.texts, cache);
+  const probe = (await embedTexts(d.bankTest.texts, cache)).slice(0, 1000);
+  const q = train.questions[0]!;
+  const all = train.texts.map((_, i) => i);
+  const maha = noveltyReference(
+    e,
+    q.labels,
+    all,
+    q.options.length,
+    512,
+    0.2,
+    0.05,
+  );
+  const time = (f: (v: Float32Array) => number) => {
+    for (const v of probe.slice(0, 50)) f(v);
+    const t0 = performance.now();
+    let sink = 0;
+    for (const v of probe) sink += f(v);
+    return [(performance.now() - t0) / probe.length, sink] as const;
+  };
+  const [mahaMs] = time((v) => noveltyScore(maha, v));
+  console.log(
+    `  Mahalanobis to the nearest option mean: ${mahaMs.toFixed(3)} ms a text`,
+  );
+  for (const stored of [2000, 4000]) {
+    const ref = {
+      dim: 512,
+      ...quantizeTexts(e, all.slice(0, stored), 512),
+      scores: new Float32Array(0),
+    };
+    const [ms] = time((v) => storedNearest(ref, v));
+    console.log(
+      `  nearest of ${stored} stored texts (${
+        ((stored * 516) / 1e6).toFixed(1)
+      } MB): ${ms.toFixed(3)} ms a text (${
+        (ms / mahaMs).toFixed(1)
+      }x the Mahalanobis score)`,
     );
   }
 }

@@ -21,7 +21,7 @@
  */
 
 import { parseArgs } from "node:util";
-import { readTraces } from "../src/traces/mod.ts";
+import { exitWithoutData, readBanking77Train } from "./bench_data.ts";
 import { inScopeConfidences } from "../src/train/calibrate.ts";
 import { fallbackTest } from "../src/train/certify.ts";
 import { seededRandom } from "../src/engine/random.ts";
@@ -30,7 +30,6 @@ import { train } from "../src/train/trainer.ts";
 import { DEFAULT_TRAIN_OPTIONS } from "../src/train/options.ts";
 import { smallSubset } from "./small_subsets.ts";
 
-const DATA = new URL("../../shared/data/", import.meta.url).pathname;
 const { values } = parseArgs({
   args: Deno.args,
   options: {
@@ -40,15 +39,8 @@ const { values } = parseArgs({
 });
 const seeds = Number(values.seeds);
 const size = Number(values.traces);
-try {
-  await Deno.stat(`${DATA}banking77/train.csv`);
-} catch {
-  console.log(
-    `skipped: no data at ${DATA} (the benchmark reads ../shared/data)`,
-  );
-  Deno.exit(0);
-}
-const all = await readTraces([`${DATA}banking77/train.csv`]);
+await exitWithoutData();
+const all = await readBanking77Train();
 const { alpha, delta } = DEFAULT_TRAIN_OPTIONS;
 
 /** One seed's calibration answers, most confident first, as the test sees them. */

@@ -10,6 +10,7 @@
  */
 
 import { parseArgs } from "node:util";
+import { DATA, exitWithoutData, readBanking77Train } from "./bench_data.ts";
 import { honestBenchmark } from "./bench_honest.ts";
 import { scopeBenchmark } from "./bench_scope.ts";
 import { main } from "../main.ts";
@@ -24,20 +25,12 @@ import { readTraces } from "../src/traces/mod.ts";
 import { shuffle } from "../src/train/split.ts";
 import { seededRandom } from "../src/engine/random.ts";
 
-const DATA = new URL("../../shared/data/", import.meta.url).pathname;
 const { values } = parseArgs({
   args: Deno.args,
   options: { quick: { type: "boolean", default: false } },
 });
 
-try {
-  await Deno.stat(`${DATA}banking77/train.csv`);
-} catch {
-  console.log(
-    `skipped: no data at ${DATA} (the benchmark reads ../shared/data)`,
-  );
-  Deno.exit(0);
-}
+await exitWithoutData();
 
 const work = await Deno.makeTempDir({ prefix: "dtable-bench-" });
 const pct = (x: number | null | undefined) =>
@@ -196,7 +189,7 @@ const q = table.questions[0]!;
 const vocabulary = [
   ...new Set(
     test.texts.concat(
-      (await readTraces([`${DATA}banking77/train.csv`])).texts,
+      (await readBanking77Train()).texts,
     ).join(" ").toLowerCase().split(/[^a-z']+/),
   ),
 ]

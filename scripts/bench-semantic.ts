@@ -8,12 +8,17 @@
  * requests sent to a BANKING77 table): how many get certified with and
  * without the second tier. Texts are embedded once into a cache file.
  *
- * Usage: deno task bench:semantic [--embed-cache FILE] [--quick]
+ * `--guard` names the novelty guard's tests, comma-separated among
+ * `mahalanobis`, `nearest` and `spread` (`none`: no guard); absent, the
+ * default (`DEFAULT_GUARD`).
+ *
+ * Usage: deno task bench:semantic [--embed-cache FILE] [--quick] [--guard TESTS]
  *
  * @module
  */
 
 import { parseArgs } from "node:util";
+import { DATA, EMBED_CACHE_OPTION, exitWithoutData } from "./bench_data.ts";
 import type { TraceSet } from "../src/traces/types.ts";
 import { percent as pct } from "../src/train/meter.ts";
 import { train } from "../src/train/trainer.ts";
@@ -33,28 +38,34 @@ import {
   twoTierFigures,
 } from "./semantic_eval.ts";
 import { smallSubset } from "./small_subsets.ts";
+import type { GuardTests } from "../src/train/semantic.ts";
 
-const DATA = new URL("../../shared/data/", import.meta.url).pathname;
+/** The guard's tests from `--guard`; exits with a line for a name it does not know. */
+function guardTests(v: string): GuardTests {
+  const names = v === "none" ? [] : v.split(",");
+  const known = ["mahalanobis", "nearest", "spread"];
+  const bad = names.find((n) => !known.includes(n));
+  if (bad !== undefined) {
+    console.error(`--guard takes ${known.join(", ")} or none: got "${bad}"`);
+    Deno.exit(2);
+  }
+  return {
+    mahalanobis: names.includes("mahalanobis"),
+    nearest: names.includes("nearest"),
+    spread: names.includes("spread"),
+  };
+}
+
 const { values } = parseArgs({
   args: Deno.args,
   options: {
-    "embed-cache": {
-      type: "string",
-      default: `${
-        Deno.env.get("TMPDIR") ?? "/tmp"
-      }/dtable-bench-embeddings.bin`,
-    },
+    "embed-cache": EMBED_CACHE_OPTION,
     quick: { type: "boolean", default: false },
+    guard: { type: "string" },
   },
 });
-try {
-  await Deno.stat(`${DATA}banking77/train.csv`);
-} catch {
-  console.log(
-    `skipped: no data at ${DATA} (the benchmark reads ../shared/data)`,
-  );
-  Deno.exit(0);
-}
+const guard = values.guard === undefined ? undefined : guardTests(values.guard);
+await exitWithoutData();
 const cache = values["embed-cache"];
 const d = await readPublicData(DATA);
 const embed = (t: TraceSet | readonly string[]) =>
@@ -72,6 +83,7 @@ async function trainBoth(
     seed,
     semantic: "on",
     workers: 2,
+    ...(guard === undefined ? {} : { semanticGuard: guard }),
   }, embeddings);
   return [r, (performance.now() - started) / 1000];
 }

@@ -19,6 +19,12 @@
  */
 
 import { parseArgs } from "node:util";
+import {
+  DATA,
+  EMBED_CACHE_OPTION,
+  exitWithoutData,
+  readBanking77Train,
+} from "./bench_data.ts";
 import { evaluate } from "../src/eval/evaluate.ts";
 import { readTraces } from "../src/traces/mod.ts";
 import type { TraceSet } from "../src/traces/types.ts";
@@ -28,29 +34,16 @@ import { DEFAULT_TRAIN_OPTIONS } from "../src/train/options.ts";
 import { smallSubset } from "./small_subsets.ts";
 import { embedTexts, twoTierFigures } from "./semantic_eval.ts";
 
-const DATA = new URL("../../shared/data/", import.meta.url).pathname;
 const { values } = parseArgs({
   args: Deno.args,
   options: {
     seeds: { type: "string", default: "10" },
     semantic: { type: "boolean", default: false },
-    "embed-cache": {
-      type: "string",
-      default: `${
-        Deno.env.get("TMPDIR") ?? "/tmp"
-      }/dtable-bench-embeddings.bin`,
-    },
+    "embed-cache": EMBED_CACHE_OPTION,
   },
 });
 const seeds = Number(values.seeds);
-try {
-  await Deno.stat(`${DATA}banking77/train.csv`);
-} catch {
-  console.log(
-    `skipped: no data at ${DATA} (the benchmark reads ../shared/data)`,
-  );
-  Deno.exit(0);
-}
+await exitWithoutData();
 
 /** NLU++ banking folds as one yes/no question. */
 async function nlu(folds: number[], intent: string): Promise<TraceSet> {
@@ -83,7 +76,7 @@ async function nlu(folds: number[], intent: string): Promise<TraceSet> {
 const sets = [
   {
     name: "BANKING77 (77 options)",
-    train: await readTraces([`${DATA}banking77/train.csv`]),
+    train: await readBanking77Train(),
     test: await readTraces([`${DATA}banking77/test.csv`]),
   },
   {

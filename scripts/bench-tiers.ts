@@ -36,6 +36,7 @@ import { prepareText } from "../src/engine/mod.ts";
 import { QUIET_GUARD } from "../src/engine/mod.ts";
 import { setThresholdInForce, TableState } from "../src/engine/mod.ts";
 import { SERVE_V8_FLAGS } from "../src/cli/serve.ts";
+import { freePort, rssMbOrNull as rssMb } from "./processes.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const MAIN = new URL("main.ts", ROOT).pathname;
@@ -57,23 +58,6 @@ function quantile(sorted: readonly number[], q: number): number {
 
 function sortedNumbers(xs: readonly number[]): number[] {
   return [...xs].sort((a, b) => a - b);
-}
-
-async function rssMb(pid: number): Promise<number | null> {
-  const out = await new Deno.Command("cat", {
-    args: [`/proc/${pid}/status`],
-    stdout: "piped",
-    stderr: "null",
-  }).output();
-  const m = new TextDecoder().decode(out.stdout).match(/VmRSS:\s+(\d+) kB/);
-  return m ? Number(m[1]) / 1024 : null;
-}
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = l.addr as Deno.NetAddr;
-  l.close();
-  return port;
 }
 
 /** Sorts the test texts by what the table does with them, as a server with the second tier does. */

@@ -41,6 +41,7 @@ import { DEFAULT_TRAIN_OPTIONS } from "../src/train/options.ts";
 import { trainedContents } from "../src/train/contents.ts";
 import { shuffle } from "../src/train/split.ts";
 import { seededRandom } from "../src/engine/random.ts";
+import { tracesAt } from "./small_subsets.ts";
 import { banking77Rows, writeScaleTraces } from "./scale_data.ts";
 import { type CurvePoint, learningCurveSvg } from "./learning_curve_svg.ts";
 
@@ -261,16 +262,7 @@ async function learningCurve(): Promise<void> {
       const picked = order.slice(0, Math.round(all.texts.length * share / 100))
         .sort((a, b) => a - b);
       used = picked.length;
-      const subset = {
-        texts: picked.map((i) => all.texts[i]!),
-        questions: all.questions.map((q) => ({
-          ...q,
-          labels: Int32Array.from(picked, (i) => q.labels[i]!),
-        })),
-        times: null,
-        groups: null,
-        groupNames: [],
-      };
+      const subset = tracesAt(all, picked);
       try {
         const r = train(subset, {
           ...DEFAULT_TRAIN_OPTIONS,

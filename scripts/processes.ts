@@ -118,13 +118,20 @@ export async function startServe(
  * `--allow-all`).
  */
 export async function rssMb(pid: number): Promise<number> {
+  const mb = await rssMbOrNull(pid);
+  if (mb === null) throw new Error(`no VmRSS for process ${pid}`);
+  return mb;
+}
+
+/** As `rssMb`, but null where `/proc` does not show it (the process gone, or not Linux). */
+export async function rssMbOrNull(pid: number): Promise<number | null> {
   const out = await new Deno.Command("cat", {
     args: [`/proc/${pid}/status`],
     stdout: "piped",
+    stderr: "null",
   }).output();
   const m = new TextDecoder().decode(out.stdout).match(/VmRSS:\s+(\d+) kB/);
-  if (m === null) throw new Error(`no VmRSS for process ${pid}`);
-  return Number(m[1]) / 1024;
+  return m === null ? null : Number(m[1]) / 1024;
 }
 
 /** A running `redis-server`. */
@@ -135,11 +142,13 @@ export interface RedisProcess {
 }
 
 /**
- * Starts `redis-server` on a free loopback port without persistence and
- * resolves once it accepts connections (throws after 10 s).
+ * Starts `redis-server` on loopback port `port` (a free one by default)
+ * without persistence and resolves once it accepts connections (throws
+ * after 10 s).
  */
-export async function startRedis(): Promise<RedisProcess> {
-  const port = freePort();
+export async function startRedis(
+  port: number = freePort(),
+): Promise<RedisProcess> {
   const child = new Deno.Command("redis-server", {
     args: [
       "--port",

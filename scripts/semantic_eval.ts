@@ -8,47 +8,26 @@
  * @module
  */
 
-import { assess } from "../src/engine/mod.ts";
-import { prepareText } from "../src/engine/mod.ts";
-import { QUIET_GUARD } from "../src/engine/mod.ts";
-import { fullProbabilities, semanticAssess } from "../src/engine/mod.ts";
-import type { Table } from "../src/engine/mod.ts";
-import { setThresholdInForce, TableState } from "../src/engine/mod.ts";
-import type { Answer } from "../src/engine/mod.ts";
-import {
-  EMBEDDING_SIZE,
-  EncoderPool,
-  readCache,
-  readThisEncoder,
-  THIS_ENCODER,
-  writeCache,
-} from "../src/encoder/mod.ts";
-import type { TraceSet } from "../src/traces/mod.ts";
+import { assess } from "../src/engine/answer.ts";
+import { prepareText } from "../src/engine/prepare.ts";
+import { QUIET_GUARD } from "../src/engine/drift.ts";
+import { fullProbabilities, semanticAssess } from "../src/engine/semantic.ts";
+import type { Table } from "../src/engine/table.ts";
+import { setThresholdInForce, TableState } from "../src/engine/state.ts";
+import type { Answer } from "../src/engine/verdict.ts";
+import { embedTraces } from "../src/cli/embed_traces.ts";
+import { ProgressPrinter } from "../src/cli/progress.ts";
+import type { TraceSet } from "../src/traces/types.ts";
 
-/** Embeds texts through the cache file `path` (made or extended), on a pool of 2 workers. */
-export async function embedTexts(
+/**
+ * Embeds texts through the cache file `path` (made or extended), on a pool
+ * of 2 workers, as `train --semantic` does (progress on stderr).
+ */
+export function embedTexts(
   texts: readonly string[],
   path: string,
 ): Promise<Float32Array[]> {
-  const { cache } = await readCache(path, THIS_ENCODER, EMBEDDING_SIZE);
-  let pool: EncoderPool | null = null;
-  try {
-    const out = await cache.embedAll(texts, async (missing) => {
-      pool = await EncoderPool.start(await readThisEncoder());
-      const t = performance.now();
-      const v = await pool.embedAll(missing);
-      console.error(
-        `embedded ${missing.length} texts in ${
-          ((performance.now() - t) / 1000).toFixed(1)
-        } s`,
-      );
-      return v;
-    });
-    if (cache.added > 0) await writeCache(path, cache);
-    return out;
-  } finally {
-    (pool as EncoderPool | null)?.close();
-  }
+  return embedTraces(texts, path, 2, new ProgressPrinter());
 }
 
 /** One text's verdict: certified or not, by which tier, and the answer served. */

@@ -21,6 +21,14 @@ export function smallSubset(
     traces.texts.map((_, i) => i),
     seededRandom(seed * 7919 + n),
   ).slice(0, n);
+  return tracesAt(traces, indices);
+}
+
+/** The traces of `traces` at `indices`, in that order (without times or groups). */
+export function tracesAt(
+  traces: TraceSet,
+  indices: readonly number[],
+): TraceSet {
   return {
     texts: indices.map((i) => traces.texts[i]!),
     questions: traces.questions.map((q) => ({

@@ -19,6 +19,7 @@
 
 import { parseArgs } from "node:util";
 import { SERVE_V8_FLAGS } from "../src/cli/serve.ts";
+import { freePort, rssMbOrNull as rssMb } from "./processes.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -58,24 +59,6 @@ async function hasWrk(): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** Resident memory of a process (VmRSS), in MB, read through `cat` (/proc needs --allow-all otherwise). */
-async function rssMb(pid: number): Promise<number | null> {
-  const out = await new Deno.Command("cat", {
-    args: [`/proc/${pid}/status`],
-    stdout: "piped",
-    stderr: "null",
-  }).output();
-  const m = new TextDecoder().decode(out.stdout).match(/VmRSS:\s+(\d+) kB/);
-  return m ? Number(m[1]) / 1024 : null;
-}
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = l.addr as Deno.NetAddr;
-  l.close();
-  return port;
 }
 
 /**

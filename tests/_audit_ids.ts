@@ -4,7 +4,32 @@
  * field of the payload can then carry any bytes.
  */
 
+import { AuditKeyFile } from "../src/live/audit_key.ts";
 import { hmacSigner } from "../src/live/audit_token.ts";
+import { tempDir } from "./_fixtures.ts";
+
+/** The audit key the in-process fleet tests sign with. */
+export const TEST_AUDIT_KEY = "a shared secret of the fleet";
+
+/**
+ * Runs `test` with the audit keys of a key file holding `TEST_AUDIT_KEY`
+ * (read once, never reread), in a temporary folder (its path given)
+ * removed afterwards.
+ */
+export async function withAuditKeys(
+  test: (keys: AuditKeyFile, dir: string) => Promise<void>,
+): Promise<void> {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(`${dir.path}/audit.key`, TEST_AUDIT_KEY);
+  const keys = await AuditKeyFile.open(`${dir.path}/audit.key`, {
+    rereadMs: 0,
+  });
+  try {
+    await test(keys, dir.path);
+  } finally {
+    keys.close();
+  }
+}
 
 /** Bytes of the payload and of the tag (see `src/live/audit_token.ts`). */
 export const PAYLOAD_BYTES = 41;

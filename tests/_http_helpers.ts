@@ -45,8 +45,12 @@ export interface ServerOptions {
   args?: string[];
   /** Environment of the child; `SERVICE_PROXY_TOKEN` is emptied unless given. */
   env?: Record<string, string>;
-  /** Permission flags of `deno run`; by default net on 127.0.0.1, read on the bundle, env on the token variable. */
+  /** Permission flags of `deno run`; by default net on the host, read on the bundle and `read`, write on `write` alone, env on the token variable. */
   permissions?: string[];
+  /** Further paths the child may read, with the default permissions. */
+  read?: string[];
+  /** Paths the child may write, with the default permissions (none by default). */
+  write?: string[];
   /** Port to ask for; 0 (a free one) by default. */
   port?: number;
   host?: string;
@@ -121,7 +125,8 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const host = o.host ?? "127.0.0.1";
   const permissions = o.permissions ?? [
     `--allow-net=${host}`,
-    `--allow-read=${o.bundle}`,
+    `--allow-read=${[o.bundle, ...o.read ?? []].join(",")}`,
+    ...(o.write === undefined ? [] : [`--allow-write=${o.write.join(",")}`]),
     "--allow-env=SERVICE_PROXY_TOKEN",
   ];
   const argv = [
@@ -424,4 +429,68 @@ export async function getText(
 ): Promise<{ status: number; headers: Headers; text: string }> {
   const res = await fetch(`${base}${path}`, { headers });
   return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+/**
+ * POSTs one feedback item on `question` (`topic`, the test bundle's, by
+ * default): the model answered `state` with `answer`, with audit id
+ * `audit` when given.
+ */
+export function postFeedback(
+  base: string,
+  state: string,
+  answer: string,
+  audit?: string,
+  question = "topic",
+): ReturnType<typeof postJson> {
+  return postJson(base, "/v1/feedback", { question, state, answer, audit });
+}
+
+/** Waits until `test` holds (polling every 50 ms), or fails naming `what()` after `ms`. */
+export async function eventually(
+  test: () => boolean | Promise<boolean>,
+  what: () => string,
+  ms = 10_000,
+): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await test()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`Timed out waiting for ${what()}`);
+}
+
+/** Starts `serve --watch` of `bundle`, allowed to read `dir` (the folder the bundle, or its versions, are written in). */
+export function startWatching(
+  bundle: string,
+  dir: string,
+): Promise<RunningServer> {
+  return startServer({
+    bundle,
+    args: ["--watch"],
+    permissions: [
+      "--allow-net=127.0.0.1",
+      `--allow-read=${dir}`,
+      "--allow-env=SERVICE_PROXY_TOKEN",
+    ],
+  });
+}
+
+/**
+ * Calls `replace` (which writes a new bundle where `s` watches) until `s`
+ * says it reloaded: at most 5 times, waiting 2 s after each, as the watch
+ * may take a moment to be in place. Returns either way; the caller asserts.
+ */
+export async function replaceUntilReloaded(
+  s: RunningServer,
+  replace: () => Promise<unknown>,
+): Promise<void> {
+  for (let i = 0; i < 5 && !/reloaded bundle/.test(s.output().stderr); i++) {
+    await replace();
+    await eventually(
+      () => /reloaded bundle/.test(s.output().stderr),
+      () => `the reload: ${s.output().stderr}`,
+      2000,
+    ).catch(() => {});
+  }
 }

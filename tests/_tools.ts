@@ -45,3 +45,22 @@ export function skipped(file: string, reason: string): string {
   console.log(`${file}: skipped, ${reason}`);
   return reason;
 }
+
+/** What `promtool check metrics` says of `metrics`: its exit code, and its stdout and stderr together. */
+export async function promtoolCheck(
+  metrics: string,
+): Promise<{ code: number; report: string }> {
+  const child = new Deno.Command("promtool", {
+    args: ["check", "metrics"],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(metrics));
+  await writer.close();
+  const out = await child.output();
+  const report = new TextDecoder().decode(out.stdout) +
+    new TextDecoder().decode(out.stderr);
+  return { code: out.code, report };
+}

@@ -55,8 +55,17 @@ export function twoTierResult(): TrainResult {
     },
     calibration: structuredClone(q.calibration),
   };
+  return withSemanticTier(r, q.name, tier);
+}
+
+/** `r` with `tier` as the second tier of its question `name`. */
+export function withSemanticTier(
+  r: TrainResult,
+  name: string,
+  tier: SemanticTier,
+): TrainResult {
   const questions = r.table.questions.map((x) =>
-    x === q ? { ...q, semantic: tier } : x
+    x.name === name ? { ...x, semantic: tier } : x
   );
   return {
     ...r,

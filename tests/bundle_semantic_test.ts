@@ -9,9 +9,11 @@ import {
 import { SEMANTIC_FILE } from "../src/bundle/semantic_part.ts";
 import { semanticAssess, type SemanticTier } from "../src/engine/semantic.ts";
 import { seededRandom } from "../src/engine/random.ts";
+import { quantizeTexts } from "../src/engine/nearest.ts";
 import { trainedContents, type TrainResult } from "../src/train/contents.ts";
-import { THIS_ENCODER } from "../src/encoder/package.ts";
+import { THIS_ENCODER } from "../src/encoder/identity.ts";
 import { rejectsWith, smallTable, tempDir } from "./_fixtures.ts";
+import { withSemanticTier } from "./_two_tier.ts";
 
 /** A second tier of random numbers for a question of `k` options over `dim` numbers. */
 function randomTier(k: number, dim: number, seed: number): SemanticTier {
@@ -42,21 +44,35 @@ function randomTier(k: number, dim: number, seed: number): SemanticTier {
   };
 }
 
-/** The small table with a second tier on its first question. */
-function withTier(): TrainResult {
-  const r = smallTable();
-  const q = r.table.questions[0]!;
-  const questions = r.table.questions.map((x) =>
-    x === q ? { ...q, semantic: randomTier(q.options.length, 16, 3) } : x
+/** A random tier whose guard also stores `stored` fit texts and calibration spreads. */
+function guardedTier(k: number, dim: number, stored: number): SemanticTier {
+  const t = randomTier(k, dim, 5);
+  const r = seededRandom(11);
+  const texts = Array.from(
+    { length: stored },
+    () => Float32Array.from({ length: dim }, () => r() - 0.5),
   );
   return {
-    ...r,
-    table: {
-      ...r.table,
-      questions,
-      byName: new Map(questions.map((x) => [x.name, x])),
+    ...t,
+    novelty: {
+      ...t.novelty,
+      nearest: {
+        dim,
+        ...quantizeTexts(texts, [...texts.keys()], dim),
+        scores: Float32Array.from({ length: 30 }, () => r()).sort(),
+      },
+      spreads: Float32Array.from({ length: 40 }, () => -r()).sort(),
     },
   };
+}
+
+/** The small table with a second tier on its first question. */
+function withTier(
+  make = (k: number) => randomTier(k, 16, 3),
+): TrainResult {
+  const r = smallTable();
+  const q = r.table.questions[0]!;
+  return withSemanticTier(r, q.name, make(q.options.length));
 }
 
 Deno.test("encodeBundle() writes format 4 with semantic.bin and the encoder for a table with a second tier", async () => {
@@ -92,6 +108,47 @@ Deno.test("encodeBundle() writes format 4 with semantic.bin and the encoder for 
   assert.deepEqual(Array.from(lq.weights), Array.from(q.weights));
   assert.deepEqual(lq.semantic!.calibration, q.semantic!.calibration);
   assert.deepEqual(lq.calibration, q.calibration);
+});
+
+Deno.test("a second tier's nearest-text and spread tests survive the bundle: stored texts as bytes, same verdicts", async () => {
+  await using tmp = await tempDir();
+  // 13 numbers × 7 texts: 91 bytes of codes, padded to 92.
+  const r = withTier((k) => guardedTier(k, 13, 7));
+  const dir = `${tmp.path}/b`;
+  await writeBundleAtomically(dir, await encodeBundle(trainedContents(r)));
+  const manifest = JSON.parse(
+    await Deno.readTextFile(`${dir}/${MANIFEST_FILE}`),
+  );
+  const entry = manifest.questions[0].semantic;
+  assert.equal(entry.nearest, 7);
+  assert.equal(entry.nearest_scores, 30);
+  assert.equal(entry.spread_scores, 40);
+  const loaded = await loadBundle(dir);
+  const q = r.table.questions[0]!;
+  const lt = loaded.questions[0]!.semantic!;
+  const t = q.semantic!;
+  assert.deepEqual(
+    Array.from(lt.novelty.nearest!.codes),
+    Array.from(t.novelty.nearest!.codes),
+  );
+  assert.deepEqual(
+    Array.from(lt.novelty.spreads!),
+    Array.from(t.novelty.spreads!),
+  );
+  const p = Float64Array.from(
+    { length: q.options.length },
+    () => 1 / q.options.length,
+  );
+  for (let s = 0; s < 5; s++) {
+    const e = Float32Array.from(
+      { length: 13 },
+      (_, i) => Math.sin(i * (s + 1)),
+    );
+    assert.deepEqual(
+      semanticAssess(lt, e, undefined, p),
+      semanticAssess(t, e, undefined, p),
+    );
+  }
 });
 
 Deno.test("encodeBundle() keeps a table without a second tier at format 3, without semantic.bin", async () => {

@@ -18,7 +18,7 @@ import {
   tempDir,
   toJsonl,
 } from "./_fixtures.ts";
-import { startServer } from "./_http_helpers.ts";
+import { startWatching } from "./_http_helpers.ts";
 
 async function names(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -242,16 +242,16 @@ Deno.test("train --keep, versions, rollback and eval with two bundles, from the 
         "--allow-uncalibrated",
       ]);
       assert.equal(trained.code, 0, trained.stderr);
-      const run = await runCli([
-        "eval",
-        "--bundle",
-        out,
-        "--bundle",
-        other,
-        "--traces",
-        fresh,
-        "--json",
-      ]);
+      /** `eval` of `bundles` on the fresh traces, with `extra` flags. */
+      const evalOf = (bundles: string[], ...extra: string[]) =>
+        runCli([
+          "eval",
+          ...bundles.flatMap((b) => ["--bundle", b]),
+          "--traces",
+          fresh,
+          ...extra,
+        ]);
+      const run = await evalOf([out, other], "--json");
       assert.equal(run.code, 0, run.stderr);
       const doc = JSON.parse(run.stdout);
       assert.deepEqual(doc.bundles.map((b: { label: string }) => b.label), [
@@ -259,28 +259,13 @@ Deno.test("train --keep, versions, rollback and eval with two bundles, from the 
         "B",
       ]);
       assert.equal(doc.traces, 300);
-      const one = await runCli([
-        "eval",
-        "--bundle",
-        other,
-        "--traces",
-        fresh,
-        "--json",
-      ]);
+      const one = await evalOf([other], "--json");
       const alone = JSON.parse(one.stdout).questions.topic;
       const side = doc.questions.topic[1];
       for (const key of ["n", "certified", "disagreements", "accuracy"]) {
         assert.equal(side[key], alone[key], key);
       }
-      const words = await runCli([
-        "eval",
-        "--bundle",
-        out,
-        "--bundle",
-        other,
-        "--traces",
-        fresh,
-      ]);
+      const words = await evalOf([out, other]);
       assert.equal(words.code, 0, words.stderr);
       assert.match(words.stdout, /^2 bundles on the same 300 traces:$/m);
       assert.match(words.stdout, /^topic +A +B$/m);
@@ -288,16 +273,7 @@ Deno.test("train --keep, versions, rollback and eval with two bundles, from the 
         words.stdout,
         /^ {2}certified +\d+\.\d% \(\d+\) +\d+\.\d% \(\d+\)$/m,
       );
-      const refused = await runCli([
-        "eval",
-        "--bundle",
-        out,
-        "--bundle",
-        other,
-        "--traces",
-        fresh,
-        "--stream",
-      ]);
+      const refused = await evalOf([out, other], "--stream");
       assert.equal(refused.code, 2);
       assert.match(refused.stderr, /--stream takes one --bundle/);
     },
@@ -313,15 +289,7 @@ Deno.test("serve --watch follows a rollback", async () => {
     await bundleFiles(smallTable({ seed: 2 })),
   );
   const [newest, earlier] = await listVersions(bundle);
-  const s = await startServer({
-    bundle,
-    args: ["--watch"],
-    permissions: [
-      "--allow-net=127.0.0.1",
-      `--allow-read=${tmp.path}`,
-      "--allow-env=SERVICE_PROXY_TOKEN",
-    ],
-  });
+  const s = await startWatching(bundle, tmp.path);
   const servedId = async () =>
     (await (await fetch(`${s.base}/v1/health`)).json()).bundle_id as string;
   try {

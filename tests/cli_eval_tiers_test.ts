@@ -16,14 +16,10 @@ Deno.test("eval splits a two-tier bundle's figures by tier, and --table-only kee
     traces,
     toJsonl(syntheticTraces({ count: 300, seed: 99, noise: 0.2 })),
   );
-  const both = await runCli([
-    "eval",
-    "--bundle",
-    bundle,
-    "--traces",
-    traces,
-    "--json",
-  ]);
+  /** `eval` of the bundle on the traces, with `extra` flags. */
+  const evalWith = (...extra: string[]) =>
+    runCli(["eval", "--bundle", bundle, "--traces", traces, ...extra]);
+  const both = await evalWith("--json");
   assert.equal(both.code, 0, both.stderr);
   const topic = JSON.parse(both.stdout).questions.topic;
   const tiers = topic.tiers;
@@ -38,18 +34,10 @@ Deno.test("eval splits a two-tier bundle's figures by tier, and --table-only kee
     tiers.table.certified + tiers.semantic.certified,
     topic.certified,
   );
-  const words = await runCli(["eval", "--bundle", bundle, "--traces", traces]);
+  const words = await evalWith();
   assert.match(words.stdout, /by tier: table \d+ of \d+ certified/);
 
-  const alone = await runCli([
-    "eval",
-    "--bundle",
-    bundle,
-    "--traces",
-    traces,
-    "--json",
-    "--table-only",
-  ]);
+  const alone = await evalWith("--json", "--table-only");
   assert.equal(alone.code, 0, alone.stderr);
   assert.equal(JSON.parse(alone.stdout).questions.topic.tiers, undefined);
 });

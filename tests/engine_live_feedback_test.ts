@@ -61,6 +61,26 @@ interface Run {
 }
 
 /**
+ * One step per calibration size (150, 600 and 3,000 answers) and audit rate
+ * in `rates`, named after both (after `prefix`), running `fn` with them.
+ */
+async function eachSetting(
+  t: Deno.TestContext,
+  rates: readonly number[],
+  prefix: string,
+  fn: (calibration: number, rate: number) => void,
+): Promise<void> {
+  for (const calibration of [150, 600, 3000]) {
+    for (const rate of rates) {
+      await t.step(
+        `${prefix}${calibration} calibration answers, audit rate ${rate}`,
+        () => fn(calibration, rate),
+      );
+    }
+  }
+}
+
+/**
  * Serves `n` decisions of a stream exchangeable with the calibration (same
  * `error`), certified at the threshold in force, audited at `rate`; the
  * proxy reports every audit and every uncertified answer as `proxy` does.
@@ -159,41 +179,34 @@ Deno.test("an honest proxy on exchangeable traffic raises the feedback alarm wit
   const error = world(0.3);
   let runs = 0;
   let alarms = 0;
-  for (const calibration of [150, 600, 3000]) {
-    for (const rate of [0.02, 0.05, 0.2]) {
-      await t.step(
-        `${calibration} calibration answers, audit rate ${rate}`,
-        () => {
-          let raised = 0;
-          for (let r = 0; r < 60; r++) {
-            const seed = calibration * 7 + Math.round(rate * 1000) * 131 + r;
-            const bands = calibrate(error, 0.75, calibration, seed);
-            // Stream lengths: alarms latch, so the longest stream counts
-            // every alarm a shorter one would have raised.
-            const run = serve(
-              error,
-              0.75,
-              bands,
-              12_000,
-              rate,
-              "honest",
-              seed + 1,
-            );
-            if (run.agreeAt !== null || run.disagreeAt !== null) raised++;
-          }
-          runs += 60;
-          alarms += raised;
-          console.log(
-            `honest proxy, ${calibration} calibration answers, audit rate ${rate}: alarm in ${raised}/60 streams of 12,000 decisions`,
-          );
-          assert.ok(
-            raised <= allowedAlarms(60, FEEDBACK_ALARM_RATE),
-            `${raised}`,
-          );
-        },
+  await eachSetting(t, [0.02, 0.05, 0.2], "", (calibration, rate) => {
+    let raised = 0;
+    for (let r = 0; r < 60; r++) {
+      const seed = calibration * 7 + Math.round(rate * 1000) * 131 + r;
+      const bands = calibrate(error, 0.75, calibration, seed);
+      // Stream lengths: alarms latch, so the longest stream counts
+      // every alarm a shorter one would have raised.
+      const run = serve(
+        error,
+        0.75,
+        bands,
+        12_000,
+        rate,
+        "honest",
+        seed + 1,
       );
+      if (run.agreeAt !== null || run.disagreeAt !== null) raised++;
     }
-  }
+    runs += 60;
+    alarms += raised;
+    console.log(
+      `honest proxy, ${calibration} calibration answers, audit rate ${rate}: alarm in ${raised}/60 streams of 12,000 decisions`,
+    );
+    assert.ok(
+      raised <= allowedAlarms(60, FEEDBACK_ALARM_RATE),
+      `${raised}`,
+    );
+  });
   assert.ok(
     alarms <= allowedAlarms(runs, FEEDBACK_ALARM_RATE),
     `${alarms} of ${runs}`,
@@ -259,46 +272,39 @@ Deno.test("an echoing proxy is named within a few hundred labelled answers and n
   // The easy world: an honest proxy loosens the bundle's threshold here
   // (engine_live_test.ts), so an echo that is not caught would too.
   const error = world(0.25);
-  for (const calibration of [150, 600, 3000]) {
-    for (const rate of [0.02, 0.05, 0.2]) {
-      await t.step(
-        `${calibration} calibration answers, audit rate ${rate}`,
-        () => {
-          const needed: number[] = [];
-          for (let r = 0; r < 20; r++) {
-            const seed = 40_000 + calibration + Math.round(rate * 100) + r * 17;
-            const bands = calibrate(error, 0.8, calibration, seed);
-            const run = serve(
-              error,
-              0.8,
-              bands,
-              20_000,
-              rate,
-              "echo",
-              seed + 3,
-            );
-            assert.equal(run.lenient, false, `run ${r} went lenient`);
-            needed.push(run.agreeAt ?? Infinity);
-          }
-          needed.sort((a, b) => a - b);
-          console.log(
-            `echo, ${calibration} calibration answers, audit rate ${rate}: named after ${
-              needed[10]
-            } labelled answers (median; worst ${needed[needed.length - 1]})`,
-          );
-          // With 150 calibration answers (about 10 a band) the bands' bounds
-          // are wide and naming takes thousands: the echo still never goes
-          // lenient. From 600 on, a few hundred.
-          if (calibration >= 600) {
-            assert.ok(
-              needed[needed.length - 1]! <= (calibration >= 3000 ? 250 : 800),
-              `${needed}`,
-            );
-          }
-        },
+  await eachSetting(t, [0.02, 0.05, 0.2], "", (calibration, rate) => {
+    const needed: number[] = [];
+    for (let r = 0; r < 20; r++) {
+      const seed = 40_000 + calibration + Math.round(rate * 100) + r * 17;
+      const bands = calibrate(error, 0.8, calibration, seed);
+      const run = serve(
+        error,
+        0.8,
+        bands,
+        20_000,
+        rate,
+        "echo",
+        seed + 3,
+      );
+      assert.equal(run.lenient, false, `run ${r} went lenient`);
+      needed.push(run.agreeAt ?? Infinity);
+    }
+    needed.sort((a, b) => a - b);
+    console.log(
+      `echo, ${calibration} calibration answers, audit rate ${rate}: named after ${
+        needed[10]
+      } labelled answers (median; worst ${needed[needed.length - 1]})`,
+    );
+    // With 150 calibration answers (about 10 a band) the bands' bounds
+    // are wide and naming takes thousands: the echo still never goes
+    // lenient. From 600 on, a few hundred.
+    if (calibration >= 600) {
+      assert.ok(
+        needed[needed.length - 1]! <= (calibration >= 3000 ? 250 : 800),
+        `${needed}`,
       );
     }
-  }
+  });
 });
 
 Deno.test("an honest proxy still loosens in the easy world once the check could have caught an echo", () => {
@@ -526,38 +532,31 @@ const HARD_BUNDLE = GRID[10]!;
 
 Deno.test("a proxy that echoes only part of the feedback (the audits, or the uncertified answers) never moves the threshold below the bundle's", async (t) => {
   for (const proxy of ["echo-audits", "echo-feedback"] as const) {
-    for (const calibration of [150, 600, 3000]) {
-      for (const rate of [0.05, 0.2]) {
-        await t.step(
-          `${proxy}, ${calibration} calibration answers, audit rate ${rate}`,
-          () => {
-            let lenient = 0;
-            let named = 0;
-            const runs = 20;
-            for (let r = 0; r < runs; r++) {
-              const seed = 80_000 + calibration * 3 + Math.round(rate * 100) +
-                r * 29;
-              const bands = calibrate(HARD, HARD_BUNDLE, calibration, seed);
-              const run = serve(
-                HARD,
-                HARD_BUNDLE,
-                bands,
-                20_000,
-                rate,
-                proxy,
-                seed + 5,
-              );
-              if (run.lenient) lenient++;
-              if (run.agreeAt !== null) named++;
-            }
-            console.log(
-              `${proxy}, ${calibration} calibration answers, audit rate ${rate}: lenient in ${lenient}/${runs} streams, named in ${named}/${runs}`,
-            );
-            assert.equal(lenient, 0, `lenient in ${lenient}/${runs}`);
-          },
+    await eachSetting(t, [0.05, 0.2], `${proxy}, `, (calibration, rate) => {
+      let lenient = 0;
+      let named = 0;
+      const runs = 20;
+      for (let r = 0; r < runs; r++) {
+        const seed = 80_000 + calibration * 3 + Math.round(rate * 100) +
+          r * 29;
+        const bands = calibrate(HARD, HARD_BUNDLE, calibration, seed);
+        const run = serve(
+          HARD,
+          HARD_BUNDLE,
+          bands,
+          20_000,
+          rate,
+          proxy,
+          seed + 5,
         );
+        if (run.lenient) lenient++;
+        if (run.agreeAt !== null) named++;
       }
-    }
+      console.log(
+        `${proxy}, ${calibration} calibration answers, audit rate ${rate}: lenient in ${lenient}/${runs} streams, named in ${named}/${runs}`,
+      );
+      assert.equal(lenient, 0, `lenient in ${lenient}/${runs}`);
+    });
   }
 });
 

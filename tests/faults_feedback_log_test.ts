@@ -150,12 +150,8 @@ Deno.test({
     const server = await startServer({
       bundle,
       args: ["--feedback-log", log],
-      permissions: [
-        "--allow-net=127.0.0.1",
-        `--allow-read=${bundle},${log}`,
-        `--allow-write=${log}`,
-        "--allow-env=SERVICE_PROXY_TOKEN",
-      ],
+      read: [log],
+      write: [log],
     });
     const stop = { now: false };
     const clients = Array.from(

@@ -18,23 +18,13 @@ import {
   tempDir,
   toJsonl,
 } from "./_fixtures.ts";
-import { postJson, startServer } from "./_http_helpers.ts";
+import {
+  postJson,
+  replaceUntilReloaded,
+  startWatching,
+} from "./_http_helpers.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
-
-/** Waits until `test` holds (polling), or fails after `ms`. */
-async function eventually(
-  test: () => boolean,
-  what: () => string,
-  ms: number,
-): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (test()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`Timed out waiting for ${what()}`);
-}
 
 async function names(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -182,24 +172,9 @@ Deno.test("serve --watch reloads when train --out replaces the link", async () =
   const bundle = `${tmp.path}/bundle`;
   const files = await bundleFiles(smallTable());
   await writeBundleVersioned(bundle, files);
-  const s = await startServer({
-    bundle,
-    args: ["--watch"],
-    permissions: [
-      "--allow-net=127.0.0.1",
-      `--allow-read=${tmp.path}`,
-      "--allow-env=SERVICE_PROXY_TOKEN",
-    ],
-  });
+  const s = await startWatching(bundle, tmp.path);
   try {
-    for (let i = 0; i < 5 && !/reloaded bundle/.test(s.output().stderr); i++) {
-      await writeBundleVersioned(bundle, files);
-      await eventually(
-        () => /reloaded bundle/.test(s.output().stderr),
-        () => `the reload: ${s.output().stderr}`,
-        2000,
-      ).catch(() => {});
-    }
+    await replaceUntilReloaded(s, () => writeBundleVersioned(bundle, files));
     assert.match(s.output().stderr, /reloaded bundle/);
     const after = await postJson(s.base, "/v1/decide", { state: "hello" });
     assert.equal(after.status, 200);

@@ -14,25 +14,23 @@ import { StoreRejected } from "../src/live/fleet.ts";
 import type { SyncRequest } from "../src/live/store.ts";
 import { rng, runCli, syntheticTraces, tempDir, toJsonl } from "./_fixtures.ts";
 import {
+  postFeedback,
   postJson,
   type RunningServer,
-  startServer,
   writeTestBundle,
 } from "./_http_helpers.ts";
-import { missingTool } from "./_tools.ts";
+import {
+  FLEET_KEY,
+  type Json,
+  missingRedis,
+  replicaStarter,
+  stats,
+  withRedis,
+} from "./_fleet.ts";
 import { resign } from "./_audit_ids.ts";
 import { startRedis } from "../scripts/processes.ts";
 
-const noRedis = missingTool(
-  "fleet_hardening_test",
-  "redis-server",
-  "apt-get install redis-server",
-);
-
-const KEY = "the fleet's shared audit secret";
-
-// deno-lint-ignore no-explicit-any
-type Json = Record<string, any>;
+const noRedis = missingRedis("fleet_hardening_test");
 
 // Texts of their own, so the drift guard sees traffic like the training's.
 const TEXTS = syntheticTraces({ count: 2000, seed: 11 }).map((t) => t.text);
@@ -52,39 +50,16 @@ const MISSES = new Set([
 
 async function startFleet(dir: string, store: string) {
   const bundle = await writeTestBundle(`${dir}/bundle`);
-  const key = `${dir}/audit.key`;
-  await Deno.writeTextFile(key, KEY + "\n");
+  const start = await replicaStarter({
+    bundle,
+    dir,
+    store,
+    auditRate: "1",
+    feedbackLogs: true,
+  });
   const logs = [1, 2, 3].map((i) => `${dir}/feedback-r${i}.jsonl`);
-  const rs = await Promise.all([1, 2, 3].map((i) =>
-    startServer({
-      bundle,
-      args: [
-        "--audit-rate",
-        "1",
-        "--audit-seed",
-        String(i),
-        "--audit-key-file",
-        key,
-        "--live-store",
-        store,
-        "--replica",
-        `r${i}`,
-        "--feedback-log",
-        logs[i - 1]!,
-      ],
-      permissions: [
-        "--allow-net=127.0.0.1",
-        `--allow-read=${bundle},${key}`,
-        `--allow-write=${logs[i - 1]}`,
-        "--allow-env=SERVICE_PROXY_TOKEN",
-      ],
-    })
-  ));
+  const rs = await Promise.all([1, 2, 3].map((i) => start(`r${i}`, i)));
   return { rs, logs };
-}
-
-async function stats(s: RunningServer): Promise<Json> {
-  return await (await fetch(`${s.base}/v1/stats`)).json();
 }
 
 /** A real audit id from replica `s`, with the text it answered. */
@@ -109,80 +84,73 @@ Deno.test({
   name:
     "real audit ids with a byte flipped and signed again are each counted or missed with a reason, and every replica stays connected to the store",
   ignore: noRedis !== null,
-  async fn() {
-    await using dir = await tempDir();
-    const redis = await startRedis();
-    const { rs } = await startFleet(dir.path, redis.url);
-    try {
-      // Failures while the replicas first connect do not count.
-      const startup = await Promise.all(
-        rs.map(async (s) => (await stats(s)).live.fleet.failures),
-      );
-      const random = rng(7);
-      const reasons = new Map<string, number>();
-      let counted = 0;
-      const FUZZED = 60;
-      // Every id is taken before any is sent: a fuzzed id may count as a
-      // disagreement, and enough of them withdraw certification.
-      const real = [];
-      for (let i = 0; i < FUZZED + 3; i++) {
-        real.push(await auditId(rs[i % 3]!));
-      }
-      for (let i = 0; i < FUZZED; i++) {
-        const to = rs[(i + 1) % 3]!;
-        const { id, text, choice } = real[i]!;
-        // Any payload byte but the format's (byte 0 changed is never signed).
-        const at = 1 + Math.floor(random() * 40);
-        // The first few carry the issue time NaN that once wedged the link.
-        const fuzzed = resign(id, KEY, (p, view) => {
-          if (i < 3) view.setFloat64(13, NaN, true);
-          else p[at] = p[at]! ^ (1 + Math.floor(random() * 255));
-        });
-        const fb = await postJson(to.base, "/v1/feedback", {
-          question: "topic",
-          state: text,
-          answer: choice,
-          audit: fuzzed,
-        });
-        assert.equal(fb.status, 200, JSON.stringify(fb.json));
-        const missed = fb.json.missed_audits as Json[];
-        assert.equal(
-          (fb.json.audits as number) + missed.length,
-          1,
-          `byte ${at}: ${JSON.stringify(fb.json)}`,
+  fn: () =>
+    withRedis(async (redis, dir) => {
+      const { rs } = await startFleet(dir.path, redis.url);
+      try {
+        // Failures while the replicas first connect do not count.
+        const startup = await Promise.all(
+          rs.map(async (s) => (await stats(s)).live.fleet.failures),
         );
-        counted += fb.json.audits as number;
-        for (const m of missed) {
-          assert.ok(MISSES.has(m.reason), m.reason);
-          reasons.set(m.reason, (reasons.get(m.reason) ?? 0) + 1);
+        const random = rng(7);
+        const reasons = new Map<string, number>();
+        let counted = 0;
+        const FUZZED = 60;
+        // Every id is taken before any is sent: a fuzzed id may count as a
+        // disagreement, and enough of them withdraw certification.
+        const real = [];
+        for (let i = 0; i < FUZZED + 3; i++) {
+          real.push(await auditId(rs[i % 3]!));
         }
+        for (let i = 0; i < FUZZED; i++) {
+          const to = rs[(i + 1) % 3]!;
+          const { id, text, choice } = real[i]!;
+          // Any payload byte but the format's (byte 0 changed is never signed).
+          const at = 1 + Math.floor(random() * 40);
+          // The first few carry the issue time NaN that once wedged the link.
+          const fuzzed = resign(id, FLEET_KEY, (p, view) => {
+            if (i < 3) view.setFloat64(13, NaN, true);
+            else p[at] = p[at]! ^ (1 + Math.floor(random() * 255));
+          });
+          const fb = await postFeedback(to.base, text, choice, fuzzed);
+          assert.equal(fb.status, 200, JSON.stringify(fb.json));
+          const missed = fb.json.missed_audits as Json[];
+          assert.equal(
+            (fb.json.audits as number) + missed.length,
+            1,
+            `byte ${at}: ${JSON.stringify(fb.json)}`,
+          );
+          counted += fb.json.audits as number;
+          for (const m of missed) {
+            assert.ok(MISSES.has(m.reason), m.reason);
+            reasons.set(m.reason, (reasons.get(m.reason) ?? 0) + 1);
+          }
+        }
+        assert.ok((reasons.get("malformed") ?? 0) > 0, [...reasons].join());
+        assert.equal(reasons.get("store_error") ?? 0, 0);
+        // Honest feedback is still counted by every replica, and all stay up.
+        for (let i = 0; i < 3; i++) {
+          const { id, text, choice } = real[FUZZED + i]!;
+          const fb = await postFeedback(
+            rs[(i + 2) % 3]!.base,
+            text,
+            choice,
+            id,
+          );
+          assert.equal(fb.json.audits, 1, JSON.stringify(fb.json));
+        }
+        for (const [i, s] of rs.entries()) {
+          const st = await stats(s);
+          assert.equal(st.live.fleet.link, "connected");
+          assert.equal(st.live.fleet.failures, startup[i], s.output().stderr);
+          assert.equal(st.live.fleet.rejected_syncs, 0);
+          assert.doesNotMatch(s.output().stderr, /unreachable/);
+        }
+        assert.ok(counted >= 0);
+      } finally {
+        await Promise.all(rs.map((s) => s.stop()));
       }
-      assert.ok((reasons.get("malformed") ?? 0) > 0, [...reasons].join());
-      assert.equal(reasons.get("store_error") ?? 0, 0);
-      // Honest feedback is still counted by every replica, and all stay up.
-      for (let i = 0; i < 3; i++) {
-        const { id, text, choice } = real[FUZZED + i]!;
-        const fb = await postJson(rs[(i + 2) % 3]!.base, "/v1/feedback", {
-          question: "topic",
-          state: text,
-          answer: choice,
-          audit: id,
-        });
-        assert.equal(fb.json.audits, 1, JSON.stringify(fb.json));
-      }
-      for (const [i, s] of rs.entries()) {
-        const st = await stats(s);
-        assert.equal(st.live.fleet.link, "connected");
-        assert.equal(st.live.fleet.failures, startup[i], s.output().stderr);
-        assert.equal(st.live.fleet.rejected_syncs, 0);
-        assert.doesNotMatch(s.output().stderr, /unreachable/);
-      }
-      assert.ok(counted >= 0);
-    } finally {
-      await Promise.all(rs.map((s) => s.stop()));
-      await redis.stop();
-    }
-  },
+    }),
 });
 
 Deno.test({
@@ -247,12 +215,7 @@ Deno.test({
       const { id, text, choice } = await auditId(rs[0]!);
       const replies = [];
       for (const s of rs) {
-        const fb = await postJson(s.base, "/v1/feedback", {
-          question: "topic",
-          state: text,
-          answer: choice,
-          audit: id,
-        });
+        const fb = await postFeedback(s.base, text, choice, id);
         replies.push(fb.json);
       }
       assert.deepEqual(

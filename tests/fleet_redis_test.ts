@@ -15,78 +15,37 @@ import { parseServeFlags } from "../src/cli/serve_flags.ts";
 import { DecisionClient } from "../src/client/mod.ts";
 import { parseJsonlTraces } from "../src/traces/mod.ts";
 import { tempDir } from "./_fixtures.ts";
-import {
-  freePort,
-  postJson,
-  type RunningServer,
-  startServer,
-  writeTestBundle,
-} from "./_http_helpers.ts";
+import { freePort, postJson, writeTestBundle } from "./_http_helpers.ts";
 import { missingTool } from "./_tools.ts";
+import {
+  type Json,
+  missingRedis,
+  replicaStarter,
+  stats,
+  withRedis,
+} from "./_fleet.ts";
 import { startRedis } from "../scripts/processes.ts";
 
-const noRedis = missingTool(
-  "fleet_redis_test",
-  "redis-server",
-  "apt-get install redis-server",
-);
+const noRedis = missingRedis("fleet_redis_test");
 const noNginx = missingTool(
   "fleet_redis_test",
   "nginx",
   "apt-get install nginx",
 );
 
-const KEY = "the fleet's shared audit secret";
 const DEPLOY = new URL("../deploy/", import.meta.url).pathname;
 
-// deno-lint-ignore no-explicit-any
-type Json = Record<string, any>;
-
-interface Fleet {
-  dir: string;
-  bundle: string;
-  key: string;
-  store: string;
-  start(name: string, seed: number): Promise<RunningServer>;
-}
-
-async function fleet(dir: string, store: string): Promise<Fleet> {
+/** A fleet of the test bundle on `store`, in `dir`: each replica logs its feedback there. */
+async function fleet(dir: string, store: string) {
   const bundle = await writeTestBundle(`${dir}/bundle`);
-  const key = `${dir}/audit.key`;
-  await Deno.writeTextFile(key, KEY + "\n");
-  return {
-    dir,
+  const start = await replicaStarter({
     bundle,
-    key,
+    dir,
     store,
-    start(name: string, seed: number) {
-      const log = `${dir}/feedback-${name}.jsonl`;
-      return startServer({
-        bundle,
-        args: [
-          "--audit-rate",
-          "0.5",
-          "--audit-seed",
-          String(seed),
-          "--audit-key-file",
-          key,
-          "--live-store",
-          store,
-          "--replica",
-          name,
-          "--feedback-log",
-          log,
-        ],
-        // The store needs network access only.
-        permissions: [
-          "--allow-net=127.0.0.1",
-          `--allow-read=${bundle},${key}`,
-          `--allow-write=${log}`,
-          "--allow-env=SERVICE_PROXY_TOKEN",
-        ],
-      });
-    },
-  };
+    auditRate: "0.5",
+    feedbackLogs: true,
+  });
+  return { dir, start };
 }
 
 const TEXTS = [
@@ -100,92 +59,86 @@ const TEXTS = [
   "billing statement looks wrong",
 ];
 
-async function stats(s: RunningServer): Promise<Json> {
-  return await (await fetch(`${s.base}/v1/stats`)).json();
-}
-
 Deno.test({
   name:
     "three replicas and Redis: decisions round-robin, feedback elsewhere, no audit missed, one threshold, a killed replica loses nothing counted",
   ignore: noRedis !== null,
-  async fn() {
-    await using dir = await tempDir();
-    const redis = await startRedis();
-    const f = await fleet(dir.path, redis.url);
-    const rs = await Promise.all([1, 2, 3].map((i) => f.start(`r${i}`, i)));
-    try {
-      let ids = 0;
-      let counted = 0;
-      let items = 0;
-      const missed: Json[] = [];
-      const send = async (n: number, offset: number, wrongEvery: number) => {
-        for (let i = 0; i < n; i++) {
-          const at = rs[i % 3]!;
-          const next = rs[(i + 1) % 3]!;
-          const text = TEXTS[(i + offset) % TEXTS.length]!;
-          const { json } = await postJson(at.base, "/v1/decide", {
-            state: text,
-            questions: { topic: {} },
-          });
-          const a = (json.answers as Json).topic;
-          if (a.certified && a.audit === undefined) continue;
-          // The model disagrees now and then.
-          const answer = i % wrongEvery === 0
-            ? (a.choice === "billing" ? "shipping" : "billing")
-            : a.choice;
-          const item: Json = { question: "topic", state: text, answer };
-          if (a.audit !== undefined) {
-            item.audit = a.audit;
-            ids++;
+  fn: () =>
+    withRedis(async (redis, dir) => {
+      const f = await fleet(dir.path, redis.url);
+      const rs = await Promise.all([1, 2, 3].map((i) => f.start(`r${i}`, i)));
+      try {
+        let ids = 0;
+        let counted = 0;
+        let items = 0;
+        const missed: Json[] = [];
+        const send = async (n: number, offset: number, wrongEvery: number) => {
+          for (let i = 0; i < n; i++) {
+            const at = rs[i % 3]!;
+            const next = rs[(i + 1) % 3]!;
+            const text = TEXTS[(i + offset) % TEXTS.length]!;
+            const { json } = await postJson(at.base, "/v1/decide", {
+              state: text,
+              questions: { topic: {} },
+            });
+            const a = (json.answers as Json).topic;
+            if (a.certified && a.audit === undefined) continue;
+            // The model disagrees now and then.
+            const answer = i % wrongEvery === 0
+              ? (a.choice === "billing" ? "shipping" : "billing")
+              : a.choice;
+            const item: Json = { question: "topic", state: text, answer };
+            if (a.audit !== undefined) {
+              item.audit = a.audit;
+              ids++;
+            }
+            items++;
+            const fb = await postJson(next.base, "/v1/feedback", item);
+            assert.equal(fb.status, 200);
+            counted += fb.json.audits as number;
+            missed.push(...(fb.json.missed_audits as Json[]));
           }
-          items++;
-          const fb = await postJson(next.base, "/v1/feedback", item);
-          assert.equal(fb.status, 200);
-          counted += fb.json.audits as number;
-          missed.push(...(fb.json.missed_audits as Json[]));
+        };
+        await send(90, 0, 4);
+        // Killed without a chance to flush, then started again.
+        const killed = rs[1]!;
+        await killed.stop("SIGKILL");
+        const before = await stats(rs[0]!);
+        rs[1] = await f.start("r2", 22);
+        const restarted = await stats(rs[1]);
+        assert.equal(
+          restarted.live.questions.topic.audited,
+          before.live.questions.topic.audited,
+          "the restarted replica reads every audit counted",
+        );
+        await send(90, 3, 4);
+        assert.deepEqual(missed, []);
+        assert.equal(counted, ids);
+        // One sync later every replica shows the same pooled state.
+        await new Promise((r) => setTimeout(r, 600));
+        const all = await Promise.all(rs.map(stats));
+        for (const s of all) {
+          const q = s.live.questions.topic;
+          assert.equal(s.live.fleet.link, "connected");
+          assert.equal(s.live.audit_ids, "signed");
+          assert.equal(q.audited, ids, "every audit counted once");
+          assert.equal(q.threshold, all[0]!.live.questions.topic.threshold);
+          assert.equal(q.reason, all[0]!.live.questions.topic.reason);
+          assert.equal(s.bundle.id, all[0]!.bundle.id);
         }
-      };
-      await send(90, 0, 4);
-      // Killed without a chance to flush, then started again.
-      const killed = rs[1]!;
-      await killed.stop("SIGKILL");
-      const before = await stats(rs[0]!);
-      rs[1] = await f.start("r2", 22);
-      const restarted = await stats(rs[1]);
-      assert.equal(
-        restarted.live.questions.topic.audited,
-        before.live.questions.topic.audited,
-        "the restarted replica reads every audit counted",
-      );
-      await send(90, 3, 4);
-      assert.deepEqual(missed, []);
-      assert.equal(counted, ids);
-      // One sync later every replica shows the same pooled state.
-      await new Promise((r) => setTimeout(r, 600));
-      const all = await Promise.all(rs.map(stats));
-      for (const s of all) {
-        const q = s.live.questions.topic;
-        assert.equal(s.live.fleet.link, "connected");
-        assert.equal(s.live.audit_ids, "signed");
-        assert.equal(q.audited, ids, "every audit counted once");
-        assert.equal(q.threshold, all[0]!.live.questions.topic.threshold);
-        assert.equal(q.reason, all[0]!.live.questions.topic.reason);
-        assert.equal(s.bundle.id, all[0]!.bundle.id);
+        assert.ok(ids >= 5, `${ids} audits`);
+        // Each replica's own feedback log; together they hold every item.
+        let lines = 0;
+        for (const name of ["r1", "r2", "r3"]) {
+          const path = `${f.dir}/feedback-${name}.jsonl`;
+          lines += parseJsonlTraces(path, await Deno.readTextFile(path)).texts
+            .length;
+        }
+        assert.equal(lines, items);
+      } finally {
+        await Promise.all(rs.map((s) => s.stop()));
       }
-      assert.ok(ids >= 5, `${ids} audits`);
-      // Each replica's own feedback log; together they hold every item.
-      let lines = 0;
-      for (const name of ["r1", "r2", "r3"]) {
-        const path = `${f.dir}/feedback-${name}.jsonl`;
-        lines += parseJsonlTraces(path, await Deno.readTextFile(path)).texts
-          .length;
-      }
-      assert.equal(lines, items);
-    } finally {
-      await Promise.all(rs.map((s) => s.stop()));
-      await redis.stop();
-    }
-  },
+    }),
 });
 
 Deno.test({
@@ -208,17 +161,7 @@ Deno.test({
       assert.equal(topic.certified, false);
       assert.equal(topic.flag, "drift");
       // The store comes up on the address given.
-      const child = new Deno.Command("redis-server", {
-        args: ["--port", String(port), "--bind", "127.0.0.1", "--save", ""],
-        stdout: "null",
-        stderr: "null",
-      }).spawn();
-      redis = {
-        async stop() {
-          child.kill("SIGTERM");
-          await child.status;
-        },
-      };
+      redis = await startRedis(port);
       const end = Date.now() + 15_000;
       let link = "";
       while (Date.now() < end && link !== "connected") {
@@ -262,95 +205,93 @@ Deno.test({
   name:
     "deploy/nginx.conf in front of three replicas: the client's decisions and feedback spread over them, no audit missed",
   ignore: noRedis !== null || noNginx !== null,
-  async fn() {
-    await using dir = await tempDir();
-    const redis = await startRedis();
-    const f = await fleet(dir.path, redis.url);
-    const rs = await Promise.all([1, 2, 3].map((i) => f.start(`r${i}`, i)));
-    const listen = freePort();
-    const conf = await nginxConfig(dir.path, listen, rs.map((r) => r.port));
-    const check = await new Deno.Command("nginx", {
-      args: ["-t", "-e", `${dir.path}/error.log`, "-p", dir.path, "-c", conf],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(check.code, 0, new TextDecoder().decode(check.stderr));
-    const nginx = new Deno.Command("nginx", {
-      args: [
-        "-e",
-        `${dir.path}/error.log`,
-        "-p",
-        dir.path,
-        "-c",
-        conf,
-        "-g",
-        "daemon off;",
-      ],
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
-    try {
-      const base = `http://127.0.0.1:${listen}`;
-      const end = Date.now() + 10_000;
-      for (;;) {
-        try {
-          const res = await fetch(`${base}/v1/health`);
-          await res.body?.cancel();
-          if (res.ok) break;
-        } catch {
-          // not listening yet
-        }
-        if (Date.now() > end) throw new Error("nginx did not start");
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      const misses: string[] = [];
-      const replies: Json[] = [];
-      let audited = 0;
-      const client = new DecisionClient({
-        url: base,
-        model: ({ question, reason }) => {
-          if (reason === "audit") audited++;
-          return question === "topic" ? "billing" : false;
-        },
-        onFeedbackError: (e) => misses.push(e.message),
-        fetch: async (input, init) => {
-          const res = await fetch(input, init);
-          if (String(input).endsWith("/v1/feedback")) {
-            replies.push(await res.clone().json());
+  fn: () =>
+    withRedis(async (redis, dir) => {
+      const f = await fleet(dir.path, redis.url);
+      const rs = await Promise.all([1, 2, 3].map((i) => f.start(`r${i}`, i)));
+      const listen = freePort();
+      const conf = await nginxConfig(dir.path, listen, rs.map((r) => r.port));
+      const check = await new Deno.Command("nginx", {
+        args: ["-t", "-e", `${dir.path}/error.log`, "-p", dir.path, "-c", conf],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(check.code, 0, new TextDecoder().decode(check.stderr));
+      const nginx = new Deno.Command("nginx", {
+        args: [
+          "-e",
+          `${dir.path}/error.log`,
+          "-p",
+          dir.path,
+          "-c",
+          conf,
+          "-g",
+          "daemon off;",
+        ],
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+      try {
+        const base = `http://127.0.0.1:${listen}`;
+        const end = Date.now() + 10_000;
+        for (;;) {
+          try {
+            const res = await fetch(`${base}/v1/health`);
+            await res.body?.cancel();
+            if (res.ok) break;
+          } catch {
+            // not listening yet
           }
-          return res;
-        },
-      });
-      for (let i = 0; i < 60; i++) {
-        await client.decide(TEXTS[i % TEXTS.length]!);
+          if (Date.now() > end) throw new Error("nginx did not start");
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        const misses: string[] = [];
+        const replies: Json[] = [];
+        let audited = 0;
+        const client = new DecisionClient({
+          url: base,
+          model: ({ question, reason }) => {
+            if (reason === "audit") audited++;
+            return question === "topic" ? "billing" : false;
+          },
+          onFeedbackError: (e) => misses.push(e.message),
+          fetch: async (input, init) => {
+            const res = await fetch(input, init);
+            if (String(input).endsWith("/v1/feedback")) {
+              replies.push(await res.clone().json());
+            }
+            return res;
+          },
+        });
+        for (let i = 0; i < 60; i++) {
+          await client.decide(TEXTS[i % TEXTS.length]!);
+        }
+        assert.deepEqual(misses, []);
+        assert.deepEqual(replies.flatMap((r) => r.missed_audits), []);
+        await new Promise((r) => setTimeout(r, 600));
+        const all = await Promise.all(rs.map(stats));
+        const decisions = all.map((s) => s.counts.requests as number);
+        assert.ok(
+          decisions.every((n) => n > 0),
+          `every replica answered some: ${decisions}`,
+        );
+        assert.ok(audited > 0);
+        assert.equal(replies.reduce((n, r) => n + r.audits, 0), audited);
+        const pooled = all.map((s) =>
+          Object.values(s.live.questions as Record<string, Json>).reduce(
+            (n, q) => n + q.audited,
+            0,
+          )
+        );
+        assert.deepEqual(pooled, [audited, audited, audited]);
+        const health = await (await fetch(`${base}/v1/health`)).json();
+        assert.equal(health.bundle_id, all[0]!.bundle.id);
+      } finally {
+        nginx.kill("SIGTERM");
+        await nginx.status;
+        await Promise.all(rs.map((s) => s.stop()));
       }
-      assert.deepEqual(misses, []);
-      assert.deepEqual(replies.flatMap((r) => r.missed_audits), []);
-      await new Promise((r) => setTimeout(r, 600));
-      const all = await Promise.all(rs.map(stats));
-      const decisions = all.map((s) => s.counts.requests as number);
-      assert.ok(
-        decisions.every((n) => n > 0),
-        `every replica answered some: ${decisions}`,
-      );
-      assert.ok(audited > 0);
-      assert.equal(replies.reduce((n, r) => n + r.audits, 0), audited);
-      const pooled = all.map((s) =>
-        Object.values(s.live.questions as Record<string, Json>).reduce(
-          (n, q) => n + q.audited,
-          0,
-        )
-      );
-      assert.deepEqual(pooled, [audited, audited, audited]);
-      const health = await (await fetch(`${base}/v1/health`)).json();
-      assert.equal(health.bundle_id, all[0]!.bundle.id);
-    } finally {
-      nginx.kill("SIGTERM");
-      await nginx.status;
-      await Promise.all(rs.map((s) => s.stop()));
-      await redis.stop();
-    }
-  },
+    }),
 });
 
 Deno.test("deploy/compose.yaml runs every replica with flags serve accepts, each with its own name and feedback log", async () => {

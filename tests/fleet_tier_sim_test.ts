@@ -23,24 +23,16 @@ import { FleetLive, type StagedAudit } from "../src/live/fleet.ts";
 import { MemoryStore } from "../src/live/store.ts";
 import { rng } from "./_fixtures.ts";
 import { twoTierResult } from "./_two_tier.ts";
+import {
+  ALPHA,
+  BUNDLE_THRESHOLD,
+  GRID,
+  type SimResult,
+  type World,
+  world,
+} from "./_live_sim.ts";
 
-const ALPHA = 0.05;
-/** Candidates at certified shares 5%, 10%, ..., 100% of confidences uniform on [0.5, 1]. */
-const GRID = Array.from({ length: 20 }, (_, i) => 1 - 0.5 * (i + 1) / 20);
-const BUNDLE_THRESHOLD = GRID[11]!; // 60% certified
 const RATE = 0.05;
-
-/** Disagreement `a ((1 - c) / 0.5)^1.5` at confidence c: the rate among answers above t is `a/2.5 share(t)^1.5`. */
-function world(rateAtBundle: number) {
-  const share = (t: number) => Math.min(1, Math.max(0, (1 - t) / 0.5));
-  const a = rateAtBundle * 2.5 / Math.pow(share(BUNDLE_THRESHOLD), 1.5);
-  return {
-    error: (c: number) => a * Math.pow((1 - c) / 0.5, 1.5),
-    risk: (t: number) => (a / 2.5) * Math.pow(share(t), 1.5),
-  };
-}
-
-type World = ReturnType<typeof world>;
 
 /** The two-tier table, `topic`'s two-tier rule calibrated at the grid with bands from `random`'s world `w`. */
 function tieredTable(w: World, random: () => number): Table {
@@ -70,21 +62,13 @@ function tieredTable(w: World, random: () => number): Table {
   };
 }
 
-interface TierResult {
-  everAbove: boolean;
-  loosenedAbove: boolean;
-  refuted: boolean;
-  finalThresholds: (number | null)[];
-  finalRisk: number;
-}
-
 /** `n` decisions per tier, the table's at `tableRate`, the second tier's at `semanticRate` (disagreement at the bundle's threshold). */
 async function simulate(
   tableRate: number,
   semanticRate: number,
   n: number,
   seed: number,
-): Promise<{ table: TierResult; semantic: TierResult }> {
+): Promise<{ table: SimResult; semantic: SimResult }> {
   const random = rng(seed);
   const worlds = [world(tableRate), world(semanticRate)] as const;
   const store = new MemoryStore();
@@ -122,7 +106,7 @@ async function simulate(
   const pending: { due: number; c: number; wrong: boolean; tier: number }[] =
     [];
   const waits: Promise<unknown>[] = [];
-  const results: TierResult[] = [0, 1].map(() => ({
+  const results: SimResult[] = [0, 1].map(() => ({
     everAbove: false,
     loosenedAbove: false,
     refuted: false,

@@ -23,10 +23,9 @@ import { LiveController } from "../src/live/controller.ts";
 import { countFleetFeedback } from "../src/live/fleet_feedback.ts";
 import { semanticRecordName } from "../src/live/fleet_tracks.ts";
 import { MemoryStore } from "../src/live/store.ts";
-import { tempDir } from "./_fixtures.ts";
+import { withAuditKeys } from "./_audit_ids.ts";
 import { tierTexts, twoTierResult } from "./_two_tier.ts";
 
-const KEY = "a shared secret of the fleet";
 const BUNDLE = "cd".repeat(32);
 
 /** The format-4 table with a fixed bundle id (as if loaded from one bundle). */
@@ -61,9 +60,9 @@ function replica(
   return { live, table, state };
 }
 
-/** A certified answer of `topic` to `text`, as the second tier would give it. */
-function certifiedAnswer(r: Replica, text: string): Assessment {
-  const a = assess(
+/** The table's answer of `topic` to `text` at replica `r`. */
+function topicAnswer(r: Replica, text: string): Assessment {
+  return assess(
     r.table,
     r.state,
     prepareText(r.table, r.state, text),
@@ -71,6 +70,11 @@ function certifiedAnswer(r: Replica, text: string): Assessment {
     {},
     QUIET_GUARD,
   );
+}
+
+/** A certified answer of `topic` to `text`, as the second tier would give it. */
+function certifiedAnswer(r: Replica, text: string): Assessment {
+  const a = topicAnswer(r, text);
   assert.equal(a.answer.certified, true, text);
   return a;
 }
@@ -90,24 +94,31 @@ function auditedDecision(
   throw new Error("no answer was picked for audit in 200 decisions");
 }
 
-async function withKeys(
+/** `withAuditKeys`, with a fresh memory store. */
+function withKeys(
   test: (store: MemoryStore, keys: AuditKeyFile) => Promise<void>,
 ): Promise<void> {
-  await using dir = await tempDir();
-  await Deno.writeTextFile(`${dir.path}/audit.key`, KEY);
-  const keys = await AuditKeyFile.open(`${dir.path}/audit.key`, {
-    rereadMs: 0,
-  });
-  try {
-    await test(new MemoryStore(), keys);
-  } finally {
-    keys.close();
-  }
+  return withAuditKeys((keys) => test(new MemoryStore(), keys));
 }
 
 async function syncAll(rs: readonly Replica[]): Promise<void> {
   for (const r of rs) await r.live.fleet!.sync();
   for (const r of rs) await r.live.fleet!.sync();
+}
+
+/** One feedback item on `topic` (`text` answered `answer`, its audit id `audit`) counted at replica `r`. */
+function feedbackAt(
+  r: Replica,
+  text: string,
+  answer: string,
+  audit: string | undefined,
+) {
+  return countFleetFeedback(r.live, r.table, QUIET_GUARD, [{
+    question: "topic",
+    text,
+    answer,
+    audit,
+  }]);
 }
 
 const other = (choice: string, t: Table) =>
@@ -168,12 +179,12 @@ Deno.test("lying second-tier audits move the second tier's threshold stricter on
       const at = rs[i % 2]!;
       const to = rs[(i + 1) % 2]!;
       const { id, choice } = auditedDecision(at, certified, "semantic");
-      const reply = await countFleetFeedback(to.live, to.table, QUIET_GUARD, [{
-        question: "topic",
-        text: certified,
-        answer: other(choice, to.table),
-        audit: id,
-      }]);
+      const reply = await feedbackAt(
+        to,
+        certified,
+        other(choice, to.table),
+        id,
+      );
       counted += reply.audits;
     }
     assert.equal(counted, 40);
@@ -270,30 +281,20 @@ Deno.test("a replica serving the bundle without its second tier pools apart: ids
     assert.equal(b.live.semanticStates(b.table).size, 0);
     const { certified } = tierTexts();
     const s = auditedDecision(a, certified, "semantic");
-    const reply = await countFleetFeedback(b.live, b.table, QUIET_GUARD, [{
-      question: "topic",
-      text: certified,
-      answer: s.choice,
-      audit: s.id,
-    }]);
+    const reply = await feedbackAt(b, certified, s.choice, s.id);
     assert.deepEqual(reply.missedAudits.map((m) => m.reason), ["not_shared"]);
     const t = auditedDecision(a, certified, "table");
-    const table = await countFleetFeedback(b.live, b.table, QUIET_GUARD, [{
-      question: "topic",
-      text: certified,
-      answer: t.choice,
-      audit: t.id,
-    }]);
+    const table = await feedbackAt(b, certified, t.choice, t.id);
     assert.deepEqual(table.missedAudits.map((m) => m.reason), ["not_shared"]);
     // A replica serving it the same way counts it.
     const c = replica(store, keys, "c", 3, false);
     await syncAll([c]);
-    const back = await countFleetFeedback(c.live, c.table, QUIET_GUARD, [{
-      question: "topic",
-      text: certified,
-      answer: t.choice,
-      audit: auditedDecision(b, certified, "table").id,
-    }]);
+    const back = await feedbackAt(
+      c,
+      certified,
+      t.choice,
+      auditedDecision(b, certified, "table").id,
+    );
     assert.equal(back.audits, 1, JSON.stringify(back.missedAudits));
     await syncAll([a, b, c]);
     assert.equal(a.live.states(a.table).get("topic")!.audited, 0);
@@ -323,12 +324,7 @@ Deno.test("the store unreachable: a replica moves its second tier only stricter 
     let counted = 0;
     for (let i = 0; i < 40; i++) {
       const { id, choice } = auditedDecision(b, certified, "semantic");
-      const reply = await countFleetFeedback(b.live, b.table, QUIET_GUARD, [{
-        question: "topic",
-        text: certified,
-        answer: other(choice, b.table),
-        audit: id,
-      }]);
+      const reply = await feedbackAt(b, certified, other(choice, b.table), id);
       counted += reply.audits;
     }
     assert.equal(counted, 40);
@@ -351,23 +347,16 @@ Deno.test("feedback without an id on an uncertified second-tier answer is pooled
     const [a, b] = [replica(store, keys, "a", 1), replica(store, keys, "b", 2)];
     await syncAll([a, b]);
     const { low } = tierTexts();
-    const answer = assess(
-      a.table,
-      a.state,
-      prepareText(a.table, a.state, low),
-      "topic",
-      {},
-      QUIET_GUARD,
-    );
+    const answer = topicAnswer(a, low);
     // Uncertified at the table's threshold: the second tier's case.
     assert.equal(answer.answer.certified, false);
     a.live.recordDecisions(a.table, [answer], low, ["semantic"]);
-    const reply = await countFleetFeedback(a.live, a.table, QUIET_GUARD, [{
-      question: "topic",
-      text: low,
-      answer: answer.answer.choice as string,
-      audit: undefined,
-    }]);
+    const reply = await feedbackAt(
+      a,
+      low,
+      answer.answer.choice as string,
+      undefined,
+    );
     assert.equal(reply.feedback, 1);
     await syncAll([a, b]);
     for (const r of [a, b]) {

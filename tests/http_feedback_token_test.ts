@@ -229,11 +229,7 @@ Deno.test("serve --feedback-token-file: over the wire, feedback takes the feedba
     bundle,
     args: ["--feedback-token-file", file],
     env: { SERVICE_PROXY_TOKEN: "service-secret" },
-    permissions: [
-      "--allow-net=127.0.0.1",
-      `--allow-read=${bundle},${file}`,
-      "--allow-env=SERVICE_PROXY_TOKEN",
-    ],
+    read: [file],
   });
   try {
     assert.match(s.output().stdout, /feedback token: set, from file/);

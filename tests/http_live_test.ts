@@ -16,7 +16,7 @@ import { RECENT_ANSWERS } from "../src/live/recent_answers.ts";
 import type { Table } from "../src/engine/table.ts";
 import type { AppDeps } from "../src/http/service.ts";
 import { FILLER_WORDS, smallTable, stateOf, TOPIC_WORDS } from "./_fixtures.ts";
-import { missingTool } from "./_tools.ts";
+import { missingTool, promtoolCheck } from "./_tools.ts";
 
 type Json = Record<string, unknown>;
 
@@ -300,19 +300,8 @@ Deno.test({
   ignore: noPromtool !== null,
 }, async () => {
   const metrics = await auditedMetrics();
-  const child = new Deno.Command("promtool", {
-    args: ["check", "metrics"],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(metrics));
-  await writer.close();
-  const out = await child.output();
-  const report = new TextDecoder().decode(out.stdout) +
-    new TextDecoder().decode(out.stderr);
-  assert.equal(out.code, 0, report);
+  const { code, report } = await promtoolCheck(metrics);
+  assert.equal(code, 0, report);
   assert.equal(report.trim(), "", report);
 });
 

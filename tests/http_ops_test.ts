@@ -17,7 +17,7 @@ import { OPS_METRICS } from "../src/http/ops_metrics.ts";
 import { ReloadLog, RELOADS_KEPT } from "../src/http/stats/reloads.ts";
 import { TOOL_VERSION } from "../src/version.ts";
 import { smallTable } from "./_fixtures.ts";
-import { missingTool } from "./_tools.ts";
+import { missingTool, promtoolCheck } from "./_tools.ts";
 
 type Json = Record<string, unknown>;
 
@@ -262,19 +262,8 @@ Deno.test({
   await decide("my invoice was overcharged");
   service.swap(fresh());
   await decide("where is my parcel");
-  const child = new Deno.Command("promtool", {
-    args: ["check", "metrics"],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(await metrics()));
-  await writer.close();
-  const out = await child.output();
-  const report = new TextDecoder().decode(out.stdout) +
-    new TextDecoder().decode(out.stderr);
-  assert.equal(out.code, 0, report);
+  const { code, report } = await promtoolCheck(await metrics());
+  assert.equal(code, 0, report);
   assert.equal(report.trim(), "", report);
 });
 

@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { tempDir } from "./_fixtures.ts";
-import { missingTool } from "./_tools.ts";
+import { missingTool, promtoolCheck } from "./_tools.ts";
 import { INTERFACE_VERSION, TOOL_VERSION } from "../src/version.ts";
 import {
   freePort,
@@ -722,19 +722,8 @@ Deno.test({
   await withServer({}, async (s) => {
     const check = async () => {
       const metrics = (await getText(s.base, "/metrics")).text;
-      const child = new Deno.Command("promtool", {
-        args: ["check", "metrics"],
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-      const writer = child.stdin.getWriter();
-      await writer.write(new TextEncoder().encode(metrics));
-      await writer.close();
-      const out = await child.output();
-      const report = new TextDecoder().decode(out.stdout) +
-        new TextDecoder().decode(out.stderr);
-      assert.equal(out.code, 0, report);
+      const { code, report } = await promtoolCheck(metrics);
+      assert.equal(code, 0, report);
       assert.equal(report.trim(), "", report);
     };
     await t.step("before any request", check);

@@ -20,9 +20,16 @@ import { FleetLive } from "../src/live/fleet.ts";
 import { calibrationBands } from "../src/engine/feedback_check.ts";
 import { liveGrid } from "../src/engine/live_certificate.ts";
 import { MemoryStore } from "../src/live/store.ts";
-import { rng, smallTable, stateOf, tempDir, TOPIC_WORDS } from "./_fixtures.ts";
+import { rng, smallTable, stateOf, TOPIC_WORDS } from "./_fixtures.ts";
+import { withAuditKeys } from "./_audit_ids.ts";
+import {
+  ALPHA,
+  BUNDLE_THRESHOLD,
+  GRID,
+  type SimResult,
+  world,
+} from "./_live_sim.ts";
 
-const KEY = "a shared secret of the fleet";
 const BUNDLE = "ab".repeat(32);
 
 // deno-lint-ignore no-explicit-any
@@ -141,23 +148,15 @@ async function stream(
   return { ids, counted, missed };
 }
 
-async function withFleet(
+/** `withAuditKeys`, with a fresh memory store. */
+function withFleet(
   test: (
     store: MemoryStore,
     keys: AuditKeyFile,
     dir: string,
   ) => Promise<void>,
 ): Promise<void> {
-  await using dir = await tempDir();
-  await Deno.writeTextFile(`${dir.path}/audit.key`, KEY);
-  const keys = await AuditKeyFile.open(`${dir.path}/audit.key`, {
-    rereadMs: 0,
-  });
-  try {
-    await test(new MemoryStore(), keys, dir.path);
-  } finally {
-    keys.close();
-  }
+  return withAuditKeys((keys, dir) => test(new MemoryStore(), keys, dir));
 }
 
 Deno.test("a fleet counts every audit once, whichever replica it reaches, and shares one threshold", async () => {
@@ -336,31 +335,6 @@ Deno.test("a store that lost its data starts the live certificate afresh, and id
 });
 
 // --- Simulation: the pooled e-process with interleaved feedback ---------
-
-const ALPHA = 0.05;
-/** Candidates at certified shares 5%, 10%, ..., 100% of confidences uniform on [0.5, 1]. */
-const GRID = Array.from({ length: 20 }, (_, i) => 1 - 0.5 * (i + 1) / 20);
-const BUNDLE_THRESHOLD = GRID[11]!; // 60% certified
-
-/** Disagreement `a ((1 - c) / 0.5)^1.5` at confidence c: the rate among answers above t is `a/2.5 share(t)^1.5`. */
-function world(rateAtBundle: number) {
-  const share = (t: number) => Math.min(1, Math.max(0, (1 - t) / 0.5));
-  const a = rateAtBundle * 2.5 / Math.pow(share(BUNDLE_THRESHOLD), 1.5);
-  return {
-    error: (c: number) => a * Math.pow((1 - c) / 0.5, 1.5),
-    risk: (t: number) => (a / 2.5) * Math.pow(share(t), 1.5),
-  };
-}
-
-interface SimResult {
-  /** True risk at the threshold each replica applied, at every check. */
-  everAbove: boolean;
-  /** A threshold more lenient than the bundle's ever applied with risk above alpha. */
-  loosenedAbove: boolean;
-  refuted: boolean;
-  finalThresholds: (number | null)[];
-  finalRisk: number;
-}
 
 /**
  * Three replicas over one store: decisions round-robin, each audit counted

@@ -15,10 +15,9 @@ import { claimProblem } from "../src/live/audit_token.ts";
 import { StoreRejected } from "../src/live/fleet.ts";
 import { MemoryStore, type SyncRequest } from "../src/live/store.ts";
 import type { LivePolicy } from "../src/engine/live_certificate.ts";
-import { rng, smallTable, tempDir, TOPIC_WORDS } from "./_fixtures.ts";
-import { resign } from "./_audit_ids.ts";
+import { rng, smallTable, TOPIC_WORDS } from "./_fixtures.ts";
+import { resign, TEST_AUDIT_KEY, withAuditKeys } from "./_audit_ids.ts";
 
-const KEY = "a shared secret of the fleet";
 const BUNDLE = "cd".repeat(32);
 
 // deno-lint-ignore no-explicit-any
@@ -56,17 +55,37 @@ async function post(app: Hono, path: string, body: unknown): Promise<Json> {
   return await res.json();
 }
 
-async function withKeys(test: (keys: AuditKeyFile) => Promise<void>) {
-  await using dir = await tempDir();
-  await Deno.writeTextFile(`${dir.path}/audit.key`, KEY);
-  const keys = await AuditKeyFile.open(`${dir.path}/audit.key`, {
-    rereadMs: 0,
+/**
+ * A service of `table()` auditing at `auditRate` (drawn with `auditSeed`),
+ * its ids signed with `keys`; with a `store`, a replica (`r1`, a sync every
+ * 20 ms, its log lines kept in `logs`) of a fleet on it, started.
+ */
+async function startService(
+  keys: AuditKeyFile,
+  auditRate: number,
+  auditSeed: number,
+  store: MemoryStore | null,
+  logs: string[],
+): Promise<Service> {
+  const service = new Service({
+    table: table(),
+    bundlePath: "b",
+    live: {
+      auditRate,
+      auditSeed,
+      auditKeys: keys,
+      ...(store === null ? {} : {
+        fleet: { store, replica: "r1", syncMs: 20, log: (m) => logs.push(m) },
+      }),
+    },
   });
-  try {
-    await test(keys);
-  } finally {
-    keys.close();
-  }
+  await service.live.fleet?.start();
+  return service;
+}
+
+/** The app's `/v1/stats`. */
+async function stats(app: Hono): Promise<Json> {
+  return await (await app.request("/v1/stats")).json();
 }
 
 /** Decides texts until `n` audit ids of question `topic` are given. */
@@ -112,29 +131,15 @@ Deno.test("claimProblem() refuses a NaN or out-of-range confidence or issue time
 Deno.test("a re-signed audit id with a NaN issue time, a bad confidence or a position the table lacks is missed as malformed, alone or in a fleet", async (t) => {
   for (const fleet of [false, true]) {
     await t.step(fleet ? "in a fleet" : "in one process", async () => {
-      await withKeys(async (keys) => {
-        const store = new MemoryStore();
+      await withAuditKeys(async (keys) => {
         const logs: string[] = [];
-        const service = new Service({
-          table: table(),
-          bundlePath: "b",
-          live: {
-            auditRate: 1,
-            auditSeed: 1,
-            auditKeys: keys,
-            ...(fleet
-              ? {
-                fleet: {
-                  store,
-                  replica: "r1",
-                  syncMs: 20,
-                  log: (m: string) => logs.push(m),
-                },
-              }
-              : {}),
-          },
-        });
-        await service.live.fleet?.start();
+        const service = await startService(
+          keys,
+          1,
+          1,
+          fleet ? new MemoryStore() : null,
+          logs,
+        );
         try {
           const app = appFor(service);
           const ids = await auditIds(app, 6);
@@ -149,7 +154,7 @@ Deno.test("a re-signed audit id with a NaN issue time, a bad confidence or a pos
             question: "topic",
             state: ids[i]![1],
             answer: "billing",
-            audit: resign(ids[i]![0], KEY, mutate),
+            audit: resign(ids[i]![0], TEST_AUDIT_KEY, mutate),
           }));
           const reply = await post(app, "/v1/feedback", items);
           assert.equal(reply.audits, 0);
@@ -167,7 +172,7 @@ Deno.test("a re-signed audit id with a NaN issue time, a bad confidence or a pos
           });
           assert.equal(honest.audits, 1, JSON.stringify(honest));
           if (fleet) {
-            const s = await (await app.request("/v1/stats")).json();
+            const s = await stats(app);
             assert.equal(s.live.fleet.link, "connected");
             assert.equal(s.live.fleet.rejected_syncs, 0);
             assert.deepEqual(logs, []);
@@ -181,20 +186,10 @@ Deno.test("a re-signed audit id with a NaN issue time, a bad confidence or a pos
 });
 
 Deno.test("a store that refuses a sync: its audits are missed as store_error, it is logged once and counted, the link stays up and later audits count", async () => {
-  await withKeys(async (keys) => {
+  await withAuditKeys(async (keys) => {
     const store = new RefusingStore();
     const logs: string[] = [];
-    const service = new Service({
-      table: table(),
-      bundlePath: "b",
-      live: {
-        auditRate: 1,
-        auditSeed: 2,
-        auditKeys: keys,
-        fleet: { store, replica: "r1", syncMs: 20, log: (m) => logs.push(m) },
-      },
-    });
-    await service.live.fleet!.start();
+    const service = await startService(keys, 1, 2, store, logs);
     try {
       const app = appFor(service);
       const ids = await auditIds(app, 2);
@@ -212,7 +207,7 @@ Deno.test("a store that refuses a sync: its audits are missed as store_error, it
         reason: "store_error",
       }]);
       assert.equal(store.refused.length, 1);
-      const s = await (await app.request("/v1/stats")).json();
+      const s = await stats(app);
       assert.equal(s.live.fleet.link, "connected");
       assert.equal(s.live.fleet.rejected_syncs, 1);
       assert.equal(s.live.fleet.rejected_audits, 1);
@@ -226,7 +221,7 @@ Deno.test("a store that refuses a sync: its audits are missed as store_error, it
       const next = await post(app, "/v1/feedback", item(ids[1]!));
       assert.equal(next.audits, 1, JSON.stringify(next));
       await service.live.fleet!.sync();
-      const after = await (await app.request("/v1/stats")).json();
+      const after = await stats(app);
       assert.equal(after.live.fleet.link, "connected");
       assert.equal(after.live.questions.topic.audited, 1);
     } finally {
@@ -251,20 +246,10 @@ class PolicyRefusingStore extends MemoryStore {
 }
 
 Deno.test("a store that refuses policy changes is not asked again at once, and the replica applies the stricter policy itself", async () => {
-  await withKeys(async (keys) => {
+  await withAuditKeys(async (keys) => {
     const store = new PolicyRefusingStore();
     const logs: string[] = [];
-    const service = new Service({
-      table: table(),
-      bundlePath: "b",
-      live: {
-        auditRate: 0.5,
-        auditSeed: 3,
-        auditKeys: keys,
-        fleet: { store, replica: "r1", syncMs: 20, log: (m) => logs.push(m) },
-      },
-    });
-    await service.live.fleet!.start();
+    const service = await startService(keys, 0.5, 3, store, logs);
     try {
       const app = appFor(service);
       const random = rng(5);
@@ -291,7 +276,7 @@ Deno.test("a store that refuses policy changes is not asked again at once, and t
         });
       }
       await service.live.fleet!.sync();
-      const s = await (await app.request("/v1/stats")).json();
+      const s = await stats(app);
       assert.ok(store.calls > 0, "a policy change was asked");
       // One ask per sync at most, not a loop asking again at once.
       assert.ok(store.calls <= 240 * 2 + 50, `${store.calls} asks`);

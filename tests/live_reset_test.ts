@@ -120,16 +120,21 @@ Deno.test("a reset at one replica starts every replica afresh: the stricter thre
     const s = r.fleet.states(t).get("topic")!;
     assert.equal(s.feedbackCheck!.disagreesTooMuch, true);
   }
+  /** A replica started now (audit seed `seed`), once it has read the store. */
+  const startLate = async (replica: string, seed: number) => {
+    const fleet = new FleetLive({
+      store,
+      replica,
+      syncMs: 1e9,
+      log: () => {},
+    });
+    const live = new LiveController({ auditRate: 0.5, auditSeed: seed });
+    fleet.serve(t, stateOf(t), live.certificates(t), 0.5);
+    await fleet.sync();
+    return fleet;
+  };
   // A replica that starts now reads the same from the store.
-  const late = new FleetLive({
-    store,
-    replica: "r2",
-    syncMs: 1e9,
-    log: () => {},
-  });
-  const lateLive = new LiveController({ auditRate: 0.5, auditSeed: 9 });
-  late.serve(t, stateOf(t), lateLive.certificates(t), 0.5);
-  await late.sync();
+  const late = await startLate("r2", 9);
   assert.notEqual(late.decision(slot)!.reason, "bundle");
 
   await replicas[0]!.fleet.reset("topic");
@@ -145,15 +150,7 @@ Deno.test("a reset at one replica starts every replica afresh: the stricter thre
   assert.equal(replicas[1]!.live.resets.total, 1);
   assert.equal(replicas[1]!.live.resets.last[0]!.source, "store");
   // A replica started after the reset counts in the new generation.
-  const after = new FleetLive({
-    store,
-    replica: "r3",
-    syncMs: 1e9,
-    log: () => {},
-  });
-  const afterLive = new LiveController({ auditRate: 0.5, auditSeed: 10 });
-  after.serve(t, stateOf(t), afterLive.certificates(t), 0.5);
-  await after.sync();
+  const after = await startLate("r3", 10);
   assert.equal(after.decision(slot)!.reason, "bundle");
 });
 

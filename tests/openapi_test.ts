@@ -221,11 +221,7 @@ async function notReady(): Promise<{ res: Response; text: string }> {
       "--live-store",
       `redis://127.0.0.1:${freePort()}`,
     ],
-    permissions: [
-      "--allow-net=127.0.0.1",
-      `--allow-read=${DEMO_BUNDLE},${dir.path}`,
-      "--allow-env=SERVICE_PROXY_TOKEN",
-    ],
+    read: [dir.path],
   });
   try {
     const res = await fetch(`${s.base}/v1/ready`);

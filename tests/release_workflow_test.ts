@@ -124,11 +124,7 @@ Deno.test("the compose replicas' readiness probe passes for a ready replica and 
   const ready = await startServer({
     bundle: DEMO_BUNDLE,
     args: ["--token-file", `${dir.path}/token`],
-    permissions: [
-      "--allow-net=127.0.0.1",
-      `--allow-read=${DEMO_BUNDLE},${dir.path}`,
-      "--allow-env=SERVICE_PROXY_TOKEN",
-    ],
+    read: [dir.path],
   });
   try {
     assert.equal(await probe(ready.base), 0);
@@ -145,11 +141,7 @@ Deno.test("the compose replicas' readiness probe passes for a ready replica and 
       "--live-store",
       `redis://127.0.0.1:${freePort()}`,
     ],
-    permissions: [
-      "--allow-net=127.0.0.1",
-      `--allow-read=${DEMO_BUNDLE},${dir.path}`,
-      "--allow-env=SERVICE_PROXY_TOKEN",
-    ],
+    read: [dir.path],
   });
   try {
     assert.equal(await probe(waiting.base), 1);

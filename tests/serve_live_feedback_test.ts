@@ -9,18 +9,21 @@
 
 import assert from "node:assert/strict";
 import { parse } from "csv-parse/sync";
-import { startRedis } from "../scripts/processes.ts";
 import { runCli, tempDir } from "./_fixtures.ts";
 import {
+  postFeedback,
   postJson,
   type RunningServer,
   startServer,
   writeTestBundle,
 } from "./_http_helpers.ts";
-import { missingTool } from "./_tools.ts";
-
-// deno-lint-ignore no-explicit-any
-type Json = Record<string, any>;
+import {
+  type Json,
+  missingRedis,
+  replicaStarter,
+  stats,
+  withRedis,
+} from "./_fleet.ts";
 
 const DATA = new URL("../../shared/data/", import.meta.url).pathname;
 const TRAIN = `${DATA}banking77/train.csv`;
@@ -39,11 +42,7 @@ function missingData(): string | null {
   }
 }
 const noData = missingData();
-const noRedis = missingTool(
-  "serve_live_feedback_test",
-  "redis-server",
-  "apt-get install redis-server",
-);
+const noRedis = missingRedis("serve_live_feedback_test");
 
 /** The BANKING77 bundle of the 10k training traces (a few seconds to train), in `dir`. */
 async function banking(dir: string): Promise<string> {
@@ -53,15 +52,19 @@ async function banking(dir: string): Promise<string> {
   return out;
 }
 
+/** A server of the BANKING77 bundle (trained in `dir`) auditing 5% of answers, drawn with `seed`. */
+async function serveBanking(dir: string, seed: number): Promise<RunningServer> {
+  return await startServer({
+    bundle: await banking(dir),
+    args: ["--audit-rate", "0.05", "--audit-seed", String(seed)],
+  });
+}
+
 function testTexts(): string[] {
   const rows = parse(Deno.readTextFileSync(TEST), { columns: true }) as {
     text: string;
   }[];
   return rows.map((r) => r.text);
-}
-
-async function stats(s: RunningServer): Promise<Json> {
-  return await (await fetch(`${s.base}/v1/stats`)).json();
 }
 
 async function metrics(s: RunningServer): Promise<string> {
@@ -81,11 +84,7 @@ Deno.test({
   ignore: noData !== null,
   async fn() {
     await using dir = await tempDir();
-    const bundle = await banking(dir.path);
-    const s = await startServer({
-      bundle,
-      args: ["--audit-rate", "0.05", "--audit-seed", "7"],
-    });
+    const s = await serveBanking(dir.path, 7);
     try {
       const texts = testTexts();
       const first = (await stats(s)).live.questions.category;
@@ -142,11 +141,7 @@ Deno.test({
   ignore: noData !== null,
   async fn() {
     await using dir = await tempDir();
-    const bundle = await banking(dir.path);
-    const s = await startServer({
-      bundle,
-      args: ["--audit-rate", "0.05", "--audit-seed", "3"],
-    });
+    const s = await serveBanking(dir.path, 3);
     try {
       const texts = testTexts();
       let lies = 0;
@@ -170,12 +165,13 @@ Deno.test({
         const wrong = a.choice === "card_arrival"
           ? "card_linking"
           : "card_arrival";
-        const { json: reply } = await postJson(s.base, "/v1/feedback", {
-          question: "category",
+        const { json: reply } = await postFeedback(
+          s.base,
           state,
-          answer: wrong,
-          audit: a.audit,
-        });
+          wrong,
+          a.audit,
+          "category",
+        );
         assert.equal(reply.audits, 1);
         lies++;
         const q = (await stats(s)).live.questions.category;
@@ -235,119 +231,95 @@ Deno.test({
   name:
     "a fleet with Redis: a liar's stricter threshold and alarm survive a restart of every replica; one reset clears them on all, and the next restart keeps the reset",
   ignore: noRedis !== null,
-  async fn() {
-    await using dir = await tempDir();
-    const redis = await startRedis();
-    const bundle = await writeTestBundle(`${dir.path}/bundle`);
-    const key = `${dir.path}/audit.key`;
-    await Deno.writeTextFile(key, "the fleet's shared audit secret\n");
-    const start = (name: string, seed: number) =>
-      startServer({
+  fn: () =>
+    withRedis(async (redis, dir) => {
+      const bundle = await writeTestBundle(`${dir.path}/bundle`);
+      const start = await replicaStarter({
         bundle,
-        args: [
-          "--audit-rate",
-          "0.5",
-          "--audit-seed",
-          String(seed),
-          "--audit-key-file",
-          key,
-          "--live-store",
-          redis.url,
-          "--replica",
-          name,
-        ],
-        permissions: [
-          "--allow-net=127.0.0.1",
-          `--allow-read=${bundle},${key}`,
-          "--allow-env=SERVICE_PROXY_TOKEN",
-        ],
+        dir: dir.path,
+        store: redis.url,
+        auditRate: "0.5",
       });
-    let rs = await Promise.all([1, 2, 3].map((i) => start(`r${i}`, i)));
-    const topic = async (s: RunningServer) =>
-      (await stats(s)).live.questions.topic;
-    const settle = async (ok: (q: Json) => boolean) => {
-      const end = Date.now() + 5000;
-      for (;;) {
-        const qs = await Promise.all(rs.map(topic));
-        if (qs.every(ok) || Date.now() > end) return qs;
-        await new Promise((r) => setTimeout(r, 100));
+      let rs = await Promise.all([1, 2, 3].map((i) => start(`r${i}`, i)));
+      const topic = async (s: RunningServer) =>
+        (await stats(s)).live.questions.topic;
+      const settle = async (ok: (q: Json) => boolean) => {
+        const end = Date.now() + 5000;
+        for (;;) {
+          const qs = await Promise.all(rs.map(topic));
+          if (qs.every(ok) || Date.now() > end) return qs;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      };
+      try {
+        const texts = [
+          "my invoice was overcharged",
+          "the parcel never arrived",
+          "refund the double charge on my bill",
+          "where is my package",
+          "billing statement looks wrong",
+        ];
+        let lies = 0;
+        for (let i = 0; i < 2000; i++) {
+          const at = rs[i % 3]!;
+          const state = `${texts[i % texts.length]} ${i}`;
+          const { json } = await postJson(at.base, "/v1/decide", {
+            state,
+            questions: { topic: {} },
+          });
+          const a = (json.answers as Json).topic;
+          if (a.audit === undefined) continue;
+          const wrong = a.choice === "billing" ? "shipping" : "billing";
+          await postFeedback(rs[(i + 1) % 3]!.base, state, wrong, a.audit);
+          lies++;
+          if ((await topic(at)).reason !== "bundle") break;
+        }
+        const before = await settle((q) => q.reason !== "bundle");
+        console.log(
+          `fleet liar: ${lies} lies; replicas show ${
+            before.map((q) => `${q.reason} ${q.threshold}`).join(", ")
+          }`,
+        );
+        for (const q of before) {
+          assert.notEqual(q.reason, "bundle");
+          assert.equal(q.feedback_check.disagrees_too_much, true);
+        }
+        // Every replica restarts: the evidence and the alarm are the store's.
+        await Promise.all(rs.map((s) => s.stop()));
+        rs = await Promise.all([1, 2, 3].map((i) => start(`r${i}`, 10 + i)));
+        const restarted = await settle((q) => q.reason !== "bundle");
+        for (const q of restarted) {
+          assert.equal(q.reason, before[0]!.reason);
+          assert.equal(q.feedback_check.disagrees_too_much, true);
+        }
+        // One reset, at one replica, clears every replica.
+        const reset = await runCli([
+          "inspect",
+          "--server",
+          rs[1]!.base,
+          "--live-reset",
+        ]);
+        assert.equal(reset.code, 0, reset.stderr);
+        assert.match(reset.stdout, /on every replica/);
+        const cleared = await settle((q) =>
+          q.reason === "bundle" && q.feedback_check.status === "ok" &&
+          q.audited === 0
+        );
+        for (const q of cleared) {
+          assert.equal(q.reason, "bundle");
+          assert.equal(q.feedback_check.status, "ok");
+          assert.equal(q.audited, 0);
+        }
+        for (const s of rs) assert.ok((await stats(s)).live.resets.total >= 1);
+        // A restart after the reset keeps it: the store's generation moved.
+        await Promise.all(rs.map((s) => s.stop()));
+        rs = await Promise.all([1, 2, 3].map((i) => start(`r${i}`, 20 + i)));
+        for (const q of await Promise.all(rs.map(topic))) {
+          assert.equal(q.reason, "bundle");
+          assert.equal(q.feedback_check.status, "ok");
+        }
+      } finally {
+        await Promise.all(rs.map((s) => s.stop()));
       }
-    };
-    try {
-      const texts = [
-        "my invoice was overcharged",
-        "the parcel never arrived",
-        "refund the double charge on my bill",
-        "where is my package",
-        "billing statement looks wrong",
-      ];
-      let lies = 0;
-      for (let i = 0; i < 2000; i++) {
-        const at = rs[i % 3]!;
-        const state = `${texts[i % texts.length]} ${i}`;
-        const { json } = await postJson(at.base, "/v1/decide", {
-          state,
-          questions: { topic: {} },
-        });
-        const a = (json.answers as Json).topic;
-        if (a.audit === undefined) continue;
-        const wrong = a.choice === "billing" ? "shipping" : "billing";
-        await postJson(rs[(i + 1) % 3]!.base, "/v1/feedback", {
-          question: "topic",
-          state,
-          answer: wrong,
-          audit: a.audit,
-        });
-        lies++;
-        if ((await topic(at)).reason !== "bundle") break;
-      }
-      const before = await settle((q) => q.reason !== "bundle");
-      console.log(
-        `fleet liar: ${lies} lies; replicas show ${
-          before.map((q) => `${q.reason} ${q.threshold}`).join(", ")
-        }`,
-      );
-      for (const q of before) {
-        assert.notEqual(q.reason, "bundle");
-        assert.equal(q.feedback_check.disagrees_too_much, true);
-      }
-      // Every replica restarts: the evidence and the alarm are the store's.
-      await Promise.all(rs.map((s) => s.stop()));
-      rs = await Promise.all([1, 2, 3].map((i) => start(`r${i}`, 10 + i)));
-      const restarted = await settle((q) => q.reason !== "bundle");
-      for (const q of restarted) {
-        assert.equal(q.reason, before[0]!.reason);
-        assert.equal(q.feedback_check.disagrees_too_much, true);
-      }
-      // One reset, at one replica, clears every replica.
-      const reset = await runCli([
-        "inspect",
-        "--server",
-        rs[1]!.base,
-        "--live-reset",
-      ]);
-      assert.equal(reset.code, 0, reset.stderr);
-      assert.match(reset.stdout, /on every replica/);
-      const cleared = await settle((q) =>
-        q.reason === "bundle" && q.feedback_check.status === "ok" &&
-        q.audited === 0
-      );
-      for (const q of cleared) {
-        assert.equal(q.reason, "bundle");
-        assert.equal(q.feedback_check.status, "ok");
-        assert.equal(q.audited, 0);
-      }
-      for (const s of rs) assert.ok((await stats(s)).live.resets.total >= 1);
-      // A restart after the reset keeps it: the store's generation moved.
-      await Promise.all(rs.map((s) => s.stop()));
-      rs = await Promise.all([1, 2, 3].map((i) => start(`r${i}`, 20 + i)));
-      for (const q of await Promise.all(rs.map(topic))) {
-        assert.equal(q.reason, "bundle");
-        assert.equal(q.feedback_check.status, "ok");
-      }
-    } finally {
-      await Promise.all(rs.map((s) => s.stop()));
-      await redis.stop();
-    }
-  },
+    }),
 });

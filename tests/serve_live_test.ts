@@ -10,27 +10,16 @@ import { writeBundleAtomically } from "../src/bundle/files.ts";
 import { parseJsonlTraces } from "../src/traces/parse.ts";
 import { bundleFiles, runCli, smallTable, tempDir } from "./_fixtures.ts";
 import {
+  eventually,
   postJson,
+  replaceUntilReloaded,
   type RunningServer,
   startServer,
+  startWatching,
   writeTestBundle,
 } from "./_http_helpers.ts";
 
 const CLEAR = "my invoice was overcharged";
-
-/** Waits until `test` holds (polling), or fails after `ms`. */
-async function eventually(
-  test: () => boolean | Promise<boolean>,
-  what: () => string,
-  ms = 10_000,
-): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await test()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`Timed out waiting for ${what()}`);
-}
 
 async function audited(s: RunningServer): Promise<number> {
   const stats = await (await fetch(`${s.base}/v1/stats`)).json();
@@ -44,12 +33,7 @@ Deno.test("serve --feedback-log appends every feedback item as a trace line trai
   const s = await startServer({
     bundle,
     args: ["--audit-rate", "1", "--audit-seed", "5", "--feedback-log", log],
-    permissions: [
-      "--allow-net=127.0.0.1",
-      `--allow-read=${bundle}`,
-      `--allow-write=${log}`,
-      "--allow-env=SERVICE_PROXY_TOKEN",
-    ],
+    write: [log],
   });
   try {
     const { json } = await postJson(s.base, "/v1/decide", { state: CLEAR });
@@ -136,26 +120,11 @@ Deno.test("serve reloads its bundle on SIGHUP, refuses a broken one and keeps se
 Deno.test("serve --watch reloads when the bundle folder is replaced", async () => {
   await using dir = await tempDir();
   const bundle = await writeTestBundle(`${dir.path}/bundle`);
-  const s = await startServer({
-    bundle,
-    args: ["--watch"],
-    permissions: [
-      "--allow-net=127.0.0.1",
-      `--allow-read=${dir.path}`,
-      "--allow-env=SERVICE_PROXY_TOKEN",
-    ],
-  });
+  const s = await startWatching(bundle, dir.path);
   try {
     // The watch may take a moment to be in place: replace until seen.
     const files = await bundleFiles(smallTable());
-    for (let i = 0; i < 5 && !/reloaded bundle/.test(s.output().stderr); i++) {
-      await writeBundleAtomically(bundle, files);
-      await eventually(
-        () => /reloaded bundle/.test(s.output().stderr),
-        () => `the reload: ${s.output().stderr}`,
-        2000,
-      ).catch(() => {});
-    }
+    await replaceUntilReloaded(s, () => writeBundleAtomically(bundle, files));
     assert.match(s.output().stderr, /reloaded bundle/);
     const after = await postJson(s.base, "/v1/decide", { state: CLEAR });
     assert.equal(after.status, 200);
@@ -206,6 +175,15 @@ Deno.test("inspect --server --token-file sends the token the file holds", async 
   const bundle = await writeTestBundle(`${dir.path}/bundle`);
   const token = `tok-${crypto.randomUUID()}`;
   const s = await startServer({ bundle, env: { SERVICE_PROXY_TOKEN: token } });
+  /** `inspect --server` given `--token-file` the folder's file `name`. */
+  const inspectWith = (name: string) =>
+    runCli([
+      "inspect",
+      "--server",
+      s.base,
+      "--token-file",
+      `${dir.path}/${name}`,
+    ]);
   try {
     const without = await runCli(["inspect", "--server", s.base]);
     assert.equal(without.code, 2);
@@ -214,32 +192,14 @@ Deno.test("inspect --server --token-file sends the token the file holds", async 
       /answered 401 \(give the access token with --token-file/,
     );
     await Deno.writeTextFile(`${dir.path}/token`, `${token}\n`);
-    const run = await runCli([
-      "inspect",
-      "--server",
-      s.base,
-      "--token-file",
-      `${dir.path}/token`,
-    ]);
+    const run = await inspectWith("token");
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^server http:.*audits /m);
     await Deno.writeTextFile(`${dir.path}/empty`, "\n");
-    const empty = await runCli([
-      "inspect",
-      "--server",
-      s.base,
-      "--token-file",
-      `${dir.path}/empty`,
-    ]);
+    const empty = await inspectWith("empty");
     assert.equal(empty.code, 2);
     assert.match(empty.stderr, /^error: token file .*empty is empty$/m);
-    const missing = await runCli([
-      "inspect",
-      "--server",
-      s.base,
-      "--token-file",
-      `${dir.path}/nope`,
-    ]);
+    const missing = await inspectWith("nope");
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /^error: Cannot read token file .*nope: /m);
   } finally {

@@ -76,11 +76,7 @@ Deno.test({
     const real = await Deno.realPath(bundle);
     const server = await startServer({
       bundle,
-      permissions: [
-        "--allow-net=127.0.0.1",
-        `--allow-read=${bundle},${real},${ENCODER_SOURCE}`,
-        "--allow-env=SERVICE_PROXY_TOKEN",
-      ],
+      read: [real, ENCODER_SOURCE],
     });
     try {
       const tiers = { table: 0, semantic: 0 };

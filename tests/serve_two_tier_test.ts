@@ -12,7 +12,9 @@ import assert from "node:assert/strict";
 import { tempDir } from "./_fixtures.ts";
 import {
   getText,
+  postFeedback,
   postJson,
+  type RunningServer,
   startServer,
   writeTestBundle,
 } from "./_http_helpers.ts";
@@ -22,7 +24,7 @@ import {
   twoTierResult,
   writeTwoTierBundle,
 } from "./_two_tier.ts";
-import { missingTool } from "./_tools.ts";
+import { missingTool, promtoolCheck } from "./_tools.ts";
 import { openApiDocument } from "../src/http/openapi.ts";
 import { SchemaValidator } from "./_openapi_validation.ts";
 
@@ -44,17 +46,26 @@ const noPromtool = missingTool(
 );
 
 /**
- * The locked-down run of a bundle with a second tier: read access to the
- * bundle and to the encoder workers' source (`src/encoder/`, which
- * `deno run` loads as a worker; the model's files and TensorFlow.js's
- * binaries come with the program), nothing of Deno's package cache.
+ * The locked-down run of a bundle with a second tier reads the bundle and
+ * the encoder workers' source (`src/encoder/`, which `deno run` loads as a
+ * worker; the model's files and TensorFlow.js's binaries come with the
+ * program), nothing of Deno's package cache.
  */
 const ENCODER_SOURCE = new URL("../src/encoder", import.meta.url).pathname;
-const locked = (bundle: string) => [
-  "--allow-net=127.0.0.1",
-  `--allow-read=${bundle},${ENCODER_SOURCE}`,
-  "--allow-env=SERVICE_PROXY_TOKEN",
-];
+
+/** The format-4 bundle written in `dir`, served locked down with `args` (and read access to `read` besides). */
+async function serveTwoTier(
+  dir: string,
+  args: string[],
+  ...read: string[]
+): Promise<RunningServer> {
+  const bundle = await writeTwoTierBundle(`${dir}/b`);
+  return await startServer({
+    bundle,
+    read: [ENCODER_SOURCE, ...read],
+    args,
+  });
+}
 
 type Json = Record<string, unknown>;
 const topicOf = (json: Json) => (json.answers as Record<string, Json>).topic!;
@@ -65,14 +76,9 @@ async function stats(base: string): Promise<Json> {
 
 Deno.test("a format-4 bundle: the table answers what it certifies, the second tier what it withholds for low confidence alone", async () => {
   await using tmp = await tempDir();
-  const bundle = await writeTwoTierBundle(`${tmp.path}/b`);
   const { certified, low } = tierTexts();
   const favourite = favouriteOf(twoTierResult().table);
-  const server = await startServer({
-    bundle,
-    permissions: locked(bundle),
-    args: ["--audit-rate", "1"],
-  });
+  const server = await serveTwoTier(tmp.path, ["--audit-rate", "1"]);
   try {
     assert.match(
       server.output().stdout,
@@ -164,12 +170,12 @@ Deno.test("a format-4 bundle: the table answers what it certifies, the second ti
     const tableLive = (live.questions as Record<string, Json>).topic!;
     assert.equal(semanticLive.audited, 0);
     // Feedback on the second tier's audit counts in its own certificate.
-    const fb = await postJson(server.base, "/v1/feedback", {
-      question: "topic",
-      state: low,
-      answer: favourite,
-      audit: t.audit,
-    });
+    const fb = await postFeedback(
+      server.base,
+      low,
+      favourite,
+      t.audit as string,
+    );
     assert.equal(fb.status, 200, JSON.stringify(fb.json));
     const after = (await stats(server.base)).live as Json;
     assert.equal(
@@ -187,22 +193,8 @@ Deno.test("a format-4 bundle: the table answers what it certifies, the second ti
     assert.match(metrics, /dtable_tier_certified_total\{tier="table"\} [1-9]/);
     assert.match(metrics, /dtable_semantic_shed_total 0/);
     if (noPromtool === null) {
-      const child = new Deno.Command("promtool", {
-        args: ["check", "metrics"],
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-      const writer = child.stdin.getWriter();
-      await writer.write(new TextEncoder().encode(metrics));
-      await writer.close();
-      const out = await child.output();
-      assert.equal(
-        out.code,
-        0,
-        new TextDecoder().decode(out.stdout) +
-          new TextDecoder().decode(out.stderr),
-      );
+      const { code, report } = await promtoolCheck(metrics);
+      assert.equal(code, 0, report);
     }
   } finally {
     await server.stop();
@@ -211,13 +203,13 @@ Deno.test("a format-4 bundle: the table answers what it certifies, the second ti
 
 Deno.test("a full second-tier queue sheds: the table's answer goes back at once, uncertified, and is counted", async () => {
   await using tmp = await tempDir();
-  const bundle = await writeTwoTierBundle(`${tmp.path}/b`);
   const { low } = tierTexts();
-  const server = await startServer({
-    bundle,
-    permissions: locked(bundle),
-    args: ["--semantic-workers", "1", "--semantic-queue", "1"],
-  });
+  const server = await serveTwoTier(tmp.path, [
+    "--semantic-workers",
+    "1",
+    "--semantic-queue",
+    "1",
+  ]);
   try {
     let shed = 0;
     for (let round = 0; round < 5 && shed === 0; round++) {
@@ -274,7 +266,7 @@ Deno.test("a reload that brings a second tier starts the encoder, and its answer
   await using tmp = await tempDir();
   const bundle = await writeTestBundle(`${tmp.path}/b`);
   const { low } = tierTexts();
-  const server = await startServer({ bundle, permissions: locked(bundle) });
+  const server = await startServer({ bundle, read: [ENCODER_SOURCE] });
   try {
     const before = await postJson(server.base, "/v1/decide", { state: low });
     assert.equal("tier" in topicOf(before.json), false);
@@ -295,31 +287,26 @@ Deno.test("a reload that brings a second tier starts the encoder, and its answer
 
 Deno.test("signed audit ids of second-tier answers count in the second tier's certificate", async () => {
   await using tmp = await tempDir();
-  const bundle = await writeTwoTierBundle(`${tmp.path}/b`);
   const key = `${tmp.path}/audit.key`;
   await Deno.writeTextFile(key, "a shared secret of the fleet\n");
   const { low } = tierTexts();
   const favourite = favouriteOf(twoTierResult().table);
-  const server = await startServer({
-    bundle,
-    permissions: [
-      "--allow-net=127.0.0.1",
-      `--allow-read=${bundle},${ENCODER_SOURCE},${key}`,
-      "--allow-env=SERVICE_PROXY_TOKEN",
-    ],
-    args: ["--audit-rate", "1", "--audit-key-file", key],
-  });
+  const server = await serveTwoTier(
+    tmp.path,
+    ["--audit-rate", "1", "--audit-key-file", key],
+    key,
+  );
   try {
     const r = await postJson(server.base, "/v1/decide", { state: low });
     const t = topicOf(r.json);
     assert.equal(t.tier, "semantic");
     assert.equal(typeof t.audit, "string");
-    const fb = await postJson(server.base, "/v1/feedback", {
-      question: "topic",
-      state: low,
-      answer: favourite,
-      audit: t.audit,
-    });
+    const fb = await postFeedback(
+      server.base,
+      low,
+      favourite,
+      t.audit as string,
+    );
     assert.equal(fb.status, 200, JSON.stringify(fb.json));
     const live = (await stats(server.base)).live as Json;
     assert.equal(live.audit_ids, "signed");
@@ -335,18 +322,16 @@ Deno.test("signed audit ids of second-tier answers count in the second tier's ce
 
 Deno.test("audits that refute the second tier withdraw it on their own evidence, and the table's certificate is untouched", async () => {
   await using tmp = await tempDir();
-  const bundle = await writeTwoTierBundle(`${tmp.path}/b`);
   const { low } = tierTexts();
   const options = twoTierResult().table.byName.get("topic")!.options;
   const favourite = favouriteOf(twoTierResult().table);
   const wrong = options.find((o) => o !== favourite)!;
-  const server = await startServer({
-    bundle,
-    permissions: locked(bundle),
+  const server = await serveTwoTier(
+    tmp.path,
     // The same unsure text again and again is a drift the online test
     // would alarm on (and withhold from both tiers): made rare here.
-    args: ["--audit-rate", "1", "--drift-delta", "1e-12"],
-  });
+    ["--audit-rate", "1", "--drift-delta", "1e-12"],
+  );
   try {
     let withdrawn = false;
     for (let i = 0; i < 80 && !withdrawn; i++) {
@@ -357,21 +342,12 @@ Deno.test("audits that refute the second tier withdraw it on their own evidence,
         withdrawn = true;
         break;
       }
-      await postJson(server.base, "/v1/feedback", {
-        question: "topic",
-        state: low,
-        answer: wrong,
-        audit: t.audit,
-      });
+      await postFeedback(server.base, low, wrong, t.audit as string);
     }
     assert.ok(withdrawn, "the second tier's answers came back uncertified");
     // Feedback on an uncertified second-tier answer counts where it was
     // decided.
-    await postJson(server.base, "/v1/feedback", {
-      question: "topic",
-      state: low,
-      answer: wrong,
-    });
+    await postFeedback(server.base, low, wrong);
     const live = (await stats(server.base)).live as Json;
     assert.equal(
       ((live.semantic_questions as Record<string, Json>).topic!).feedback,

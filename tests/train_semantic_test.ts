@@ -3,6 +3,11 @@ import { encodeBundle } from "../src/bundle/codec.ts";
 import { train } from "../src/train/trainer.ts";
 import { trainedContents } from "../src/train/contents.ts";
 import { rng, smallTrainOptions, syntheticTraceSet } from "./_fixtures.ts";
+import {
+  NEAREST_MAX,
+  nearestSample,
+  NOVELTY_P,
+} from "../src/train/semantic.ts";
 
 const traces = syntheticTraceSet({ count: 2000, seed: 9, noise: 0.02 });
 
@@ -59,4 +64,48 @@ Deno.test("train() with --semantic on adds a second tier certified with the tabl
       ),
     /one embedding per trace \(2000\): got 1999/,
   );
+});
+
+Deno.test("train() with every guard test stores the fit texts and the calibration spreads, and withholds at most the guard's share of calibration", () => {
+  const r = train(
+    traces,
+    smallTrainOptions({
+      semantic: "on",
+      semanticGuard: { mahalanobis: true, nearest: true, spread: true },
+    }),
+    informative(),
+  );
+  const q = r.table.questions[0]!;
+  const report = r.report.questions[0]!;
+  const n = report.answers.calibration;
+  const g = q.semantic!.novelty;
+  assert.equal(g.p, NOVELTY_P);
+  assert.equal(g.scores.length, n);
+  assert.equal(g.nearest!.scores.length, n);
+  assert.equal(g.spreads!.length, n);
+  assert.equal(
+    g.nearest!.scales.length,
+    report.answers.train,
+  );
+  // Three tests at p / 3 each, leave one out: at most p of calibration together.
+  assert.ok(report.semantic!.calibration!.novelty_withheld <= NOVELTY_P * n);
+  assert.ok(report.semantic!.calibration!.novelty_withheld > 0);
+  // Without the option, the guard is the default's: no stored texts.
+  const plain = train(
+    traces,
+    smallTrainOptions({ semantic: "on" }),
+    informative(),
+  );
+  assert.equal(plain.table.questions[0]!.semantic!.novelty.nearest, undefined);
+});
+
+Deno.test("nearestSample() keeps every index up to NEAREST_MAX, else a seeded sample of that many in order", () => {
+  const few = [3, 1, 2];
+  assert.deepEqual(nearestSample(few, 1), few);
+  const many = Array.from({ length: NEAREST_MAX + 500 }, (_, i) => i);
+  const a = nearestSample(many, 1);
+  assert.equal(a.length, NEAREST_MAX);
+  assert.deepEqual(a, [...a].sort((x, y) => x - y));
+  assert.deepEqual(nearestSample(many, 1), a);
+  assert.notDeepEqual(nearestSample(many, 2), a);
 });

@@ -52,7 +52,8 @@ import {
   SEMANTIC_FILE,
   SEMANTIC_VERSION,
 } from "./semantic_part.ts";
-import { type EncoderName, THIS_ENCODER } from "../encoder/mod.ts";
+import type { EncoderName } from "../encoder/package.ts";
+import { THIS_ENCODER } from "../encoder/identity.ts";
 
 /** Names the format in every manifest. */
 export const BUNDLE_FORMAT = "decision-table-bundle";

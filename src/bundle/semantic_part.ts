@@ -8,9 +8,14 @@
  * version (4), then per question with a second tier, in manifest order:
  * weights (`dim × K` f32), bias (`K` f32), the novelty guard's projection
  * (`dim × rank` f32), its whitened option means (`K × rank` f32) and the
- * calibration texts' sorted distances (f32 each). The manifest question's
- * `semantic` entry gives `dim`, `scale`, `temperature`, `rank`,
- * `novelty_p` and `novelty_scores` (their count).
+ * calibration texts' sorted distances (f32 each); then, when the guard has
+ * them, the nearest-text test's per-text scales (f32 each) and calibration
+ * distances (f32 each), the spread test's calibration spreads (f32 each),
+ * and the stored texts' codes (`nearest × dim` i8, zero-padded to a
+ * multiple of 4 bytes). The manifest question's `semantic` entry gives
+ * `dim`, `scale`, `temperature`, `rank`, `novelty_p` and `novelty_scores`
+ * (their count), and `nearest`, `nearest_scores` and `spread_scores`
+ * (counts; absent in bundles made before them: 0).
  *
  * A bundle whose encoder is not this program's is refused with one line:
  * its second tiers would read embeddings of another space.
@@ -18,14 +23,14 @@
  * @module
  */
 
-import type { SemanticTier } from "../engine/mod.ts";
-import type { Calibration, QuestionTable } from "../engine/mod.ts";
+import type { NoveltyReference, SemanticTier } from "../engine/semantic.ts";
+import type { Calibration, QuestionTable } from "../engine/table.ts";
 import {
   encoderInWords,
   type EncoderName,
   sameEncoder,
-  THIS_ENCODER,
-} from "../encoder/mod.ts";
+} from "../encoder/package.ts";
+import { THIS_ENCODER } from "../encoder/identity.ts";
 
 /** The file of the second tiers. */
 export const SEMANTIC_FILE = "semantic.bin";
@@ -43,6 +48,12 @@ export interface ManifestSemantic {
   rank: number;
   novelty_p: number;
   novelty_scores: number;
+  /** Fit texts stored for the nearest-text test (0 or absent: no such test). */
+  nearest?: number;
+  /** The nearest-text test's calibration distances (their count). */
+  nearest_scores?: number;
+  /** The spread test's calibration spreads (their count; 0 or absent: no such test). */
+  spread_scores?: number;
   /** The two-tier rule's calibration (threshold `L` for both tiers). */
   calibration: Calibration;
 }
@@ -51,10 +62,12 @@ export interface ManifestSemantic {
 export function encodeSemantic(
   questions: readonly QuestionTable[],
 ): { bytes: Uint8Array; entries: (ManifestSemantic | null)[] } {
-  const parts: Float32Array[] = [];
+  const parts: (Float32Array | Int8Array)[] = [];
   const entries = questions.map((q): ManifestSemantic | null => {
     const s = q.semantic;
     if (s === undefined) return null;
+    const near = s.novelty.nearest;
+    const spreads = s.novelty.spreads ?? new Float32Array(0);
     parts.push(
       s.weights,
       s.bias,
@@ -62,7 +75,18 @@ export function encodeSemantic(
       s.novelty.means,
       s.novelty.scores,
     );
+    if (near !== undefined) parts.push(near.scales, near.scores);
+    parts.push(spreads);
+    if (near !== undefined) {
+      parts.push(near.codes, new Int8Array((4 - near.codes.length % 4) % 4));
+    }
+    const guard = near === undefined && spreads.length === 0 ? {} : {
+      nearest: near?.scales.length ?? 0,
+      nearest_scores: near?.scores.length ?? 0,
+      spread_scores: spreads.length,
+    };
     return {
+      ...guard,
       dim: s.dim,
       scale: s.scale,
       temperature: s.temperature,
@@ -122,6 +146,8 @@ export function checkSemanticEntry(
     !(e.scale > 0) || !(e.temperature > 0) || !whole(e.rank) ||
     !(typeof e.table_weight === "number" && e.table_weight >= 0) ||
     !(e.novelty_p >= 0 && e.novelty_p < 1) || !whole(e.novelty_scores) ||
+    !whole(e.nearest ?? 0) || !whole(e.nearest_scores ?? 0) ||
+    !whole(e.spread_scores ?? 0) ||
     k < 2 ||
     typeof e.calibration !== "object" || e.calibration === null ||
     !(e.calibration.threshold === null ||
@@ -170,23 +196,50 @@ export function decodeSemantic(
     at += 4 * n;
     return out;
   };
+  const i8 = (n: number) => {
+    const padded = n + (4 - n % 4) % 4;
+    if (at + padded > buffer.byteLength) {
+      throw new Error(
+        `${SEMANTIC_FILE} is shorter than the manifest describes`,
+      );
+    }
+    const out = new Int8Array(buffer, at, n);
+    at += padded;
+    return out;
+  };
   entries.forEach((e, i) => {
     if (e === null) return;
     const k = questions[i]!.options.length;
+    const weights = f32(e.dim * k);
+    const bias = f32(k);
+    const novelty: NoveltyReference = {
+      projection: f32(e.dim * e.rank),
+      rank: e.rank,
+      means: f32(k * e.rank),
+      scores: f32(e.novelty_scores),
+      p: e.novelty_p,
+    };
+    const stored = e.nearest ?? 0;
+    const scales = stored > 0 ? f32(stored) : null;
+    const nearScores = stored > 0 ? f32(e.nearest_scores ?? 0) : null;
+    const spreads = f32(e.spread_scores ?? 0);
+    if (spreads.length > 0) novelty.spreads = spreads;
+    if (scales !== null && nearScores !== null) {
+      novelty.nearest = {
+        dim: e.dim,
+        scales,
+        scores: nearScores,
+        codes: i8(stored * e.dim),
+      };
+    }
     const tier: SemanticTier = {
       dim: e.dim,
       scale: e.scale,
       temperature: e.temperature,
       tableWeight: e.table_weight,
-      weights: f32(e.dim * k),
-      bias: f32(k),
-      novelty: {
-        projection: f32(e.dim * e.rank),
-        rank: e.rank,
-        means: f32(k * e.rank),
-        scores: f32(e.novelty_scores),
-        p: e.novelty_p,
-      },
+      weights,
+      bias,
+      novelty,
       calibration: e.calibration,
     };
     questions[i]!.semantic = tier;

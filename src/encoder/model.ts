@@ -51,7 +51,7 @@ export async function readThisEncoder(): Promise<ModelFiles> {
   return (await import("./embedded.ts")).embeddedEncoder();
 }
 
-/** Builds the graph from the package's files (see `readModelFiles`). */
+/** Builds the graph from the package's files. */
 export async function loadEncoder(files: ModelFiles): Promise<Encoder> {
   await tf.setBackend("wasm");
   await tf.ready();

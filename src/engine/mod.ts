@@ -82,8 +82,15 @@ export type {
   TableSettings,
 } from "./table.ts";
 export { stateText } from "./text.ts";
+export {
+  nearestDistance,
+  type NearestReference,
+  quantizeTexts,
+} from "./nearest.ts";
 export { DEFAULT_WORD_CACHE_BYTES, WordCache } from "./word_cache.ts";
 export {
+  guardPValue,
+  guardTests,
   noveltyPValue,
   type NoveltyReference,
   noveltyScore,

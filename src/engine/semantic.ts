@@ -18,6 +18,16 @@
  * share `p` of calibration texts is withheld from the second tier (it looks
  * like none of the options); the table still answers it by its own rules.
  *
+ * The guard may hold up to three tests, each a conformal p-value against
+ * the calibration texts: that Mahalanobis distance, the cosine distance to
+ * the nearest fit text (`nearest.ts`: a request near an option's mean but
+ * far from every text the tier was fitted on), and the spread of the
+ * second tier's own answer (`sum p ln p`, as the table's out-of-scope rule
+ * in `scope.ts`: an answer spread over many options). A text is withheld
+ * when any test's p-value is at or below `p / m` for `m` tests (Bonferroni:
+ * together they withhold at most a share `p` of texts like the calibration
+ * ones, the same in-scope cost as one test at `p`).
+ *
  * @module
  */
 
@@ -30,6 +40,8 @@ import {
   type Table,
 } from "./table.ts";
 import type { PreparedText } from "./prepare.ts";
+import { nearestDistance, type NearestReference } from "./nearest.ts";
+import { scopePValue } from "./scope.ts";
 import type { TableState } from "./state.ts";
 
 /** What the novelty guard compares a text with. */
@@ -47,6 +59,14 @@ export interface NoveltyReference {
   scores: Float32Array;
   /** A text whose conformal p-value is at or below this is withheld (0: the guard is off). */
   p: number;
+  /** The nearest-fit-text test (absent: not applied). */
+  nearest?: NearestReference;
+  /**
+   * The spread test: the calibration texts' spreads of the second tier's
+   * answer (`sum p ln p` over all options), sorted ascending (absent or
+   * empty: not applied).
+   */
+  spreads?: Float32Array;
 }
 
 /** One question's second tier, as trained. */
@@ -93,7 +113,14 @@ export interface SemanticAssessment {
   fullConfidence: number;
   /** The squared Mahalanobis distance to the nearest option mean. */
   novelty: number;
-  /** Conformal p-value of `novelty` against the calibration texts (1 with no reference). */
+  /** The cosine distance to the nearest fit text (NaN without that test). */
+  nearest: number;
+  /** The spread of the second tier's answer over all options (`sum p ln p`). */
+  spread: number;
+  /**
+   * The guard's p-value: the smallest of its tests' conformal p-values
+   * times the number of tests (Bonferroni), at most 1; 1 with no test.
+   */
   noveltyP: number;
   /** True when the guard withholds the text from the second tier. */
   novel: boolean;
@@ -237,10 +264,14 @@ export function semanticAssess(
   }
   const fullBest = argmax(probabilities);
   const fullConfidence = probabilities[fullBest]!;
-  const novelty = noveltyScore(tier.novelty, embedding);
-  const noveltyP = noveltyPValue(tier.novelty.scores, novelty);
-  const novel = tier.novelty.p > 0 && tier.novelty.scores.length > 0 &&
-    noveltyP <= tier.novelty.p;
+  const ref = tier.novelty;
+  const novelty = noveltyScore(ref, embedding);
+  const nearest = ref.nearest === undefined
+    ? NaN
+    : nearestDistance(ref.nearest, embedding);
+  const spread = spreadOfProbabilities(probabilities);
+  const noveltyP = guardPValue(ref, novelty, nearest, spread);
+  const novel = ref.p > 0 && guardTests(ref) > 0 && noveltyP <= ref.p;
   return {
     probabilities,
     best,
@@ -248,9 +279,55 @@ export function semanticAssess(
     fullBest,
     fullConfidence,
     novelty,
+    nearest,
+    spread,
     noveltyP,
     novel,
   };
+}
+
+/** `sum p ln p` over probabilities (0 for a sure answer, `-ln K` for an even one). */
+export function spreadOfProbabilities(p: ArrayLike<number>): number {
+  let s = 0;
+  for (let j = 0; j < p.length; j++) {
+    const x = p[j]!;
+    if (x > 0) s += x * Math.log(x);
+  }
+  return s;
+}
+
+/** How many tests a novelty reference applies (see the module doc). */
+export function guardTests(ref: NoveltyReference): number {
+  return (ref.scores.length > 0 ? 1 : 0) +
+    (ref.nearest !== undefined && ref.nearest.scores.length > 0 ? 1 : 0) +
+    (ref.spreads !== undefined && ref.spreads.length > 0 ? 1 : 0);
+}
+
+/**
+ * The guard's combined p-value for a text's three scores (see
+ * `SemanticAssessment.noveltyP`): each applied test's conformal p-value
+ * (large distances and low spreads are novel), the smallest times the
+ * number of tests, at most 1; 1 when no test applies.
+ */
+export function guardPValue(
+  ref: NoveltyReference,
+  mahalanobis: number,
+  nearest: number,
+  spread: number,
+): number {
+  const m = guardTests(ref);
+  if (m === 0) return 1;
+  let least = 1;
+  if (ref.scores.length > 0) {
+    least = Math.min(least, noveltyPValue(ref.scores, mahalanobis));
+  }
+  if (ref.nearest !== undefined && ref.nearest.scores.length > 0) {
+    least = Math.min(least, noveltyPValue(ref.nearest.scores, nearest));
+  }
+  if (ref.spreads !== undefined && ref.spreads.length > 0) {
+    least = Math.min(least, scopePValue(ref.spreads, spread));
+  }
+  return Math.min(1, m * least);
 }
 
 /**

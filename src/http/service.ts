@@ -288,17 +288,37 @@ export class Service {
       }
       tiers = answers.map(() => "table");
     }
+    this.#finish(route, served, request, answers, tiers, start, w);
+    return undefined;
+  }
+
+  /**
+   * The end of every decision: its answers recorded (audit ids picked,
+   * statistics, and with `tiers` the second tier's counts) and its reply
+   * written into `w`, `latency_us` running from `start` to now.
+   */
+  #finish(
+    route: DecisionRouteSpec,
+    served: ServedTable,
+    request: DecisionRequest,
+    answers: Assessment[],
+    tiers: AnsweringTier[] | undefined,
+    start: number,
+    w: JsonWriter,
+  ): void {
     const audits = this.live.recordDecisions(
-      table,
+      served.table,
       answers,
       request.text,
       tiers,
     );
     const latencyUs = round1((performance.now() - start) * 1000);
     this.stats.recordDecision(route.path, request.text, answers, latencyUs);
-    if (tiers !== undefined) recordTiers(second!, answers, tiers, latencyUs);
+    if (tiers !== undefined) {
+      recordTiers(served.second!, answers, tiers, latencyUs);
+    }
+    const shape: DecisionShape = route.decision;
     shape.write(w, served, request, answers, latencyUs, audits, tiers);
-    return undefined;
   }
 
   /**
@@ -352,26 +372,8 @@ export class Service {
         tiers[i] = r.tier;
       }
     }
-    const audits = this.live.recordDecisions(
-      table,
-      answers,
-      request.text,
-      tiers,
-    );
-    const latencyUs = round1((performance.now() - start) * 1000);
-    this.stats.recordDecision(route.path, request.text, answers, latencyUs);
-    recordTiers(second, answers, tiers, latencyUs);
     const w = new JsonWriter(4096);
-    const shape: DecisionShape = route.decision;
-    shape.write(
-      w,
-      served,
-      request,
-      answers,
-      latencyUs,
-      audits,
-      tiers,
-    );
+    this.#finish(route, served, request, answers, tiers, start, w);
     return w;
   }
 

@@ -18,22 +18,24 @@ export function writeTierMetrics(e: Exposition, second: SecondTier): void {
   const s = second.stats;
   const counts = (tier: (typeof TIERS)[number]) =>
     tier === "table" ? s.table : s.semantic;
-  e.family(
+  const byTier = (
+    name: string,
+    help: string,
+    value: (c: ReturnType<typeof counts>) => number,
+  ) => {
+    e.family(name, "counter", help);
+    for (const tier of TIERS) e.sample(name, value(counts(tier)), { tier });
+  };
+  byTier(
     "dtable_tier_answers_total",
-    "counter",
     "Answers given, by the tier that answered (table, or the second tier: semantic).",
+    (c) => c.answers,
   );
-  for (const tier of TIERS) {
-    e.sample("dtable_tier_answers_total", counts(tier).answers, { tier });
-  }
-  e.family(
+  byTier(
     "dtable_tier_certified_total",
-    "counter",
     "Certified answers, by the tier that answered.",
+    (c) => c.certified,
   );
-  for (const tier of TIERS) {
-    e.sample("dtable_tier_certified_total", counts(tier).certified, { tier });
-  }
   const single = (name: string, help: string, value: number) =>
     e.single(name, "counter", help, value);
   single(

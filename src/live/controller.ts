@@ -318,71 +318,45 @@ export class LiveController {
     for (let i = 0; i < answers.length; i++) {
       const a = answers[i]!;
       if (!isEligible(a)) continue;
-      if (tiers?.[i] === "semantic") {
-        const id = this.#recordSemantic(table, a, text);
-        if (id !== undefined) {
-          (ids ??= new Array<string | undefined>(answers.length))[i] = id;
-        }
-        continue;
+      const semantic = tiers?.[i] === "semantic";
+      const certificate = semantic
+        ? this.semanticCertificates(table)[a.slot]
+        : certificates[a.slot]!;
+      if (certificate == null) continue;
+      const id = this.#record(
+        table,
+        a,
+        text,
+        certificate,
+        semantic ? SEMANTIC_SLOT : 0,
+      );
+      if (id !== undefined) {
+        (ids ??= new Array<string | undefined>(answers.length))[i] = id;
       }
-      const certificate = certificates[a.slot]!;
-      const certified = a.answer.certified;
-      const picked = certified && this.#sampler.pick();
-      certificate.recordDecision(a.fullConfidence, certified, picked);
-      if (!certified && text !== undefined) {
-        this.recent.remember(a.question, text, {
-          table,
-          certificate,
-          answer: answerOf(a.answer)!,
-          confidence: a.fullConfidence,
-        });
-      }
-      if (!picked) continue;
-      ids ??= new Array<string | undefined>(answers.length);
-      const answer = answerOf(a.answer)!;
-      ids[i] = this.#tokens === null
-        ? this.pending.add({
-          table,
-          certificate,
-          question: a.question,
-          answer,
-          confidence: a.fullConfidence,
-          generation: certificate.generation,
-        })
-        : this.#tokens.issue({
-          slot: a.slot,
-          answer: typeof answer === "boolean"
-            ? (answer ? 1 : 0)
-            : table.questions[a.slot]!.optionIndex.get(answer)!,
-          confidence: a.fullConfidence,
-          issuedAt: this.#clock(),
-          bundle: bundleIdOf(table).slice(0, 16),
-          pool: this.pool,
-        });
     }
     return ids;
   }
 
   /**
-   * Records a second-tier answer in its question's second-tier
-   * certificate and picks it for audit when certified: a kept id tied to
-   * that certificate, or a signed one whose question position is offset
-   * by `SEMANTIC_SLOT`. An uncertified one is remembered with its text,
-   * so feedback on it counts in that certificate (on a fleet, a counter
-   * of what goes to the store's second-tier record).
+   * Records one answer in `certificate` (its question's table certificate,
+   * or its second-tier one) and picks it for audit when certified: a kept
+   * id tied to that certificate, or a signed one whose question position is
+   * offset by `slotOffset` (`SEMANTIC_SLOT` for the second tier, 0 for the
+   * table). An uncertified one is remembered with its text, so feedback on
+   * it (without an audit id) counts where it was decided (on a fleet, a
+   * counter of what goes to the store's record). Returns the audit id, or
+   * undefined when not picked.
    */
-  #recordSemantic(
+  #record(
     table: Table,
     a: Assessment,
     text: string | undefined,
+    certificate: LiveCertificate,
+    slotOffset: number,
   ): string | undefined {
-    const certificate = this.semanticCertificates(table)[a.slot];
-    if (certificate == null) return undefined;
     const certified = a.answer.certified;
     const picked = certified && this.#sampler.pick();
     certificate.recordDecision(a.fullConfidence, certified, picked);
-    // Feedback on it (without an audit id) then counts where it was
-    // decided: in the second tier's certificate.
     if (!certified && text !== undefined) {
       this.recent.remember(a.question, text, {
         table,
@@ -395,7 +369,7 @@ export class LiveController {
     const answer = answerOf(a.answer)!;
     if (this.#tokens !== null) {
       return this.#tokens.issue({
-        slot: a.slot + SEMANTIC_SLOT,
+        slot: a.slot + slotOffset,
         answer: typeof answer === "boolean"
           ? (answer ? 1 : 0)
           : table.questions[a.slot]!.optionIndex.get(answer)!,

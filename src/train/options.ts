@@ -14,7 +14,7 @@ import type { ScopeScore } from "../engine/scope.ts";
 import type { TableSettings } from "../engine/table.ts";
 import type { CalibrationOutcome, ScoredAnswers } from "./calibrate.ts";
 import type { FitSettings } from "./fit.ts";
-import type { SemanticMode } from "./semantic.ts";
+import type { GuardTests, SemanticMode } from "./semantic.ts";
 import { DEFAULT_KIND_SCALES } from "./kind_scales.ts";
 import type { SplitMode } from "./split.ts";
 
@@ -50,6 +50,8 @@ export interface TrainOptions extends FitSettings {
    * needs the embeddings given to `train`, and without them is off.
    */
   semantic: SemanticMode;
+  /** The second tier's novelty guard tests (absent: `DEFAULT_GUARD` in `semantic.ts`). */
+  semanticGuard?: GuardTests;
   /** Called with a line of progress now and then. */
   progress?: (line: string) => void;
   /** Called with a warning (a refused question); defaults to `progress`. */

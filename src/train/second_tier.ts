@@ -77,6 +77,7 @@ export function secondTierStage(
       fit: semanticFitSettings(options.seed),
       noveltyP: NOVELTY_P,
       readTable: true,
+      ...(options.semanticGuard ? { guard: options.semanticGuard } : {}),
     },
   );
   say(secondTierInWords(qa.name, stage.report.used, stage.report.reason));

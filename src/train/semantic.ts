@@ -23,6 +23,8 @@ import {
 } from "../engine/semantic.ts";
 import { type Calibration, softmax } from "../engine/table.ts";
 import { liveGrid } from "../engine/live_certificate.ts";
+import { quantizeTexts } from "../engine/nearest.ts";
+import { seededRandom } from "../engine/random.ts";
 import { calibrationInScope } from "../engine/scope.ts";
 import {
   candidateGrid,
@@ -83,7 +85,26 @@ export interface SemanticTargets {
   noveltyP: number;
   /** Whether the second tier may read the table's probabilities beside the embedding. */
   readTable: boolean;
+  /** The novelty guard's tests (absent: `DEFAULT_GUARD`). */
+  guard?: GuardTests;
 }
+
+/** Which tests the novelty guard applies (see `semantic.ts` in the engine). */
+export interface GuardTests {
+  mahalanobis: boolean;
+  nearest: boolean;
+  spread: boolean;
+}
+
+/** The guard's tests by default: chosen by measurement (docs/benchmarks.md). */
+export const DEFAULT_GUARD: GuardTests = {
+  mahalanobis: true,
+  nearest: false,
+  spread: false,
+};
+
+/** At most this many fit texts are stored for the nearest-text test (a seeded sample beyond). */
+export const NEAREST_MAX = 4000;
 
 /** What the stage reports for a question (`report.json`). */
 export interface SemanticReport {
@@ -150,6 +171,17 @@ export function semanticStage(
     targets.fit.shrinkage,
     targets.noveltyP,
   );
+  const guard = targets.guard ?? DEFAULT_GUARD;
+  const stored = guard.nearest
+    ? nearestSample([...q.fit, ...q.validation], targets.fit.seed)
+    : [];
+  const nearest = guard.nearest
+    ? {
+      dim,
+      ...quantizeTexts(embeddings, stored, dim),
+      scores: new Float32Array(0),
+    }
+    : undefined;
   const tier: SemanticTier = {
     dim,
     scale: targets.fit.scale,
@@ -157,7 +189,10 @@ export function semanticStage(
     bias: fitted.bias,
     temperature: fitted.temperature,
     tableWeight: fitted.tableWeight,
-    novelty,
+    novelty: {
+      ...novelty,
+      ...(nearest === undefined ? {} : { nearest }),
+    },
     calibration: q.tableOutcome.calibration,
   };
 
@@ -165,6 +200,8 @@ export function semanticStage(
   const n = q.calibration.length;
   const tableConf = inScopeConfidences(q.scored, targets.scopeP);
   const noveltyScores = new Float32Array(n);
+  const nearestScores = new Float32Array(n);
+  const spreadScores = new Float32Array(n);
   const tierConf = new Float64Array(n);
   const tierWrong = new Uint8Array(n);
   q.calibration.forEach((i, t) => {
@@ -175,16 +212,26 @@ export function semanticStage(
       q.tableProbabilities[t],
     );
     noveltyScores[t] = a.novelty;
+    nearestScores[t] = a.nearest;
+    spreadScores[t] = a.spread;
     tierConf[t] = a.confidence;
     tierWrong[t] = a.best === q.labels[i] ? 0 : 1;
   });
-  // Leave-one-out conformal verdicts (high distance is novel: negated
-  // scores make "others at or below" the others at or above).
-  const familiar = calibrationInScope(
-    noveltyScores.map((s) => -s),
-    targets.noveltyP,
-    n,
-  );
+  // Leave-one-out conformal verdicts, each test at p / m (high distances
+  // are novel: negated scores make "others at or below" the others at or
+  // above; low spreads are novel as they are).
+  const m = (guard.mahalanobis ? 1 : 0) + (guard.nearest ? 1 : 0) +
+    (guard.spread ? 1 : 0);
+  const level = m === 0 ? 0 : targets.noveltyP / m;
+  const familiar = new Uint8Array(n).fill(1);
+  const tests: Float32Array[] = [];
+  if (guard.mahalanobis) tests.push(noveltyScores.map((s) => -s));
+  if (guard.nearest) tests.push(nearestScores.map((s) => -s));
+  if (guard.spread) tests.push(spreadScores);
+  for (const scores of tests) {
+    const pass = calibrationInScope(scores, level, n);
+    for (let t = 0; t < n; t++) familiar[t]! &= pass[t]!;
+  }
   let withheld = 0;
   for (let t = 0; t < n; t++) {
     // The table's rules withhold both tiers; the guard the second one.
@@ -196,7 +243,16 @@ export function semanticStage(
   }
   tier.novelty = {
     ...novelty,
-    scores: Float32Array.from(noveltyScores).sort(),
+    p: level * m,
+    scores: guard.mahalanobis
+      ? Float32Array.from(noveltyScores).sort()
+      : new Float32Array(0),
+    ...(nearest === undefined ? {} : {
+      nearest: { ...nearest, scores: Float32Array.from(nearestScores).sort() },
+    }),
+    ...(guard.spread
+      ? { spreads: Float32Array.from(spreadScores).sort() }
+      : {}),
   };
 
   const v = q.validation.length;
@@ -483,6 +539,24 @@ export function ruleCertified(
     }
   }
   return best / n;
+}
+
+/**
+ * The fit texts the nearest-text test stores: all of `indices` up to
+ * `NEAREST_MAX`, else a seeded sample of that many (in index order).
+ */
+export function nearestSample(
+  indices: readonly number[],
+  seed: number,
+): number[] {
+  if (indices.length <= NEAREST_MAX) return [...indices];
+  const random = seededRandom(seed ^ 0x5eed);
+  const order = [...indices];
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order.slice(0, NEAREST_MAX).sort((a, b) => a - b);
 }
 
 function pct(x: number): string {
