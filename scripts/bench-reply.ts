@@ -19,11 +19,11 @@ import { parseArgs } from "node:util";
 import { loadBundle } from "../src/bundle/mod.ts";
 import {
   assess,
+  type Assessment,
   prepareText,
   QUIET_GUARD,
   TableState,
 } from "../src/engine/mod.ts";
-import type { Assessment } from "../src/engine/mod.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

@@ -31,10 +31,13 @@
 import { parseArgs } from "node:util";
 import { parse } from "csv-parse/sync";
 import { loadBundle } from "../src/bundle/mod.ts";
-import { assess } from "../src/engine/mod.ts";
-import { prepareText } from "../src/engine/mod.ts";
-import { QUIET_GUARD } from "../src/engine/mod.ts";
-import { setThresholdInForce, TableState } from "../src/engine/mod.ts";
+import {
+  assess,
+  prepareText,
+  QUIET_GUARD,
+  setThresholdInForce,
+  TableState,
+} from "../src/engine/mod.ts";
 import { SERVE_V8_FLAGS } from "../src/cli/serve.ts";
 import { freePort, rssMbOrNull as rssMb } from "./processes.ts";
 

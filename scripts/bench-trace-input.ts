@@ -22,8 +22,11 @@
  */
 
 import { parseArgs } from "node:util";
-import { parseTraceText, readTraces } from "../src/traces/mod.ts";
-import { TraceSetBuilder } from "../src/traces/mod.ts";
+import {
+  parseTraceText,
+  readTraces,
+  TraceSetBuilder,
+} from "../src/traces/mod.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

@@ -6,8 +6,7 @@
  * @module
  */
 
-import { readTraces } from "../src/traces/mod.ts";
-import type { TraceSet } from "../src/traces/types.ts";
+import { readTraces, type TraceSet } from "../src/traces/mod.ts";
 
 /** The public data folder (`../shared/data/`, with the trailing slash). */
 export const DATA = new URL("../../shared/data/", import.meta.url).pathname;

@@ -29,8 +29,7 @@
  * @module
  */
 
-import type { TraceSet } from "../src/traces/mod.ts";
-import { readTraces } from "../src/traces/mod.ts";
+import { readTraces, type TraceSet } from "../src/traces/mod.ts";
 import { seededRandom } from "../src/engine/mod.ts";
 import { perturb } from "./scale_data.ts";
 

@@ -8,16 +8,20 @@
  * @module
  */
 
-import { assess } from "../src/engine/answer.ts";
-import { prepareText } from "../src/engine/prepare.ts";
-import { QUIET_GUARD } from "../src/engine/drift.ts";
-import { fullProbabilities, semanticAssess } from "../src/engine/semantic.ts";
-import type { Table } from "../src/engine/table.ts";
-import { setThresholdInForce, TableState } from "../src/engine/state.ts";
-import type { Answer } from "../src/engine/verdict.ts";
+import {
+  type Answer,
+  assess,
+  fullProbabilities,
+  prepareText,
+  QUIET_GUARD,
+  semanticAssess,
+  setThresholdInForce,
+  type Table,
+  TableState,
+} from "../src/engine/mod.ts";
 import { embedTraces } from "../src/cli/embed_traces.ts";
 import { ProgressPrinter } from "../src/cli/progress.ts";
-import type { TraceSet } from "../src/traces/types.ts";
+import type { TraceSet } from "../src/traces/mod.ts";
 
 /**
  * Embeds texts through the cache file `path` (made or extended), on a pool

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { loadBundle, writeBundleAtomically } from "../src/bundle/files.ts";
-import { BundleError } from "../src/bundle/codec.ts";
 import {
+  BundleError,
   encodeBundle,
   MANIFEST_FILE,
   WEIGHTS_FILE,

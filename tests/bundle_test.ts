@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { loadBundle, writeBundleAtomically } from "../src/bundle/files.ts";
-import { BundleError } from "../src/bundle/codec.ts";
 import {
   BUNDLE_FORMAT,
+  BundleError,
   FORMAT_VERSION,
   MANIFEST_FILE,
   READABLE_VERSIONS,

@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
-import { EmbeddingCache, readCache, writeCache } from "../src/encoder/mod.ts";
-import type { EncoderName } from "../src/encoder/mod.ts";
+import {
+  EmbeddingCache,
+  type EncoderName,
+  readCache,
+  writeCache,
+} from "../src/encoder/mod.ts";
 
 const ENC: EncoderName = { package: "p", version: "1", sha256: "a".repeat(64) };
 const OTHER: EncoderName = { ...ENC, sha256: "b".repeat(64) };

@@ -6,19 +6,22 @@
  */
 
 import assert from "node:assert/strict";
-import { assess, probabilitiesOf } from "../src/engine/mod.ts";
-import { prepareText } from "../src/engine/mod.ts";
-import { suggestQuestion } from "../src/engine/mod.ts";
-import { type DriftGuard, QUIET_GUARD } from "../src/engine/mod.ts";
-import { reasonInWords } from "../src/engine/mod.ts";
 import {
+  assess,
+  type DriftGuard,
+  prepareText,
+  probabilitiesOf,
+  QUIET_GUARD,
+  reasonInWords,
   reinstateCertification,
   setThresholdInForce,
+  suggestQuestion,
+  type Table,
+  type TableSettings,
   TableState,
   thresholdInForce,
   withdrawCertification,
 } from "../src/engine/mod.ts";
-import type { Table, TableSettings } from "../src/engine/mod.ts";
 import { choiceAnswer, smallTable, stateOf } from "./_fixtures.ts";
 
 const trained = smallTable().table;

@@ -5,16 +5,17 @@
  */
 
 import assert from "node:assert/strict";
-import { assess } from "../src/engine/mod.ts";
-import { prepareText } from "../src/engine/mod.ts";
-import { QUIET_GUARD } from "../src/engine/mod.ts";
-import { ServedBundle } from "../src/engine/mod.ts";
 import {
+  answerWithSecondTier,
+  asksSecondTier,
+  assess,
+  prepareText,
+  QUIET_GUARD,
+  ServedBundle,
   setThresholdInForce,
   TableState,
   thresholdInForce,
 } from "../src/engine/mod.ts";
-import { answerWithSecondTier, asksSecondTier } from "../src/engine/mod.ts";
 import { EMBEDDING_SIZE } from "../src/encoder/mod.ts";
 import { choiceAnswer } from "./_fixtures.ts";
 import { favouriteOf, tierTexts, twoTierResult } from "./_two_tier.ts";

@@ -13,8 +13,7 @@
 import assert from "node:assert/strict";
 import { cutTornTail } from "../src/cli/torn_tail.ts";
 import { openFeedbackLog, rotatedPath } from "../src/cli/feedback_log.ts";
-import { readTraces } from "../src/traces/mod.ts";
-import { parseJsonlTraces } from "../src/traces/mod.ts";
+import { parseJsonlTraces, readTraces } from "../src/traces/mod.ts";
 import { createApp } from "../src/http/app.ts";
 import { smallTable, tempDir, TOPICS } from "./_fixtures.ts";
 import { runServe, startServer, writeTestBundle } from "./_http_helpers.ts";

@@ -9,10 +9,9 @@ import assert from "node:assert/strict";
 import { createApp } from "../src/http/app.ts";
 import { MAX_BATCH_ITEMS } from "../src/http/batch.ts";
 import { MAX_BODY_BYTES } from "../src/http/body.ts";
-import { DriftMonitor } from "../src/engine/mod.ts";
+import { DriftMonitor, type Table } from "../src/engine/mod.ts";
 import { fixedToken } from "../src/http/token.ts";
 import type { AppDeps } from "../src/http/service.ts";
-import type { Table } from "../src/engine/mod.ts";
 import {
   FILLER_WORDS,
   rng,

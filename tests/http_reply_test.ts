@@ -5,12 +5,16 @@
  */
 
 import assert from "node:assert/strict";
-import { assess, probabilitiesOf } from "../src/engine/mod.ts";
-import { type Assessment } from "../src/engine/mod.ts";
-import { prepareText } from "../src/engine/mod.ts";
-import { QUIET_GUARD } from "../src/engine/mod.ts";
-import { setThresholdInForce, TableState } from "../src/engine/mod.ts";
-import type { Table } from "../src/engine/mod.ts";
+import {
+  assess,
+  type Assessment,
+  prepareText,
+  probabilitiesOf,
+  QUIET_GUARD,
+  setThresholdInForce,
+  type Table,
+  TableState,
+} from "../src/engine/mod.ts";
 import { writeAltReply } from "../src/http/altdecisions.ts";
 import { appFor } from "../src/http/app.ts";
 import { writeDecideAnswer, writeDecideReply } from "../src/http/decide.ts";

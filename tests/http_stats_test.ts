@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { DriftMonitor } from "../src/engine/mod.ts";
-import { TableState } from "../src/engine/mod.ts";
+import { DriftMonitor, TableState } from "../src/engine/mod.ts";
 import { ServiceStats } from "../src/http/stats/service_stats.ts";
 import { smallTable } from "./_fixtures.ts";
 

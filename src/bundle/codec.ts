@@ -30,18 +30,19 @@
  */
 
 import { storedReport } from "./info.ts";
-import type { TrainingSettings } from "../train/mod.ts";
-import type { TrainReport } from "../train/mod.ts";
+import type { TrainingSettings, TrainReport } from "../train/mod.ts";
 import { createHash } from "node:crypto";
-import type { FeaturizerSettings } from "../engine/mod.ts";
-import { liveGrid } from "../engine/mod.ts";
-import { NO_SCOPE, SCOPE_SCORES, type ScopeScore } from "../engine/mod.ts";
-import type {
-  Calibration,
-  QuestionKind,
-  QuestionTable,
-  Table,
-  TableSettings,
+import {
+  type Calibration,
+  type FeaturizerSettings,
+  liveGrid,
+  NO_SCOPE,
+  type QuestionKind,
+  type QuestionTable,
+  SCOPE_SCORES,
+  type ScopeScore,
+  type Table,
+  type TableSettings,
 } from "../engine/mod.ts";
 import {
   checkEncoder,
@@ -52,7 +53,7 @@ import {
   SEMANTIC_FILE,
   SEMANTIC_VERSION,
 } from "./semantic_part.ts";
-import type { EncoderName } from "../encoder/package.ts";
+import type { EncoderName } from "../encoder/mod.ts";
 import { THIS_ENCODER } from "../encoder/identity.ts";
 
 /** Names the format in every manifest. */

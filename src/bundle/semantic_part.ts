@@ -23,13 +23,17 @@
  * @module
  */
 
-import type { NoveltyReference, SemanticTier } from "../engine/semantic.ts";
-import type { Calibration, QuestionTable } from "../engine/table.ts";
+import type {
+  Calibration,
+  NoveltyReference,
+  QuestionTable,
+  SemanticTier,
+} from "../engine/mod.ts";
 import {
   encoderInWords,
   type EncoderName,
   sameEncoder,
-} from "../encoder/package.ts";
+} from "../encoder/mod.ts";
 import { THIS_ENCODER } from "../encoder/identity.ts";
 
 /** The file of the second tiers. */

@@ -7,8 +7,7 @@
 
 import { isAbsolute, resolve } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import type { DriftSettings } from "../engine/mod.ts";
-import { closestName } from "../engine/mod.ts";
+import { closestName, type DriftSettings } from "../engine/mod.ts";
 
 /** A mistake in how a command was called or in what it was given; printed as one line, exit code 2. */
 export class UsageError extends Error {

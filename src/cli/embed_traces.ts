@@ -8,13 +8,13 @@
 
 import {
   EMBEDDING_SIZE,
+  EmbeddingCache,
   EncoderPool,
   readCache,
   readThisEncoder,
   THIS_ENCODER,
   writeCache,
 } from "../encoder/mod.ts";
-import { EmbeddingCache } from "../encoder/mod.ts";
 import type { ProgressPrinter } from "./progress.ts";
 
 /**

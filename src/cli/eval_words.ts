@@ -6,14 +6,16 @@
  * @module
  */
 
-import type { Averages, Confusion, Prf } from "../eval/mod.ts";
-import type { TiersFigures } from "../eval/mod.ts";
 import type {
+  Averages,
   AveragesFigures,
+  Confusion,
   EvalFigures,
+  FrontierPoint,
   OptionFigures,
+  Prf,
+  TiersFigures,
 } from "../eval/mod.ts";
-import type { FrontierPoint } from "../eval/mod.ts";
 
 /** A share as a percentage with one decimal. */
 function pct(x: number): string {

@@ -4,18 +4,20 @@
  * @module
  */
 
-import { loadBundle } from "../bundle/mod.ts";
-import { questionReportOf } from "../bundle/mod.ts";
-import type { FeaturizerSettings } from "../engine/mod.ts";
+import { loadBundle, questionReportOf } from "../bundle/mod.ts";
 import type {
   Calibration,
   DriftSettings,
+  FeaturizerSettings,
   Table,
   TableSettings,
 } from "../engine/mod.ts";
-import type { LeakageReport } from "../train/mod.ts";
-import type { Measurement } from "../train/mod.ts";
-import type { QuestionReport, SplitReport } from "../train/mod.ts";
+import type {
+  LeakageReport,
+  Measurement,
+  QuestionReport,
+  SplitReport,
+} from "../train/mod.ts";
 import { parseFlags, UsageError, userPath } from "./common.ts";
 import {
   fetchLive,

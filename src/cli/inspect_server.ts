@@ -6,8 +6,10 @@
  * @module
  */
 
-import type { LiveStatsDocument } from "../http/openapi/live_schemas.ts";
-import type { LiveResetReply } from "../http/openapi/live_schemas.ts";
+import type {
+  LiveResetReply,
+  LiveStatsDocument,
+} from "../http/openapi/live_schemas.ts";
 import { oneLine, UsageError } from "./common.ts";
 
 /** `path` on the server at `url`; throws `UsageError` for a URL that is not one. */

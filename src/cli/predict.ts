@@ -7,7 +7,7 @@
  */
 
 import { loadBundle } from "../bundle/mod.ts";
-import { prepareText, stateText } from "../engine/mod.ts";
+import { closestName, prepareText, stateText } from "../engine/mod.ts";
 import { MAX_BODY_BYTES } from "../http/body.ts";
 import { writeDecideAnswer } from "../http/decide.ts";
 import { type Ask, assessRequest } from "../http/decision_request.ts";
@@ -15,7 +15,6 @@ import { JsonWriter } from "../http/json_writer.ts";
 import { writeQuestionKey } from "../http/reply_parts.ts";
 import { type ServedTable, serveTable } from "../http/served.ts";
 import { parseFlags, UsageError, userPath } from "./common.ts";
-import { closestName } from "../engine/mod.ts";
 
 /** Usage text of `predict`. */
 export const PREDICT_USAGE =

@@ -12,9 +12,12 @@
 
 import { dirname, resolve } from "node:path";
 import { loadBundle } from "../bundle/mod.ts";
-import { warmUp } from "../engine/mod.ts";
-import { TableState } from "../engine/mod.ts";
-import type { DriftSettings, Table } from "../engine/mod.ts";
+import {
+  type DriftSettings,
+  type Table,
+  TableState,
+  warmUp,
+} from "../engine/mod.ts";
 import type { Service } from "../http/service.ts";
 import { oneLine } from "./common.ts";
 import type { SecondTierOptions } from "../http/second_tier.ts";

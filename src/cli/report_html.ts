@@ -10,15 +10,15 @@
 
 import { questionReportOf } from "../bundle/mod.ts";
 import type { Table } from "../engine/mod.ts";
-import type { Confusion } from "../eval/mod.ts";
 import type {
   AveragesFigures,
+  Confusion,
   EvalFigures,
+  FrontierPoint,
   OptionFigures,
+  Prf,
 } from "../eval/mod.ts";
-import type { FrontierPoint } from "../eval/mod.ts";
 import { frontierSvg } from "./frontier_svg.ts";
-import type { Prf } from "../eval/mod.ts";
 import { adviceInBrief, leakageInWords, splitInWords } from "./report_words.ts";
 import { questionLine, streamInWords } from "./eval_words.ts";
 

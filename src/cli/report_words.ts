@@ -5,9 +5,7 @@
  * @module
  */
 
-import type { LeakageReport } from "../train/mod.ts";
-import { percent } from "../train/mod.ts";
-import type { SplitReport } from "../train/mod.ts";
+import { type LeakageReport, percent, type SplitReport } from "../train/mod.ts";
 
 /**
  * The split in one line: mode, why, and the traces and units (texts,

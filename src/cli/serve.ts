@@ -11,10 +11,12 @@
  * @module
  */
 
-import { DriftMonitor } from "../engine/mod.ts";
-import { DEFAULT_WORD_CACHE_BYTES } from "../engine/mod.ts";
-import type { Table } from "../engine/mod.ts";
-import type { TableState } from "../engine/mod.ts";
+import {
+  DEFAULT_WORD_CACHE_BYTES,
+  DriftMonitor,
+  type Table,
+  type TableState,
+} from "../engine/mod.ts";
 import {
   DEFAULT_SECOND_TIER,
   hasSecondTier,
@@ -25,10 +27,12 @@ import { RequestGate } from "../http/gate.ts";
 import { ROUTE_TABLE } from "../http/routes.ts";
 import { DRAIN_MS, type HttpServer, startServer } from "../http/server.ts";
 import { Service } from "../http/service.ts";
-import { AuditKeyFile } from "../live/mod.ts";
-import { DEFAULT_AUDIT_RATE } from "../live/mod.ts";
-import { FLEET_SYNC_MS } from "../live/mod.ts";
-import type { LiveStore } from "../live/mod.ts";
+import {
+  AuditKeyFile,
+  DEFAULT_AUDIT_RATE,
+  FLEET_SYNC_MS,
+  type LiveStore,
+} from "../live/mod.ts";
 import {
   fileToken,
   fixedToken,

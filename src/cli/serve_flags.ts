@@ -9,12 +9,14 @@ import {
   DEFAULT_SECOND_TIER,
   type SecondTierOptions,
 } from "../http/second_tier.ts";
-import type { DriftSettings } from "../engine/mod.ts";
-import { DEFAULT_WORD_CACHE_BYTES } from "../engine/mod.ts";
+import { DEFAULT_WORD_CACHE_BYTES, type DriftSettings } from "../engine/mod.ts";
 import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from "../http/app.ts";
 import { DRAIN_MS } from "../http/server.ts";
-import { DEFAULT_AUDIT_RATE, type LiveOptions } from "../live/mod.ts";
-import { parseStoreUrl } from "../live/mod.ts";
+import {
+  DEFAULT_AUDIT_RATE,
+  type LiveOptions,
+  parseStoreUrl,
+} from "../live/mod.ts";
 import {
   DRIFT_FLAGS,
   driftFlagSettings,

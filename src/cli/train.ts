@@ -4,8 +4,12 @@
  * @module
  */
 
-import { encodeBundle } from "../bundle/mod.ts";
-import { checkBundleDestination, writeBundleVersioned } from "../bundle/mod.ts";
+import {
+  checkBundleDestination,
+  DEFAULT_KEEP,
+  encodeBundle,
+  writeBundleVersioned,
+} from "../bundle/mod.ts";
 import { train } from "../train/trainer.ts";
 import { trainedContents, type TrainResult } from "../train/contents.ts";
 import {
@@ -13,10 +17,15 @@ import {
   trainOptions as checkedTrainOptions,
   type TrainOptionsInput,
 } from "../train/validate_options.ts";
-import { type TrainOptions } from "../train/mod.ts";
-import { DEFAULT_KEEP } from "../bundle/mod.ts";
+import {
+  AUTO_MIN_GROUPS,
+  resolveMode,
+  type SemanticMode,
+  type SplitMode,
+  type TrainOptions,
+  withoutTimeColumns,
+} from "../train/mod.ts";
 import type { TraceSet } from "../traces/mod.ts";
-import { AUTO_MIN_GROUPS, resolveMode, type SplitMode } from "../train/mod.ts";
 import {
   kindInWords,
   leakageInWords,
@@ -35,8 +44,6 @@ import {
 } from "./common.ts";
 import { ProgressPrinter } from "./progress.ts";
 import { reportHtml } from "./report_html.ts";
-import type { SemanticMode } from "../train/mod.ts";
-import { withoutTimeColumns } from "../train/mod.ts";
 import {
   type CalibrationRecord,
   recordCalibration,

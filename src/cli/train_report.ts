@@ -12,12 +12,11 @@ import {
   type CalibrationOutcome,
   inScopeConfidences,
   type ScoredAnswers,
+  type TrainOptions,
 } from "../train/mod.ts";
-import type { TrainOptions } from "../train/mod.ts";
 import type { TrainResult } from "../train/contents.ts";
 import type { TraceSet } from "../traces/mod.ts";
-import { QuestionTally } from "../eval/mod.ts";
-import { frontierOf } from "../eval/mod.ts";
+import { frontierOf, QuestionTally } from "../eval/mod.ts";
 import type { ReportModel, ReportQuestion } from "./report_html.ts";
 import {
   leakageInWords,

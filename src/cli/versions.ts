@@ -7,9 +7,13 @@
  * @module
  */
 
-import { loadBundle } from "../bundle/mod.ts";
-import { questionReportOf } from "../bundle/mod.ts";
-import { listVersions, pointTo, type VersionFolder } from "../bundle/mod.ts";
+import {
+  listVersions,
+  loadBundle,
+  pointTo,
+  questionReportOf,
+  type VersionFolder,
+} from "../bundle/mod.ts";
 import { bundleIdOf } from "../live/mod.ts";
 import { oneLine, parseFlags, UsageError, userPath } from "./common.ts";
 

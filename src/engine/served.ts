@@ -11,9 +11,8 @@
  */
 
 import { type AskOptions, assess } from "./answer.ts";
-import { prepareText } from "./prepare.ts";
+import { type PreparedText, prepareText } from "./prepare.ts";
 import { type DriftGuard, DriftMonitor } from "./drift.ts";
-import type { PreparedText } from "./prepare.ts";
 import { fullProbabilities } from "./semantic.ts";
 import { setThresholdInForce, TableState } from "./state.ts";
 import type { Table } from "./table.ts";

@@ -8,16 +8,17 @@
  * @module
  */
 
-import { fullProbabilities } from "../engine/mod.ts";
-import type { PreparedText } from "../engine/mod.ts";
-import type { TableState } from "../engine/mod.ts";
-import type { Table } from "../engine/mod.ts";
 import {
   type AnsweringTier,
   answerWithSecondTier,
   asksSecondTier,
+  type Assessment,
+  disagrees,
+  fullProbabilities,
+  type PreparedText,
+  type Table,
+  type TableState,
 } from "../engine/mod.ts";
-import { type Assessment, disagrees } from "../engine/mod.ts";
 
 /** One tier's figures for a question. */
 export interface TierFigures {

@@ -17,8 +17,7 @@
  */
 
 import { type Context, Hono } from "hono";
-import { assess } from "../engine/mod.ts";
-import { prepareText } from "../engine/mod.ts";
+import { assess, prepareText } from "../engine/mod.ts";
 import { bundleIdOf } from "../live/mod.ts";
 import {
   BODY_TIMEOUT_MS,
@@ -32,12 +31,11 @@ import { RequestGate } from "./gate.ts";
 import { JsonWriter } from "./json_writer.ts";
 import { FEEDBACK_BODY } from "./live_routes/feedback_body.ts";
 import { answerFeedback } from "./live_routes/feedback_route.ts";
-import { Exposition } from "./exposition.ts";
+import { Exposition, METRICS_CONTENT_TYPE } from "./exposition.ts";
 import { writeLiveMetrics } from "./live_routes/live_metrics.ts";
 import { liveStats } from "./live_routes/live_stats.ts";
 import { answerLiveReset, LIVE_RESET_BODY } from "./live_routes/reset.ts";
 import { writeServiceMetrics } from "./service_metrics.ts";
-import { METRICS_CONTENT_TYPE } from "./exposition.ts";
 import { writeTierMetrics } from "./tier_metrics.ts";
 import { clientBodies } from "./middleware/client_bodies.ts";
 import { countResponses } from "./middleware/count_responses.ts";

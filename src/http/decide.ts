@@ -5,8 +5,7 @@
  * @module
  */
 
-import type { AnsweringTier } from "../engine/mod.ts";
-import type { Assessment } from "../engine/mod.ts";
+import type { AnsweringTier, Assessment } from "../engine/mod.ts";
 import {
   type Ask,
   type DecideRequest,

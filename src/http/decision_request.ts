@@ -14,16 +14,17 @@
  */
 
 import {
+  type AnsweringTier,
   type AskOptions,
   assess,
+  type Assessment,
+  type DriftGuard,
+  type PreparedText,
+  type QuestionKind,
+  type Table,
+  type TableState,
   unsupportedAssessment,
 } from "../engine/mod.ts";
-import { type Assessment } from "../engine/mod.ts";
-import { type PreparedText } from "../engine/mod.ts";
-import type { DriftGuard } from "../engine/mod.ts";
-import type { TableState } from "../engine/mod.ts";
-import type { QuestionKind, Table } from "../engine/mod.ts";
-import type { AnsweringTier } from "../engine/mod.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import type { ServedTable } from "./served.ts";
 

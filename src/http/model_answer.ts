@@ -9,8 +9,7 @@
  * @module
  */
 
-import type { AnsweringTier } from "../engine/mod.ts";
-import type { Assessment } from "../engine/mod.ts";
+import type { AnsweringTier, Assessment } from "../engine/mod.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import {
   writeChoice,

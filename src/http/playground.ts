@@ -8,12 +8,14 @@
  * @module
  */
 
-import { topOptions } from "../engine/mod.ts";
-import { type Assessment } from "../engine/mod.ts";
-import { answerOf } from "../engine/mod.ts";
-import type { DriftState } from "../engine/mod.ts";
-import { reasonInWords } from "../engine/mod.ts";
-import type { Table } from "../engine/mod.ts";
+import {
+  answerOf,
+  type Assessment,
+  type DriftState,
+  reasonInWords,
+  type Table,
+  topOptions,
+} from "../engine/mod.ts";
 import { Type } from "@sinclair/typebox";
 import { BodySpec, ObjectSpec, PARCEL } from "./body_spec.ts";
 import { nullable } from "./openapi/schema_parts.ts";

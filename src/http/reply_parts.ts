@@ -10,12 +10,19 @@
  * @module
  */
 
-import type { AnsweringTier } from "../engine/mod.ts";
-import type { Assessment, ChoiceAnswer, Flag } from "../engine/mod.ts";
-import { unsupportedInWords } from "../engine/mod.ts";
-import { EXACT_KEY, writeProbabilityKey } from "./json_number.ts";
+import {
+  type AnsweringTier,
+  type Assessment,
+  type ChoiceAnswer,
+  type Flag,
+  unsupportedInWords,
+} from "../engine/mod.ts";
+import {
+  EXACT_KEY,
+  probabilityKey,
+  writeProbabilityKey,
+} from "./json_number.ts";
 import { fragment, JsonWriter } from "./json_writer.ts";
-import { probabilityKey } from "./json_number.ts";
 import type { ServedTable } from "./served.ts";
 import { topPositions } from "./top_options.ts";
 

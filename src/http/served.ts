@@ -13,10 +13,10 @@ import {
   type DriftGuard,
   type DriftMonitor,
   peekGuard,
+  ServedBundle,
+  type Table,
+  type TableState,
 } from "../engine/mod.ts";
-import { ServedBundle } from "../engine/mod.ts";
-import type { TableState } from "../engine/mod.ts";
-import type { Table } from "../engine/mod.ts";
 import { type QuestionFragments, replyFragments } from "./fragments.ts";
 import { hasSecondTier, type SecondTier } from "./second_tier.ts";
 

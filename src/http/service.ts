@@ -11,11 +11,13 @@
  * @module
  */
 
-import type { DriftMonitor } from "../engine/mod.ts";
-import type { TableState } from "../engine/mod.ts";
-import type { Table } from "../engine/mod.ts";
-import type { AnsweringTier } from "../engine/mod.ts";
-import type { Assessment } from "../engine/mod.ts";
+import type {
+  AnsweringTier,
+  Assessment,
+  DriftMonitor,
+  Table,
+  TableState,
+} from "../engine/mod.ts";
 import { LiveController, type LiveOptions } from "../live/mod.ts";
 import { dashboardHtml as defaultDashboard } from "../../static/mod.ts";
 import { BATCH_BODY, parseBatch } from "./batch.ts";

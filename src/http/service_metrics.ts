@@ -11,9 +11,13 @@
  * @module
  */
 
-import type { DriftMonitor, DriftState } from "../engine/mod.ts";
-import { type TableState, thresholdInForce } from "../engine/mod.ts";
-import type { Table } from "../engine/mod.ts";
+import {
+  type DriftMonitor,
+  type DriftState,
+  type Table,
+  type TableState,
+  thresholdInForce,
+} from "../engine/mod.ts";
 import { type Exposition, type MetricType, sampleValue } from "./exposition.ts";
 import { DECISION_ROUTES } from "./routes.ts";
 import type { StatsSnapshot } from "./stats/document.ts";

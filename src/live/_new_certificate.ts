@@ -7,8 +7,11 @@
  * @module
  */
 
-import { LiveCertificate } from "../engine/mod.ts";
-import type { Calibration, QuestionTable } from "../engine/mod.ts";
+import {
+  type Calibration,
+  LiveCertificate,
+  type QuestionTable,
+} from "../engine/mod.ts";
 
 /**
  * A fresh live certificate of question `q` at audit rate `auditRate` (with

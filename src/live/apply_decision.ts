@@ -8,14 +8,14 @@
  * @module
  */
 
-import type { LiveDecision } from "../engine/mod.ts";
 import {
+  type LiveDecision,
   reinstateCertification,
   setThresholdInForce,
+  type Table,
+  type TableState,
   withdrawCertification,
 } from "../engine/mod.ts";
-import type { TableState } from "../engine/mod.ts";
-import type { Table } from "../engine/mod.ts";
 
 /**
  * Puts `decision` in force for question `name` of `table` in its serving

@@ -18,9 +18,11 @@
  * @module
  */
 
-import type { LiveCertificate } from "../engine/mod.ts";
-import { seededRandom } from "../engine/mod.ts";
-import type { Table } from "../engine/mod.ts";
+import {
+  type LiveCertificate,
+  seededRandom,
+  type Table,
+} from "../engine/mod.ts";
 
 /** Most audits waiting for an answer at once; the oldest is dropped first. */
 export const MAX_PENDING_AUDITS = 65_536;

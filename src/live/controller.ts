@@ -17,11 +17,15 @@
  * @module
  */
 
-import { LiveCertificate, type LiveState } from "../engine/mod.ts";
-import type { TableState } from "../engine/mod.ts";
-import type { Table } from "../engine/mod.ts";
-import type { AnsweringTier } from "../engine/mod.ts";
-import { answerOf, type Assessment } from "../engine/mod.ts";
+import {
+  type AnsweringTier,
+  answerOf,
+  type Assessment,
+  LiveCertificate,
+  type LiveState,
+  type Table,
+  type TableState,
+} from "../engine/mod.ts";
 import { applyLiveDecision } from "./apply_decision.ts";
 import type { AuditKeyFile } from "./audit_key.ts";
 import {

@@ -13,12 +13,14 @@
  */
 
 import { createHash } from "node:crypto";
-import { assess } from "../engine/mod.ts";
-import { prepareText } from "../engine/mod.ts";
-import type { DriftGuard } from "../engine/mod.ts";
-import type { TableState } from "../engine/mod.ts";
-import type { Table } from "../engine/mod.ts";
-import { answerOf } from "../engine/mod.ts";
+import {
+  answerOf,
+  assess,
+  type DriftGuard,
+  prepareText,
+  type Table,
+  type TableState,
+} from "../engine/mod.ts";
 import type { TraceRecord } from "../traces/mod.ts";
 import type { AuditMiss } from "./audits.ts";
 import { isEligible, type LiveController } from "./controller.ts";

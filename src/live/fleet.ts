@@ -44,9 +44,9 @@ import {
   type LiveEvidence,
   type LivePolicy,
   type LiveState,
+  type Table,
+  type TableState,
 } from "../engine/mod.ts";
-import type { TableState } from "../engine/mod.ts";
-import type { Table } from "../engine/mod.ts";
 import { applyLiveDecision } from "./apply_decision.ts";
 import { type FleetTrack, fleetTracks, poolName } from "./fleet_tracks.ts";
 import {

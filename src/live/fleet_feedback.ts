@@ -11,8 +11,7 @@
  * @module
  */
 
-import type { DriftGuard } from "../engine/mod.ts";
-import type { Table } from "../engine/mod.ts";
+import type { DriftGuard, Table } from "../engine/mod.ts";
 import type { LiveController } from "./controller.ts";
 import {
   countTraceItem,

@@ -12,8 +12,7 @@
  */
 
 import { createHash } from "node:crypto";
-import type { LiveCertificate } from "../engine/mod.ts";
-import type { Table } from "../engine/mod.ts";
+import type { LiveCertificate, Table } from "../engine/mod.ts";
 
 /** Most uncertified answers remembered. */
 export const RECENT_ANSWERS = 16_384;

@@ -7,8 +7,7 @@
  * @module
  */
 
-import { scopeApplies } from "../engine/mod.ts";
-import type { QuestionTable, Table } from "../engine/mod.ts";
+import { type QuestionTable, scopeApplies, type Table } from "../engine/mod.ts";
 import type { QuestionAnswers } from "../traces/mod.ts";
 import {
   calibrateQuestion,

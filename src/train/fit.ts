@@ -24,8 +24,7 @@
  */
 
 import { argmax, softmax } from "../engine/table.ts";
-import type { TrainingLayout } from "./corpus.ts";
-import { shared } from "./corpus.ts";
+import { shared, type TrainingLayout } from "./corpus.ts";
 import { type FitJob, type QuestionData } from "./fit_job.ts";
 import { type JobRunner, startRunner } from "./pool.ts";
 import type { SgdOptions } from "./softmax_sgd.ts";

@@ -5,13 +5,18 @@
  * @module
  */
 
-import { assess } from "../engine/mod.ts";
-import { prepareText } from "../engine/mod.ts";
-import { QUIET_GUARD } from "../engine/mod.ts";
-import { fullProbabilities, semanticAssess } from "../engine/mod.ts";
-import { setThresholdInForce, TableState } from "../engine/mod.ts";
-import type { QuestionTable, Table } from "../engine/mod.ts";
-import { disagrees } from "../engine/mod.ts";
+import {
+  assess,
+  disagrees,
+  fullProbabilities,
+  prepareText,
+  type QuestionTable,
+  QUIET_GUARD,
+  semanticAssess,
+  setThresholdInForce,
+  type Table,
+  TableState,
+} from "../engine/mod.ts";
 import type { QuestionAnswers } from "../traces/mod.ts";
 import { type Measurement, Meter } from "./meter.ts";
 

@@ -17,8 +17,12 @@ import {
 } from "./options.ts";
 import type { QuestionParts } from "./parts.ts";
 import type { SemanticReport } from "./semantic.ts";
-import type { FedOption, ResolvedSplitMode } from "./split.ts";
-import { PART_NAMES, type Split } from "./split.ts";
+import {
+  type FedOption,
+  PART_NAMES,
+  type ResolvedSplitMode,
+  type Split,
+} from "./split.ts";
 
 /** How the traces were split, for the report. */
 export interface SplitReport {

@@ -5,12 +5,15 @@
  * @module
  */
 
-import { assess } from "../engine/mod.ts";
-import { prepareText } from "../engine/mod.ts";
-import { QUIET_GUARD } from "../engine/mod.ts";
-import type { QuestionTable, Table } from "../engine/mod.ts";
-import { TableState } from "../engine/mod.ts";
-import { disagrees } from "../engine/mod.ts";
+import {
+  assess,
+  disagrees,
+  prepareText,
+  type QuestionTable,
+  QUIET_GUARD,
+  type Table,
+  TableState,
+} from "../engine/mod.ts";
 import type { ScoredAnswers } from "./calibrate.ts";
 
 /**

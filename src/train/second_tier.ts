@@ -7,10 +7,12 @@
  * @module
  */
 
-import { prepareText } from "../engine/mod.ts";
-import { fullProbabilities } from "../engine/mod.ts";
-import { TableState } from "../engine/mod.ts";
-import type { Table } from "../engine/mod.ts";
+import {
+  fullProbabilities,
+  prepareText,
+  type Table,
+  TableState,
+} from "../engine/mod.ts";
 import type { QuestionAnswers } from "../traces/mod.ts";
 import type { CalibratedQuestion } from "./calibrate_stage.ts";
 import type { FittedModel } from "./fit.ts";

@@ -7,8 +7,11 @@
  * @module
  */
 
-import { parseIsoTime, type TraceSet } from "../traces/mod.ts";
-import { MAX_EPOCH_SECONDS } from "../traces/mod.ts";
+import {
+  MAX_EPOCH_SECONDS,
+  parseIsoTime,
+  type TraceSet,
+} from "../traces/mod.ts";
 import { TrainingError } from "./admit.ts";
 
 /** Fewest distinct options before a question is looked at as a column of times. */

@@ -7,8 +7,11 @@
  * @module
  */
 
-import type { DriftSettings, TableSettings } from "../engine/mod.ts";
-import { SCOPE_SCORES } from "../engine/mod.ts";
+import {
+  type DriftSettings,
+  SCOPE_SCORES,
+  type TableSettings,
+} from "../engine/mod.ts";
 import { DEFAULT_TRAIN_OPTIONS, type TrainOptions } from "./options.ts";
 import { SEMANTIC_MODES } from "./semantic.ts";
 import { SPLIT_MODES } from "./split.ts";

@@ -5,8 +5,7 @@
  * @module
  */
 
-import type { ThinOption } from "./report.ts";
-import { THIN_OPTION } from "./report.ts";
+import { THIN_OPTION, type ThinOption } from "./report.ts";
 import { type FedOption, PART_NAMES, type Split } from "./split.ts";
 import {
   CURVE_SHARES,

@@ -17,14 +17,17 @@
  */
 
 import { HTTPException } from "hono/http-exception";
-import type { QuestionTable, Table } from "../../engine/mod.ts";
+import {
+  closestName,
+  type QuestionTable,
+  type Table,
+} from "../../engine/mod.ts";
 import type { FeedbackItem, FeedbackTally } from "../../live/mod.ts";
 import type { FeedbackReply } from "../openapi/live_schemas.ts";
 import { Type } from "@sinclair/typebox";
 import { BodySpec, ObjectSpec, PARCEL } from "../body_spec.ts";
 import { describe, isObject } from "../fields.ts";
 import { ref } from "../openapi/schema_parts.ts";
-import { closestName } from "../../engine/mod.ts";
 
 /** Most items one feedback request may carry (more gets 400). */
 export const MAX_FEEDBACK_ITEMS = 1000;

@@ -9,14 +9,14 @@
  * @module
  */
 
-import { bundleIdOf } from "../../live/mod.ts";
 import {
+  bundleIdOf,
   countFeedback,
+  countFleetFeedback,
   feedbackOrigin,
   feedbackTrace,
+  loggableItems,
 } from "../../live/mod.ts";
-import { countFleetFeedback } from "../../live/mod.ts";
-import { loggableItems } from "../../live/mod.ts";
 import { traceLine } from "../../traces/mod.ts";
 import type { Service } from "../service.ts";
 import { feedbackReply, logFailure, parseFeedback } from "./feedback_body.ts";

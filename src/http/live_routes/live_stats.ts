@@ -11,9 +11,10 @@
 import {
   FEEDBACK_ALARM_RATE,
   type FeedbackCheckState,
+  type LiveReason,
+  type LiveState,
+  type Table,
 } from "../../engine/mod.ts";
-import type { LiveReason, LiveState } from "../../engine/mod.ts";
-import type { Table } from "../../engine/mod.ts";
 import type {
   LiveFeedbackCheckStats,
   LiveQuestionStats,

@@ -10,9 +10,8 @@
  */
 
 import { HTTPException } from "hono/http-exception";
-import { closestName } from "../../engine/mod.ts";
+import { closestName, type Table } from "../../engine/mod.ts";
 import type { LiveController } from "../../live/mod.ts";
-import type { Table } from "../../engine/mod.ts";
 import { Type } from "@sinclair/typebox";
 import { BodySpec, ObjectSpec } from "../body_spec.ts";
 import type { LiveResetReply } from "../openapi/live_schemas.ts";

@@ -13,10 +13,13 @@
  * @module
  */
 
-import type { DriftMonitor } from "../../engine/mod.ts";
-import { type TableState, thresholdInForce } from "../../engine/mod.ts";
-import type { Table } from "../../engine/mod.ts";
-import type { Assessment } from "../../engine/mod.ts";
+import {
+  type Assessment,
+  type DriftMonitor,
+  type Table,
+  type TableState,
+  thresholdInForce,
+} from "../../engine/mod.ts";
 import { bundleIdOf } from "../../live/mod.ts";
 import { AnswerCounts, ResponseCounts } from "./counters.ts";
 import { record, share, type StatsSnapshot } from "./document.ts";
