@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { EncoderPool } from "../encoder/pool.ts";
+import type { EncoderPool } from "../encoder/mod.ts";
 import type { Table } from "../engine/mod.ts";
 import { TierStats } from "./stats/tiers.ts";
 

@@ -23,6 +23,7 @@ export {
   feedbackOrigin,
   type FeedbackTally,
   feedbackTrace,
+  type MissedAudit,
 } from "./feedback.ts";
 export { loggableItems } from "./feedback_log_items.ts";
 export { FLEET_SYNC_MS, FleetLive } from "./fleet.ts";

@@ -7,7 +7,7 @@
  */
 
 import { type Static, Type } from "@sinclair/typebox";
-import type { DriftState as EngineDriftState } from "../../engine/drift.ts";
+import type { DriftState as EngineDriftState } from "../../engine/mod.ts";
 import type { QuestionKind } from "../../engine/mod.ts";
 import { LiveStats } from "./live_schemas.ts";
 import {
