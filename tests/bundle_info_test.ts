@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { questionReportOf, storedReport } from "../src/bundle/info.ts";
+import {
+  bundleInfo,
+  questionReportOf,
+  storedReport,
+} from "../src/bundle/info.ts";
 import { loadBundle, writeBundleAtomically } from "../src/bundle/files.ts";
 import { describe } from "../src/cli/inspect.ts";
 import { bundleFiles, smallTable } from "./_fixtures.ts";
@@ -10,14 +14,15 @@ Deno.test("a bundle's info reads back typed: manifest facts, training settings a
   try {
     await writeBundleAtomically(dir, await bundleFiles(r));
     const table = await loadBundle(dir);
-    assert.equal(table.info.format, "decision-table-bundle");
-    assert.equal(typeof table.info.bundle_id, "string");
-    assert.equal(table.info.training?.seed, r.report.training.seed);
-    assert.deepEqual(table.info.training, r.report.training);
-    assert.deepEqual(table.info.report, JSON.parse(JSON.stringify(r.report)));
+    const info = bundleInfo(table);
+    assert.equal(info.format, "decision-table-bundle");
+    assert.equal(typeof info.bundle_id, "string");
+    assert.equal(info.training?.seed, r.report.training.seed);
+    assert.deepEqual(info.training, r.report.training);
+    assert.deepEqual(info.report, JSON.parse(JSON.stringify(r.report)));
     const name = r.report.questions[0]!.name;
     assert.deepEqual(
-      questionReportOf(table.info, name)?.test,
+      questionReportOf(info, name)?.test,
       r.report.questions[0]!.test,
     );
     // inspect reads the same figures without a cast.

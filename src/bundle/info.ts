@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { Table } from "../engine/table.ts";
 import type { TrainingSettings } from "../train/options.ts";
 import type { QuestionReport, TrainReport } from "../train/report.ts";
 
@@ -63,6 +64,14 @@ export function storedReport(parsed: unknown): StoredReport | null {
     return null;
   }
   return parsed as StoredReport;
+}
+
+/**
+ * `table.info` typed: the codec and the trainer are its only writers, and
+ * both write a `BundleInfo`.
+ */
+export function bundleInfo(table: Table): BundleInfo {
+  return table.info as BundleInfo;
 }
 
 /** The stored report's entry for question `name`, if any. */

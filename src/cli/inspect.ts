@@ -4,7 +4,7 @@
  * @module
  */
 
-import { loadBundle, questionReportOf } from "../bundle/mod.ts";
+import { bundleInfo, loadBundle, questionReportOf } from "../bundle/mod.ts";
 import type {
   Calibration,
   DriftSettings,
@@ -92,7 +92,7 @@ export interface BundleDescription {
 
 /** A plain summary of a loaded table. */
 export function describe(table: Table): BundleDescription {
-  const info = table.info;
+  const info = bundleInfo(table);
   return {
     format: info.format,
     format_version: info.format_version,

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { questionReportOf } from "../bundle/mod.ts";
+import { bundleInfo, questionReportOf } from "../bundle/mod.ts";
 import type { Table } from "../engine/mod.ts";
 import type {
   AveragesFigures,
@@ -68,7 +68,7 @@ export function evalReport(
     stream?: Record<string, { raised: number[]; cleared: number[] }>;
   },
 ): ReportModel {
-  const report = table.info.report ?? {};
+  const report = bundleInfo(table).report ?? {};
   return {
     title: `eval of ${bundlePath}`,
     about: [
@@ -83,7 +83,7 @@ export function evalReport(
       }.`,
     questions: Object.entries(result.questions).map(([name, f]) => {
       const q = table.byName.get(name)!;
-      const trained = questionReportOf(table.info, name);
+      const trained = questionReportOf(bundleInfo(table), name);
       return {
         name,
         summary: questionLine(name, f),

@@ -8,6 +8,7 @@
  */
 
 import {
+  bundleInfo,
   listVersions,
   loadBundle,
   pointTo,
@@ -86,7 +87,7 @@ export async function describeVersion(
     const table = await loadBundle(v.path);
     const questions: Record<string, VersionQuestion> = {};
     for (const q of table.questions) {
-      const t = questionReportOf(table.info, q.name)?.test;
+      const t = questionReportOf(bundleInfo(table), q.name)?.test;
       questions[q.name] = {
         threshold: q.calibration.threshold,
         test: t === undefined ? null : {

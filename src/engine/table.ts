@@ -5,7 +5,6 @@
  * @module
  */
 
-import type { BundleInfo } from "../bundle/info.ts";
 import type { FeaturizerSettings, TextFeatures } from "./features.ts";
 import type { CalibrationBand } from "./feedback_check.ts";
 import type { ScopeReference } from "./scope.ts";
@@ -159,8 +158,27 @@ export interface Table {
   readonly rowCount: number;
   readonly questions: QuestionTable[];
   readonly byName: Map<string, QuestionTable>;
-  /** What the table knows about its bundle (format and tool versions, training, report). */
-  readonly info: BundleInfo;
+  /**
+   * What the table knows about its bundle (format and tool versions, id,
+   * training settings, report), as the codec or the trainer wrote it; the
+   * engine reads none of it. `bundleInfo()` in `bundle/` reads it typed.
+   */
+  readonly info: TableInfo;
+}
+
+/**
+ * The shape of `Table.info` as far as the engine knows it: a record the
+ * bundle's codec and the trainer fill (`BundleInfo` in `bundle/info.ts`
+ * says what each field holds). Kept apart so that the engine imports
+ * nothing of training or bundles.
+ */
+export interface TableInfo {
+  readonly format?: string;
+  readonly format_version?: number;
+  readonly tool_version?: string;
+  readonly bundle_id?: string | null;
+  readonly training?: object | null;
+  readonly report?: object | null;
 }
 
 /**
