@@ -24,6 +24,22 @@ import { LIVE_RESET_BODY } from "../live_routes/reset.ts";
 import { PLAYGROUND_BODY } from "../playground.ts";
 import { ReadyDocument } from "./ready_schema.ts";
 
+/** The demo bundle's answer to `topic` for the parcel text, in the examples of both decide routes. */
+const PARCEL_TOPIC = {
+  choice: "delivery",
+  confidence: 0.9882,
+  certified: true,
+  flag: null,
+  radius: 2,
+  probabilities: {
+    billing: 0.007,
+    returns: 0.0014,
+    technical: 0.0017,
+    delivery: 0.9882,
+    account: 0.0017,
+  },
+};
+
 /** `POST /v1/decide`. */
 export const DECIDE_DOC: JsonRouteSpec = {
   operationId: "decide",
@@ -36,20 +52,7 @@ export const DECIDE_DOC: JsonRouteSpec = {
   response: "DecideResponse",
   responseExample: {
     answers: {
-      topic: {
-        choice: "delivery",
-        confidence: 0.9882,
-        certified: true,
-        flag: null,
-        radius: 2,
-        probabilities: {
-          billing: 0.007,
-          returns: 0.0014,
-          technical: 0.0017,
-          delivery: 0.9882,
-          account: 0.0017,
-        },
-      },
+      topic: PARCEL_TOPIC,
       wants_human: {
         answer: false,
         confidence: 0.994,
@@ -78,20 +81,7 @@ export const DECIDE_BATCH_DOC: JsonRouteSpec = {
     items: [
       {
         answers: {
-          topic: {
-            choice: "delivery",
-            confidence: 0.9882,
-            certified: true,
-            flag: null,
-            radius: 2,
-            probabilities: {
-              billing: 0.007,
-              returns: 0.0014,
-              technical: 0.0017,
-              delivery: 0.9882,
-              account: 0.0017,
-            },
-          },
+          topic: PARCEL_TOPIC,
         },
         latency_us: 9.1,
       },
