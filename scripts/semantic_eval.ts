@@ -10,14 +10,9 @@
 
 import {
   type Answer,
-  assess,
-  fullProbabilities,
-  prepareText,
   QUIET_GUARD,
-  semanticAssess,
-  setThresholdInForce,
+  ServedBundle,
   type Table,
-  TableState,
 } from "../src/engine/mod.ts";
 import { embedTraces } from "../src/cli/embed_traces.ts";
 import { ProgressPrinter } from "../src/cli/progress.ts";
@@ -53,33 +48,25 @@ export function answerTexts(
   texts: readonly string[],
   embeddings: readonly Float32Array[] | null,
 ): TierAnswer[] {
-  const state = new TableState(table);
-  const q = table.byName.get(name)!;
-  const tier = embeddings === null ? undefined : q.semantic;
-  if (tier !== undefined) {
-    setThresholdInForce(table, state, name, tier.calibration.threshold);
-  }
+  const served = new ServedBundle(table, { secondTier: embeddings !== null });
   return texts.map((text, i) => {
-    const prepared = prepareText(table, state, text);
-    const a = assess(table, state, prepared, name, {}, QUIET_GUARD).answer;
-    const option = optionOf(a);
-    if (a.certified) return { certified: true, tier: "table", option };
-    if (tier !== undefined && a.flag === "low_confidence") {
-      const s = semanticAssess(
-        tier,
-        embeddings![i]!,
-        undefined,
-        fullProbabilities(table, state, prepared, q),
+    const prepared = served.prepare(text);
+    const a = served.answer(prepared, name, {}, QUIET_GUARD);
+    if (a.answer.certified) {
+      return { certified: true, tier: "table", option: optionOf(a.answer) };
+    }
+    if (embeddings !== null && served.asksSecondTier(a, false)) {
+      const r = served.answerWithSecondTier(
+        a,
+        embeddings[i]!,
+        served.tableInput(a, prepared),
       );
-      if (!s.novel && s.confidence >= tier.calibration.threshold!) {
-        return {
-          certified: true,
-          tier: "semantic",
-          option: q.options[s.best]!,
-        };
+      const answer = r.assessment.answer;
+      if (answer.certified) {
+        return { certified: true, tier: r.tier, option: optionOf(answer) };
       }
     }
-    return { certified: false, tier: null, option };
+    return { certified: false, tier: null, option: optionOf(a.answer) };
   });
 }
 

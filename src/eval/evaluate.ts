@@ -14,9 +14,8 @@ import {
   peekGuard,
   prepareText,
   QUIET_GUARD,
-  setThresholdInForce,
+  ServedBundle,
   type Table,
-  TableState,
   thresholdInForce,
 } from "../engine/mod.ts";
 import { answerAsServed, type TiersFigures, TierTally } from "./tiers.ts";
@@ -62,15 +61,13 @@ export function evaluate(
   const peek: DriftGuard = monitor === undefined
     ? QUIET_GUARD
     : peekGuard(monitor);
-  const state = new TableState(table);
   // With the texts' embeddings, both tiers answer as `serve` has them:
   // certified against the two-tier rule's threshold.
-  if (embeddings !== undefined) {
-    for (const q of table.questions) {
-      const l = q.semantic?.calibration.threshold ?? null;
-      if (l !== null) setThresholdInForce(table, state, q.name, l);
-    }
-  }
+  const servedBundle = new ServedBundle(table, {
+    secondTier: embeddings !== undefined,
+    monitor: monitor,
+  });
+  const { state } = servedBundle;
   const tierTallies = new Map<string, TierTally>();
   const open = unthresholdedState(table);
   const asked = traces.questions.filter((q) => table.byName.has(q.name));
@@ -93,15 +90,14 @@ export function evaluate(
       prepared ??= prepareText(table, state, traces.texts[i]!);
       openPrepared ??= prepareText(table, open, traces.texts[i]!);
       const tq = table.byName.get(q.name)!;
-      let served = assess(table, state, prepared, q.name, {}, guard);
+      let served = servedBundle.answer(prepared, q.name, {}, guard);
       if (embeddings !== undefined && tq.semantic !== undefined) {
         let tally = tierTallies.get(q.name);
         if (tally === undefined) {
           tierTallies.set(q.name, tally = new TierTally());
         }
         const r = answerAsServed(
-          table,
-          state,
+          servedBundle,
           prepared,
           served,
           embeddings[i],

@@ -10,14 +10,10 @@
 
 import {
   type AnsweringTier,
-  answerWithSecondTier,
-  asksSecondTier,
   type Assessment,
   disagrees,
-  fullProbabilities,
   type PreparedText,
-  type Table,
-  type TableState,
+  type ServedBundle,
 } from "../engine/mod.ts";
 
 /** One tier's figures for a question. */
@@ -90,32 +86,26 @@ export class TierTally {
 }
 
 /**
- * The answer `serve` gives for `served` (the table's assessment of a
- * prepared `text`) with the second tier on and `embedding` the text's,
- * and the tier that gave it; counted in `tally`. The second tier's
- * threshold is its bundle's `L` (no live evidence in eval).
+ * The answer `serve` gives for `assessment` (the table's, from
+ * `served.answer` on a prepared `text`) with the second tier on and
+ * `embedding` the text's, and the tier that gave it; counted in `tally`.
+ * The second tier's threshold is its bundle's `L` (no live evidence in
+ * eval).
  */
 export function answerAsServed(
-  table: Table,
-  state: TableState,
+  served: ServedBundle,
   text: PreparedText,
-  served: Assessment,
+  assessment: Assessment,
   embedding: Float32Array | undefined,
   tally: TierTally,
 ): { assessment: Assessment; tier: AnsweringTier } {
-  if (embedding === undefined || !asksSecondTier(table, served, false)) {
-    return { assessment: served, tier: "table" };
+  if (embedding === undefined || !served.asksSecondTier(assessment, false)) {
+    return { assessment, tier: "table" };
   }
-  const q = table.questions[served.slot]!;
-  const tier = q.semantic!;
-  const r = answerWithSecondTier(
-    table,
-    served,
+  const r = served.answerWithSecondTier(
+    assessment,
     embedding,
-    tier.calibration.threshold,
-    tier.tableWeight === 0
-      ? undefined
-      : fullProbabilities(table, state, text, q),
+    served.tableInput(assessment, text),
   );
   tally.asked(r.tier === "table");
   return r;
