@@ -749,7 +749,7 @@ if (values["tiers-bundle"] !== undefined) {
     bundle: values["tiers-bundle"],
     data: DATA,
     seconds: Number(values.seconds) * 5,
-    workers: 2,
+    workers: 1,
     queue: 16,
   });
 } else {

@@ -19,7 +19,7 @@
  * the second tier.
  *
  * Usage: deno task bench:tiers --bundle DIR [--data DIR] [--seconds 15]
- *        [--workers 2] [--queue 16]
+ *        [--workers 1] [--queue 16]
  * (`deno task bench:http --tiers-bundle DIR` runs it after its own
  * figures.) Without a bundle of format 4 or the test texts, prints why and
  * exits 0. Train one with `train --semantic on` (about 6 minutes on
@@ -328,7 +328,7 @@ if (import.meta.main) {
         default: new URL("../../shared/data/", import.meta.url).pathname,
       },
       seconds: { type: "string", default: "15" },
-      workers: { type: "string", default: "2" },
+      workers: { type: "string", default: "1" },
       queue: { type: "string", default: "16" },
     },
   });

@@ -318,3 +318,17 @@ Deno.test("a command without read access to its bundle or traces says which --al
     /^error: Cannot read traces demo\/traces\.jsonl: no read access to "demo\/traces\.jsonl"; allow it with --allow-read=demo\/traces\.jsonl$/m,
   );
 });
+
+Deno.test("serve --semantic-workers takes 0 (the table alone) to 64, one worker by default", () => {
+  assert.equal(parseServeFlags(["--bundle", "b"])!.semantic.workers, 1);
+  assert.equal(
+    parseServeFlags(["--bundle", "b", "--semantic-workers", "0"])!.semantic
+      .workers,
+    0,
+  );
+  throwsWith(
+    () => parseServeFlags(["--bundle", "b", "--semantic-workers", "-1"]),
+    UsageError,
+    /^--semantic-workers must be an integer from 0 to 64 \(0: the table alone\): got "-1"$/,
+  );
+});

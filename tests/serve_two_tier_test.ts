@@ -82,7 +82,7 @@ Deno.test("a format-4 bundle: the table answers what it certifies, the second ti
   try {
     assert.match(
       server.output().stdout,
-      /second tier: sentence encoder on 2 worker/,
+      /second tier: sentence encoder on 1 worker/,
     );
     // Certified by the table: tier table, and the encoder never asked.
     const a = await postJson(server.base, "/v1/decide", { state: certified });
@@ -242,6 +242,27 @@ Deno.test("a full second-tier queue sheds: the table's answer goes back at once,
   }
 });
 
+Deno.test("--semantic-workers 0 serves a format-4 bundle by the table alone, at its own threshold, without the encoder", async () => {
+  await using tmp = await tempDir();
+  const { certified, low } = tierTexts();
+  const server = await serveTwoTier(tmp.path, ["--semantic-workers", "0"]);
+  try {
+    assert.match(server.output().stdout, /second tier: not served/);
+    assert.doesNotMatch(server.output().stdout, /sentence encoder on/);
+    const a = await postJson(server.base, "/v1/decide", { state: certified });
+    assert.equal(topicOf(a.json).certified, true);
+    const b = await postJson(server.base, "/v1/decide", { state: low });
+    const t = topicOf(b.json);
+    assert.equal(t.certified, false);
+    assert.equal(t.flag, "low_confidence");
+    assert.notEqual(t.tier, "semantic");
+    const s = await stats(server.base);
+    assert.equal((s.tiers as Json | undefined)?.workers ?? 0, 0);
+  } finally {
+    await server.stop();
+  }
+});
+
 Deno.test("a format-3 bundle starts no encoder and replies without tier fields", async () => {
   await using tmp = await tempDir();
   const bundle = await writeTestBundle(`${tmp.path}/b`);
@@ -279,7 +300,7 @@ Deno.test("a reload that brings a second tier starts the encoder, and its answer
     }
     const after = await postJson(server.base, "/v1/decide", { state: low });
     assert.equal(topicOf(after.json).tier, "semantic");
-    assert.equal(((await stats(server.base)).tiers as Json).workers, 2);
+    assert.equal(((await stats(server.base)).tiers as Json).workers, 1);
   } finally {
     await server.stop();
   }

@@ -147,7 +147,8 @@ reverse proxy in front of a public service (see the README).
 The second tier (only for a bundle with one, format 4; a table-only bundle
 starts no encoder):
   --semantic-workers N     encoder workers, each with its own copy of the model
-                           (default ${DEFAULT_SECOND_TIER.workers})
+                           (default ${DEFAULT_SECOND_TIER.workers}); 0 serves the table alone, at its
+                           own threshold, without loading the encoder
   --semantic-queue N       texts waiting or running at the encoder at most; a text
                            beyond them gets the table's answer at once, uncertified,
                            counted as shed (default ${DEFAULT_SECOND_TIER.queue})
@@ -278,7 +279,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     }
     auditKeys = await openAuditKeys(settings);
     store = await openStore(settings);
-    if (hasSecondTier(table)) {
+    if (hasSecondTier(table) && settings.semantic.workers > 0) {
       secondTier = await SecondTier.start(settings.semantic);
     }
   } catch (e) {
@@ -320,9 +321,15 @@ export async function serveCommand(args: string[]): Promise<number> {
         loadMs.toFixed(1)
       } ms)`,
       ...describeQuestions(table),
-      ...(secondTier === null ? [] : [
-        `  second tier: sentence encoder on ${s.semantic.workers} worker(s), queue of ${s.semantic.queue} texts (--semantic-workers, --semantic-queue)`,
-      ]),
+      ...(secondTier !== null
+        ? [
+          `  second tier: sentence encoder on ${s.semantic.workers} worker(s), queue of ${s.semantic.queue} texts (--semantic-workers, --semantic-queue)`,
+        ]
+        : hasSecondTier(table)
+        ? [
+          "  second tier: not served (--semantic-workers 0): the table alone answers, at its own threshold",
+        ]
+        : []),
       `  listening on ${
         urlOf(addr.hostname, addr.port)
       } (dashboard at /, health at /v1/health, readiness at /v1/ready)`,

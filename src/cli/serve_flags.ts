@@ -164,8 +164,8 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
         "semantic-workers",
         values["semantic-workers"],
         DEFAULT_SECOND_TIER.workers,
-        (n) => Number.isInteger(n) && n >= 1 && n <= 64,
-        "an integer from 1 to 64",
+        (n) => Number.isInteger(n) && n >= 0 && n <= 64,
+        "an integer from 0 to 64 (0: the table alone)",
       ),
       queue: numberFlag(
         "semantic-queue",

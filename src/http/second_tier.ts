@@ -21,10 +21,13 @@ export interface SecondTierOptions {
 }
 
 /**
- * Two workers (the machine this was measured on has two cores) and 16
- * texts: at about 12 ms a text, a text waits at most about 100 ms.
+ * One worker and 16 texts. One worker meets the second tier's latency
+ * targets at 40 texts a second (p50 15 ms, p99 54 ms on a quiet 2-core
+ * machine) in about 360 MB resident; each more worker adds about 200 MB
+ * (docs/benchmarks.md). At about 12 ms a text, a text waits at most about
+ * 200 ms.
  */
-export const DEFAULT_SECOND_TIER: SecondTierOptions = { workers: 2, queue: 16 };
+export const DEFAULT_SECOND_TIER: SecondTierOptions = { workers: 1, queue: 16 };
 
 /** True when a question of `table` has a second tier. */
 export function hasSecondTier(table: Table): boolean {

@@ -197,14 +197,16 @@ export class Service {
 
   /**
    * Gets ready to serve `table`: starts the second tier's encoder (with
-   * `options`) when the table has a second tier and none runs yet; a
-   * table-only bundle starts nothing.
+   * `options`) when the table has a second tier, none runs yet and
+   * `options.workers` is above 0; a table-only bundle starts nothing.
    */
   async prepare(
     table: Table,
     options: SecondTierOptions = DEFAULT_SECOND_TIER,
   ): Promise<void> {
-    if (this.#second === null && hasSecondTier(table)) {
+    if (
+      this.#second === null && hasSecondTier(table) && options.workers > 0
+    ) {
       this.#second = await SecondTier.start(options);
     }
   }
