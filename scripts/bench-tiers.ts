@@ -4,8 +4,11 @@
  * process by what the table does with them (certified, or withheld for
  * low confidence alone: the second tier's texts). Prints
  *
- * - the table-certified answers' `latency_us` for 2,000 sequential
- *   requests (target: median <= 12 us), with the second tier loaded;
+ * - side by side with the same bundle served by the table alone
+ *   (`--semantic-workers 0`), in alternating rounds on texts both
+ *   certify: the table-certified answers' sequential `latency_us`
+ *   (target: median <= 12 us, and no slower than the table alone) and
+ *   requests a second from 16 concurrent clients;
  * - an open-loop load of second-tier texts at 40 requests a second (and a
  *   stream of table-certified texts beside it): the second tier's
  *   `latency_us` p50 / p99 (targets 20 ms / 60 ms) and the table-certified
@@ -31,13 +34,7 @@
 import { parseArgs } from "node:util";
 import { parse } from "csv-parse/sync";
 import { loadBundle } from "../src/bundle/mod.ts";
-import {
-  assess,
-  prepareText,
-  QUIET_GUARD,
-  setThresholdInForce,
-  TableState,
-} from "../src/engine/mod.ts";
+import { QUIET_GUARD, ServedBundle } from "../src/engine/mod.ts";
 import { SERVE_V8_FLAGS } from "../src/cli/serve.ts";
 import { freePort, rssMbOrNull as rssMb } from "./processes.ts";
 
@@ -63,34 +60,174 @@ function sortedNumbers(xs: readonly number[]): number[] {
   return [...xs].sort((a, b) => a - b);
 }
 
-/** Sorts the test texts by what the table does with them, as a server with the second tier does. */
+/**
+ * Sorts the test texts by what the table does with them, as a server with
+ * the second tier does (`certified`, `second`), and the texts the table
+ * certifies both with the second tier served and alone (`both`: the
+ * side-by-side texts).
+ */
 async function sortTexts(
   bundle: string,
   testCsv: string,
-): Promise<{ certified: string[]; second: string[]; question: string }> {
+): Promise<
+  { certified: string[]; second: string[]; both: string[]; question: string }
+> {
   const table = await loadBundle(bundle);
   const q = table.questions.find((x) => x.semantic !== undefined);
   if (q === undefined) throw new Error(`${bundle} has no second tier`);
-  const state = new TableState(table);
-  setThresholdInForce(table, state, q.name, q.semantic!.calibration.threshold);
+  const tiered = new ServedBundle(table, { secondTier: true });
+  const alone = new ServedBundle(table);
   const rows = parse(await Deno.readTextFile(testCsv), {
     columns: true,
   }) as { text: string }[];
   const certified: string[] = [];
   const second: string[] = [];
+  const both: string[] = [];
   for (const { text } of rows) {
-    const a = assess(
-      table,
-      state,
-      prepareText(table, state, text),
-      q.name,
-      {},
-      QUIET_GUARD,
-    ).answer;
-    if (a.certified) certified.push(text);
-    else if (a.flag === "low_confidence") second.push(text);
+    const a = tiered.answer(tiered.prepare(text), q.name, {}, QUIET_GUARD);
+    if (a.answer.certified) certified.push(text);
+    else if (tiered.asksSecondTier(a, false)) second.push(text);
+    const b = alone.answer(alone.prepare(text), q.name, {}, QUIET_GUARD);
+    if (a.answer.certified && b.answer.certified) both.push(text);
   }
-  return { certified, second, question: q.name };
+  return { certified, second, both, question: q.name };
+}
+
+/** A `serve` process of the benchmark. */
+interface Served {
+  base: string;
+  pid: number;
+  startMs: number;
+  stop(): Promise<void>;
+}
+
+/** Starts `serve` on `o.bundle` with `workers` encoder workers (0: the table alone). */
+async function startServe(o: TiersOptions, workers: number): Promise<Served> {
+  const port = freePort();
+  const server = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      `--v8-flags=${SERVE_V8_FLAGS}`,
+      `--allow-net=127.0.0.1:${port}`,
+      `--allow-read=${o.bundle},${ENCODER_SOURCE}`,
+      "--allow-env=SERVICE_PROXY_TOKEN",
+      MAIN,
+      "serve",
+      "--bundle",
+      o.bundle,
+      "--port",
+      String(port),
+      "--semantic-workers",
+      String(workers),
+      "--semantic-queue",
+      String(o.queue),
+      // Only uncertain texts at 400 a second is a drift the online test
+      // (rightly) alarms on, and then no text reaches the second tier: the
+      // load is to measure the second tier, so the alarm is made rare.
+      "--drift-delta",
+      "1e-12",
+    ],
+    env: { SERVICE_PROXY_TOKEN: "" },
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const stop = async () => {
+    try {
+      server.kill("SIGTERM");
+    } catch { /* gone */ }
+    await server.status;
+  };
+  try {
+    const reader = server.stdout.pipeThrough(new TextDecoderStream())
+      .getReader();
+    let banner = "";
+    const t0 = performance.now();
+    while (!/listening on/.test(banner)) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`serve ended: ${banner}`);
+      banner += value;
+    }
+    const startMs = performance.now() - t0;
+    (async () => {
+      while (!(await reader.read()).done) { /* drain */ }
+    })().catch(() => {});
+    return { base: `http://127.0.0.1:${port}`, pid: server.pid, startMs, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+/**
+ * The table-certified texts `both` sent to the server with the second tier
+ * (`tiered`) and to the same bundle served by the table alone (`alone`),
+ * side by side in alternating rounds: sequential `latency_us`, and
+ * requests a second from 16 concurrent clients.
+ */
+async function sideBySide(
+  tiered: Served,
+  alone: Served,
+  question: string,
+  both: readonly string[],
+): Promise<void> {
+  const sides = [["tiered", tiered], ["alone", alone]] as const;
+  const seq = { tiered: [] as number[], alone: [] as number[] };
+  const rates = { tiered: [] as number[], alone: [] as number[] };
+  let at = 0;
+  for (let round = 0; round < 4; round++) {
+    for (const [side, served] of sides) {
+      for (let i = 0; i < 500; i++) {
+        const r = await decide(
+          served.base,
+          question,
+          both[at++ % both.length]!,
+        );
+        if (!r.certified) throw new Error("expected a certified answer");
+        seq[side].push(r.latencyUs);
+      }
+    }
+  }
+  for (let round = 0; round < 3; round++) {
+    for (const [side, served] of sides) {
+      const t0 = performance.now();
+      const end = t0 + 2000;
+      let done = 0;
+      await Promise.all(
+        Array.from({ length: 16 }, async (_, c) => {
+          for (let i = c; performance.now() < end; i += 16) {
+            await decide(served.base, question, both[i % both.length]!);
+            done++;
+          }
+        }),
+      );
+      rates[side].push(done / ((performance.now() - t0) / 1000));
+    }
+  }
+  const median = (xs: number[]) => quantile(sortedNumbers(xs), 0.5);
+  const p99 = (xs: number[]) => quantile(sortedNumbers(xs), 0.99);
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  console.log(
+    `tiers: table-certified texts, 2,000 sequential requests each, alternating rounds: latency_us median ${
+      median(seq.tiered).toFixed(1)
+    } us with the second tier served, ${
+      median(seq.alone).toFixed(1)
+    } us by the table alone (${
+      (median(seq.tiered) / median(seq.alone)).toFixed(2)
+    }x; p99 ${p99(seq.tiered).toFixed(1)} and ${
+      p99(seq.alone).toFixed(1)
+    } us; target median <= 12 us)`,
+  );
+  console.log(
+    `tiers: table-certified texts, 16 concurrent clients, 3 alternating rounds of 2 s: ${
+      mean(rates.tiered).toFixed(0)
+    } requests/s with the second tier served, ${
+      mean(rates.alone).toFixed(0)
+    } by the table alone (${
+      (mean(rates.tiered) / mean(rates.alone)).toFixed(2)
+    }x; per round ${
+      rates.tiered.map((r, i) => (r / rates.alone[i]!).toFixed(2)).join(", ")
+    })`,
+  );
 }
 
 interface Reply {
@@ -212,74 +349,28 @@ export async function benchTiers(o: TiersOptions): Promise<void> {
   console.log(
     `tiers: bundle ${o.bundle}, question ${texts.question}; of the test texts ${texts.certified.length} are certified by the table, ${texts.second.length} withheld for low confidence alone (the second tier's)`,
   );
-  const port = freePort();
-  const server = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      `--v8-flags=${SERVE_V8_FLAGS}`,
-      `--allow-net=127.0.0.1:${port}`,
-      `--allow-read=${o.bundle},${ENCODER_SOURCE}`,
-      "--allow-env=SERVICE_PROXY_TOKEN",
-      MAIN,
-      "serve",
-      "--bundle",
-      o.bundle,
-      "--port",
-      String(port),
-      "--semantic-workers",
-      String(o.workers),
-      "--semantic-queue",
-      String(o.queue),
-      // Only uncertain texts at 400 a second is a drift the online test
-      // (rightly) alarms on, and then no text reaches the second tier: the
-      // load is to measure the second tier, so the alarm is made rare.
-      "--drift-delta",
-      "1e-12",
-    ],
-    env: { SERVICE_PROXY_TOKEN: "" },
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
+  const server = await startServe(o, o.workers);
+  const alone = await startServe(o, 0);
   try {
-    const reader = server.stdout.pipeThrough(new TextDecoderStream())
-      .getReader();
-    let banner = "";
-    const t0 = performance.now();
-    while (!/listening on/.test(banner)) {
-      const { done, value } = await reader.read();
-      if (done) throw new Error(`serve ended: ${banner}`);
-      banner += value;
-    }
-    const startMs = performance.now() - t0;
-    (async () => {
-      while (!(await reader.read()).done) { /* drain */ }
-    })().catch(() => {});
-    const base = `http://127.0.0.1:${port}`;
+    const base = server.base;
     console.log(
       `tiers: serve started with ${o.workers} encoder workers in ${
-        (startMs / 1000).toFixed(1)
+        (server.startMs / 1000).toFixed(1)
       } s (queue ${o.queue}); resident memory ${
         (await rssMb(server.pid))?.toFixed(1)
-      } MB`,
+      } MB (the same bundle by the table alone: ${
+        (await rssMb(alone.pid))?.toFixed(1)
+      } MB)`,
     );
-
-    // Sequential, table-certified texts.
-    const seq: number[] = [];
-    for (let i = 0; i < 2000; i++) {
-      const r = await decide(
-        base,
-        texts.question,
-        texts.certified[i % texts.certified.length]!,
-      );
-      if (r.tier !== "table") throw new Error(`expected tier table: ${r.tier}`);
-      seq.push(r.latencyUs);
-    }
-    const s = sortedNumbers(seq);
+    await sideBySide(server, alone, texts.question, texts.both);
     console.log(
-      `tiers: table-certified latency_us, 2000 sequential requests: median ${
-        quantile(s, 0.5).toFixed(1)
-      } us, p99 ${quantile(s, 0.99).toFixed(1)} us (target median <= 12 us)`,
+      `tiers: resident memory after them: ${
+        (await rssMb(server.pid))?.toFixed(1)
+      } MB with the second tier served, ${
+        (await rssMb(alone.pid))?.toFixed(1)
+      } MB by the table alone`,
     );
+    await alone.stop();
 
     for (const rate of [40, 400]) {
       const before = await (await fetch(`${base}/v1/stats`)).json();
@@ -311,10 +402,8 @@ export async function benchTiers(o: TiersOptions): Promise<void> {
       );
     }
   } finally {
-    try {
-      server.kill("SIGTERM");
-    } catch { /* gone */ }
-    await server.status;
+    await alone.stop();
+    await server.stop();
   }
 }
 

@@ -34,6 +34,16 @@ Deno.test("train --semantic refuses a mode it does not know, and --embed-cache w
   ]);
   assert.equal(lone.code, 2);
   assert.match(lone.stderr, /--embed-cache needs --semantic auto or on/);
+  const base = ["train", "--traces", traces, "--out", `${tmp.path}/b`];
+  const few = await runCli([...base, "--semantic", "on", "--embed-max", "50"]);
+  assert.equal(few.code, 2);
+  assert.match(
+    few.stderr,
+    /--embed-max must be an integer of at least 100: got "50"/,
+  );
+  const off = await runCli([...base, "--embed-max", "500"]);
+  assert.equal(off.code, 2);
+  assert.match(off.stderr, /--embed-max needs --semantic auto or on/);
 });
 
 Deno.test("train --semantic on writes a format 4 bundle and a cache that a retrain reuses", async () => {
@@ -72,4 +82,24 @@ Deno.test("train --semantic on writes a format 4 bundle and a cache that a retra
     Deno.readFile(`${tmp.path}/b2/semantic.bin`),
   ]);
   assert.deepEqual(a, b);
+  // Beyond --embed-max, a sample is embedded and the second tier says so.
+  const sampleCache = `${tmp.path}/sample.bin`;
+  const sampled = await runCli([
+    ...args.map((x) => x === cache ? sampleCache : x),
+    "--embed-max",
+    "300",
+    "--out",
+    `${tmp.path}/b3`,
+  ]);
+  assert.equal(sampled.code, 0, sampled.stderr);
+  assert.match(
+    sampled.stderr,
+    /embedding a sample of 300 of 600 traces \(--embed-max 300\)/,
+  );
+  assert.match(sampled.stderr, /second tier on a sample of \d+ of \d+ traces/);
+  const report = JSON.parse(
+    await Deno.readTextFile(`${tmp.path}/b3/report.json`),
+  );
+  const s = report.questions[0].semantic;
+  assert.ok(s.sample.used < s.sample.of, JSON.stringify(s.sample));
 });

@@ -8,6 +8,7 @@ import {
   nearestSample,
   NOVELTY_P,
 } from "../src/train/semantic.ts";
+import { semanticSample } from "../src/train/semantic_sample.ts";
 
 const traces = syntheticTraceSet({ count: 2000, seed: 9, noise: 0.02 });
 
@@ -108,4 +109,67 @@ Deno.test("nearestSample() keeps every index up to NEAREST_MAX, else a seeded sa
   assert.deepEqual(a, [...a].sort((x, y) => x - y));
   assert.deepEqual(nearestSample(many, 1), a);
   assert.notDeepEqual(nearestSample(many, 2), a);
+});
+
+Deno.test("semanticSample() keeps every trace up to the most, else a seeded uniform sample of that many", () => {
+  assert.deepEqual(semanticSample(5, 10, 1), [0, 1, 2, 3, 4]);
+  const n = 100_000;
+  const max = 5000;
+  const a = semanticSample(n, max, 7);
+  assert.equal(a.length, max);
+  assert.equal(new Set(a).size, max);
+  assert.ok(a.every((x, i) => i === 0 || x > a[i - 1]!));
+  assert.ok(a[0]! >= 0 && a[max - 1]! < n);
+  assert.deepEqual(semanticSample(n, max, 7), a);
+  assert.notDeepEqual(semanticSample(n, max, 8), a);
+  // Uniform: each tenth of the traces holds about a tenth of the sample
+  // (binomial, sd about 21: within 100 is beyond 4.5 sd).
+  for (let d = 0; d < 10; d++) {
+    const inside = a.filter((x) => Math.floor((10 * x) / n) === d).length;
+    assert.ok(Math.abs(inside - max / 10) < 100, `tenth ${d}: ${inside}`);
+  }
+});
+
+Deno.test("train() with embeddings for a sample fits, certifies and measures the second tier on the sample; the table on all", () => {
+  const full = informative();
+  const picked = new Set(semanticSample(traces.texts.length, 1200, 3));
+  const sparse = full.map((e, i) => picked.has(i) ? e : undefined);
+  const lines: string[] = [];
+  const r = train(
+    traces,
+    smallTrainOptions({ semantic: "on", progress: (l) => lines.push(l) }),
+    sparse,
+  );
+  const plain = train(traces, smallTrainOptions());
+  const q = r.table.questions[0]!;
+  assert.ok(q.semantic !== undefined);
+  // The table part is trained and calibrated on every trace.
+  assert.deepEqual(
+    Array.from(q.weights),
+    Array.from(plain.table.questions[0]!.weights),
+  );
+  assert.deepEqual(q.calibration, plain.table.questions[0]!.calibration);
+  const report = r.report.questions[0]!;
+  const s = report.semantic!;
+  assert.ok(s.sample !== undefined);
+  assert.ok(s.sample.used < s.sample.of);
+  assert.ok(Math.abs(s.sample.used - 1200 * 0.95) < 60, `${s.sample.used}`);
+  // Calibrated on the sampled calibration answers only: the guard's
+  // reference holds one score per such answer.
+  const calibrationSampled = q.semantic.novelty.scores.length;
+  assert.ok(calibrationSampled < report.answers.calibration);
+  assert.ok(
+    Math.abs(calibrationSampled - report.answers.calibration * 0.6) <
+      0.15 * report.answers.calibration,
+    `${calibrationSampled} of ${report.answers.calibration}`,
+  );
+  assert.ok(
+    lines.some((l) => /second tier on a sample of \d+ of \d+ traces/.test(l)),
+  );
+  // The same sample gives the same bundle.
+  const again = train(traces, smallTrainOptions({ semantic: "on" }), sparse);
+  assert.equal(
+    again.table.questions[0]!.semantic!.calibration.threshold,
+    q.semantic.calibration.threshold,
+  );
 });

@@ -15,6 +15,7 @@ import {
   THIS_ENCODER,
   writeCache,
 } from "../encoder/mod.ts";
+import { semanticSample } from "../train/semantic_sample.ts";
 import type { ProgressPrinter } from "./progress.ts";
 
 /**
@@ -78,4 +79,34 @@ export async function embedTraces(
   } finally {
     (pool as EncoderPool | null)?.close();
   }
+}
+
+/**
+ * `embedTraces` for the traces `semanticSample` picks (all of them up to
+ * `max`): one embedding per trace, undefined for a trace outside the
+ * sample; says when it samples.
+ */
+export async function embedSample(
+  texts: readonly string[],
+  max: number,
+  seed: number,
+  cachePath: string | undefined,
+  workers: number,
+  printer: ProgressPrinter,
+): Promise<(Float32Array | undefined)[]> {
+  const picked = semanticSample(texts.length, max, seed);
+  if (picked.length < texts.length) {
+    printer.line(
+      `second tier: embedding a sample of ${picked.length} of ${texts.length} traces (--embed-max ${max}); the table trains on all of them`,
+    );
+  }
+  const vectors = await embedTraces(
+    picked.map((i) => texts[i]!),
+    cachePath,
+    workers,
+    printer,
+  );
+  const out: (Float32Array | undefined)[] = new Array(texts.length);
+  picked.forEach((i, j) => out[i] = vectors[j]);
+  return out;
 }

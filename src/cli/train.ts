@@ -11,6 +11,7 @@ import {
   writeBundleVersioned,
 } from "../bundle/mod.ts";
 import { train } from "../train/trainer.ts";
+import { SEMANTIC_SAMPLE_MAX } from "../train/semantic_sample.ts";
 import { trainedContents, type TrainResult } from "../train/contents.ts";
 import {
   TrainOptionError,
@@ -105,6 +106,9 @@ ${TRACE_FLAGS_USAGE}
                              text, about a minute per 10,000 on 2 cores, and needs 1 GB)
   --embed-cache FILE         keep the texts' embeddings in FILE, so a retrain embeds only
                              new texts (with --semantic auto or on)
+  --embed-max N              beyond N traces, the second tier is fitted, calibrated and
+                             tested on a seeded uniform sample of N (the table on all);
+                             default ${SEMANTIC_SAMPLE_MAX}, about 70 s of embedding on 2 cores
   --max-epochs N             most training epochs (default 10)
   --workers N                fits run in parallel on N workers (default: the number of cores;
                              1 starts none); the bundle is the same for any N
@@ -143,6 +147,7 @@ const TRAIN_FLAGS = {
   "max-epochs": { type: "string" },
   semantic: { type: "string", default: "off" },
   "embed-cache": { type: "string" },
+  "embed-max": { type: "string" },
   workers: { type: "string" },
   "allow-uncalibrated": { type: "boolean", default: false },
   "report-html": { type: "string" },
@@ -184,6 +189,16 @@ export async function trainCommand(args: string[]): Promise<number> {
   const reportPath = userPath(values["report-html"]);
   const printer = new ProgressPrinter({ quiet: values.quiet });
   const options = trainOptions(values, printer);
+  const embedMax = numberFlag(
+    "embed-max",
+    values["embed-max"],
+    SEMANTIC_SAMPLE_MAX,
+    (n) => Number.isInteger(n) && n >= 100,
+    "an integer of at least 100",
+  );
+  if (values["embed-max"] !== undefined && values.semantic === "off") {
+    throw new UsageError("--embed-max needs --semantic auto or on");
+  }
   const record: CalibrationRecord = new Map();
   if (reportPath !== undefined) {
     options.onCalibration = recordCalibration(record);
@@ -199,8 +214,10 @@ export async function trainCommand(args: string[]): Promise<number> {
   // The encoder (TensorFlow.js) is loaded only when asked for.
   const embeddings = options.semantic === "off"
     ? undefined
-    : await (await import("./embed_traces.ts")).embedTraces(
+    : await (await import("./embed_traces.ts")).embedSample(
       traces.texts,
+      embedMax,
+      options.seed,
       userPath(values["embed-cache"]),
       Math.min(2, options.workers),
       printer,

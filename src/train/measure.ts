@@ -6,16 +6,11 @@
  */
 
 import {
-  assess,
   disagrees,
-  fullProbabilities,
-  prepareText,
   type QuestionTable,
   QUIET_GUARD,
-  semanticAssess,
-  setThresholdInForce,
+  ServedBundle,
   type Table,
-  TableState,
 } from "../engine/mod.ts";
 import type { QuestionAnswers } from "../traces/mod.ts";
 import { type Measurement, Meter } from "./meter.ts";
@@ -30,66 +25,63 @@ export interface MeasuredQuestion {
 
 /**
  * The trained table (`base` with every question) and each question's test
- * figures, answered as the table will serve them.
+ * figures, answered as the table will serve them: with `embeddings`, both
+ * tiers as a server with an encoder serves them (on a sample, a question
+ * with a second tier is measured on its embedded test traces only).
  */
 export function measureStage(
   base: Table,
   questions: readonly MeasuredQuestion[],
   texts: readonly string[],
-  embeddings?: readonly Float32Array[],
+  embeddings?: readonly (Float32Array | undefined)[],
 ): { table: Table; tests: Measurement[] } {
   const table: Table = {
     ...base,
     questions: questions.map((q) => q.question),
     byName: new Map(questions.map((q) => [q.question.name, q.question])),
   };
-  const state = new TableState(table);
+  const served = new ServedBundle(table, {
+    secondTier: embeddings !== undefined,
+  });
   const tests = questions.map((q) =>
-    measureAnswers(table, state, q.qa, texts, q.test, embeddings)
+    measureAnswers(served, q.qa, texts, q.test, embeddings)
   );
   return { table, tests };
 }
 
 /**
- * Answers `indices` exactly as serving would (single-text drift rule
- * included; the second tier where the table's only failing rule is
- * `low_confidence`) and measures them.
+ * Answers `indices` exactly as `served` serves them (single-text drift
+ * rule included; the second tier where the table's only failing rule is
+ * `low_confidence`, for a text with an embedding) and measures them. With
+ * `embeddings`, a question with a second tier served is measured on the
+ * indices that have one.
  */
 export function measureAnswers(
-  table: Table,
-  state: TableState,
+  served: ServedBundle,
   qa: QuestionAnswers,
   texts: readonly string[],
   indices: readonly number[],
-  embeddings?: readonly Float32Array[],
+  embeddings?: readonly (Float32Array | undefined)[],
 ): Measurement {
   const meter = new Meter();
-  const tier = table.byName.get(qa.name)?.semantic;
-  const threshold = tier?.calibration.threshold ?? null;
-  // Both tiers are certified against the two-tier rule's threshold.
-  if (tier !== undefined && embeddings !== undefined) {
-    setThresholdInForce(table, state, qa.name, threshold);
-  }
+  const tiered = served.tiered &&
+    served.table.byName.get(qa.name)?.semantic !== undefined;
   for (const i of indices) {
-    const text = prepareText(table, state, texts[i]!);
-    const a = assess(table, state, text, qa.name, {}, QUIET_GUARD).answer;
-    if (
-      !a.certified && a.flag === "low_confidence" && tier !== undefined &&
-      embeddings !== undefined && threshold !== null
-    ) {
-      const q = table.byName.get(qa.name)!;
-      const s = semanticAssess(
-        tier,
-        embeddings[i]!,
-        undefined,
-        fullProbabilities(table, state, text, q),
-      );
-      if (!s.novel && s.confidence >= threshold) {
-        meter.add(true, s.best !== qa.labels[i]);
-        continue;
-      }
+    const embedding = embeddings?.[i];
+    if (tiered && embedding === undefined) continue;
+    const text = served.prepare(texts[i]!);
+    let a = served.answer(text, qa.name, {}, QUIET_GUARD);
+    if (embedding !== undefined && served.asksSecondTier(a, false)) {
+      a = served.answerWithSecondTier(
+        a,
+        embedding,
+        served.tableInput(a, text),
+      ).assessment;
     }
-    meter.add(a.certified, disagrees(a, qa.options[qa.labels[i]!]!));
+    meter.add(
+      a.answer.certified,
+      disagrees(a.answer, qa.options[qa.labels[i]!]!),
+    );
   }
   return meter.result();
 }

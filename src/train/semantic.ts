@@ -119,6 +119,8 @@ export interface SemanticReport {
   validation_accuracy: number | null;
   /** Share of validation answers the test would certify: the table alone, and both tiers. */
   validation_certified: { table: number; both: number };
+  /** On a large log, the traces the second tier used (a seeded sample; see `semantic_sample.ts`) of those of its fit, validation and calibration parts; absent when it used all. */
+  sample?: { used: number; of: number };
   /** Calibration: the threshold, answers certified by each tier, disagreements; null when not kept. */
   calibration: {
     threshold: number | null;

@@ -68,15 +68,16 @@ interface FittedQuestion {
 
 /**
  * Trains every question of `traces`. Deterministic for `options.seed`.
- * With `embeddings` (one per trace, from `src/encoder/`) and
- * `options.semantic` not `off`, each question may get a second tier.
+ * With `embeddings` (one per trace, from `src/encoder/`; undefined for a
+ * trace outside the sample of `semantic_sample.ts`) and `options.semantic`
+ * not `off`, each question may get a second tier.
  * Throws `TrainOptionError` (a `RangeError`) for an option out of range,
  * before any work, and `TrainingError` when no question can be trained.
  */
 export function train(
   traces: TraceSet,
   options: TrainOptions,
-  embeddings?: readonly Float32Array[],
+  embeddings?: readonly (Float32Array | undefined)[],
 ): TrainResult {
   validateTrainOptions(options);
   if (embeddings !== undefined && embeddings.length !== traces.texts.length) {
