@@ -65,7 +65,7 @@ export function evaluate(
   // certified against the two-tier rule's threshold.
   const servedBundle = new ServedBundle(table, {
     secondTier: embeddings !== undefined,
-    monitor: monitor,
+    monitor,
   });
   const { state } = servedBundle;
   const tierTallies = new Map<string, TierTally>();

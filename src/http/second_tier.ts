@@ -23,7 +23,7 @@ export interface SecondTierOptions {
 /**
  * One worker and 16 texts. One worker meets the second tier's latency
  * targets at 40 texts a second (p50 15 ms, p99 54 ms on a quiet 2-core
- * machine) in about 360 MB resident; each more worker adds about 200 MB
+ * machine) in about 360 MB resident; each more worker adds about 190 MB
  * (docs/benchmarks.md). At about 12 ms a text, a text waits at most about
  * 200 ms.
  */
