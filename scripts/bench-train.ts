@@ -16,6 +16,8 @@
  *
  * Usage: deno task bench:train [--sizes 10000,100000,1000000]
  *   [--option-lines 100000] [--curve-seeds 1] [--similarity S] [--quick]
+ *   [--semantic] (also trains the largest size with both tiers, through the
+ *   command, from an empty embedding cache)
  *   [--skip sizes,options,curve,workers]
  *
  * The variants of one BANKING77 text are near-duplicates: left to a random
@@ -75,6 +77,7 @@ const { values } = parseArgs({
     skip: { type: "string", default: "" },
     quick: { type: "boolean", default: false },
     keep: { type: "boolean", default: false },
+    semantic: { type: "boolean", default: false },
   },
 });
 const skip = new Set(values.skip.split(",").filter((s) => s !== ""));
@@ -117,6 +120,7 @@ try {
   if (!skip.has("options") && optionLines > 0) await scaleByOptions();
   if (!skip.has("workers")) await workersSideBySide();
   if (!skip.has("curve")) await learningCurve();
+  if (values.semantic) await secondTierAtScale(Math.max(...sizes));
 } finally {
   if (!values.keep) await Deno.remove(work, { recursive: true });
 }
@@ -295,6 +299,87 @@ async function learningCurve(): Promise<void> {
   const path = new URL("../docs/learning-curve.svg", import.meta.url).pathname;
   await Deno.writeTextFile(path, svg);
   console.log(`wrote ${path}`);
+}
+
+/**
+ * The largest file trained with both tiers by the command itself (`train
+ * --semantic on`, an empty embedding cache, the default `--embed-max`):
+ * wall time, peak resident memory and what it says of the sample.
+ */
+async function secondTierAtScale(n: number): Promise<void> {
+  console.log(
+    `\n== The second tier at ${n} traces (train --semantic on, from an empty embedding cache)`,
+  );
+  const file = `${work}/scale-${n}-groups.jsonl`;
+  await writeScaleTraces(file, rows, {
+    lines: n,
+    seed: 1,
+    intents: 77,
+    markers: 1,
+    yesNo: true,
+    groups: true,
+  });
+  const started = performance.now();
+  const proc = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      new URL("../main.ts", import.meta.url).pathname,
+      "train",
+      "--traces",
+      file,
+      "--out",
+      `${work}/bundle-${n}-semantic`,
+      "--semantic",
+      "on",
+      "--embed-cache",
+      `${work}/embeddings.bin`,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  // Read while it runs: its progress would otherwise fill the pipe.
+  const output = proc.output();
+  const peakMb = await peakWhileRunning(proc.pid, output);
+  const result = await output;
+  const seconds = (performance.now() - started) / 1000;
+  const said = new TextDecoder().decode(result.stderr) +
+    new TextDecoder().decode(result.stdout);
+  if (result.code !== 0) {
+    console.log(`failed (exit ${result.code}): ${said.slice(-500)}`);
+    return;
+  }
+  const sample = said.match(/second tier on a sample of [^\n]*/)?.[0] ??
+    "(no sample: every trace embedded)";
+  const embedded = said.match(/embedded \d+ texts in [^\n]*/)?.[0] ?? "";
+  console.log(
+    `${n} traces: ${s1(seconds)} s wall (target 300 s), peak ${
+      peakMb.toFixed(0)
+    } MB; ${embedded}; ${sample}`,
+  );
+}
+
+/** The largest VmHWM of process `pid` until `done` (through `cat`: Deno grants /proc only with --allow-all). */
+async function peakWhileRunning(
+  pid: number,
+  done: Promise<unknown>,
+): Promise<number> {
+  let peakKb = 0;
+  let running = true;
+  done.finally(() => running = false);
+  while (running) {
+    try {
+      const cat = await new Deno.Command("cat", {
+        args: [`/proc/${pid}/status`],
+        stdout: "piped",
+        stderr: "null",
+      }).output();
+      const m = new TextDecoder().decode(cat.stdout).match(/VmHWM:\s+(\d+)/);
+      if (m) peakKb = Math.max(peakKb, Number(m[1]));
+    } catch { /* finished */ }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return peakKb / 1024;
 }
 
 /** Trains in a child process; wall time and peak resident memory (VmHWM). */

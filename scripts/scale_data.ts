@@ -58,6 +58,8 @@ export interface ScaleOptions {
   markers: number;
   /** Also answer the yes/no question `about_card`. */
   yesNo: boolean;
+  /** Write each line's source text as its `group` (`source N`), for `train` to split by. */
+  groups?: boolean;
 }
 
 /** BANKING77 rows (text, category) from a CSV file's contents. */
@@ -119,7 +121,13 @@ export async function writeScaleTraces(
       }
       const answers: Record<string, string | boolean> = { category };
       if (options.yesNo) answers.about_card = row.label.includes("card");
-      chunk.push(JSON.stringify({ text, answers }));
+      chunk.push(
+        JSON.stringify(
+          options.groups
+            ? { text, answers, group: `source ${i % source.length}` }
+            : { text, answers },
+        ),
+      );
       if (chunk.length === 10_000 || i === options.lines - 1) {
         await writeAll(file, encoder.encode(chunk.join("\n") + "\n"));
         chunk = [];
