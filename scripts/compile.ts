@@ -26,7 +26,7 @@ const ROOT = new URL("..", import.meta.url).pathname;
  * resident memory low (see the README).
  */
 export const BINARY_PERMISSIONS = [
-  "--v8-flags=--max-semi-space-size=4",
+  "--v8-flags=--max-semi-space-size=4,--expose-gc",
   "--allow-net",
   "--allow-read",
   "--allow-write",

@@ -46,7 +46,7 @@ export const PROGRAM_FILES = [
  * runs with.
  */
 export const SHIM_FLAGS = [
-  "--v8-flags=--max-semi-space-size=4",
+  "--v8-flags=--max-semi-space-size=4,--expose-gc",
   "--allow-read",
   "--allow-write",
   "--allow-net",

@@ -245,7 +245,7 @@ Deno.test("the image, the unit and the compose replicas pass serve's memory flag
   );
   for (const c of [docker, unit]) assert.ok(c.denoFlags.includes(wanted));
   const compose = await read("deploy/compose.yaml");
-  assert.match(compose, /"--v8-flags=--max-semi-space-size=4",/);
+  assert.match(compose, /"--v8-flags=--max-semi-space-size=4,--expose-gc",/);
 });
 
 const noSystemdAnalyze = missingTool(

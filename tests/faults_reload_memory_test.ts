@@ -57,7 +57,7 @@ Deno.test({
   const s = await startServer({
     bundle,
     permissions: [
-      "--v8-flags=--max-semi-space-size=4",
+      "--v8-flags=--max-semi-space-size=4,--expose-gc",
       "--allow-net=127.0.0.1",
       `--allow-read=${dir.path}`,
       "--allow-env=SERVICE_PROXY_TOKEN",

@@ -157,11 +157,13 @@ starts no encoder):
 /**
  * The V8 flags the service is meant to run with (`deno task serve`, `demo`
  * and `compile` give them): a young generation of at most 4 MB per
- * semi-space. Under a steady load V8 otherwise grows it to 16 MB per
- * semi-space: more resident memory for no measurable speed
- * (docs/benchmarks.md).
+ * semi-space (under a steady load V8 otherwise grows it to 16 MB per
+ * semi-space: more resident memory for no measurable speed), and `gc()`
+ * exposed, so an encoder worker frees the model's copies it no longer
+ * needs as soon as the model is built (about 25 MB less resident with a
+ * second tier; docs/benchmarks.md). Nothing else calls it.
  */
-export const SERVE_V8_FLAGS = "--max-semi-space-size=4";
+export const SERVE_V8_FLAGS = "--max-semi-space-size=4,--expose-gc";
 
 /** Hosts that only this machine can reach. */
 export function isLocalHost(host: string): boolean {

@@ -22,9 +22,9 @@ export interface SecondTierOptions {
 
 /**
  * One worker and 16 texts. One worker meets the second tier's latency
- * targets at 40 texts a second (p50 15 ms, p99 54 ms on a quiet 2-core
- * machine) in about 360 MB resident; each more worker adds about 190 MB
- * (docs/benchmarks.md). At about 12 ms a text, a text waits at most about
+ * targets at 40 texts a second (p50 11-15 ms, p99 33-59 ms on a quiet
+ * 2-core machine) in at most about 350 MB resident; each more worker adds
+ * about 190 MB (docs/benchmarks.md). At about 12 ms a text, a text waits at most about
  * 200 ms.
  */
 export const DEFAULT_SECOND_TIER: SecondTierOptions = { workers: 1, queue: 16 };
