@@ -41,16 +41,6 @@ export function packageFolder(): URL {
   return new URL(".", import.meta.resolve(ENCODER_PACKAGE));
 }
 
-/**
- * This program's encoder files (embedded in it, see `embedded.ts`), their
- * hash checked against `THIS_ENCODER` (throws an Error in one line when
- * they differ), with the backend's WebAssembly binaries beside them.
- */
-export async function readThisEncoder(): Promise<ModelFiles> {
-  // The files come with the program; loaded on demand.
-  return (await import("./embedded.ts")).embeddedEncoder();
-}
-
 /** Builds the graph from the package's files. */
 export async function loadEncoder(files: ModelFiles): Promise<Encoder> {
   await tf.setBackend("wasm");

@@ -82,11 +82,10 @@ export class SecondTier {
     checkOptions(options);
     // Loaded here, not at the top: TensorFlow.js and the model's files are
     // never loaded by a process that serves no second tier.
-    const [{ EncoderPool }, { embeddedEncoder }] = await Promise.all([
-      import("../encoder/pool.ts"),
-      import("../encoder/embedded.ts"),
-    ]);
-    const pool = await EncoderPool.start(await embeddedEncoder(), {
+    const { EncoderPool, readThisEncoder } = await import(
+      "../encoder/mod.ts"
+    );
+    const pool = await EncoderPool.start(await readThisEncoder(), {
       workers: options.workers,
       queue: options.queue,
     });
