@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { smallTier } from "./_small_tier.ts";
 import { nearestDistance, quantizeTexts } from "../src/engine/nearest.ts";
 import { seededRandom } from "../src/engine/random.ts";
 import {
@@ -42,27 +43,19 @@ Deno.test("nearestDistance() over byte-coded texts is one minus the largest cosi
   assert.throws(() => nearestDistance(ref, new Float32Array(3)), RangeError);
 });
 
-/** Two options over 3 numbers, a guard of the given tests at level 0.1. */
+/** The small tier with a guard of the given tests at level 0.1. */
 function tier(
   tests: { maha?: boolean; nearest?: boolean; spread?: boolean },
 ): SemanticTier {
   const stored = [Float32Array.of(1, 0, 0), Float32Array.of(0, 1, 0)];
-  return {
-    dim: 3,
-    scale: 2,
-    weights: Float32Array.of(3, -3, -3, 3, 0, 0),
-    bias: Float32Array.of(0, 0),
-    temperature: 0.5,
-    tableWeight: 0,
-    novelty: {
-      projection: Float32Array.of(1, 0, 0, 0, 1, 0, 0, 0, 1),
-      rank: 3,
-      means: Float32Array.of(1, 0, 0, 0, 1, 0),
-      // Calibration distances 0..1.9 (20 texts).
-      scores: tests.maha
-        ? Float32Array.from({ length: 20 }, (_, i) => i / 10)
-        : new Float32Array(0),
-      p: 0.1,
+  return smallTier(
+    [0, 0],
+    // Calibration distances 0..1.9 (20 texts).
+    tests.maha
+      ? Float32Array.from({ length: 20 }, (_, i) => i / 10)
+      : new Float32Array(0),
+    0.1,
+    {
       ...(tests.nearest
         ? {
           nearest: {
@@ -78,15 +71,7 @@ function tier(
         }
         : {}),
     },
-    calibration: {
-      status: "calibrated",
-      threshold: 0.9,
-      alpha: 0.05,
-      delta: 0.05,
-      reason: null,
-      candidates: [0.9],
-    },
-  };
+  );
 }
 
 Deno.test("semanticAssess() withholds a text near an option's mean but far from every stored fit text, with the nearest-text test only", () => {

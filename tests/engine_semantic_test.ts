@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { smallTier } from "./_small_tier.ts";
 import {
   noveltyPValue,
   noveltyScore,
@@ -9,31 +10,9 @@ import {
 } from "../src/engine/semantic.ts";
 import { noveltyReference } from "../src/train/semantic_fit.ts";
 
-/** Two options over 3 numbers: option 0 points along x, option 1 along y. */
+/** The small tier (`_small_tier.ts`), bias 0.5 towards option 0, guard at level `p`. */
 function tier(p = 0): SemanticTier {
-  return {
-    dim: 3,
-    scale: 2,
-    weights: Float32Array.of(3, -3, -3, 3, 0, 0),
-    bias: Float32Array.of(0.5, 0),
-    temperature: 0.5,
-    tableWeight: 0,
-    novelty: {
-      projection: Float32Array.of(1, 0, 0, 0, 1, 0, 0, 0, 1),
-      rank: 3,
-      means: Float32Array.of(1, 0, 0, 0, 1, 0),
-      scores: Float32Array.of(0.1, 0.2, 0.3, 0.4, 0.5),
-      p,
-    },
-    calibration: {
-      status: "calibrated",
-      threshold: 0.9,
-      alpha: 0.05,
-      delta: 0.05,
-      reason: null,
-      candidates: [0.9],
-    },
-  };
+  return smallTier([0.5, 0], Float32Array.of(0.1, 0.2, 0.3, 0.4, 0.5), p);
 }
 
 Deno.test("semanticLogits() scales the embedding and adds the bias", () => {
