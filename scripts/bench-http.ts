@@ -28,6 +28,7 @@
 
 import { parseArgs } from "node:util";
 import { SERVE_V8_FLAGS } from "../src/cli/serve.ts";
+import { luaScript, runWrk, type WrkRun } from "./wrk.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -163,77 +164,9 @@ function bodyFor(route: Route, text: string, question: string): string {
   }
 }
 
-/**
- * A wrk script posting `bodies` in turn; with `record`, it also collects
- * every reply's `latency_us` and prints its median and 99th percentile.
- */
-function luaScript(bodies: string[], record: boolean): string {
-  const quoted = bodies.map((b) => `  ${JSON.stringify(b)},`).join("\n");
-  const recording = !record ? "" : `
-local threads = {}
-setup = function(thread) table.insert(threads, thread) end
-init = function() latencies = {} end
-response = function(status, headers, body)
-  local v = string.match(body, '"latency_us":([0-9.]+)')
-  if v then table.insert(latencies, tonumber(v)) end
-end
-done = function()
-  local all = {}
-  for _, t in ipairs(threads) do
-    for _, v in ipairs(t:get("latencies")) do table.insert(all, v) end
-  end
-  table.sort(all)
-  local function q(p) return all[math.max(1, math.ceil(p * #all))] end
-  io.write(string.format("LATENCY %d %.1f %.1f %.1f\\n", #all, q(0.5), q(0.99), all[#all]))
-end
-`;
-  return `wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-local bodies = {
-${quoted}
-}
-local i = 0
-request = function()
-  i = (i % #bodies) + 1
-  return wrk.format(nil, nil, nil, bodies[i])
-end
-${recording}`;
-}
-
-interface WrkRun {
-  rps: number;
-  requests: number;
-  non2xx: number;
-  errors: string;
-  raw: string;
-}
-
-async function wrk(
-  url: string,
-  script: string,
-  seconds: number,
-): Promise<WrkRun> {
-  const out = await new Deno.Command("wrk", {
-    args: [
-      "-t1",
-      `-c${values.connections}`,
-      `-d${seconds}s`,
-      "-s",
-      script,
-      url,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const raw = new TextDecoder().decode(out.stdout) +
-    new TextDecoder().decode(out.stderr);
-  return {
-    rps: Number(raw.match(/Requests\/sec:\s+([\d.]+)/)?.[1] ?? NaN),
-    requests: Number(raw.match(/(\d+) requests in/)?.[1] ?? NaN),
-    non2xx: Number(raw.match(/Non-2xx or 3xx responses:\s+(\d+)/)?.[1] ?? 0),
-    errors: raw.match(/Socket errors:.*/)?.[0] ?? "",
-    raw,
-  };
+/** `wrk` with this run's connection count (see `runWrk`). */
+function wrk(url: string, script: string, seconds: number): Promise<WrkRun> {
+  return runWrk(url, script, seconds, Number(values.connections));
 }
 
 function percentile(sorted: number[], q: number): number {

@@ -50,6 +50,8 @@ export interface ServeProcessOptions {
   read?: string;
   /** The program's `main.ts` (default: this checkout's; another checkout's for a before-and-after run). */
   main?: string;
+  /** The child's working folder, whose `deno.json` it reads (default: this process's). */
+  cwd?: string;
 }
 
 /**
@@ -79,6 +81,7 @@ export async function startServe(
       ...args,
     ],
     env: { SERVICE_PROXY_TOKEN: "" },
+    ...(o.cwd === undefined ? {} : { cwd: o.cwd }),
     stdout: "piped",
     stderr: "piped",
   }).spawn();
