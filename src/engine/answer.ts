@@ -25,14 +25,8 @@
  * @module
  */
 
-import {
-  argmax,
-  type QuestionTable,
-  scoreWords,
-  softmax,
-  type Table,
-} from "./table.ts";
-import { type PreparedText, prepareText } from "./prepare.ts";
+import { argmax, type QuestionTable, softmax, type Table } from "./table.ts";
+import { type PreparedText, prepareText, scorePrepared } from "./prepare.ts";
 import { suggestQuestion } from "./suggest.ts";
 import { energyOfAnswer, looksInScope, spreadOf } from "./scope.ts";
 import { radiusOf } from "./radius.ts";
@@ -137,15 +131,7 @@ export function assess(
   if (q === undefined) return unsupportedAssessment(table, name, text);
   const qs = state.question(q);
   // Scratch buffers: nothing below keeps them past this call.
-  const logits = scoreWords(
-    table,
-    state,
-    q,
-    text.entries,
-    text.looseBuckets,
-    text.bigramBuckets,
-    qs.logits,
-  );
+  const logits = scorePrepared(table, state, q, text, qs.logits);
   const full = softmax(logits, q.temperature, undefined, qs.probabilities);
   const best = argmax(full);
   const fullConfidence = full[best]!;

@@ -9,6 +9,8 @@
 import { type TextFeatures, textWords, wordBucketsOf } from "./features.ts";
 import {
   noveltyShare,
+  type QuestionTable,
+  scoreWords,
   type Table,
   unseenBuckets,
   type WordRef,
@@ -129,5 +131,27 @@ export function prepareText(
     loose,
     bigramBuckets,
     noveltyShare(table, { bigramBuckets }, total, unseen),
+  );
+}
+
+/**
+ * Raw scores of every option of `q` for a prepared text, written into
+ * `out` (returned): the table's logits, before the temperature.
+ */
+export function scorePrepared(
+  table: Table,
+  state: TableState,
+  q: QuestionTable,
+  text: PreparedText,
+  out: Float64Array,
+): Float64Array {
+  return scoreWords(
+    table,
+    state,
+    q,
+    text.entries,
+    text.looseBuckets,
+    text.bigramBuckets,
+    out,
   );
 }

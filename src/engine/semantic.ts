@@ -35,11 +35,10 @@ import {
   argmax,
   type Calibration,
   type QuestionTable,
-  scoreWords,
   softmax,
   type Table,
 } from "./table.ts";
-import type { PreparedText } from "./prepare.ts";
+import { type PreparedText, scorePrepared } from "./prepare.ts";
 import { nearestDistance, type NearestReference } from "./nearest.ts";
 import { scopePValue } from "./scope.ts";
 import type { TableState } from "./state.ts";
@@ -342,13 +341,11 @@ export function fullProbabilities(
   text: PreparedText,
   q: QuestionTable,
 ): Float64Array {
-  const logits = scoreWords(
+  const logits = scorePrepared(
     table,
     state,
     q,
-    text.entries,
-    text.looseBuckets,
-    text.bigramBuckets,
+    text,
     new Float64Array(q.options.length),
   );
   return softmax(logits, q.temperature);
