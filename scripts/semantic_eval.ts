@@ -14,7 +14,7 @@ import {
   ServedBundle,
   type Table,
 } from "../src/engine/mod.ts";
-import { embedTraces } from "../src/cli/embed_traces.ts";
+import { embedTraces } from "../src/train/embed.ts";
 import { ProgressPrinter } from "../src/cli/progress.ts";
 import type { TraceSet } from "../src/traces/mod.ts";
 

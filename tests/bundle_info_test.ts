@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  bundleInfo,
-  questionReportOf,
-  storedReport,
-} from "../src/bundle/info.ts";
+import { bundleInfo, questionReportOf } from "../src/train/bundle_info.ts";
+import { reportRecord as storedReport } from "../src/bundle/codec.ts";
 import { loadBundle, writeBundleAtomically } from "../src/bundle/files.ts";
 import { describe } from "../src/cli/inspect.ts";
 import { bundleFiles, smallTable } from "./_fixtures.ts";

@@ -18,7 +18,7 @@ import {
 } from "../src/engine/mod.ts";
 import { alphaToPass } from "../src/eval/frontier.ts";
 import { closestName } from "../src/engine/suggest.ts";
-import { adviceInBrief } from "../src/cli/report_words.ts";
+import { adviceInBrief } from "../src/train/mod.ts";
 import { readTraces } from "../src/traces/mod.ts";
 import { binomialTail } from "../src/train/distributions.ts";
 import { chromium } from "./_browser_playwright.ts";

@@ -20,7 +20,7 @@ import {
   DEFAULT_TRAIN_OPTIONS,
   type TrainOptions,
 } from "../src/train/options.ts";
-import { adviceInBrief } from "../src/cli/report_words.ts";
+import { adviceInBrief } from "../src/train/mod.ts";
 import { parseJsonlTraces, readTraces } from "../src/traces/mod.ts";
 import type { TraceSet } from "../src/traces/types.ts";
 import { rng, shuffled, smallTrainOptions } from "./_fixtures.ts";

@@ -29,8 +29,6 @@
  * @module
  */
 
-import { storedReport } from "./info.ts";
-import type { TrainingSettings, TrainReport } from "../train/mod.ts";
 import { createHash } from "node:crypto";
 import {
   type Calibration,
@@ -99,8 +97,8 @@ export interface Manifest {
   featurizer: FeaturizerSettings;
   settings: TableSettings;
   rows: number;
-  /** Format 3: how the table was trained (fit settings, split, targets). */
-  training?: Partial<TrainingSettings>;
+  /** Format 3: how the table was trained (fit settings, split, targets; written by `src/train/`). */
+  training?: JsonRecord;
   /** Format 4: the encoder whose embeddings the second tiers read. */
   encoder?: EncoderName;
   questions: ManifestQuestion[];
@@ -119,6 +117,41 @@ export function sha256Hex(bytes: Uint8Array): Promise<string> {
   return Promise.resolve(createHash("sha256").update(bytes).digest("hex"));
 }
 
+/** A JSON object the format stores without reading its fields. */
+export type JsonRecord = object;
+
+/**
+ * A parsed `report.json` kept as the table's report when it has the shape
+ * every reader relies on (an object whose `questions`, if any, is a list
+ * of objects with a string `name`); otherwise null, so readers fall back
+ * to "no report" rather than read a field of something else.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { reportRecord } from "./codec.ts";
+ * assert.deepEqual(reportRecord({ questions: [{ name: "topic" }] }), { questions: [{ name: "topic" }] });
+ * assert.equal(reportRecord({ questions: [{}] }), null);
+ * ```
+ */
+export function reportRecord(parsed: unknown): JsonRecord | null {
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return null;
+  }
+  const questions = (parsed as { questions?: unknown }).questions;
+  if (
+    questions !== undefined &&
+    !(Array.isArray(questions) &&
+      questions.every((q) =>
+        typeof q === "object" && q !== null &&
+        typeof (q as { name?: unknown }).name === "string"
+      ))
+  ) {
+    return null;
+  }
+  return parsed as JsonRecord;
+}
+
 /** What the trainer hands over to be written. */
 export interface BundleContents {
   featurizer: FeaturizerSettings;
@@ -126,12 +159,12 @@ export interface BundleContents {
   toolVersion: string;
   rowBuckets: Int32Array;
   questions: QuestionTable[];
-  /** How the table was trained, stored in the manifest. */
-  training: TrainingSettings;
+  /** How the table was trained, stored in the manifest (the trainer's record; the format keeps it as it is). */
+  training: JsonRecord;
   /** Per question (in order), what the fit chose. */
   models: { l2: number; epochs: number }[];
-  /** The training report, written as `report.json`. */
-  report: TrainReport;
+  /** The training report, written as `report.json` (the trainer's; read back typed by `src/train/`). */
+  report: JsonRecord;
 }
 
 /** Encodes a trained table and its report as the bundle's files. */
@@ -543,7 +576,7 @@ export function decodeTable(
       tool_version: manifest.tool_version,
       bundle_id: manifest.manifest_sha256 ?? null,
       training: manifest.training ?? null,
-      report: storedReport(report),
+      report: reportRecord(report),
     },
   };
   return table;

@@ -8,7 +8,6 @@
 
 export { type BundleContents, BundleError } from "./codec.ts";
 export { loadBundle } from "./files.ts";
-export { bundleInfo, questionReportOf } from "./info.ts";
 export { listVersions, pointTo, type VersionFolder } from "./swap.ts";
 export { encodeBundle } from "./codec.ts";
 export { checkBundleDestination, writeBundleVersioned } from "./files.ts";

@@ -130,7 +130,7 @@ export async function evalCommand(args: string[]): Promise<number> {
       printer.note(
         "the bundle has a second tier: embedding the traces to answer as serve does (--table-only skips it)",
       );
-      const { embedTraces } = await import("./embed_traces.ts");
+      const { embedTraces } = await import("../train/embed.ts");
       embeddings = await embedTraces(
         traces.texts,
         values["embed-cache"] === undefined

@@ -4,7 +4,8 @@
  * @module
  */
 
-import { bundleInfo, loadBundle, questionReportOf } from "../bundle/mod.ts";
+import { loadBundle } from "../bundle/mod.ts";
+import { bundleInfo, questionReportOf } from "../train/mod.ts";
 import type {
   Calibration,
   DriftSettings,

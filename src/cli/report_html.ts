@@ -8,7 +8,6 @@
  * @module
  */
 
-import { bundleInfo, questionReportOf } from "../bundle/mod.ts";
 import type { Table } from "../engine/mod.ts";
 import type {
   AveragesFigures,
@@ -19,7 +18,8 @@ import type {
   Prf,
 } from "../eval/mod.ts";
 import { frontierSvg } from "./frontier_svg.ts";
-import { adviceInBrief, leakageInWords, splitInWords } from "./report_words.ts";
+import { adviceInBrief, bundleInfo, questionReportOf } from "../train/mod.ts";
+import { leakageInWords, splitInWords } from "./report_words.ts";
 import { questionLine, streamInWords } from "./eval_words.ts";
 
 /** One question of a report. */

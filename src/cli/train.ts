@@ -4,27 +4,21 @@
  * @module
  */
 
-import {
-  checkBundleDestination,
-  DEFAULT_KEEP,
-  encodeBundle,
-  writeBundleVersioned,
-} from "../bundle/mod.ts";
-import { train } from "../train/trainer.ts";
-import { SEMANTIC_SAMPLE_MAX } from "../train/semantic_sample.ts";
-import { trainedContents, type TrainResult } from "../train/contents.ts";
-import {
-  TrainOptionError,
-  trainOptions as checkedTrainOptions,
-  type TrainOptionsInput,
-} from "../train/validate_options.ts";
+import { checkBundleDestination, DEFAULT_KEEP } from "../bundle/mod.ts";
 import {
   AUTO_MIN_GROUPS,
   resolveMode,
+  SEMANTIC_SAMPLE_MAX,
   type SemanticMode,
   type SplitMode,
+  trainBundle,
+  TrainOptionError,
   type TrainOptions,
+  trainOptions as checkedTrainOptions,
+  type TrainOptionsInput,
+  type TrainResult,
   withoutTimeColumns,
+  writeTrainedBundle,
 } from "../train/mod.ts";
 import type { TraceSet } from "../traces/mod.ts";
 import {
@@ -32,7 +26,6 @@ import {
   leakageInWords,
   splitInWords,
   testInWords,
-  uncalibratedSummary,
   ZERO_THRESHOLD,
 } from "./report_words.ts";
 import {
@@ -188,7 +181,7 @@ export async function trainCommand(args: string[]): Promise<number> {
   }
   const reportPath = userPath(values["report-html"]);
   const printer = new ProgressPrinter({ quiet: values.quiet });
-  const options = trainOptions(values, printer);
+  const input = trainOptionsInput(values, printer);
   const embedMax = numberFlag(
     "embed-max",
     values["embed-max"],
@@ -199,9 +192,10 @@ export async function trainCommand(args: string[]): Promise<number> {
   if (values["embed-max"] !== undefined && values.semantic === "off") {
     throw new UsageError("--embed-max needs --semantic auto or on");
   }
+  const options = checkedOptions(input, values);
   const record: CalibrationRecord = new Map();
   if (reportPath !== undefined) {
-    options.onCalibration = recordCalibration(record);
+    input.onCalibration = recordCalibration(record);
   }
   // Fail now, not after training, when the bundle could not be written.
   await checkBundleDestination(out);
@@ -210,29 +204,21 @@ export async function trainCommand(args: string[]): Promise<number> {
     printer.warn,
   );
   checkAgainstTraces(traces, options);
-  const started = performance.now();
-  // The encoder (TensorFlow.js) is loaded only when asked for.
-  const embeddings = options.semantic === "off"
-    ? undefined
-    : await (await import("./embed_traces.ts")).embedSample(
-      traces.texts,
-      embedMax,
-      options.seed,
-      userPath(values["embed-cache"]),
-      Math.min(2, options.workers),
-      printer,
-    );
-  const result = train(traces, options, embeddings);
-  const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  const failed = uncalibratedSummary(result.report);
-  const refused = failed !== null && !values["allow-uncalibrated"];
+  const trained = await trainBundle({
+    training: input,
+    embedMax,
+    embedCache: userPath(values["embed-cache"]),
+    allowUncalibrated: values["allow-uncalibrated"],
+    embedProgress: printer,
+  }, traces);
+  const { result, uncalibrated: failed, refused } = trained;
   printReport(result);
   if (reportPath !== undefined) {
     const model = trainReportModel(
       result,
       traces,
       record,
-      options,
+      trained.options,
       refused ? `No bundle written: ${failed}.` : `Bundle written to ${out}.`,
     );
     await Deno.writeTextFile(reportPath, reportHtml(model));
@@ -242,17 +228,15 @@ export async function trainCommand(args: string[]): Promise<number> {
     console.log(`${failed}; no bundle written (exit code 3)`);
     return EXIT_UNCALIBRATED;
   }
-  options.progress?.("writing bundle");
-  const cleaned = await writeBundleVersioned(
-    out,
-    await encodeBundle(trainedContents(result)),
-    keep,
-  );
+  input.progress?.("writing bundle");
+  const cleaned = await writeTrainedBundle(out, trained, keep);
   for (const line of cleaned) {
     printer.note(`${line} (left by an earlier run that was stopped)`);
   }
   console.log(
-    `wrote ${out} (${result.report.rows} rows, trained in ${seconds}s)` +
+    `wrote ${out} (${result.report.rows} rows, trained in ${
+      trained.seconds.toFixed(1)
+    }s)` +
       (failed === null ? "" : `; ${failed} (--allow-uncalibrated)`),
   );
   return 0;
@@ -273,22 +257,9 @@ const FLAG_OF: Readonly<Record<string, string>> = {
   similarity: "similarity",
 };
 
-/**
- * The training options the flags ask for: the flags mapped to options, the
- * checks left to `trainOptions` (`src/train/`), whose `TrainOptionError`
- * becomes a `UsageError` naming the flag and the value as typed.
- */
-function trainOptions(
-  values: TrainValues,
-  printer: ProgressPrinter,
-): TrainOptions {
-  if (values["embed-cache"] !== undefined && values.semantic === "off") {
-    throw new UsageError("--embed-cache needs --semantic auto or on");
-  }
-  if (values["embed-cache"]?.trim() === "") {
-    throw new UsageError(`--embed-cache needs a file name: got ""`);
-  }
-  const raw: Record<string, string | undefined> = {
+/** The raw flag text behind each training option the command sets. */
+function rawOptions(values: TrainValues): Record<string, string | undefined> {
+  return {
     alpha: values.alpha,
     delta: values.delta,
     seed: values.seed,
@@ -301,8 +272,26 @@ function trainOptions(
     split: values.split,
     similarity: values.similarity,
   };
+}
+
+/**
+ * The training options the flags ask for, unchecked: the flags mapped to
+ * options (the checks are `trainOptions`' in `src/train/`, see
+ * `checkedOptions`).
+ */
+function trainOptionsInput(
+  values: TrainValues,
+  printer: ProgressPrinter,
+): TrainOptionsInput {
+  if (values["embed-cache"] !== undefined && values.semantic === "off") {
+    throw new UsageError("--embed-cache needs --semantic auto or on");
+  }
+  if (values["embed-cache"]?.trim() === "") {
+    throw new UsageError(`--embed-cache needs a file name: got ""`);
+  }
+  const raw = rawOptions(values);
   const number = (key: string) => asNumber(raw[key]);
-  const input: TrainOptionsInput = {
+  return {
     alpha: number("alpha"),
     delta: number("delta"),
     seed: number("seed"),
@@ -323,6 +312,18 @@ function trainOptions(
     progress: printer.line,
     warn: printer.warn,
   };
+}
+
+/**
+ * `input` checked by `trainOptions` (`src/train/`), whose
+ * `TrainOptionError` becomes a `UsageError` naming the flag and the value
+ * as typed.
+ */
+function checkedOptions(
+  input: TrainOptionsInput,
+  values: TrainValues,
+): TrainOptions {
+  const raw = rawOptions(values);
   try {
     return checkedTrainOptions(input);
   } catch (e) {

@@ -8,13 +8,12 @@
  */
 
 import {
-  bundleInfo,
   listVersions,
   loadBundle,
   pointTo,
-  questionReportOf,
   type VersionFolder,
 } from "../bundle/mod.ts";
+import { bundleInfo, questionReportOf } from "../train/mod.ts";
 import { bundleIdOf } from "../live/mod.ts";
 import { oneLine, parseFlags, UsageError, userPath } from "./common.ts";
 

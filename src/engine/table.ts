@@ -161,14 +161,14 @@ export interface Table {
   /**
    * What the table knows about its bundle (format and tool versions, id,
    * training settings, report), as the codec or the trainer wrote it; the
-   * engine reads none of it. `bundleInfo()` in `bundle/` reads it typed.
+   * engine reads none of it. `bundleInfo()` in `train/` reads it typed.
    */
   readonly info: TableInfo;
 }
 
 /**
  * The shape of `Table.info` as far as the engine knows it: a record the
- * bundle's codec and the trainer fill (`BundleInfo` in `bundle/info.ts`
+ * bundle's codec and the trainer fill (`BundleInfo` in `train/bundle_info.ts`
  * says what each field holds). Kept apart so that the engine imports
  * nothing of training or bundles.
  */

@@ -1,13 +1,39 @@
 /**
- * Training, the way in from outside `src/train/` for the names other
- * folders use: the training error, the reports and meters, the binomial
- * tail. Where importing this module would close an import cycle (the
- * command `train`, `bundle/info.ts`) the importer takes the defining module.
+ * Training, the way in from outside `src/train/`: a whole run as one call
+ * (`trainBundle`, then `writeTrainedBundle`), the options (checked by
+ * `trainOptions`, read back from a bundle by `trainOptionsOf`), the
+ * training error, the reports and meters, the binomial tail. Where
+ * importing this module would close an import cycle (inside `src/train/`)
+ * the importer takes the defining module.
  *
  * @module
  */
 
 export { TrainingError } from "./admit.ts";
+export { type TrainResult } from "./contents.ts";
+export { type EmbedProgress } from "./embed.ts";
+export { SEMANTIC_SAMPLE_MAX } from "./semantic_sample.ts";
+export {
+  trainBundle,
+  type TrainBundleOptions,
+  type TrainedBundle,
+  trainOptionsOf,
+  writeTrainedBundle,
+} from "./train_bundle.ts";
+export { train } from "./trainer.ts";
+export {
+  TrainOptionError,
+  trainOptions,
+  type TrainOptionsInput,
+} from "./validate_options.ts";
+export { adviceInBrief, uncalibratedSummary } from "./refusal.ts";
+export {
+  type BundleInfo,
+  bundleInfo,
+  questionReportOf,
+  type StoredQuestionReport,
+  type StoredReport,
+} from "./bundle_info.ts";
 export { binomialTail } from "./distributions.ts";
 export { type LeakageReport } from "./leakage.ts";
 export { type Measurement, Meter, percent } from "./meter.ts";

@@ -1,7 +1,8 @@
 /**
- * `train --semantic`: the traces' embeddings, from the embedding cache
- * (`--embed-cache FILE`) where it has them and from the encoder on a pool
- * of workers for the rest, with progress.
+ * The traces' embeddings for the second tier: from the embedding cache
+ * (`train --embed-cache FILE`) where it has them and from the encoder on a
+ * pool of workers for the rest, with progress. Training's only contact
+ * with the encoder; the trainer itself takes the embeddings as numbers.
  *
  * @module
  */
@@ -15,8 +16,27 @@ import {
   THIS_ENCODER,
   writeCache,
 } from "../encoder/mod.ts";
-import { semanticSample } from "../train/semantic_sample.ts";
-import type { ProgressPrinter } from "./progress.ts";
+import { semanticSample } from "./semantic_sample.ts";
+
+/** Where embedding reports its progress (a command's printer, a learner's log). */
+export interface EmbedProgress {
+  /** A line of progress. */
+  line(text: string): void;
+  /** A note worth keeping (a cache that could not be read). */
+  note(text: string): void;
+  /** A meter line, rewritten in place on a terminal; `final` ends it. */
+  meterLine(text: string, final: boolean): void;
+  /** True when lines may be rewritten in place (a terminal): the meter then ticks every second. */
+  readonly terminal: boolean;
+}
+
+/** Progress that goes nowhere. */
+export const SILENT_EMBED: EmbedProgress = {
+  line() {},
+  note() {},
+  meterLine() {},
+  terminal: false,
+};
 
 /**
  * One embedding per text. With `cachePath`, texts the cache holds are not
@@ -26,7 +46,7 @@ export async function embedTraces(
   texts: readonly string[],
   cachePath: string | undefined,
   workers: number,
-  printer: ProgressPrinter,
+  printer: EmbedProgress = SILENT_EMBED,
 ): Promise<Float32Array[]> {
   let cache: EmbeddingCache;
   if (cachePath === undefined) {
@@ -92,7 +112,7 @@ export async function embedSample(
   seed: number,
   cachePath: string | undefined,
   workers: number,
-  printer: ProgressPrinter,
+  printer: EmbedProgress = SILENT_EMBED,
 ): Promise<(Float32Array | undefined)[]> {
   const picked = semanticSample(texts.length, max, seed);
   if (picked.length < texts.length) {

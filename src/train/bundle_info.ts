@@ -1,16 +1,17 @@
 /**
- * What a table knows about its bundle (`Table.info`): the manifest's
+ * What a table knows about its bundle (`Table.info`), typed: the manifest's
  * format, versions and id, how the table was trained (the manifest's
  * `training` record) and the training report (`report.json`). The trainer
- * writes them, the codec reads them back, `inspect`, `versions`, `eval`
- * and the HTML report read them from here, typed.
+ * writes them and the bundle's codec reads them back as plain records (the
+ * bundle format does not know training's types); `inspect`, `versions`,
+ * `eval` and the HTML report read them from here, typed.
  *
  * @module
  */
 
-import type { Table } from "../engine/table.ts";
-import type { TrainingSettings } from "../train/options.ts";
-import type { QuestionReport, TrainReport } from "../train/report.ts";
+import type { Table } from "../engine/mod.ts";
+import type { TrainingSettings } from "./options.ts";
+import type { QuestionReport, TrainReport } from "./report.ts";
 
 /**
  * One question's part of a stored report. Reports written by older
@@ -44,31 +45,9 @@ export interface BundleInfo {
 }
 
 /**
- * A parsed `report.json` as a `StoredReport`: an object with a `questions`
- * list of named entries, when given; otherwise null (so readers fall back
- * to "no report" rather than read a field of something else).
- */
-export function storedReport(parsed: unknown): StoredReport | null {
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    return null;
-  }
-  const questions = (parsed as { questions?: unknown }).questions;
-  if (
-    questions !== undefined &&
-    !(Array.isArray(questions) &&
-      questions.every((q) =>
-        typeof q === "object" && q !== null &&
-        typeof (q as { name?: unknown }).name === "string"
-      ))
-  ) {
-    return null;
-  }
-  return parsed as StoredReport;
-}
-
-/**
  * `table.info` typed: the codec and the trainer are its only writers, and
- * both write a `BundleInfo`.
+ * both write a `BundleInfo` (the codec checks `report.json`'s shape before
+ * it keeps it: `reportRecord` in `src/bundle/codec.ts`).
  */
 export function bundleInfo(table: Table): BundleInfo {
   return table.info as BundleInfo;
