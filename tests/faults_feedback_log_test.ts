@@ -11,8 +11,7 @@
  */
 
 import assert from "node:assert/strict";
-import { cutTornTail } from "../src/cli/torn_tail.ts";
-import { openFeedbackLog, rotatedPath } from "../src/cli/feedback_log.ts";
+import { cutTornTail, openFeedbackLog, rotatedPath } from "../src/serve/mod.ts";
 import { parseJsonlTraces, readTraces } from "../src/traces/mod.ts";
 import { createApp } from "../src/http/app.ts";
 import { smallTable, tempDir, TOPICS } from "./_fixtures.ts";
@@ -78,6 +77,33 @@ Deno.test("openFeedbackLog() rotates at maxBytes into a file trace reading reads
   const set = await readTraces([rotated, path]);
   assert.equal(set.texts.length, 15);
   assert.ok((await Deno.stat(path)).size <= 10 * LINE(0).length);
+});
+
+Deno.test("openFeedbackLog() keeps the rotated file while a reader holds the log, then rotates", async () => {
+  await using dir = await tempDir();
+  const path = `${dir.path}/feedback.jsonl`;
+  const warnings: string[] = [];
+  const log = await openFeedbackLog(path, {
+    maxBytes: 10 * LINE(0).length,
+    warn: (m) => warnings.push(m),
+  });
+  const rotated = rotatedPath(path);
+  for (let i = 0; i < 15; i++) await log.append(LINE(i));
+  // One rotation: lines 0-9 in the rotated file, 10-14 in the log.
+  const release = log.hold();
+  for (let i = 15; i < 30; i++) await log.append(LINE(i));
+  // A second rotation was due at line 20; held, the log grows instead, and
+  // the rotated file still has every line a reader had not finished.
+  assert.equal(warnings.filter((w) => /while a reader/.test(w)).length, 1);
+  assert.equal((await readTraces([rotated])).texts.length, 10);
+  assert.equal((await readTraces([path])).texts.length, 20);
+  release();
+  release(); // a second call changes nothing
+  await log.append(LINE(30));
+  await log.close();
+  // Released, the next write rotates: the 20 lines move, 1 starts anew.
+  assert.equal((await readTraces([rotated])).texts.length, 20);
+  assert.equal((await readTraces([path])).texts.length, 1);
 });
 
 Deno.test("reading JSON Lines skips a torn last line with a warning naming file and line", () => {
@@ -288,7 +314,7 @@ Deno.test("openFeedbackLog() without read access starts the next item on a line 
   await Deno.writeTextFile(
     script,
     `import { openFeedbackLog } from "${
-      new URL("../src/cli/feedback_log.ts", import.meta.url).href
+      new URL("../src/serve/feedback_log.ts", import.meta.url).href
     }";
 const log = await openFeedbackLog(Deno.args[0]);
 await log.append(Deno.args[1]);

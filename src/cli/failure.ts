@@ -8,6 +8,7 @@
  */
 
 import { BundleError } from "../bundle/mod.ts";
+import { FeedbackLogError } from "../serve/mod.ts";
 import { TrainingError } from "../train/mod.ts";
 import { oneLine, UsageError } from "./common.ts";
 
@@ -22,7 +23,7 @@ const SYSTEM_ERRORS: readonly (abstract new (...args: never[]) => Error)[] =
 /**
  * Whether `e` says the input was wrong rather than the program: the classes
  * the commands word input failures with (`UsageError`, `BundleError`,
- * `TrainingError`); `RangeError` and `SyntaxError`, which the readers and
+ * `TrainingError`, `FeedbackLogError`); `RangeError` and `SyntaxError`, which the readers and
  * option checks throw for a value out of range and for text that does not
  * parse; and what the operating system refused (a `Deno.errors` class, or
  * an error with an `E...` code such as `ENOSPC`). A `TypeError`, a
@@ -40,7 +41,8 @@ const SYSTEM_ERRORS: readonly (abstract new (...args: never[]) => Error)[] =
 export function isInputError(e: unknown): boolean {
   if (
     e instanceof UsageError || e instanceof BundleError ||
-    e instanceof TrainingError || e instanceof RangeError ||
+    e instanceof TrainingError || e instanceof FeedbackLogError ||
+    e instanceof RangeError ||
     e instanceof SyntaxError
   ) {
     return true;

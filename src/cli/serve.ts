@@ -5,8 +5,8 @@
  * environment variable, and writes only the feedback log (when given), so
  * it runs under `--allow-net=HOST:PORT --allow-read=BUNDLE[,TOKENFILE]
  * --allow-env=TOKENVAR [--allow-write=FEEDBACKLOG]`. The flags
- * (`serve_flags.ts`), reloading (`reload.ts`) and the feedback log
- * (`feedback_log.ts`) live in their own modules; this one wires them.
+ * (`serve_flags.ts`), reloading and the feedback log (`src/serve/`) live
+ * in their own modules; this one wires them.
  *
  * @module
  */
@@ -44,10 +44,13 @@ import { TOOL_VERSION } from "../version.ts";
 import { oneLine, UsageError } from "./common.ts";
 import { reportFailure } from "./failure.ts";
 import { ZERO_THRESHOLD } from "./report_words.ts";
-import { type FeedbackLog, openFeedbackLog } from "./feedback_log.ts";
+import {
+  type FeedbackLog,
+  loadServedTable,
+  openFeedbackLog,
+  startReloader,
+} from "../serve/mod.ts";
 import { parseServeFlags, type ServeSettings } from "./serve_flags.ts";
-
-import { loadServedTable, startReloader } from "./reload.ts";
 
 /** The routes of `serve --help`: one line each, from the route table. */
 function routeLines(): string {
@@ -396,6 +399,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     service,
     s.watch,
     (line) => console.error(line),
+    oneLine,
   );
   try {
     const gate = new RequestGate(s.limits.maxInFlight);

@@ -19,6 +19,7 @@ import type {
   TableState,
 } from "../engine/mod.ts";
 import { LiveController, type LiveOptions } from "../live/mod.ts";
+import type { FeedbackSink } from "../serve/mod.ts";
 import { dashboardHtml as defaultDashboard } from "../../static/mod.ts";
 import { BATCH_BODY, parseBatch } from "./batch.ts";
 import { parseJsonBody } from "./body.ts";
@@ -107,9 +108,6 @@ function recordTiers(
   }
   second.stats.recordLatency(table, semantic, latencyUs);
 }
-
-/** Appends feedback trace lines (JSON text, one per line, newline-terminated) somewhere durable. */
-export type FeedbackSink = (lines: string) => Promise<void>;
 
 /** A running service: what every route reads and records. */
 export class Service {

@@ -13,23 +13,44 @@
 import { dirname, resolve } from "node:path";
 import { loadBundle } from "../bundle/mod.ts";
 import {
+  type DriftMonitor,
   type DriftSettings,
   type Table,
   TableState,
   warmUp,
 } from "../engine/mod.ts";
-import type { Service } from "../http/service.ts";
-import { oneLine } from "./common.ts";
-import type { SecondTierOptions } from "../http/second_tier.ts";
 import { collectGarbage } from "./full_collection.ts";
 
-/** What a load needs: the folder, drift overrides and the word cache size. */
-export interface LoadSettings {
+/**
+ * What a load needs: the folder, drift overrides and the word cache size;
+ * `S` is what the serving side needs to start a second tier's encoder.
+ */
+export interface LoadSettings<S = unknown> {
   bundle: string;
   drift: Partial<DriftSettings>;
   wordCacheBytes: number;
-  /** The second tier's workers and queue, for a bundle with one (defaults otherwise). */
-  semantic?: SecondTierOptions;
+  /** The second tier's workers and queue, for a bundle with one (the target's defaults otherwise). */
+  semantic?: S;
+}
+
+/**
+ * Where a loaded table goes: a running service (`Service` of `src/http/`
+ * is one). `prepare` gets ready to serve the table (starting an encoder
+ * for a second tier), `swap` serves it from the next request on.
+ */
+export interface SwapTarget<S = unknown> {
+  prepare(table: Table, semantic?: S): Promise<void>;
+  swap(
+    table: Table,
+    monitor?: DriftMonitor,
+    loadMs?: number,
+    state?: TableState,
+  ): unknown;
+}
+
+/** An error's message on one line (the default wording of a refused reload). */
+function messageOf(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ");
 }
 
 /**
@@ -38,7 +59,7 @@ export interface LoadSettings {
  * compiled.
  */
 export async function loadServedTable(
-  s: LoadSettings,
+  s: LoadSettings<unknown>,
 ): Promise<{ table: Table; state: TableState; loadMs: number }> {
   const start = performance.now();
   const loaded = await loadBundle(s.bundle);
@@ -74,13 +95,15 @@ export interface Reloader {
 
 /**
  * Reloads `s.bundle` into `service` on SIGHUP and, with `watch`, when the
- * folder is replaced. `log` gets one line per reload or refusal.
+ * folder is replaced. `log` gets one line per reload or refusal, a refusal
+ * naming its error as `wordError` words it (its message by default).
  */
-export function startReloader(
-  s: LoadSettings,
-  service: Service,
+export function startReloader<S>(
+  s: LoadSettings<S>,
+  service: SwapTarget<S>,
   watch: boolean,
   log: (line: string) => void,
+  wordError: (e: unknown) => string = messageOf,
 ): Reloader {
   let running: Promise<void> | null = null;
   let again = false;
@@ -95,7 +118,7 @@ export function startReloader(
     } catch (e) {
       log(
         `error: reload of bundle ${s.bundle} refused (${
-          oneLine(e)
+          wordError(e)
         }); still serving the previous one`,
       );
     }
@@ -135,7 +158,7 @@ export function startReloader(
           timer = setTimeout(() => void reload(), WATCH_SETTLE_MS);
         }
       } catch (e) {
-        log(`error: watching ${folder} stopped: ${oneLine(e)}`);
+        log(`error: watching ${folder} stopped: ${wordError(e)}`);
       }
     })();
   }

@@ -14,18 +14,39 @@
  *   the file past it first renames the file to its rotated name
  *   (`feedback.jsonl` to `feedback.1.jsonl`, replacing an older one) and
  *   starts a new one: at most twice the bound on disk, plus one request.
+ * - A reader in this process that has not finished the rotated file (the
+ *   learner's retrain reading the log) holds the log (`hold`): while held,
+ *   a rotation that would replace the rotated file waits, and the file
+ *   grows past the bound meanwhile, so the reader loses no line.
  *
  * @module
  */
 
-import type { FeedbackSink } from "../http/service.ts";
-import { UsageError } from "./common.ts";
 import { cutTornTail } from "./torn_tail.ts";
+
+/** Appends feedback trace lines (JSON text, one per line, newline-terminated) somewhere durable. */
+export type FeedbackSink = (lines: string) => Promise<void>;
+
+/**
+ * A feedback log that cannot be opened or rotated as asked: the file, why,
+ * and the permission to give. Input the operator fixes (a command exits 2).
+ */
+export class FeedbackLogError extends Error {
+  override name = "FeedbackLogError";
+}
 
 /** An open feedback log. */
 export interface FeedbackLog {
+  /** The log's path. */
+  readonly path: string;
   /** Appends text (whole lines) once every earlier append is written. */
   append: FeedbackSink;
+  /**
+   * Holds the log for a reader: until the returned function is called, no
+   * rotation replaces the rotated file (a rotation due meanwhile waits for
+   * the first write after the last hold ends). Holds nest.
+   */
+  hold(): () => void;
   /** Closes the file once every append is written. */
   close(): Promise<void>;
 }
@@ -55,12 +76,12 @@ export function rotatedPath(path: string): string {
     : `${path}.1`;
 }
 
-function cannotOpen(path: string, e: unknown): UsageError {
+function cannotOpen(path: string, e: unknown): FeedbackLogError {
   const hint = e instanceof Deno.errors.NotCapable ||
       e instanceof Deno.errors.PermissionDenied
     ? `; allow it with --allow-write=${path}`
     : "";
-  return new UsageError(
+  return new FeedbackLogError(
     `Cannot open feedback log ${path}: ${(e as Error).message}${hint}`,
   );
 }
@@ -116,7 +137,7 @@ async function openRepaired(
 
 /**
  * Opens `path` for appending (creating it), cutting a torn last line off
- * (see the module doc). Throws `UsageError` naming the file and the
+ * (see the module doc). Throws `FeedbackLogError` naming the file and the
  * permission to give when it cannot be opened, or when rotation is asked
  * for and the rotated name may not be written.
  */
@@ -133,7 +154,7 @@ export async function openFeedbackLog(
     const granted = (name: "read" | "write", p: string) =>
       Deno.permissions.querySync({ name, path: p }).state === "granted";
     if (!granted("write", rotated) || !granted("read", path)) {
-      throw new UsageError(
+      throw new FeedbackLogError(
         `--feedback-log-max-mb rotates ${path} to ${rotated}; allow it with --allow-read=${path} --allow-write=${path},${rotated}`,
       );
     }
@@ -161,6 +182,10 @@ export async function openFeedbackLog(
       `feedback log ${path} reached --feedback-log-max-mb; moved to ${rotated} (replacing the one before) and started anew`,
     );
   };
+  /** Readers holding the log now; a rotation waits while there are any. */
+  let holders = 0;
+  /** True once a held log has passed its bound (warned once per hold). */
+  let deferred = false;
   /** Writes `lines` whole, or cuts the file back to where it was and throws. */
   const writeWhole = async (lines: Uint8Array) => {
     log ??= await openRepaired(path, warn);
@@ -168,7 +193,15 @@ export async function openFeedbackLog(
       maxBytes !== undefined && log.size > 0 &&
       log.size + lines.length > maxBytes
     ) {
-      await rotate(log);
+      if (holders === 0) {
+        deferred = false;
+        await rotate(log);
+      } else if (!deferred) {
+        deferred = true;
+        warn(
+          `feedback log ${path} reached --feedback-log-max-mb while a reader still reads ${rotated}; it grows past the bound until that reader is done, then rotates`,
+        );
+      }
     }
     const open = log!;
     const bytes = open.newline ? concat(NEWLINE, lines) : lines;
@@ -185,6 +218,15 @@ export async function openFeedbackLog(
   };
   let queue: Promise<void> = Promise.resolve();
   return {
+    path,
+    hold(): () => void {
+      holders++;
+      let held = true;
+      return () => {
+        if (held) holders--;
+        held = false;
+      };
+    },
     append(lines: string): Promise<void> {
       const bytes = encoder.encode(lines);
       const done = queue.then(() => writeWhole(bytes));
