@@ -52,15 +52,18 @@ export interface ServeProcessOptions {
   main?: string;
   /** The child's working folder, whose `deno.json` it reads (default: this process's). */
   cwd?: string;
+  /** The child's permission flags, instead of the narrow ones. */
+  permissions?: readonly string[];
 }
 
 /**
- * Starts `main.ts serve --bundle BUNDLE` on a free loopback port with
- * `args` after it, under the narrow permissions the README gives, and
- * resolves once its banner says it listens.
+ * Starts `main.ts serve --bundle BUNDLE` (no `--bundle` for null: a
+ * learning service's `--learn DIR` in `args`) on a free loopback port with
+ * `args` after it, under the narrow permissions the README gives (or
+ * `o.permissions`), and resolves once its banner says it listens.
  */
 export async function startServe(
-  bundle: string,
+  bundle: string | null,
   args: readonly string[],
   o: ServeProcessOptions = {},
 ): Promise<ServeProcess> {
@@ -69,13 +72,14 @@ export async function startServe(
     args: [
       "run",
       `--v8-flags=${SERVE_V8_FLAGS}`,
-      "--allow-net=127.0.0.1",
-      `--allow-read=${o.read ?? bundle}`,
-      "--allow-env=SERVICE_PROXY_TOKEN",
+      ...(o.permissions ?? [
+        "--allow-net=127.0.0.1",
+        `--allow-read=${o.read ?? bundle}`,
+        "--allow-env=SERVICE_PROXY_TOKEN",
+      ]),
       o.main ?? MAIN,
       "serve",
-      "--bundle",
-      bundle,
+      ...(bundle === null ? [] : ["--bundle", bundle]),
       "--port",
       String(port),
       ...args,

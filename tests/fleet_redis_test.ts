@@ -131,8 +131,9 @@ Deno.test({
         let lines = 0;
         for (const name of ["r1", "r2", "r3"]) {
           const path = `${f.dir}/feedback-${name}.jsonl`;
-          lines += parseJsonlTraces(path, await Deno.readTextFile(path)).texts
-            .length;
+          // Trace lines only: the picked decisions' texts are rows too.
+          const set = parseJsonlTraces(path, await Deno.readTextFile(path));
+          lines += set.texts.length - (set.picks?.length ?? 0);
         }
         assert.equal(lines, items);
       } finally {

@@ -115,7 +115,7 @@ Deno.test("each route's sentence of what it needs is built from its description"
   );
   assert.equal(
     FEEDBACK_BODY.needed,
-    'a JSON object {"question": string, "state": string or object, "answer": "<option>" or true or false, "audit"?: string}, or an array of at most 1000 of them',
+    'a JSON object {"question": string, "state": string or object, "answer": "<option>" or true or false, "audit"?: string, "feedback_id"?: string}, or an array of at most 1000 of them',
   );
   assert.equal(
     LIVE_RESET_BODY.needed,

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { createApp } from "../src/http/app.ts";
 import { bundleIdOf } from "../src/live/bundle_id.ts";
-import { auditLogName } from "../src/live/feedback.ts";
+import { auditLogName } from "../src/live/_log_name.ts";
 import type { Table } from "../src/engine/table.ts";
 import type { AppDeps } from "../src/http/service.ts";
 import { parseJsonlTraces } from "../src/traces/mod.ts";
@@ -105,13 +105,18 @@ Deno.test("every logged line says where it came from and the bundle it answered"
   ]);
   const lines = logged.join("").trim().split("\n").map((l) => JSON.parse(l));
   const bundle = bundleIdOf(table);
-  assert.deepEqual(lines.map((l) => l.feedback), [
-    {
-      source: "audit",
-      sampling_probability: 1,
-      audit: auditLogName(audit),
-      bundle,
-    },
+  // An audit's line says which decision it answers: when, by which
+  // process and bundle (as the id and the ledger name them).
+  const { decided_at, issuer, ...audited } = lines[0].feedback;
+  assert.ok(!Number.isNaN(Date.parse(decided_at)), decided_at);
+  assert.match(issuer, /^[0-9a-f]{8}$/);
+  assert.deepEqual(audited, {
+    source: "audit",
+    sampling_probability: 1,
+    audit: auditLogName(audit),
+    bundle: bundle.slice(0, 16),
+  });
+  assert.deepEqual(lines.slice(1).map((l) => l.feedback), [
     { source: "uncertified", bundle },
     { source: "trace", bundle },
   ]);

@@ -53,12 +53,34 @@ const claim = {
 Deno.test("AuditTokens.verify() gives back the claim of an id it issued, exactly", () => {
   const tokens = new AuditTokens(hmacSigner([new TextEncoder().encode(KEY)]));
   const id = tokens.issue(claim);
-  assert.match(id, /^[A-Za-z0-9_-]{76}$/);
+  assert.match(id, /^[A-Za-z0-9_-]{94}$/);
   const back = tokens.verify(id)!;
-  const { tag, ...rest } = back;
-  assert.deepEqual(rest, claim);
+  const { tag, issuer, ...rest } = back;
+  // Said nothing of its kind, an id is an audit's, eligible, rate unsaid.
+  assert.deepEqual(rest, {
+    ...claim,
+    kind: "audit",
+    eligible: true,
+    rate: NaN,
+    question: 0,
+  });
   assert.match(tag, /^[0-9a-f]{32}$/);
+  assert.equal(issuer, tokens.issuer);
   assert.notEqual(tokens.issue(claim), id, "two ids for one claim differ");
+  // A decision id says what it is: its kind, rate and question.
+  const decision = tokens.verify(
+    tokens.issue({
+      ...claim,
+      kind: "sample",
+      eligible: false,
+      rate: 0.05,
+      question: 12345,
+    }),
+  )!;
+  assert.equal(decision.kind, "sample");
+  assert.equal(decision.eligible, false);
+  assert.equal(decision.rate, 0.05);
+  assert.equal(decision.question, 12345);
 });
 
 Deno.test("hmacSigner() gives HMAC-SHA256 cut to 16 bytes, for short and long keys", () => {

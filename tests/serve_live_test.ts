@@ -52,14 +52,19 @@ Deno.test("serve --feedback-log appends every feedback item as a trace line trai
     assert.equal(end.code, 0, end.stderr);
   }
   const text = await Deno.readTextFile(log);
-  const lines = text.trimEnd().split("\n").map((l) => JSON.parse(l));
+  const all = text.trimEnd().split("\n").map((l) => JSON.parse(l));
+  // Beside the feedback, the decision ledger (at audit rate 1 every
+  // decision is picked, and its text kept).
+  const lines = all.filter((l) => "text" in l);
+  assert.ok(all.some((l) => "ledger" in l), "the ledger is written");
+  assert.ok(all.some((l) => "pick" in l), "the picks are written");
   assert.equal(lines.length, 2, "the refused body is not logged");
   assert.deepEqual(lines[0].answers, { topic: "billing" });
   assert.equal(lines[0].text, CLEAR);
   assert.equal(lines[1].text, '{"body":"send it now"}');
   assert.ok(!Number.isNaN(Date.parse(lines[0].time)));
   const set = parseJsonlTraces(log, text);
-  assert.equal(set.texts.length, 2);
+  assert.equal(set.texts.length - (set.picks?.length ?? 0), 2);
   assert.deepEqual(set.questions.map((q) => q.name).sort(), [
     "topic",
     "urgent",

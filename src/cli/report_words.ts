@@ -32,8 +32,36 @@ export function splitInWords(s: SplitReport): string {
     ? ""
     : `; ${feedback} ${
       feedback === 1 ? "trace is a line" : "traces are lines"
-    } of a feedback log (audited, uncertified or client-sent answers, not a sample of the traffic), kept in fit: none calibrates or tests`;
-  return `${how} (${s.reason}): ${parts}${biased}`;
+    } of a feedback log that ${
+      feedback === 1 ? "is" : "are"
+    } no sample of the traffic (uncertified answers the service did not pick, client-sent answers, or lines its ledger does not account for), kept in fit: none calibrates or tests`;
+  return `${how} (${s.reason}): ${parts}${biased}${
+    sampleInWords(s.feedback_sample)
+  }`;
+}
+
+/**
+ * What a feedback log's ledger made of its lines, per question, in words
+ * (empty without a ledger).
+ */
+export function sampleInWords(
+  sample: SplitReport["feedback_sample"],
+): string {
+  if (sample === undefined) return "";
+  const each = Object.entries(sample).map(([name, f]) =>
+    `${name}: ${f.held} picked decisions calibrate or test${
+      f.missing > 0
+        ? ` (${f.missing} picked but never answered count as certified disagreements)`
+        : ""
+    }${
+      f.census > 0
+        ? `, ${f.census} lines of complete censuses split like traces`
+        : ""
+    }`
+  );
+  return `; from the feedback log's ledger (${
+    Object.values(sample).reduce((a, f) => a + f.stretches, 0)
+  } stretches): ${each.join("; ")}`;
 }
 
 /**

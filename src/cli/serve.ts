@@ -14,9 +14,12 @@
 import {
   DEFAULT_WORD_CACHE_BYTES,
   DriftMonitor,
+  markOptionsAdded,
   type Table,
-  type TableState,
+  TableState,
+  tableWithoutQuestions,
 } from "../engine/mod.ts";
+import { LEARN_FILES, Learner, ratesOf } from "../learn/mod.ts";
 import {
   DEFAULT_SECOND_TIER,
   hasSecondTier,
@@ -46,8 +49,11 @@ import { reportFailure } from "./failure.ts";
 import { ZERO_THRESHOLD } from "./report_words.ts";
 import {
   type FeedbackLog,
+  type LedgerFlush,
   loadServedTable,
   openFeedbackLog,
+  type Reloader,
+  startLedgerFlush,
   startReloader,
 } from "../serve/mod.ts";
 import { parseServeFlags, type ServeSettings } from "./serve_flags.ts";
@@ -275,14 +281,20 @@ export async function serveCommand(args: string[]): Promise<number> {
     }
     token = await tokenSourceOf(settings);
     feedbackToken = await feedbackTokenSourceOf(settings);
-    ({ table, state, loadMs } = await loadServedTable(settings));
+    ({ table, state, loadMs } = settings.learn === null
+      ? await loadServedTable(settings)
+      : await learnStart(settings));
     monitor = new DriftMonitor(table.settings.drift);
     if (settings.feedbackLog !== undefined) {
       feedbackLog = await openFeedbackLog(settings.feedbackLog, {
         maxBytes: settings.feedbackLogMaxBytes,
       });
     }
-    auditKeys = await openAuditKeys(settings);
+    auditKeys = await openAuditKeys(
+      settings.learn === null || settings.auditKeyFile !== undefined
+        ? settings
+        : { ...settings, auditKeyFile: await learnKey(settings.learn.dir) },
+    );
     store = await openStore(settings);
     if (hasSecondTier(table) && settings.semantic.workers > 0) {
       secondTier = await SecondTier.start(settings.semantic);
@@ -292,8 +304,27 @@ export async function serveCommand(args: string[]): Promise<number> {
     return reportFailure(e);
   }
   const s = settings;
+  // A learning service's learner: created before the service it learns
+  // for, which it reaches through `late` once both exist.
+  const late = {} as { service: Service; reloader: Reloader };
+  const learner = s.learn === null ? null : new Learner({
+    dir: s.learn.dir,
+    seeds: s.learn.seeds,
+    training: () => ({ semantic: s.learn!.semantic, workers: 1 }),
+    inForce: () =>
+      existsSync(s.bundle) ? s.bundle : s.learn!.startBundle ?? null,
+    swapIn: () => late.reloader.reload(),
+    served: () => late.service.served.table,
+    optionsAdded: (question, added) => {
+      const { table, state } = late.service.served;
+      if (table.byName.has(question)) {
+        markOptionsAdded(table, state, question, added);
+      }
+    },
+    log: (line) => console.error(line),
+  });
 
-  const service = new Service({
+  const service = late.service = new Service({
     table,
     state,
     bundlePath: s.bundle,
@@ -306,6 +337,12 @@ export async function serveCommand(args: string[]): Promise<number> {
     llmLatencyMs: s.llmLatencyMs,
     live: {
       ...s.live,
+      ledger: learner === null
+        ? feedbackLog !== null
+        : { onStretch: (point) => learner.addStretch(point) },
+      ...(learner === null
+        ? {}
+        : { rates: (t: Table) => ratesOf(t, s.live.auditRate) }),
       auditKeys,
       fleet: store === undefined ? undefined : {
         store,
@@ -316,10 +353,19 @@ export async function serveCommand(args: string[]): Promise<number> {
     feedbackLog: feedbackLog?.append,
     acceptNewOptions: s.acceptNewOptions,
     secondTier,
+    learning: learner ?? undefined,
   });
   // A fleet's replica serves once it has read the fleet's threshold (or
   // given up waiting: it then withholds certification until it has).
   await service.live.fleet?.start();
+  const ledgerFlush: LedgerFlush | null =
+    service.live.ledger === null || feedbackLog === null
+      ? null
+      : startLedgerFlush(
+        service.live.ledger,
+        feedbackLog.append,
+        (m) => console.error(`warning: ${m}`),
+      );
   const onListen = (addr: Deno.NetAddr) => {
     const lines = [
       `decision tables ${TOOL_VERSION}: serving bundle ${s.bundle} (loaded in ${
@@ -394,13 +440,17 @@ export async function serveCommand(args: string[]): Promise<number> {
     else stopping ??= server.shutdown();
   };
   for (const sig of signals) Deno.addSignalListener(sig, onSignal);
-  const reloader = startReloader(
+  const reloader = late.reloader = startReloader(
     s,
     service,
     s.watch,
     (line) => console.error(line),
     oneLine,
   );
+  // With seed traces and nothing learned yet, the first retrain starts now.
+  if (learner !== null && !existsSync(s.bundle) && s.learn!.seeds.length > 0) {
+    void learner.retrainNow();
+  }
   try {
     const gate = new RequestGate(s.limits.maxInFlight);
     try {
@@ -437,8 +487,10 @@ export async function serveCommand(args: string[]): Promise<number> {
     }
   } finally {
     for (const sig of signals) Deno.removeSignalListener(sig, onSignal);
+    learner?.close();
     reloader.stop();
     service.close();
+    await ledgerFlush?.stop();
     await service.live.fleet?.stop();
     await store?.close();
     auditKeys?.close();
@@ -475,4 +527,53 @@ async function openStore(s: ServeSettings): Promise<LiveStore | undefined> {
   if (s.liveStore === undefined) return undefined;
   const { RedisStore } = await import("../live/redis_store.ts");
   return new RedisStore(s.liveStore);
+}
+
+/**
+ * What a learning service serves at start: `DIR/bundle` when a retrain
+ * wrote one, else the `--bundle` given, else a table that has learned
+ * nothing (every question then answered uncalibrated). Makes `DIR`.
+ */
+async function learnStart(
+  s: ServeSettings,
+): Promise<{ table: Table; state: TableState; loadMs: number }> {
+  const learn = s.learn!;
+  try {
+    await Deno.mkdir(learn.dir, { recursive: true });
+  } catch (e) {
+    throw new UsageError(
+      `Cannot make the learning folder ${learn.dir}: ${oneLine(e)}`,
+    );
+  }
+  if (existsSync(s.bundle)) return await loadServedTable(s);
+  if (learn.startBundle !== undefined) {
+    return await loadServedTable({ ...s, bundle: learn.startBundle });
+  }
+  const table = tableWithoutQuestions();
+  return { table, state: new TableState(table), loadMs: 0 };
+}
+
+/**
+ * The audit key of a learning service: `DIR/audit.key`, made (32 random
+ * bytes, readable by its owner alone) when missing, so that the decision
+ * ids it gave still verify after a restart.
+ */
+async function learnKey(dir: string): Promise<string> {
+  const path = `${dir}/${LEARN_FILES.key}`;
+  if (existsSync(path)) return path;
+  const key = btoa(
+    String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))),
+  );
+  await Deno.writeTextFile(path, `${key}\n`, { mode: 0o600, createNew: true });
+  return path;
+}
+
+/** True when `path` exists (a missing one, or one this process may not see, is false). */
+function existsSync(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -27,9 +27,27 @@ import {
   userPath,
 } from "./common.ts";
 
+/** How a learning service learns (`serve --learn DIR`). */
+export interface LearnSettings {
+  /** Its folder: the feedback log, its ledger, the bundle versions, the retrain history. */
+  dir: string;
+  /** Seed trace files read at every retrain (`--traces`). */
+  seeds: string[];
+  /** The second tier at each retrain (`--semantic`). */
+  semantic: "auto" | "on" | "off";
+  /** The bundle to serve until a retrain writes `DIR/bundle` (`--bundle`, when given). */
+  startBundle: string | undefined;
+}
+
+/** The learner's base rate of the calibration coin (`--audit-rate` in learn mode). */
+export const DEFAULT_LEARN_RATE = 0.02;
+
 /** Settings of one `serve` run, from its flags. */
 export interface ServeSettings {
+  /** The bundle served and reloaded: `--bundle`, or with `--learn DIR`, `DIR/bundle`. */
   bundle: string;
+  /** With `--learn DIR`: how the service learns; null otherwise. */
+  learn: LearnSettings | null;
   host: string;
   port: number;
   tokenEnv: string;
@@ -94,6 +112,9 @@ const SERVE_FLAGS = {
   "drain-ms": { type: "string" },
   "semantic-workers": { type: "string" },
   "semantic-queue": { type: "string" },
+  learn: { type: "string" },
+  traces: { type: "string", multiple: true },
+  semantic: { type: "string" },
   help: { type: "boolean", default: false },
 } as const;
 
@@ -108,9 +129,13 @@ function parseServeArgs(args: string[]) {
 export function parseServeFlags(args: string[]): ServeSettings | null {
   const values = parseServeArgs(args);
   if (values.help) return null;
-  if (values.bundle === undefined || values.bundle === "") {
-    throw new UsageError("serve needs --bundle DIR");
+  const learn = learnFrom(values);
+  if (
+    learn === null && (values.bundle === undefined || values.bundle === "")
+  ) {
+    throw new UsageError("serve needs --bundle DIR (or --learn DIR)");
   }
+  if (values.bundle === "") throw new UsageError("--bundle must name a folder");
   if (values.host.trim() === "") {
     throw new UsageError("--host must not be empty");
   }
@@ -127,15 +152,26 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
     (n) => n >= 0 && n <= 65536,
     "a number of MiB from 0 to 65536",
   );
-  const live = liveFrom(values);
+  const live = liveFrom(values, learn !== null);
   const fleet = fleetFrom(values);
+  if (learn !== null && fleet.liveStore !== undefined) {
+    throw new UsageError(
+      "--learn and --live-store: a fleet does not learn; run one learner and replicas that serve its DIR/bundle with --watch (docs/live.md)",
+    );
+  }
+  if (learn !== null && live.auditRate === 0) {
+    throw new UsageError(
+      "--learn needs the calibration coin: --audit-rate must be above 0",
+    );
+  }
   if (fleet.liveStore !== undefined && live.auditRate === 0) {
     throw new UsageError(
       "--live-store needs the live certificate on: --audit-rate must be above 0",
     );
   }
   return {
-    bundle: userPath(values.bundle),
+    bundle: learn === null ? userPath(values.bundle)! : `${learn.dir}/bundle`,
+    learn,
     host: values.host.trim().replace(/^\[(.*)\]$/, "$1"),
     port: numberFlag(
       "port",
@@ -152,10 +188,12 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
     drift,
     wordCacheBytes: Math.round(wordCacheMb * 1024 * 1024),
     limits,
-    feedbackLog: userPath(values["feedback-log"]),
+    feedbackLog: learn === null
+      ? userPath(values["feedback-log"])
+      : `${learn.dir}/feedback.jsonl`,
     feedbackLogMaxBytes: feedbackLogMaxBytes(values),
     watch: values.watch,
-    acceptNewOptions: values["accept-new-options"],
+    acceptNewOptions: values["accept-new-options"] || learn !== null,
     live,
     ...fleet,
     drainMs,
@@ -289,13 +327,50 @@ function limitsFrom(
   };
 }
 
-/** The live certificate's audit rate and seed. */
-function liveFrom(values: ServeValues): LiveOptions {
+/** `--learn DIR` and the flags only it takes, checked; null without it. */
+function learnFrom(values: ServeValues): LearnSettings | null {
+  const dir = userPath(values.learn);
+  const only = (flag: string, given: boolean) => {
+    if (given && dir === undefined) {
+      throw new UsageError(`--${flag} needs --learn DIR`);
+    }
+  };
+  only("traces", values.traces !== undefined);
+  only("semantic", values.semantic !== undefined);
+  if (dir === undefined) return null;
+  if (dir === "") throw new UsageError("--learn must name a folder");
+  if (values["feedback-log"] !== undefined) {
+    throw new UsageError(
+      "--learn keeps its feedback log in DIR/feedback.jsonl: leave out --feedback-log",
+    );
+  }
+  const semantic = values.semantic ?? "auto";
+  if (semantic !== "auto" && semantic !== "on" && semantic !== "off") {
+    throw new UsageError(
+      `--semantic must be auto, on or off: got "${semantic}"`,
+    );
+  }
+  const seeds = (values.traces ?? []).map((t) => {
+    if (t === "") throw new UsageError("--traces must name a file");
+    return userPath(t)!;
+  });
+  return {
+    dir,
+    seeds,
+    semantic,
+    startBundle: values.bundle === undefined
+      ? undefined
+      : userPath(values.bundle),
+  };
+}
+
+/** The live certificate's audit rate and seed (a learning service's base rate by default). */
+function liveFrom(values: ServeValues, learning: boolean): LiveOptions {
   return {
     auditRate: numberFlag(
       "audit-rate",
       values["audit-rate"],
-      DEFAULT_AUDIT_RATE,
+      learning ? DEFAULT_LEARN_RATE : DEFAULT_AUDIT_RATE,
       (n) => n >= 0 && n <= 1,
       "a probability in [0, 1]",
     ),

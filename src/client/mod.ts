@@ -98,6 +98,8 @@ interface ServiceAnswer {
   certified: boolean;
   flag: string | null;
   audit?: string;
+  /** An uncertified answer's decision id, sent back with the model's answer. */
+  feedback_id?: string;
 }
 
 interface FeedbackItem {
@@ -105,6 +107,7 @@ interface FeedbackItem {
   state: string | Record<string, unknown>;
   answer: string | boolean;
   audit?: string;
+  feedback_id?: string;
 }
 
 /**
@@ -252,9 +255,11 @@ export class DecisionClient {
     return [
       question,
       result,
-      audit === undefined
-        ? { question, state, answer }
-        : { question, state, answer, audit },
+      audit !== undefined
+        ? { question, state, answer, audit }
+        : a.feedback_id !== undefined
+        ? { question, state, answer, feedback_id: a.feedback_id }
+        : { question, state, answer },
     ];
   }
 

@@ -7,7 +7,9 @@
  * 1. `empty_input`: the text has at least one word.
  * 2. `unsupported`: the question is known to the table.
  * 3. `options_changed` (or `new_options_served` when the bundle serves new
- *    options): every offered option is one the table learned.
+ *    options): every offered option is one the table learned; and (a
+ *    learning service) the reference model has answered no option the
+ *    table lacks (`markOptionsAdded`), always `options_changed`.
  * 4. `option_removed`: the answer over all learned options is among the
  *    offered ones.
  * 5. `uncalibrated`: the question has a threshold in force.
@@ -309,6 +311,7 @@ function firstFailure(
   r: RuleInputs,
 ): Flag | null {
   if (text.empty) return "empty_input";
+  if (qs.optionsAdded) return "options_changed";
   if (r.unknownOffered) {
     return table.settings.serve_new_options
       ? "new_options_served"

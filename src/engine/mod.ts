@@ -34,6 +34,12 @@ export {
   unsupportedAssessment,
   warmUp,
 } from "./answer.ts";
+export {
+  NO_BUNDLE_ID,
+  tableWithoutQuestions,
+  unlearnedAssessment,
+  type UnlearnedQuestion,
+} from "./unlearned.ts";
 export { type PreparedText, prepareText } from "./prepare.ts";
 export { suggestQuestion } from "./suggest.ts";
 export {
@@ -52,6 +58,7 @@ export {
   type YesNoAnswer,
 } from "./verdict.ts";
 export {
+  markOptionsAdded,
   type QuestionState,
   reinstateCertification,
   setThresholdInForce,

@@ -135,7 +135,7 @@ function verdictInWords(a: Assessment): string {
         ? `Not certified: the table has no question named "${a.question}".`
         : `Not certified: the question "${a.question}" cannot be asked in this form.`;
     case "options_changed":
-      return "Not certified: an offered option is one the table never learned, so the language model must decide.";
+      return "Not certified: an offered option is one the table never learned (or the language model has answered options the table has not learned yet), so the language model must decide.";
     case "new_options_served":
       return "Served by configuration but not certified: an offered option is one the table never learned.";
     case "option_removed":

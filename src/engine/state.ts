@@ -36,6 +36,13 @@ export interface QuestionState {
   threshold: number | null;
   /** True while serving withdraws certification (flag `drift`, rule `live_audit`). */
   withdrawn: boolean;
+  /**
+   * True once the reference model has answered options the table never
+   * learned (a learning service's feedback): the traffic holds what the
+   * table cannot answer, so nothing is certified (flag `options_changed`)
+   * until a table that learned them is served.
+   */
+  optionsAdded: boolean;
 }
 
 /** Options of `TableState`. */
@@ -112,6 +119,7 @@ export class TableState {
       offsets: new Int32Array(64),
       threshold: q.calibration.threshold,
       withdrawn: false,
+      optionsAdded: false,
     };
     this.#questions.set(q, made);
     return made;
@@ -221,6 +229,31 @@ export function withdrawCertification(
   name: string,
 ): void {
   state.question(questionOf(table, name)).withdrawn = true;
+}
+
+/**
+ * Marks question `name` in `state` as one whose reference model answers
+ * options the table never learned: its answers are no longer certified
+ * (flag `options_changed`) for as long as this state serves (a table that
+ * learned the options comes with a state of its own), or until marked
+ * again with `added` false. A live decision does not lift it. Throws
+ * `RangeError` for an unknown name.
+ *
+ * @example
+ * ```ts
+ * import { markOptionsAdded, type Table, type TableState } from "./mod.ts";
+ * declare const table: Table;
+ * declare const state: TableState;
+ * markOptionsAdded(table, state, "intent"); // answers: flag options_changed
+ * ```
+ */
+export function markOptionsAdded(
+  table: Table,
+  state: TableState,
+  name: string,
+  added = true,
+): void {
+  state.question(questionOf(table, name)).optionsAdded = added;
 }
 
 /**

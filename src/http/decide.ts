@@ -167,7 +167,9 @@ export function writeDecideAnswer(
     w.ascii(',"probability":').number(answer.probability);
   } else writeHint(w, served, a);
   if (tier !== undefined) w.ascii(',"tier":').string(tier);
-  if (audit !== undefined) w.ascii(',"audit":').string(audit);
+  if (audit !== undefined) {
+    w.ascii(answer.certified ? ',"audit":' : ',"feedback_id":').string(audit);
+  }
   w.ascii("}");
 }
 

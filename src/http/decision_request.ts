@@ -23,6 +23,8 @@ import {
   type QuestionKind,
   type Table,
   type TableState,
+  unlearnedAssessment,
+  type UnlearnedQuestion,
   unsupportedAssessment,
 } from "../engine/mod.ts";
 import type { JsonWriter } from "./json_writer.ts";
@@ -118,8 +120,23 @@ export function typeFits(type: string, kind: QuestionKind): boolean {
 }
 
 /**
+ * The questions a learning service knows from feedback but its table has
+ * not learned yet (`QuestionRegistry` of `src/learn/`).
+ */
+export interface UnlearnedQuestions {
+  names(): readonly string[];
+  get(name: string): UnlearnedQuestion | undefined;
+  kindOf(name: string): "choice" | "yes_no" | undefined;
+}
+
+/**
  * Asks the table every question of `request` (every question of the table
  * when it names none), in order; see the module doc for `unsupported`.
+ * With `unlearned` (a learning service), a `/v1/decide` question the table
+ * lacks is answered uncertified, flag `uncalibrated`, with a best guess
+ * (`unlearnedAssessment`): a choice over the offered options, or as
+ * feedback has shown the question; and a request that names no question
+ * is answered every question feedback has shown too.
  */
 export function assessRequest(
   table: Table,
@@ -127,12 +144,19 @@ export function assessRequest(
   text: PreparedText,
   request: DecisionRequest,
   guard: DriftGuard,
+  unlearned?: UnlearnedQuestions,
 ): Assessment[] {
   const out: Assessment[] = [];
   const ask: AskOptions = { options: undefined, exposed: request.exposed };
   if (request.asks === null) {
     for (const q of table.questions) {
       out.push(assess(table, state, text, q.name, ask, guard));
+    }
+    if (unlearned !== undefined) {
+      for (const name of unlearned.names()) {
+        if (table.byName.has(name)) continue;
+        out.push(unlearnedAssessment(name, unlearned.get(name)!, text));
+      }
     }
     return out;
   }
@@ -143,6 +167,12 @@ export function assessRequest(
         out.push(unsupportedAssessment(table, a.name, text));
         continue;
       }
+    }
+    if (unlearned !== undefined && !table.byName.has(a.name)) {
+      const known = unlearned.get(a.name) ??
+        { kind: "choice", options: a.options ?? [], counts: [] };
+      out.push(unlearnedAssessment(a.name, known, text, a.options));
+      continue;
     }
     ask.options = a.options;
     out.push(assess(table, state, text, a.name, ask, guard));

@@ -209,7 +209,11 @@ function writeNamedProbabilities(
   return clean || exactTies;
 }
 
-/** Writes the `service` object of the decision-model shapes, with an optional audit id. */
+/**
+ * Writes the `service` object of the decision-model shapes, with an
+ * optional id: `audit` for a certified answer picked for audit,
+ * `feedback_id` for an uncertified answer.
+ */
 export function writeService(
   w: JsonWriter,
   a: Assessment,
@@ -223,6 +227,9 @@ export function writeService(
   ).boolean(a.answer.certified);
   w.ascii(',"flag":');
   writeFlag(w, a.answer.flag);
-  if (audit !== undefined) w.ascii(',"audit":').string(audit);
+  if (audit !== undefined) {
+    w.ascii(a.answer.certified ? ',"audit":' : ',"feedback_id":')
+      .string(audit);
+  }
   w.ascii("}");
 }

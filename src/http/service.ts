@@ -27,6 +27,7 @@ import {
   assessRequest,
   type DecisionRequest,
   type DecisionShape,
+  type UnlearnedQuestions,
 } from "./decision_request.ts";
 import { JsonWriter } from "./json_writer.ts";
 import {
@@ -89,6 +90,19 @@ export interface AppDeps {
    * by its table alone, against the table's own threshold.
    */
   secondTier?: SecondTier | null | undefined;
+  /** The learner of a learning service (`serve --learn`); absent otherwise. */
+  learning?: Learning | undefined;
+}
+
+/**
+ * A learning service's learner as the routes use it (`Learner` of
+ * `src/learn/`): the questions feedback has shown that the table lacks,
+ * and each label counted.
+ */
+export interface Learning {
+  readonly registry: UnlearnedQuestions;
+  /** Counts one label (a feedback item written to the log) answered for `table`. */
+  observe(question: string, answer: string | boolean, table: Table): void;
 }
 
 /** Counts each answer under the tier that gave it, and the latency under each tier present. */
@@ -131,6 +145,8 @@ export class Service {
   readonly feedbackLog: FeedbackSink | null;
   /** Feedback may name options the bundle lacks. */
   readonly acceptNewOptions: boolean;
+  /** The learner of a learning service; null otherwise. */
+  readonly learning: Learning | null;
 
   /** A service for `deps`, counting from now. */
   constructor(deps: AppDeps) {
@@ -150,7 +166,10 @@ export class Service {
       this.#served.second !== null,
     );
     this.feedbackLog = deps.feedbackLog ?? null;
-    this.acceptNewOptions = deps.acceptNewOptions ?? false;
+    this.learning = deps.learning ?? null;
+    // A learning service learns the options its model adds.
+    this.acceptNewOptions = (deps.acceptNewOptions ?? false) ||
+      this.learning !== null;
     this.stats = new ServiceStats({
       table: deps.table,
       state: this.#served.state,
@@ -257,7 +276,14 @@ export class Service {
     const { bundle, second } = served;
     const { table, state, monitor } = bundle;
     const prepared = bundle.prepare(request.text);
-    const answers = assessRequest(table, state, prepared, request, monitor);
+    const answers = assessRequest(
+      table,
+      state,
+      prepared,
+      request,
+      monitor,
+      this.learning?.registry,
+    );
     let tiers: AnsweringTier[] | undefined;
     if (second !== null) {
       let asked: number[] | null = null;
@@ -313,6 +339,7 @@ export class Service {
       answers,
       request.text,
       tiers,
+      this.#learnable(served.table, request),
     );
     const latencyUs = round1((performance.now() - start) * 1000);
     this.stats.recordDecision(route.path, request.text, answers, latencyUs);
@@ -413,6 +440,7 @@ export class Service {
         bundle.prepare(request.text),
         request,
         monitor,
+        this.learning?.registry,
       );
       const tiers = served.second === null
         ? undefined
@@ -422,6 +450,7 @@ export class Service {
         answers,
         request.text,
         tiers,
+        this.#learnable(table, request),
       );
       const latencyUs = round1(
         (performance.now() - itemStart + shareMs) * 1000,
@@ -436,5 +465,26 @@ export class Service {
     w.ascii('],"latency_us":').number(
       round1((performance.now() - start) * 1000),
     ).ascii("}");
+  }
+
+  /**
+   * For a learning service, which answers of `request` are to questions
+   * the table lacks that a decision-model shape asked as a type the
+   * service can learn (`choice`, `predicate`, `noul`): unsupported, as the
+   * interface has them, yet recorded so that their feedback teaches.
+   */
+  #learnable(table: Table, request: DecisionRequest): boolean[] | undefined {
+    if (this.learning === null || request.asks === null) return undefined;
+    let out: boolean[] | undefined;
+    request.asks.forEach((a, i) => {
+      if (
+        a.type !== undefined && !table.byName.has(a.name) &&
+        (a.type === "choice" || a.type === "predicate" || a.type === "noul")
+      ) {
+        (out ??= new Array<boolean>(request.asks!.length).fill(false))[i] =
+          true;
+      }
+    });
+    return out;
   }
 }

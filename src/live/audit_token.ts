@@ -1,17 +1,27 @@
 /**
- * Signed audit ids (`serve --audit-key-file`): an audit id that says what
- * it stands for, so any replica holding the key can count it without
- * having kept anything when it was given.
+ * Signed decision ids: an id that says what it stands for, so any replica
+ * holding the key can count it without having kept anything when it was
+ * given. A certified answer picked for audit carries one
+ * (`serve --audit-key-file`), and so does every uncertified answer (under
+ * the key file's keys, or a key of the process's own without one), so that
+ * feedback on a decision is counted once and a feedback log knows how the
+ * decision was picked.
  *
- * An id is the base64url text of 41 payload bytes and a 16-byte tag. The
- * payload, little-endian: format (1 byte, 1), question position (u16), the
+ * An id is the base64url text of 54 payload bytes and a 16-byte tag. The
+ * payload, little-endian: format (1 byte, 2), question position (u16), the
  * table's answer (u16: option position, or 1 for yes and 0 for no), the
  * answer's full-option confidence (f64, exactly as thresholds are compared
  * with it), the issue time (f64, ms since the epoch), the bundle id (8
  * bytes: the first 16 hex digits of the manifest checksum), the evidence
  * pool (4 bytes: the fleet's store epoch, or the replica's own random id
- * without a store) and a nonce (8 bytes: the issuing process's random id and
- * a counter), so no two ids are alike. The tag is HMAC-SHA256 of the
+ * without a store), a nonce (8 bytes: the issuing process's random id and
+ * a counter, so no two ids are alike), the kind (1 byte: 0 an audit, 1 an
+ * uncertified answer the calibration coin picked, 2 one it did not; plus 4
+ * when the answer was eligible for the live certificate), the coin's rate
+ * (f64) and a hash of the question's name (u32, for a question the bundle
+ * lacks, whose position is `UNKNOWN_SLOT`). Format 1 ids (41 bytes, no
+ * kind, rate or hash: audits of an earlier version) still verify. The tag
+ * is HMAC-SHA256 of the
  * payload under the audit key, cut to 16 bytes; it is computed with
  * `node:crypto` (the keyed hash states made once, copied per id) because
  * an id is made inside the decision route, which does not wait on promises
@@ -25,10 +35,40 @@
 
 import { createHash, timingSafeEqual } from "node:crypto";
 
-/** Bytes of a token's payload and of its tag. */
-const PAYLOAD_BYTES = 41;
+/** Bytes of a token's payload (format 2, and format 1) and of its tag. */
+const PAYLOAD_BYTES = 54;
+const PAYLOAD_BYTES_V1 = 41;
 const TAG_BYTES = 16;
-const FORMAT = 1;
+const FORMAT = 2;
+
+/** What a decision id stands for. */
+export type DecisionKind = "audit" | "sample" | "uncertified";
+const KINDS: readonly DecisionKind[] = ["audit", "sample", "uncertified"];
+/** The kind byte's flag for an answer eligible for the live certificate. */
+const ELIGIBLE = 4;
+
+/** The question position of a question the bundle does not have (a learner's). */
+export const UNKNOWN_SLOT = 0x7fff;
+
+/**
+ * A 32-bit hash of a question's name (FNV-1a over its UTF-16 units), which
+ * an id carries so that it names its question even when the bundle lacks it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { questionHash } from "./audit_token.ts";
+ * assert.equal(questionHash("topic"), questionHash("topic"));
+ * assert.notEqual(questionHash("topic"), questionHash("intent"));
+ * ```
+ */
+export function questionHash(name: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) {
+    h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+  }
+  return h >>> 0;
+}
 
 /** What a signed audit id stands for. */
 export interface AuditClaim {
@@ -44,11 +84,24 @@ export interface AuditClaim {
   bundle: string;
   /** The evidence pool the decision was counted in: 8 hex digits. */
   pool: string;
+  /** What the id stands for (format 1 ids are audits); absent: an audit. */
+  kind?: DecisionKind;
+  /** The answer was eligible for the live certificate (audits always are). */
+  eligible?: boolean;
+  /** The calibration coin's rate for the decision; NaN when the id does not say (format 1). */
+  rate?: number;
+  /** `questionHash` of the question's name; absent in format 1 ids. */
+  question?: number;
 }
 
 /** A verified id: its claim and the hex of its tag (the id's name across a fleet). */
 export interface VerifiedAudit extends AuditClaim {
   tag: string;
+  kind: DecisionKind;
+  eligible: boolean;
+  rate: number;
+  /** The issuing process's random id: 8 hex digits (the nonce's first 4 bytes). */
+  issuer: string;
 }
 
 /** Signs and verifies with a list of keys: the first signs, any verifies. */
@@ -123,6 +176,10 @@ export function claimProblem(claim: AuditClaim): string | null {
   ) {
     return `the issue time is ${issuedAt}, not a time`;
   }
+  const rate = claim.rate;
+  if (rate !== undefined && !Number.isNaN(rate) && !(rate > 0 && rate <= 1)) {
+    return `the rate ${rate} is not a probability in (0, 1]`;
+  }
   if (
     !(Number.isInteger(claim.slot) && claim.slot >= 0 &&
       Number.isInteger(claim.answer) && claim.answer >= 0)
@@ -187,9 +244,16 @@ export class AuditTokens {
   #counter = 0;
 
   /** Tokens under `signer`; the nonce prefix is random. */
-  constructor(signer: AuditSigner) {
+  constructor(signer: AuditSigner, issuer?: string) {
     this.#signer = signer;
-    crypto.getRandomValues(this.#payload.subarray(33, 37));
+    if (issuer === undefined) {
+      crypto.getRandomValues(this.#payload.subarray(33, 37));
+    } else this.#payload.set(hexBytes(issuer, 4), 33);
+  }
+
+  /** The issuing process's random id in the ids made here: 8 hex digits. */
+  get issuer(): string {
+    return bytesHex(this.#payload.subarray(33, 37));
   }
 
   /** Replaces the keys (a key file read again). */
@@ -210,6 +274,10 @@ export class AuditTokens {
     p.set(hexBytes(claim.pool, 4), 29);
     v.setUint32(37, this.#counter, true);
     this.#counter = (this.#counter + 1) >>> 0;
+    const kind = KINDS.indexOf(claim.kind ?? "audit");
+    v.setUint8(41, kind + (claim.eligible ?? true ? ELIGIBLE : 0));
+    v.setFloat64(42, claim.rate ?? NaN, true);
+    v.setUint32(50, claim.question ?? 0, true);
     this.#token.set(p, 0);
     this.#token.set(this.#signer.sign(p), PAYLOAD_BYTES);
     return base64url(this.#token);
@@ -219,15 +287,22 @@ export class AuditTokens {
   verify(id: string): VerifiedAudit | null {
     if (id.length > 100) return null;
     const bytes = fromBase64url(id);
-    if (bytes === null || bytes.length !== PAYLOAD_BYTES + TAG_BYTES) {
+    const size = bytes === null ? 0 : bytes.length - TAG_BYTES;
+    if (
+      bytes === null ||
+      !(size === PAYLOAD_BYTES && bytes[0] === FORMAT ||
+        size === PAYLOAD_BYTES_V1 && bytes[0] === 1)
+    ) {
       return null;
     }
-    const payload = bytes.subarray(0, PAYLOAD_BYTES);
-    const tag = bytes.subarray(PAYLOAD_BYTES);
-    if (payload[0] !== FORMAT || !this.#signer.verify(payload, tag)) {
-      return null;
-    }
-    const v = new DataView(bytes.buffer, bytes.byteOffset, PAYLOAD_BYTES);
+    const payload = bytes.subarray(0, size);
+    const tag = bytes.subarray(size);
+    if (!this.#signer.verify(payload, tag)) return null;
+    const v = new DataView(bytes.buffer, bytes.byteOffset, size);
+    const v2 = size === PAYLOAD_BYTES;
+    const kindByte = v2 ? v.getUint8(41) : ELIGIBLE;
+    const kind = KINDS[kindByte & 3];
+    if (kind === undefined) return null;
     return {
       slot: v.getUint16(1, true),
       answer: v.getUint16(3, true),
@@ -236,6 +311,11 @@ export class AuditTokens {
       bundle: bytesHex(payload.subarray(21, 29)),
       pool: bytesHex(payload.subarray(29, 33)),
       tag: bytesHex(tag),
+      kind,
+      eligible: (kindByte & ELIGIBLE) !== 0,
+      rate: v2 ? v.getFloat64(42, true) : NaN,
+      ...(v2 ? { question: v.getUint32(50, true) } : {}),
+      issuer: bytesHex(payload.subarray(33, 37)),
     };
   }
 }

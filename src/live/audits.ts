@@ -46,7 +46,12 @@ export class AuditSampler {
 
   /** One draw: true with probability `rate`. */
   pick(): boolean {
-    return this.rate > 0 && this.#random() < this.rate;
+    return this.pickAt(this.rate);
+  }
+
+  /** One draw: true with probability `rate` (a question's own, in [0, 1]). */
+  pickAt(rate: number): boolean {
+    return rate > 0 && this.#random() < rate;
   }
 }
 
@@ -64,6 +69,10 @@ export interface PendingAudit {
   readonly at: number;
   /** The certificate's reset generation when the id was given (an audit given before a reset is not the new evidence's). */
   readonly generation?: number;
+  /** The probability with which the answer was picked; absent: the service's audit rate. */
+  readonly rate?: number;
+  /** When the id was given, on the wall clock (ms since the epoch), for the feedback log. */
+  readonly decidedAt?: number;
 }
 
 /** A pending audit as kept: its table and certificate held weakly. */
@@ -176,8 +185,25 @@ export class PendingAudits {
       ...(audit.generation === undefined
         ? {}
         : { generation: audit.generation }),
+      ...(audit.rate === undefined ? {} : { rate: audit.rate }),
+      ...(audit.decidedAt === undefined ? {} : { decidedAt: audit.decidedAt }),
     });
     return id;
+  }
+
+  /**
+   * The audit of `id` for `question` as it waits, without taking it (to
+   * say where a feedback line comes from before it is counted); undefined
+   * when none waits under that id for that question.
+   */
+  peek(
+    id: string,
+    question: string,
+  ): Omit<PendingAudit, "table" | "certificate"> | undefined {
+    const found = this.#entries.get(id);
+    if (found === undefined || found.question !== question) return undefined;
+    const { table: _t, certificate: _c, ...rest } = found;
+    return rest;
   }
 
   /**

@@ -9,7 +9,16 @@
  * threshold) when its flag is null, `low_confidence`, or `drift` by rule
  * `live_audit`. Every eligible answer of every decision route is recorded
  * with its full-option confidence, whether it was certified and whether it
- * was picked for audit; only certified answers are picked.
+ * was picked for audit.
+ *
+ * The calibration coin: every decision (every answer but an empty text's
+ * or an unknown question's) is picked with its question's rate, whatever
+ * its verdict. A picked certified answer is an audit; a picked uncertified
+ * one a `sample`. Every answer that may get feedback (an audit, or any
+ * uncertified answer) carries a signed decision id (`audit_token.ts`), so
+ * feedback on a decision counts once, and a feedback log knows how each
+ * decision was picked; with a ledger (`ledger.ts`), every decision is
+ * counted in it.
  *
  * With audit rate 0 the live certificate is off: no answer is picked,
  * nothing is recorded, feedback is kept as traces only.
@@ -31,6 +40,10 @@ import type { AuditKeyFile } from "./audit_key.ts";
 import {
   AuditTokens,
   claimProblem,
+  type DecisionKind,
+  hmacSigner,
+  questionHash,
+  UNKNOWN_SLOT,
   type VerifiedAudit,
 } from "./audit_token.ts";
 import {
@@ -42,6 +55,8 @@ import {
   type PendingAuditsOptions,
 } from "./audits.ts";
 import { bundleIdOf } from "./bundle_id.ts";
+import { auditLogName } from "./_log_name.ts";
+import { DecisionLedger, type LedgerOptions } from "./ledger.ts";
 import { newCertificate } from "./_new_certificate.ts";
 import { FleetLive, type FleetOptions } from "./fleet.ts";
 import { type RecentAnswer, RecentAnswers } from "./recent_answers.ts";
@@ -51,6 +66,9 @@ import { randomHex8 } from "./store.ts";
 
 /** The default audit rate of `serve` (`--audit-rate`). */
 export const DEFAULT_AUDIT_RATE = 0.02;
+
+/** Most decision ids of uncertified answers remembered as counted (a repeat is `answered`). */
+export const DECISION_REPLAYS = 65_536;
 
 /** How the live certificate runs. */
 export interface LiveOptions {
@@ -71,6 +89,40 @@ export interface LiveOptions {
   fleet?: FleetOptions | undefined;
   /** The wall clock signed ids carry, in ms (`Date.now` by default). */
   clock?: (() => number) | undefined;
+  /**
+   * Keep a decision ledger (`ledger.ts`) for a feedback log: every decision
+   * counted per question and stretch, the picked ones' texts kept until
+   * drained. Off by default.
+   */
+  ledger?: boolean | Omit<LedgerOptions, "issuer"> | undefined;
+  /**
+   * Each question's calibration coin rate for a table served from now on
+   * (a learning service's: higher while a question's evidence is thin);
+   * absent, every question takes the audit rate.
+   */
+  rates?: ((table: Table) => ArrayLike<number>) | undefined;
+}
+
+/** What a decision or audit id says of its decision (see `LiveController.originOf`). */
+export interface IdOrigin {
+  kind: DecisionKind;
+  rate: number;
+  /** ms since the epoch; NaN when not known. */
+  decidedAt: number;
+  issuer: string;
+  /** 16 hex digits; undefined when the id does not say. */
+  bundle: string | undefined;
+}
+
+/**
+ * A decision id that verified: its claim, and the question and table its
+ * feedback counts against (`null` table: the question is not the served
+ * table's, or its table is no longer served).
+ */
+export interface CheckedDecision extends VerifiedAudit {
+  /** The table's answer as the feedback item spells it; undefined for a question the table lacks. */
+  tableAnswer: string | boolean | undefined;
+  semantic: boolean;
 }
 
 /** A signed audit id that verified, with the answer it stands for. */
@@ -93,6 +145,15 @@ export function isEligible(a: Assessment): boolean {
   const { flag } = a.answer;
   return flag === null || flag === "low_confidence" ||
     (flag === "drift" && a.answer.driftRule === "live_audit");
+}
+
+/**
+ * True when question `q` could be certified at all: it has a threshold
+ * (the table's, or its two tiers').
+ */
+function certifiable(q: Table["questions"][number]): boolean {
+  return q.calibration.threshold !== null ||
+    (q.semantic?.calibration.threshold ?? null) !== null;
 }
 
 /** The live certificates of one table, by question position. */
@@ -149,6 +210,19 @@ export class LiveController {
   readonly resets = new ResetHistory();
   /** Per table, wall-clock time of each question's last reset. */
   readonly #resetAt = new WeakMap<Table, Map<string, number>>();
+  /** Picks uncertified answers with their question's rate (a stream apart from the audits'). */
+  readonly #coin: AuditSampler;
+  /** Signs decision ids: the key file's keys, or a key of this process's own. */
+  readonly #decisionTokens: AuditTokens;
+  /** Decision ids (of uncertified answers) counted lately by this process. */
+  readonly #decisionReplays: ReplayGuard;
+  /** Per table, each question's coin rate (absent: the audit rate). */
+  readonly #rates = new WeakMap<Table, Float64Array>();
+  /** The decision ledger for a feedback log; null without one. */
+  readonly ledger: DecisionLedger | null;
+  /** Per table, the first 16 hex digits of its bundle id. */
+  readonly #bundles = new WeakMap<Table, string>();
+  readonly #ratePolicy: ((table: Table) => ArrayLike<number>) | undefined;
 
   /**
    * A controller for `options`; throws `RangeError` for a rate outside
@@ -162,7 +236,24 @@ export class LiveController {
     this.#tokens = this.#keys === null
       ? null
       : new AuditTokens(this.#keys.signer);
+    this.#decisionTokens = this.#tokens ?? new AuditTokens(
+      hmacSigner([crypto.getRandomValues(new Uint8Array(32))]),
+    );
     this.#keys?.onChange((signer) => this.#tokens!.signer = signer);
+    this.#coin = new AuditSampler(options.auditRate, this.seed ^ 0x5bd1e995);
+    this.#ratePolicy = options.rates;
+    this.#decisionReplays = new ReplayGuard(
+      DECISION_REPLAYS,
+      this.auditTtlMs,
+    );
+    const ledger = options.ledger;
+    this.ledger = ledger === undefined || ledger === false ||
+        options.auditRate === 0
+      ? null
+      : new DecisionLedger({
+        issuer: this.#decisionTokens.issuer,
+        ...(ledger === true ? {} : ledger),
+      });
     this.#replays = new ReplayGuard(
       options.pending?.capacity ?? MAX_PENDING_AUDITS,
       this.auditTtlMs,
@@ -203,9 +294,29 @@ export class LiveController {
    * reads its pooled certificate (and withholds certification until it
    * has). A lone process's certificates start when first used.
    */
-  serve(table: Table, state: TableState, tiered = false): void {
+  serve(
+    table: Table,
+    state: TableState,
+    tiered = false,
+    rates?: ArrayLike<number>,
+  ): void {
     this.#states.set(table, state);
     if (tiered) this.#tiered.add(table);
+    rates ??= this.#ratePolicy?.(table);
+    if (rates !== undefined) {
+      if (rates.length !== table.questions.length) {
+        throw new RangeError(
+          `Expected one rate per question (${table.questions.length}): got ${rates.length}`,
+        );
+      }
+      for (let i = 0; i < rates.length; i++) {
+        const r = rates[i]!;
+        if (!(r > 0 && r <= 1)) {
+          throw new RangeError(`A question's rate must be in (0, 1]: got ${r}`);
+        }
+      }
+      this.#rates.set(table, Float64Array.from(rates));
+    }
     if (this.fleet !== null && this.enabled) {
       this.fleet.serve(
         table,
@@ -236,6 +347,20 @@ export class LiveController {
     return this.#sampler.rate;
   }
 
+  /**
+   * The calibration coin's rate for question `slot` of `table` (what `serve`
+   * was given for it; the audit rate otherwise, and for a question the
+   * table lacks).
+   */
+  rateOf(table: Table, slot: number): number {
+    return this.#rates.get(table)?.[slot] ?? this.#sampler.rate;
+  }
+
+  /** The issuing process's id that its decision ids and ledger carry (8 hex digits). */
+  get issuer(): string {
+    return this.#decisionTokens.issuer;
+  }
+
   /** True when the live certificate runs (audit rate above 0). */
   get enabled(): boolean {
     return this.#sampler.rate > 0;
@@ -250,12 +375,11 @@ export class LiveController {
   certificates(table: Table): Certificates {
     let found = this.#tables.get(table);
     if (found === undefined) {
-      const rate = this.#sampler.rate;
       const tiered = this.#tiered.has(table);
-      found = table.questions.map((q) =>
+      found = table.questions.map((q, slot) =>
         newCertificate(
           q,
-          rate,
+          this.rateOf(table, slot),
           tiered && q.semantic !== undefined
             ? q.semantic.calibration
             : q.calibration,
@@ -275,11 +399,10 @@ export class LiveController {
   semanticCertificates(table: Table): (LiveCertificate | null)[] {
     let found = this.#semantic.get(table);
     if (found === undefined) {
-      const rate = this.#sampler.rate;
-      found = table.questions.map((q) =>
+      found = table.questions.map((q, slot) =>
         q.semantic === undefined
           ? null
-          : newCertificate(q, rate, q.semantic.calibration)
+          : newCertificate(q, this.rateOf(table, slot), q.semantic.calibration)
       );
       this.#semantic.set(table, found);
     }
@@ -306,34 +429,36 @@ export class LiveController {
   }
 
   /**
-   * Records the answers of one decision and picks certified ones for
-   * audit. Returns the audit id of each answer (undefined when not
-   * picked), or undefined when none was picked.
+   * Records the answers of one decision: each is picked by the calibration
+   * coin with its question's rate (see the module doc), eligible ones are
+   * recorded in their certificate, and with a ledger every one is counted
+   * there. Returns the id of each answer that may get feedback (a picked
+   * certified answer, or any uncertified one; undefined for the rest), or
+   * undefined when none has one. `learnable[i]` true records answer `i` of
+   * a question the table lacks even when unsupported (a learning service's
+   * decision-model shapes).
    */
   recordDecisions(
     table: Table,
     answers: readonly Assessment[],
     text?: string,
     tiers?: readonly AnsweringTier[],
+    learnable?: readonly boolean[],
   ): (string | undefined)[] | undefined {
     if (!this.enabled) return undefined;
     let ids: (string | undefined)[] | undefined;
-    const certificates = this.certificates(table);
+    const now = this.#clock();
     for (let i = 0; i < answers.length; i++) {
       const a = answers[i]!;
-      if (!isEligible(a)) continue;
-      const semantic = tiers?.[i] === "semantic";
-      const certificate = semantic
-        ? this.semanticCertificates(table)[a.slot]
-        : certificates[a.slot]!;
-      if (certificate == null) continue;
-      const id = this.#record(
-        table,
-        a,
-        text,
-        certificate,
-        semantic ? SEMANTIC_SLOT : 0,
-      );
+      const flag = a.answer.flag;
+      // An empty text, or a question asked as nothing the service learns
+      // (a learning service learns a question its table lacks: `learnable`).
+      if (flag === "empty_input") continue;
+      if (learnable?.[i] !== true) {
+        if (flag === "unsupported") continue;
+        if (a.slot < 0 && flag !== "uncalibrated") continue;
+      }
+      const id = this.#record(table, a, text, tiers?.[i] === "semantic", now);
       if (id !== undefined) {
         (ids ??= new Array<string | undefined>(answers.length))[i] = id;
       }
@@ -342,45 +467,100 @@ export class LiveController {
   }
 
   /**
-   * Records one answer in `certificate` (its question's table certificate,
-   * or its second-tier one) and picks it for audit when certified: a kept
-   * id tied to that certificate, or a signed one whose question position is
-   * offset by `slotOffset` (`SEMANTIC_SLOT` for the second tier, 0 for the
-   * table). An uncertified one is remembered with its text, so feedback on
-   * it (without an audit id) counts where it was decided (on a fleet, a
-   * counter of what goes to the store's record). Returns the audit id, or
-   * undefined when not picked.
+   * Records one answer decided at `now` (see `recordDecisions`) and
+   * returns its id, if it gets one. An eligible answer is recorded in its
+   * question's table certificate, or its second-tier one (`semantic`); a
+   * picked certified one becomes an audit (a kept id tied to that
+   * certificate, or a signed one whose question position is offset by
+   * `SEMANTIC_SLOT` for the second tier); an uncertified eligible one is
+   * remembered with its text, so feedback on it without an id counts where
+   * it was decided (on a fleet, a counter of what goes to the store's
+   * record).
    */
   #record(
     table: Table,
     a: Assessment,
     text: string | undefined,
-    certificate: LiveCertificate,
-    slotOffset: number,
+    semantic: boolean,
+    now: number,
   ): string | undefined {
     const certified = a.answer.certified;
-    const picked = certified && this.#sampler.pick();
-    certificate.recordDecision(a.fullConfidence, certified, picked);
-    if (!certified && text !== undefined) {
+    const known = a.slot >= 0;
+    const rate = known ? this.rateOf(table, a.slot) : this.#sampler.rate;
+    const picked = certified
+      ? this.#sampler.pickAt(rate)
+      : this.#coin.pickAt(rate);
+    const eligible = known && isEligible(a);
+    let certificate: LiveCertificate | null | undefined;
+    if (eligible) {
+      certificate = semantic
+        ? this.semanticCertificates(table)[a.slot]
+        : this.certificates(table)[a.slot]!;
+      // A second-tier answer of a question served without its tier.
+      if (certificate == null) return undefined;
+      certificate.recordDecision(
+        a.fullConfidence,
+        certified,
+        picked && certified,
+      );
+    }
+    const id = certified
+      ? (picked
+        ? this.#audit(table, a, certificate!, semantic, rate, now)
+        : undefined)
+      : this.#decisionId(table, a, picked, eligible, semantic, rate, now);
+    if (!certified && eligible && text !== undefined) {
       this.recent.remember(a.question, text, {
         table,
-        certificate,
+        certificate: certificate!,
         answer: answerOf(a.answer)!,
         confidence: a.fullConfidence,
+        ...(id === undefined ? {} : { id }),
       });
     }
-    if (!picked) return undefined;
+    if (this.ledger !== null) {
+      this.ledger.record(
+        now,
+        a.question,
+        this.#bundleOf(table),
+        rate,
+        // Held for options the model added, nothing could be certified.
+        known && certifiable(table.questions[a.slot]!) &&
+          !(this.#states.get(table)?.question(table.questions[a.slot]!)
+            .optionsAdded ?? false),
+        certified,
+        picked && id !== undefined && text !== undefined
+          ? { id: auditLogName(id), text }
+          : undefined,
+      );
+    }
+    return id;
+  }
+
+  /** The audit id of a picked certified answer: kept, or signed. */
+  #audit(
+    table: Table,
+    a: Assessment,
+    certificate: LiveCertificate,
+    semantic: boolean,
+    rate: number,
+    now: number,
+  ): string {
     const answer = answerOf(a.answer)!;
     if (this.#tokens !== null) {
       return this.#tokens.issue({
-        slot: a.slot + slotOffset,
+        slot: a.slot + (semantic ? SEMANTIC_SLOT : 0),
         answer: typeof answer === "boolean"
           ? (answer ? 1 : 0)
           : table.questions[a.slot]!.optionIndex.get(answer)!,
         confidence: a.fullConfidence,
-        issuedAt: this.#clock(),
-        bundle: bundleIdOf(table).slice(0, 16),
+        issuedAt: now,
+        bundle: this.#bundleOf(table),
         pool: this.pool,
+        kind: "audit",
+        eligible: true,
+        rate,
+        question: questionHash(a.question),
       });
     }
     return this.pending.add({
@@ -390,7 +570,137 @@ export class LiveController {
       answer,
       confidence: a.fullConfidence,
       generation: certificate.generation,
+      rate,
+      decidedAt: now,
     });
+  }
+
+  /** The signed id of an uncertified answer (picked by the coin, or not). */
+  #decisionId(
+    table: Table,
+    a: Assessment,
+    picked: boolean,
+    eligible: boolean,
+    semantic: boolean,
+    rate: number,
+    now: number,
+  ): string {
+    const answer = answerOf(a.answer);
+    const q = a.slot >= 0 ? table.questions[a.slot]! : undefined;
+    const kind: DecisionKind = picked ? "sample" : "uncertified";
+    return this.#decisionTokens.issue({
+      slot: q === undefined
+        ? UNKNOWN_SLOT
+        : a.slot + (semantic ? SEMANTIC_SLOT : 0),
+      answer: answer === undefined || answer === null || q === undefined
+        ? 0xffff
+        : typeof answer === "boolean"
+        ? (answer ? 1 : 0)
+        : q.optionIndex.get(answer) ?? 0xffff,
+      confidence: a.fullConfidence,
+      issuedAt: now,
+      bundle: this.#bundleOf(table),
+      pool: this.pool,
+      kind,
+      eligible,
+      rate,
+      question: questionHash(a.question),
+    });
+  }
+
+  /** The first 16 hex digits of `table`'s bundle id, as ids and the ledger carry them. */
+  #bundleOf(table: Table): string {
+    let id = this.#bundles.get(table);
+    if (id === undefined) {
+      id = bundleIdOf(table).slice(0, 16);
+      this.#bundles.set(table, id);
+    }
+    return id;
+  }
+
+  /**
+   * Checks a decision id (of an uncertified answer) for `question` against
+   * the served `table`: its claim, or why it cannot be used (`unknown`: not
+   * signed by a key held now, since without a key file the ids are signed
+   * with a key this process made; `malformed`; `other_question`;
+   * `expired`; `answered`). The table it was given by may be another
+   * (`tableAnswer` is then undefined): a feedback log still keeps how it
+   * was picked. Nothing is recorded (`takeDecision` does).
+   */
+  checkDecision(
+    id: string,
+    question: string,
+    table: Table,
+  ): CheckedDecision | AuditMiss {
+    const claim = this.#decisionTokens.verify(id);
+    if (claim === null || claim.kind === "audit") {
+      return this.#tokens === null ? "unknown" : "forged";
+    }
+    if (claimProblem(claim) !== null) return "malformed";
+    if (claim.question !== questionHash(question)) return "other_question";
+    const now = this.#clock();
+    if (Math.abs(now - claim.issuedAt) > this.auditTtlMs) return "expired";
+    if (this.#decisionReplays.has(claim.tag)) return "answered";
+    const semantic = claim.slot >= SEMANTIC_SLOT;
+    const slot = semantic ? claim.slot - SEMANTIC_SLOT : claim.slot;
+    let tableAnswer: string | boolean | undefined;
+    if (
+      claim.bundle === this.#bundleOf(table) && claim.slot !== UNKNOWN_SLOT
+    ) {
+      const q = table.questions[slot];
+      if (q === undefined || q.name !== question) return "malformed";
+      tableAnswer = q.kind === "yes_no"
+        ? (claim.answer <= 1 ? claim.answer === 1 : undefined)
+        : q.options[claim.answer];
+    }
+    return { ...claim, slot, semantic, tableAnswer };
+  }
+
+  /**
+   * Counts the feedback `answer` on decision id `id` (see `checkDecision`)
+   * once: an eligible answer of the served `table` is recorded in its
+   * certificate as feedback on an uncertified answer (and the answer's
+   * recent entry taken, so feedback on it without the id does not count it
+   * again); returns the table whose certificate counted it, null when it
+   * is kept as a trace only, or why the id cannot be used.
+   */
+  takeDecision(
+    id: string,
+    question: string,
+    text: string,
+    answer: string | boolean,
+    table: Table,
+  ): Table | null | AuditMiss {
+    const checked = this.checkDecision(id, question, table);
+    if (typeof checked === "string") return checked;
+    const replay = this.#decisionReplays.admit(
+      checked.tag,
+      checked.issuedAt,
+      this.#clock(),
+    );
+    if (replay !== null) return replay;
+    this.recent.take(question, text, id);
+    if (
+      checked.tableAnswer === undefined || !checked.eligible ||
+      checked.issuedAt < this.resetAt(table, question)
+    ) return null;
+    const certificate = checked.semantic
+      ? this.semanticCertificates(table)[checked.slot]
+      : this.certificates(table)[checked.slot];
+    if (certificate == null) return null;
+    certificate.recordFeedback(
+      checked.confidence,
+      checked.tableAnswer !== answer,
+    );
+    return table;
+  }
+
+  /** Marks the decision id `id` counted (its answer was counted by its text, without it). */
+  markDecision(id: string): void {
+    const claim = this.#decisionTokens.verify(id);
+    if (claim !== null) {
+      this.#decisionReplays.admit(claim.tag, claim.issuedAt, this.#clock());
+    }
   }
 
   /**
@@ -439,6 +749,10 @@ export class LiveController {
    * nothing is taken or recorded.
    */
   isReplay(id: string): boolean {
+    const decision = this.#decisionTokens.verify(id);
+    if (decision !== null && decision.kind !== "audit") {
+      return this.#decisionReplays.has(decision.tag);
+    }
     if (this.#tokens === null) return this.pending.wasAnswered(id);
     const claim = this.#tokens.verify(id);
     return claim !== null && this.#replays.has(claim.tag);
@@ -494,7 +808,50 @@ export class LiveController {
    * confidence it had when it was served, without answering again.
    */
   takeRecent(question: string, text: string): RecentAnswer | undefined {
-    return this.recent.take(question, text);
+    const found = this.recent.take(question, text);
+    // Its decision is counted: its id, sent later, is a repeat.
+    if (found?.id !== undefined) this.markDecision(found.id);
+    return found;
+  }
+
+  /**
+   * What id `id` (for `question`) says of its decision, without taking or
+   * counting anything: its kind, the coin's rate, when and by which process
+   * it was decided and by which bundle (16 hex digits; undefined for a kept
+   * audit id, whose bundle is the one serving); null when it is no id this
+   * process can read (forged, unknown, for another question).
+   */
+  originOf(id: string, question: string): IdOrigin | null {
+    const claim = this.#decisionTokens.verify(id) ??
+      this.#tokens?.verify(id) ?? null;
+    if (claim !== null) {
+      if (
+        claim.question !== undefined &&
+        claim.question !== questionHash(question)
+      ) return null;
+      return {
+        kind: claim.kind,
+        rate: Number.isNaN(claim.rate) ? this.auditRate : claim.rate,
+        decidedAt: claim.issuedAt,
+        issuer: claim.issuer,
+        bundle: claim.bundle,
+      };
+    }
+    const kept = this.pending.peek(id, question);
+    if (kept === undefined) return null;
+    return {
+      kind: "audit",
+      rate: kept.rate ?? this.auditRate,
+      decidedAt: kept.decidedAt ?? NaN,
+      issuer: this.issuer,
+      bundle: undefined,
+    };
+  }
+
+  /** True when `id` is a decision id of an uncertified answer (signed, any question). */
+  isDecisionId(id: string): boolean {
+    const claim = this.#decisionTokens.verify(id);
+    return claim !== null && claim.kind !== "audit";
   }
 
   /**

@@ -1,20 +1,18 @@
 /**
- * Counting what a reference model answered in the live certificates. An
- * item with an audit id the service gave is an audit: the table's answer
- * and confidence are the ones kept under the id, never recomputed. An item
- * without one is an ordinary trace: an answer served uncertified lately is
- * counted as it was served; any other is answered again now (without
- * feeding the drift guard) and, when eligible but not certified, counted as
- * feedback on an uncertified answer; a certified one is a trace only.
- * Unknown, expired or already answered ids are reported and never counted.
- * Then the live decision of every question touched is applied.
+ * Counting what a reference model answered in the live certificates, once
+ * per decision. An item with an id the service gave is counted by the id:
+ * an audit's answer and confidence are the ones kept under (or signed
+ * into) the id, never recomputed, and so are an uncertified answer's (its
+ * decision id). An item without an id counts only when it answers an
+ * uncertified answer served lately (taken once, so a text sent again does
+ * not count again); any other is a trace only. Unknown, expired or already
+ * answered ids are reported and never counted. Then the live decision of
+ * every question touched is applied.
  *
  * @module
  */
 
-import { createHash } from "node:crypto";
 import {
-  answerOf,
   assess,
   type DriftGuard,
   prepareText,
@@ -23,6 +21,7 @@ import {
 } from "../engine/mod.ts";
 import type { TraceRecord } from "../traces/mod.ts";
 import type { AuditMiss } from "./audits.ts";
+import { auditLogName } from "./_log_name.ts";
 import { isEligible, type LiveController } from "./controller.ts";
 
 /** What the reference model answered about one text. */
@@ -32,7 +31,10 @@ export interface FeedbackItem {
   text: string;
   /** What the reference model answered: an option, or yes (true) / no (false). */
   answer: string | boolean;
-  /** The audit id the service gave, when this answers an audit. */
+  /**
+   * The id the service gave with the answer (an audit's, or an uncertified
+   * answer's `feedback_id`), when the item carries one.
+   */
   audit: string | undefined;
 }
 
@@ -59,46 +61,36 @@ export interface FeedbackTally {
 
 /**
  * Where a feedback item comes from, as its line in the feedback log says:
- * `audit` (it answers an audit id; the service picked it among certified
- * answers with probability `samplingProbability`), `uncertified` (no id, and
- * the table serving now does not certify its answer) or `trace` (no id, an
- * answer certified or one no threshold could change: what the client chose
- * to send). None of them is a random sample of the traffic.
+ * with an id the service gave, `audit` (a certified answer the calibration
+ * coin picked, with probability `samplingProbability`), `sample` (an
+ * uncertified one it picked) or `uncertified` (one it did not pick: the
+ * proxy asks for every uncertified answer, probability 1); without a usable
+ * id, `uncertified` when the table serving now does not certify its answer,
+ * else `trace` (what the client chose to send). Only the picked decisions
+ * are a random sample of the traffic (`src/train/feedback_sample.ts`).
  */
-export type FeedbackSource = "audit" | "uncertified" | "trace";
+export type FeedbackSource = "audit" | "sample" | "uncertified" | "trace";
 
 /** Where a feedback item comes from and the bundle it answered. */
 export interface FeedbackOrigin {
   source: FeedbackSource;
-  /** For an audit, the probability with which its answer was picked; else null. */
+  /** With an id, the probability with which its answer came to be asked; else null. */
   samplingProbability: number | null;
   /** For an audit, its name in the log (`auditLogName`); else undefined. */
   audit?: string | undefined;
-  /** The bundle id of the table serving when the item arrived. */
+  /** For an uncertified answer's id, its name in the log; else undefined. */
+  id?: string | undefined;
+  /** With an id, when the decision was made (ms since the epoch). */
+  decidedAt?: number | undefined;
+  /** With an id, the process that made the decision (8 hex digits). */
+  issuer?: string | undefined;
+  /** The bundle that answered: the id's (16 hex digits), else the one serving when the item arrived. */
   bundle: string;
 }
 
 /**
- * The name of audit id `id` in a feedback log: the first 16 hex digits of
- * its SHA-256. The same id gets the same name on every replica, so `train`
- * keeps one line per audit across a fleet's logs (each replica logs an id
- * it has not counted itself, a replay sent to it included); the id itself,
- * which counts the audit, is not written.
- *
- * @example
- * ```ts
- * import { auditLogName } from "./feedback.ts";
- * import assert from "node:assert/strict";
- * assert.equal(auditLogName("abc"), "ba7816bf8f01cfea");
- * ```
- */
-export function auditLogName(id: string): string {
-  return createHash("sha256").update(id).digest("hex").slice(0, 16);
-}
-
-/**
- * The origin of `item` (see `FeedbackSource`): an item with an audit id is
- * an audit at `live`'s audit rate; another is `uncertified` when `table`
+ * The origin of `item` (see `FeedbackSource`): an item with an id the
+ * service gave is what its id says; another is `uncertified` when `table`
  * (served with `state`), read through `guard` (not fed), leaves its answer
  * uncertified and eligible, else `trace`. Nothing is counted or taken.
  */
@@ -111,11 +103,18 @@ export function feedbackOrigin(
   bundle: string,
 ): FeedbackOrigin {
   if (item.audit !== undefined) {
+    const o = live.originOf(item.audit, item.question);
+    if (o === null) {
+      return { source: "trace", samplingProbability: null, bundle };
+    }
+    const name = auditLogName(item.audit);
     return {
-      source: "audit",
-      samplingProbability: live.auditRate,
-      audit: auditLogName(item.audit),
-      bundle,
+      source: o.kind,
+      samplingProbability: o.kind === "uncertified" ? 1 : o.rate,
+      ...(o.kind === "audit" ? { audit: name } : { id: name }),
+      ...(Number.isNaN(o.decidedAt) ? {} : { decidedAt: o.decidedAt }),
+      issuer: o.issuer,
+      bundle: o.bundle ?? bundle.slice(0, 16),
     };
   }
   const a = assess(
@@ -170,6 +169,24 @@ export function countFeedback(
     names.add(name);
   };
   for (const item of items) {
+    if (item.audit !== undefined && live.isDecisionId(item.audit)) {
+      const counted = live.takeDecision(
+        item.audit,
+        item.question,
+        item.text,
+        item.answer,
+        table,
+      );
+      if (typeof counted === "string") {
+        tally.missedAudits.push({ audit: item.audit, reason: counted });
+        tally.tracesOnly++;
+      } else if (counted === null) tally.tracesOnly++;
+      else {
+        touch(counted, item.question);
+        tally.feedback++;
+      }
+      continue;
+    }
     if (item.audit !== undefined) {
       const found = live.takeAudit(item.audit, item.question, table);
       if (typeof found === "string") {
@@ -200,40 +217,24 @@ export function countFeedback(
 }
 
 /**
- * Counts a feedback item without an audit id as feedback on an uncertified
- * answer (see the module doc), and returns the table whose certificate
- * counted it; null when it is a trace only.
+ * Counts a feedback item without an id as feedback on an uncertified
+ * answer when it answers one served lately (see the module doc): that
+ * answer is counted as it was served, once; returns the table whose
+ * certificate counted it, null when the item is a trace only (any other
+ * item: counting it would let a text sent again count again).
  */
 export function countTraceItem(
   live: LiveController,
-  table: Table,
-  guard: DriftGuard,
+  _table: Table,
+  _guard: DriftGuard,
   item: FeedbackItem,
 ): Table | null {
   if (!live.enabled) return null;
-  // An answer served uncertified moments ago is counted as it was served,
-  // without answering again; others are answered again now.
   const recent = live.takeRecent(item.question, item.text);
-  if (recent !== undefined) {
-    recent.certificate.recordFeedback(
-      recent.confidence,
-      recent.answer !== item.answer,
-    );
-    return recent.table;
-  }
-  const state = live.stateOf(table);
-  const a = assess(
-    table,
-    state,
-    prepareText(table, state, item.text),
-    item.question,
-    {},
-    guard,
+  if (recent === undefined) return null;
+  recent.certificate.recordFeedback(
+    recent.confidence,
+    recent.answer !== item.answer,
   );
-  if (!isEligible(a) || a.answer.certified) return null;
-  live.certificates(table)[a.slot]!.recordFeedback(
-    a.fullConfidence,
-    answerOf(a.answer) !== item.answer,
-  );
-  return table;
+  return recent.table;
 }

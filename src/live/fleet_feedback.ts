@@ -1,7 +1,8 @@
 /**
  * Counting feedback in a fleet's live certificate (`serve --live-store`):
  * the same as `countFeedback` (`feedback.ts`) for items without an audit
- * id, while each audit id is checked here (signature, bundle, evidence
+ * id and for uncertified answers' decision ids (counted once per replica:
+ * the store keeps no record of them), while each audit id is checked here (signature, bundle, evidence
  * pool, question, lifetime; an id that does not verify is checked again
  * after the key file is read again) and counted by the store, once per
  * fleet. The reply waits for the store, so an audit it reports counted is
@@ -47,6 +48,22 @@ export async function countFleetFeedback(
     const item = items[at]!;
     if (item.audit === undefined) {
       if (countTraceItem(live, table, guard, item) === null) tracesOnly++;
+      else feedback++;
+      continue;
+    }
+    // An uncertified answer's decision id: counted here, once per replica,
+    // and pooled with the next sync like other feedback.
+    if (live.isDecisionId(item.audit)) {
+      const counted = live.takeDecision(
+        item.audit,
+        item.question,
+        item.text,
+        item.answer,
+        table,
+      );
+      if (typeof counted === "string") {
+        misses[at] = { audit: item.audit, reason: counted };
+      } else if (counted === null) tracesOnly++;
       else feedback++;
       continue;
     }

@@ -27,5 +27,10 @@ export {
 } from "./feedback.ts";
 export { loggableItems } from "./feedback_log_items.ts";
 export { FLEET_SYNC_MS, FleetLive } from "./fleet.ts";
+export {
+  DecisionLedger,
+  LEDGER_STRETCH_MS,
+  type StretchSummary,
+} from "./ledger.ts";
 export { countFleetFeedback } from "./fleet_feedback.ts";
 export { type LiveStore, parseStoreUrl } from "./store.ts";

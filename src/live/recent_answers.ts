@@ -33,6 +33,8 @@ export interface RecentAnswer {
   answer: string | boolean;
   /** Its full-option confidence. */
   confidence: number;
+  /** The decision id it was served with, if any. */
+  id?: string;
 }
 
 interface Entry {
@@ -40,6 +42,7 @@ interface Entry {
   certificate: WeakRef<LiveCertificate>;
   answer: string | boolean;
   confidence: number;
+  id: string | undefined;
   bytes: number;
 }
 
@@ -95,12 +98,14 @@ export class RecentAnswers {
   remember(question: string, text: string, answer: RecentAnswer): void {
     const key = recentKey(question, text);
     this.#drop(key);
-    const bytes = key.length * 2 + ENTRY_OVERHEAD_BYTES;
+    const bytes = (key.length + (answer.id?.length ?? 0)) * 2 +
+      ENTRY_OVERHEAD_BYTES;
     this.#entries.set(key, {
       table: new WeakRef(answer.table),
       certificate: new WeakRef(answer.certificate),
       answer: answer.answer,
       confidence: answer.confidence,
+      id: answer.id,
       bytes,
     });
     this.#bytes += bytes;
@@ -113,12 +118,14 @@ export class RecentAnswers {
 
   /**
    * The last answer to `question` about `text`, taken once; undefined when
-   * none is remembered or its table was freed.
+   * none is remembered or its table was freed. With `id`, only the answer
+   * served with that decision id is taken.
    */
-  take(question: string, text: string): RecentAnswer | undefined {
+  take(question: string, text: string, id?: string): RecentAnswer | undefined {
     const key = recentKey(question, text);
     const found = this.#entries.get(key);
     if (found === undefined) return undefined;
+    if (id !== undefined && found.id !== id) return undefined;
     this.#drop(key);
     const table = found.table.deref();
     const certificate = found.certificate.deref();
@@ -128,6 +135,7 @@ export class RecentAnswers {
       certificate,
       answer: found.answer,
       confidence: found.confidence,
+      ...(found.id === undefined ? {} : { id: found.id }),
     };
   }
 

@@ -19,6 +19,12 @@ export {
 } from "./feedback_log.ts";
 export { collectGarbage } from "./full_collection.ts";
 export {
+  type DrainsLines,
+  LEDGER_FLUSH_MS,
+  type LedgerFlush,
+  startLedgerFlush,
+} from "./ledger_flush.ts";
+export {
   loadServedTable,
   type LoadSettings,
   RELOAD_COLLECT_MS,

@@ -14,7 +14,44 @@ import {
   yesNoBreak,
   yesNoBreakInWords,
 } from "./answers.ts";
-import type { QuestionAnswers, TraceSet } from "./types.ts";
+import { type LedgerEntry, ledgerKey, type PickLine } from "./ledger.ts";
+import {
+  FEEDBACK_SOURCES,
+  type FeedbackOrigins,
+  type FeedbackSourceName,
+  type PickedDecision,
+  type QuestionAnswers,
+  type TraceSet,
+} from "./types.ts";
+
+/** How a feedback line's decision was picked, as `TraceSetBuilder.setOrigin` takes it. */
+export interface LineOrigin {
+  source: string;
+  /** The decision's name (`audit` or `id`), when the line gives one. */
+  id: string | undefined;
+  /** NaN when not said. */
+  rate: number;
+  /** ms since the epoch; NaN when not said. */
+  decidedAt: number;
+  issuer: string | undefined;
+  bundle: string | undefined;
+}
+
+/** Interned names, each with its index. */
+class Names {
+  readonly list: string[] = [];
+  readonly #ids = new Map<string, number>();
+  id(name: string | undefined): number {
+    if (name === undefined) return -1;
+    let id = this.#ids.get(name);
+    if (id === undefined) {
+      id = this.list.length;
+      this.#ids.set(name, id);
+      this.list.push(name);
+    }
+    return id;
+  }
+}
 
 /** A question across all files. */
 interface Question {
@@ -101,14 +138,25 @@ export class TraceSetBuilder {
   #fileAnswers = new Map<string, FileAnswers>();
   #textBytes = 0;
   readonly #warn: ((line: string) => void) | undefined;
-  /** Names of the audits read so far (a feedback line's `"audit"`). */
+  /** Names of the audits and decisions read so far (a feedback line's `"audit"` or `"id"`). */
   readonly #audits = new Set<string>();
   #repeatedAudits = 0;
+  #sources: Uint8Array | null = null;
+  #rates: Float64Array | null = null;
+  #decidedAt: Float64Array | null = null;
+  #issuers: Int32Array | null = null;
+  #bundles: Int32Array | null = null;
+  readonly #issuerNames = new Names();
+  readonly #bundleNames = new Names();
+  readonly #ledger = new Map<string, LedgerEntry>();
+  readonly #ids = new Map<number, string>();
+  readonly #picks = new Map<string, PickedDecision>();
 
   /**
-   * True the first time audit `name` is seen across every file; false (and
-   * counted in `repeatedAudits`) after, so the line is left out: each
-   * replica of a fleet logs the audits it is sent, a replay included.
+   * True the first time audit (or decision) `name` is seen across every
+   * file; false (and counted in `repeatedAudits`) after, so the line is left
+   * out: each replica of a fleet logs the audits it is sent, a replay
+   * included, and a decision gets one label.
    */
   firstAudit(name: string): boolean {
     if (this.#audits.has(name)) {
@@ -123,6 +171,45 @@ export class TraceSetBuilder {
   /** Feedback lines left out because their audit was read before. */
   get repeatedAudits(): number {
     return this.#repeatedAudits;
+  }
+
+  /** Records how feedback line `row` was picked (see `FeedbackOrigins`). */
+  setOrigin(row: number, origin: LineOrigin): void {
+    const code = FEEDBACK_SOURCES.indexOf(
+      origin.source as FeedbackSourceName,
+    );
+    this.#sources = grownBytes(this.#sources, row + 1);
+    this.#sources[row] = code <= 0 ? 1 : code;
+    this.#rates = grown(this.#rates ?? new Float64Array(0), row + 1, NaN);
+    this.#rates[row] = origin.rate;
+    this.#decidedAt = grown(
+      this.#decidedAt ?? new Float64Array(0),
+      row + 1,
+      NaN,
+    );
+    this.#decidedAt[row] = origin.decidedAt;
+    this.#issuers = grown(this.#issuers ?? new Int32Array(0), row + 1, -1);
+    this.#issuers[row] = this.#issuerNames.id(origin.issuer);
+    this.#bundles = grown(this.#bundles ?? new Int32Array(0), row + 1, -1);
+    this.#bundles[row] = this.#bundleNames.id(origin.bundle);
+    if (origin.id !== undefined) this.#ids.set(row, origin.id);
+  }
+
+  /**
+   * Adds a picked decision: its text as a row that answers nothing. One
+   * already read (from another file) is kept once.
+   */
+  addPick(pick: PickLine): void {
+    if (this.#picks.has(pick.id)) return;
+    const row = this.addTrace(pick.text, NaN, undefined);
+    const { text: _, ...rest } = pick;
+    this.#picks.set(pick.id, { ...rest, row });
+  }
+
+  /** Adds a ledger entry; one already read (from another file) is kept once. */
+  addLedger(entry: LedgerEntry): void {
+    const key = ledgerKey(entry);
+    if (!this.#ledger.has(key)) this.#ledger.set(key, entry);
   }
 
   /**
@@ -154,6 +241,9 @@ export class TraceSetBuilder {
     bytes += this.#times?.byteLength ?? 0;
     bytes += this.#groups?.byteLength ?? 0;
     bytes += this.#feedback?.byteLength ?? 0;
+    bytes += (this.#sources?.byteLength ?? 0) +
+      (this.#rates?.byteLength ?? 0) + (this.#decidedAt?.byteLength ?? 0) +
+      (this.#issuers?.byteLength ?? 0) + (this.#bundles?.byteLength ?? 0);
     return bytes;
   }
 
@@ -325,6 +415,25 @@ export class TraceSetBuilder {
       feedback: this.#feedback === null
         ? null
         : grownBytes(this.#feedback, n).slice(0, n),
+      ...(this.#sources === null ? {} : { origins: this.#origins(n) }),
+      ...(this.#ledger.size === 0
+        ? {}
+        : { ledger: [...this.#ledger.values()] }),
+      ...(this.#picks.size === 0 ? {} : { picks: [...this.#picks.values()] }),
+    };
+  }
+
+  #origins(n: number): FeedbackOrigins | null {
+    if (this.#sources === null) return null;
+    return {
+      source: grownBytes(this.#sources, n).slice(0, n),
+      rate: exactly(this.#rates!, n, NaN),
+      decidedAt: exactly(this.#decidedAt!, n, NaN),
+      issuer: exactly(this.#issuers!, n, -1),
+      bundle: exactly(this.#bundles!, n, -1),
+      issuers: this.#issuerNames.list,
+      bundles: this.#bundleNames.list,
+      ids: this.#ids,
     };
   }
 }

@@ -4,13 +4,17 @@
  * "time"?: ISO 8601 | seconds, "group"?: string | integer, "feedback"?:
  * {"source": string, "audit"?: string, ...}}`; a trace with a `feedback`
  * object is a line of a service's feedback log (see `src/traces/write.ts`).
- * A line naming an audit already read (in any file) is left out.
+ * A line naming an audit or decision already read (in any file) is left
+ * out. A `{"ledger": {...}}` object is a line of the log's decision ledger
+ * and a `{"pick": {...}}` one the text of a picked decision (`ledger.ts`),
+ * no trace.
  *
  * @module
  */
 
 import { stateText } from "../engine/text.ts";
-import type { TraceSetBuilder } from "./builder.ts";
+import type { LineOrigin, TraceSetBuilder } from "./builder.ts";
+import { parseLedger, parsePick } from "./ledger.ts";
 import { jsonGroup, jsonTime } from "./provenance.ts";
 import type { TraceFields } from "./types.ts";
 
@@ -93,6 +97,18 @@ export function addJsonTrace(
     );
   }
   const trace = value as Record<string, unknown>;
+  if (trace.ledger !== undefined && trace[fields.text] === undefined) {
+    const entry = parseLedger(trace.ledger);
+    if (typeof entry === "string") fail(where, entry);
+    builder.addLedger(entry);
+    return;
+  }
+  if (trace.pick !== undefined && trace[fields.text] === undefined) {
+    const pick = parsePick(trace.pick);
+    if (typeof pick === "string") fail(where, pick);
+    builder.addPick(pick);
+    return;
+  }
   const text = trace[fields.text];
   if (text === undefined) {
     fail(
@@ -133,6 +149,7 @@ export function addJsonTrace(
 
   const feedback = trace.feedback;
   let fromFeedback = false;
+  let origin: LineOrigin | undefined;
   if (feedback !== undefined && feedback !== null) {
     if (
       typeof feedback !== "object" || Array.isArray(feedback) ||
@@ -146,17 +163,20 @@ export function addJsonTrace(
       );
     }
     fromFeedback = true;
-    const audit = (feedback as Record<string, unknown>).audit;
-    if (audit !== undefined && typeof audit !== "string") {
-      fail(
-        where,
-        `"feedback"."audit" must be a string (the audit's name): got ${
-          JSON.stringify(audit)
-        }`,
-      );
+    const f = feedback as Record<string, unknown>;
+    for (const key of ["audit", "id", "issuer", "bundle"]) {
+      if (f[key] !== undefined && typeof f[key] !== "string") {
+        fail(
+          where,
+          `"feedback"."${key}" must be a string: got ${JSON.stringify(f[key])}`,
+        );
+      }
     }
-    // One audit, one trace: a fleet's replicas may each have logged it.
-    if (typeof audit === "string" && !builder.firstAudit(audit)) return;
+    // One audit or decision, one trace: a fleet's replicas may each have
+    // logged it.
+    const name = (f.audit ?? f.id) as string | undefined;
+    if (name !== undefined && !builder.firstAudit(name)) return;
+    origin = lineOrigin(f, where, name);
   }
   const row = builder.addTrace(
     stateText(text),
@@ -164,6 +184,7 @@ export function addJsonTrace(
     group.name,
     fromFeedback,
   );
+  if (origin !== undefined) builder.setOrigin(row, origin);
   const add = (question: string, a: unknown) => {
     if (a === null || a === undefined) return;
     if (typeof a === "boolean") {
@@ -181,4 +202,43 @@ export function addJsonTrace(
   } else {
     for (const question of fields.answers) add(question, source[question]);
   }
+}
+
+/**
+ * How a feedback line's decision was picked: its source, probability
+ * (`sampling_probability`, in (0, 1]), decision time (`decided_at`), issuing
+ * process and bundle; throws the line's error for a probability or time
+ * that cannot be.
+ */
+function lineOrigin(
+  f: Record<string, unknown>,
+  where: string,
+  id: string | undefined,
+): LineOrigin {
+  const p = f.sampling_probability;
+  if (
+    p !== undefined && p !== null &&
+    !(typeof p === "number" && p > 0 && p <= 1)
+  ) {
+    fail(
+      where,
+      `"feedback"."sampling_probability" must be a probability in (0, 1]: got ${
+        JSON.stringify(p)
+      }`,
+    );
+  }
+  let decidedAt = NaN;
+  if (f.decided_at !== undefined && f.decided_at !== null) {
+    const t = jsonTime(f.decided_at);
+    if ("reason" in t) fail(where, `"feedback"."decided_at": ${t.reason}`);
+    decidedAt = t.seconds * 1000;
+  }
+  return {
+    source: f.source as string,
+    id,
+    rate: typeof p === "number" ? p : NaN,
+    decidedAt,
+    issuer: f.issuer as string | undefined,
+    bundle: f.bundle as string | undefined,
+  };
 }

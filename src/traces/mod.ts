@@ -18,8 +18,21 @@ export { parseIsoTime } from "./provenance.ts";
 export { parseCsvTraces, parseJsonlTraces, parseTraceText } from "./parse.ts";
 export { readTraces } from "./read.ts";
 export { traceLine, type TraceRecord } from "./write.ts";
+export {
+  type LedgerEntry,
+  ledgerKey,
+  ledgerLine,
+  parseLedger,
+  parsePick,
+  type PickLine,
+  pickLine,
+} from "./ledger.ts";
+export { FEEDBACK_SOURCES } from "./types.ts";
 export type {
+  FeedbackOrigins,
+  FeedbackSourceName,
   HeapUse,
+  PickedDecision,
   QuestionAnswers,
   ReadProgress,
   TraceFields,

@@ -5,6 +5,49 @@
  */
 
 import type { QuestionKind } from "../engine/table.ts";
+import type { LedgerEntry } from "./ledger.ts";
+
+/**
+ * Where a feedback log's line came from (its `feedback.source`): `trace`
+ * (what a client chose to send, or an item without a usable id),
+ * `uncertified` (an answer the service left uncertified and did not pick),
+ * `sample` (an uncertified answer picked by the calibration coin) or
+ * `audit` (a certified answer picked by it). `other` is any other word;
+ * `none` marks a trace that is no feedback line.
+ */
+export const FEEDBACK_SOURCES = [
+  "none",
+  "other",
+  "trace",
+  "uncertified",
+  "sample",
+  "audit",
+] as const;
+
+/** One of `FEEDBACK_SOURCES`. */
+export type FeedbackSourceName = typeof FEEDBACK_SOURCES[number];
+
+/**
+ * Per trace, what a feedback log says about how its decision was picked;
+ * for a trace that is not a feedback line, `source` is 0 (`none`) and the
+ * rest NaN or -1.
+ */
+export interface FeedbackOrigins {
+  /** Index into `FEEDBACK_SOURCES` (0: no feedback line). */
+  source: Uint8Array;
+  /** Probability with which the decision was picked (`sampling_probability`); NaN when not said. */
+  rate: Float64Array;
+  /** When the decision was made, ms since the epoch; NaN when not said. */
+  decidedAt: Float64Array;
+  /** Index into `issuers` of the process that made the decision; -1 when not said. */
+  issuer: Int32Array;
+  /** Index into `bundles` of the bundle that answered; -1 when not said. */
+  bundle: Int32Array;
+  issuers: string[];
+  bundles: string[];
+  /** Per feedback line that names its decision (`audit` or `id`), that name, by row. */
+  ids: Map<number, string>;
+}
 
 /** One question's answers across the traces. */
 export interface QuestionAnswers {
@@ -35,6 +78,29 @@ export interface TraceSet {
    * trace is.
    */
   feedback?: Uint8Array | null;
+  /** Per trace, how a feedback line's decision was picked; null or absent when no trace is a feedback line. */
+  origins?: FeedbackOrigins | null;
+  /** The decision ledger of the feedback logs read (empty or absent when none had one). */
+  ledger?: LedgerEntry[];
+  /**
+   * The decisions a feedback log says were picked for a label, each with
+   * the row holding its text (a row that answers nothing); absent when none.
+   */
+  picks?: PickedDecision[];
+}
+
+/** A decision picked for a label, as a feedback log's `pick` line keeps it. */
+export interface PickedDecision {
+  /** The row of the trace set holding its text (it answers no question). */
+  row: number;
+  question: string;
+  /** The decision's name (as the line that answers it names it). */
+  id: string;
+  /** ms since the epoch. */
+  decidedAt: number;
+  issuer: string;
+  bundle: string;
+  rate: number;
 }
 
 /** Which fields or columns hold the text and the answers. */

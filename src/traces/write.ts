@@ -16,14 +16,20 @@ export interface TraceRecord {
   /**
    * For a line of a service's feedback log: where it came from and the
    * bundle it answered, written as `"feedback": {"source",
-   * "sampling_probability"?, "audit"?, "bundle"}` (see
-   * `src/live/feedback.ts`); `audit` names the audit the line answers, so
-   * `train` keeps one line per audit across the logs of a fleet.
+   * "sampling_probability"?, "audit"? or "id"?, "decided_at"?, "issuer"?,
+   * "bundle"}` (see `src/live/feedback.ts`); `audit` (or `id`, for an
+   * uncertified answer) names the decision the line answers, so `train`
+   * keeps one line per decision across the logs of a fleet; `decided_at`
+   * and `issuer` tie it to its stretch of the decision ledger.
    */
   feedback?: {
     source: string;
     samplingProbability: number | null;
     audit?: string | undefined;
+    id?: string | undefined;
+    /** When the decision was made, ms since the epoch. */
+    decidedAt?: number | undefined;
+    issuer?: string | undefined;
     bundle: string;
   };
 }
@@ -59,6 +65,11 @@ export function traceLine(trace: TraceRecord): string {
     ? ""
     : `,"sampling_probability":${JSON.stringify(f.samplingProbability)}`;
   if (f.audit !== undefined) p += `,"audit":${JSON.stringify(f.audit)}`;
+  if (f.id !== undefined) p += `,"id":${JSON.stringify(f.id)}`;
+  if (f.decidedAt !== undefined && Number.isFinite(f.decidedAt)) {
+    p += `,"decided_at":${JSON.stringify(new Date(f.decidedAt).toISOString())}`;
+  }
+  if (f.issuer !== undefined) p += `,"issuer":${JSON.stringify(f.issuer)}`;
   return `${line},"feedback":{"source":${
     JSON.stringify(f.source)
   }${p},"bundle":${JSON.stringify(f.bundle)}}}\n`;

@@ -43,6 +43,12 @@ export interface ScoredAnswers {
   units?: Int32Array;
   /** Each answer's trace (its index in the trace set), for reports; absent when not known. */
   traces?: readonly number[];
+  /**
+   * How many answers at the end have no label (picked decisions a proxy
+   * never answered, each counted as a disagreement): the test counts them,
+   * the feedback check's bands do not. Absent: none.
+   */
+  unlabelled?: number;
 }
 
 /** What calibration decided, and how. */
@@ -66,6 +72,54 @@ export interface CalibrationTargets {
   calibrationShare: number;
   /** The out-of-scope rule's level (0: off); the test sees the rule as serving applies it. */
   scopeP: number;
+  /**
+   * Answers the test counts as certified disagreements at every threshold,
+   * beside the scored ones: decisions picked for calibration whose label
+   * never came (see `feedback_sample.ts`). Absent: none.
+   */
+  worstCase?: number;
+}
+
+/**
+ * Calibration answers with `k` worst cases added: each certified at any
+ * threshold (confidence 1), each a disagreement, each a unit of its own
+ * (when answers have units). The arrays are returned as they are for `k` 0.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { withWorstCases } from "./calibrate.ts";
+ * const out = withWorstCases(
+ *   { confidences: new Float64Array([0.9]), wrong: new Uint8Array([0]) },
+ *   2,
+ * );
+ * assert.deepEqual([...out.confidences], [0.9, 1, 1]);
+ * assert.deepEqual([...out.wrong], [0, 1, 1]);
+ * ```
+ */
+export function withWorstCases<
+  T extends {
+    confidences: Float64Array;
+    wrong: Uint8Array;
+    units?: Int32Array;
+  },
+>(answers: T, k: number): T {
+  if (k === 0) return answers;
+  const n = answers.confidences.length;
+  const confidences = new Float64Array(n + k).fill(1);
+  confidences.set(answers.confidences);
+  const wrong = new Uint8Array(n + k).fill(1);
+  wrong.set(answers.wrong);
+  const out = { ...answers, confidences, wrong };
+  if (answers.units !== undefined) {
+    let next = 0;
+    for (const u of answers.units) next = Math.max(next, u + 1);
+    const units = new Int32Array(n + k);
+    units.set(answers.units);
+    for (let j = 0; j < k; j++) units[n + j] = next + j;
+    out.units = units;
+  }
+  return out;
 }
 
 /** Alphas that advice may suggest, in the order they are tried. */
@@ -83,21 +137,27 @@ export function calibrateQuestion(
   targets: CalibrationTargets,
 ): CalibrationOutcome {
   const { alpha, delta } = targets;
+  const worst = targets.worstCase ?? 0;
   // The plan weighs the calibration split by its effective size (answers of
   // one unit count together, as in the test); the units are no label.
   const plan = planCertification(
     validation,
-    effectiveOf(scored),
+    effectiveOf(scored) + worst,
     alpha,
     delta,
   );
   const inScope = inScopeConfidences(scored, targets.scopeP);
+  const tested = withWorstCases({
+    confidences: inScope,
+    wrong: scored.wrong,
+    ...(scored.units === undefined ? {} : { units: scored.units }),
+  }, worst);
   const choice = fallbackTest(
-    inScope,
-    scored.wrong,
+    tested.confidences,
+    tested.wrong,
     plan,
     alpha,
-    scored.units,
+    tested.units,
   );
   const candidates = liveGrid(plan.grid, choice.threshold);
   return {
@@ -112,11 +172,10 @@ export function calibrateQuestion(
       // (fixed before any label was read), counts over the answers the
       // test counted, clustered ones by their effective number.
       ...(choice.threshold === null ? {} : {
-        bands: calibrationBands(
+        bands: labelledBands(
           inScope,
-          scored.wrong,
+          scored,
           liveGrid(candidates, choice.threshold),
-          scored.units,
         ),
       }),
     },
@@ -323,4 +382,19 @@ function effectiveOf(scored: ScoredAnswers): number {
   return scored.units === undefined
     ? scored.confidences.length
     : effectiveSize(scored.units);
+}
+
+/** The feedback check's bands over the labelled calibration answers (see `ScoredAnswers.unlabelled`). */
+function labelledBands(
+  inScope: Float64Array,
+  scored: ScoredAnswers,
+  edges: readonly number[],
+) {
+  const n = inScope.length - (scored.unlabelled ?? 0);
+  return calibrationBands(
+    inScope.subarray(0, n),
+    scored.wrong.subarray(0, n),
+    edges,
+    scored.units?.subarray(0, n),
+  );
 }

@@ -28,10 +28,18 @@ export interface CalibratedQuestion {
   unscored: QuestionTable;
   /** The question with its calibration and drift reference. */
   question: QuestionTable;
-  /** Its calibration answers as the table scores them. */
+  /**
+   * Its calibration answers as the table scores them: the calibration
+   * part's, then the picked decisions never answered (`rows`), each a
+   * disagreement.
+   */
   scored: ScoredAnswers;
+  /** The rows `scored` holds, in order: the calibration part, then the unanswered picks. */
+  rows: readonly number[];
   outcome: CalibrationOutcome;
   leakage: LeakageReport;
+  /** Calibration answers counted as certified disagreements (unanswered picks of a feedback log). */
+  worstCase: number;
 }
 
 /** What the calibrate stage reads besides the question. */
@@ -42,6 +50,10 @@ export interface CalibrateInput {
   split: Split;
   /** Per trace, the flags of `calibrationTwins`. */
   twins: Uint8Array;
+  /** Per question, the decisions picked for calibration that were never answered, without their text (see `feedback_sample.ts`). */
+  missing?: ReadonlyMap<string, { missing: number }>;
+  /** Per question, the rows of picked decisions never answered whose text the log kept. */
+  unanswered?: ReadonlyMap<string, readonly number[]>;
 }
 
 /**
@@ -58,21 +70,27 @@ export function calibrateStage(
   warn: (line: string) => void,
 ): CalibratedQuestion {
   const unscored = servedQuestion(qa, model, input.rowKinds, options);
+  // A pick never answered is a disagreement wherever it would be certified.
+  const unanswered = input.unanswered?.get(qa.name) ?? [];
+  const rows = [...parts.calibration, ...unanswered];
   const scored = scoreAnswers(
     input.base,
     unscored,
     qa.labels,
     input.texts,
-    parts.calibration,
+    rows,
   );
-  scored.units = Int32Array.from(
-    parts.calibration,
-    (i) => input.split.unitOf[i]!,
-  );
-  scored.traces = parts.calibration;
+  for (let t = parts.calibration.length; t < rows.length; t++) {
+    scored.wrong[t] = 1;
+  }
+  scored.unlabelled = unanswered.length;
+  scored.units = Int32Array.from(rows, (i) => input.split.unitOf[i]!);
+  scored.traces = rows;
+  const worstCase = input.missing?.get(qa.name)?.missing ?? 0;
   const outcome = calibrateQuestion(scored, model.validation, {
     ...options,
     scopeP: options.settings.drift.scope_p,
+    worstCase,
   });
   options.onCalibration?.(qa.name, scored, outcome);
   const leakage = leakageCheck(
@@ -89,7 +107,7 @@ export function calibrateStage(
     calibration: outcome.calibration,
     drift: outcome.drift,
   };
-  return { unscored, question, scored, outcome, leakage };
+  return { unscored, question, scored, rows, outcome, leakage, worstCase };
 }
 
 /** The question as it will be served, before calibration. */

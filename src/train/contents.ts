@@ -15,6 +15,12 @@ export interface TrainResult {
   table: Table;
   rowBuckets: Int32Array;
   report: TrainReport;
+  /**
+   * Per trace, the part it went to (`FIT`, `VALIDATION`, `CALIBRATION` or
+   * `TEST` of `split.ts`): to measure another table on the same held-out
+   * traces. Not written to the bundle.
+   */
+  parts?: Uint8Array;
 }
 
 /** The bundle files' contents for a training result. */

@@ -44,7 +44,12 @@ export {
   type TrainReport,
 } from "./report.ts";
 export { type TrainOptions } from "./options.ts";
-export { AUTO_MIN_GROUPS, resolveMode, type SplitMode } from "./split.ts";
+export {
+  AUTO_MIN_GROUPS,
+  resolveMode,
+  type SplitMode,
+  TEST as TEST_PART,
+} from "./split.ts";
 export { type SemanticMode } from "./semantic.ts";
 export { withoutTimeColumns } from "./time_column.ts";
 export {

@@ -50,6 +50,19 @@ export interface TrainOptions extends FitSettings {
    * needs the embeddings given to `train`, and without them is off.
    */
   semantic: SemanticMode;
+  /**
+   * A feedback log's ledger stretches ending at or after this time (ms
+   * since the epoch) are left out: feedback on their decisions may still be
+   * on its way (the learner sets it; absent, every stretch counts).
+   */
+  settledBefore?: number;
+  /**
+   * Per question, a time (ms since the epoch) from which on the traffic is
+   * what calibration must stand for (the model began answering options the
+   * table lacked): a feedback log's ledger stretches that began earlier,
+   * and traces that are no feedback line, only train that question.
+   */
+  calibrateAfter?: Readonly<Record<string, number>>;
   /** The second tier's novelty guard tests (absent: `DEFAULT_GUARD` in `semantic.ts`). */
   semanticGuard?: GuardTests;
   /** Called with a line of progress now and then. */

@@ -7,10 +7,12 @@
  */
 
 import type { QuestionAnswers, TraceSet } from "../traces/mod.ts";
+import { type FeedbackSample, feedbackSample } from "./feedback_sample.ts";
 import type { TrainOptions } from "./options.ts";
 import { THIN_OPTION, type ThinOption } from "./report.ts";
 import {
   type FedOption,
+  FIT_ONLY,
   type Split,
   type SplitOptions,
   splitTraces,
@@ -22,14 +24,19 @@ export interface SplitOutcome {
   split: Split;
   /** Time split: options whose oldest traces were pinned to the fit part. */
   fed: FedOption[];
-  /** Traces from a feedback log, all pinned to the fit part. */
+  /** Traces from a feedback log that train only (no sample of the traffic). */
   fromFeedback: number;
+  /** Where the feedback log's lines stand, and the unanswered picks per question. */
+  sample: FeedbackSample;
 }
 
 /**
- * Splits `traces` as the options ask. A feedback log's lines are no sample
- * of the traffic: they train, and calibration and test are left to the
- * other traces. In a time split, options only the newest traces hold train
+ * Splits `traces` as the options ask. A feedback log's lines are mostly no
+ * sample of the traffic: they train, and calibration and test are left to
+ * the other traces; but the decisions the calibration coin picked (read
+ * from the log's ledger) calibrate or test only, and the lines of a
+ * complete census split like any trace (see `feedback_sample.ts`). In a
+ * time split, options only the newest traces hold train
  * on their oldest ones; the parts they leave fill up with the next newest
  * traces, which may starve the options of the month before: again, until
  * none starves (at most 20 rounds).
@@ -47,8 +54,17 @@ export function splitStage(
     seed: options.seed,
     similarity: options.similarity,
   };
-  const fromFeedback = countOnes(traces.feedback);
-  if (fromFeedback > 0) splitOptions.pinned = Uint8Array.from(traces.feedback!);
+  const sample = feedbackSample(
+    traces,
+    trainable,
+    options.settledBefore,
+    options.calibrateAfter,
+  );
+  let fromFeedback = 0;
+  for (const o of sample.outside) if (o === FIT_ONLY) fromFeedback++;
+  if (sample.outside.some((o) => o !== 0)) {
+    splitOptions.outside = sample.outside;
+  }
   let split = splitTraces(traces, splitOptions);
   const fed: FedOption[] = [];
   for (let round = 0; split.mode === "time" && round < 20; round++) {
@@ -64,7 +80,7 @@ export function splitStage(
     splitOptions.pinned = starved.pinned;
     split = splitTraces(traces, splitOptions);
   }
-  return { split, fed, fromFeedback };
+  return { split, fed, fromFeedback, sample };
 }
 
 /** A question's traces, by part. */
@@ -105,11 +121,4 @@ export function thinOptions(
     .map((option, o) => ({ option, answers: counts[o]! }))
     .filter((t) => t.answers < THIN_OPTION)
     .sort((a, b) => a.answers - b.answers || (a.option < b.option ? -1 : 1));
-}
-
-/** How many elements of `flags` are 1 (0 for none). */
-function countOnes(flags: Uint8Array | null | undefined): number {
-  let n = 0;
-  if (flags) { for (const f of flags) n += f; }
-  return n;
 }

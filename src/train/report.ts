@@ -7,6 +7,7 @@
 
 import type { QuestionAnswers } from "../traces/mod.ts";
 import type { CalibrationOutcome } from "./calibrate.ts";
+import type { FeedbackSampleFigures } from "./feedback_sample.ts";
 import type { FittedModel } from "./fit.ts";
 import type { LeakageReport } from "./leakage.ts";
 import type { Measurement } from "./meter.ts";
@@ -47,6 +48,24 @@ export interface SplitReport {
    * reports written before it was counted.
    */
   feedback_in_fit?: number;
+  /**
+   * Per question, what a feedback log's decision ledger made of its lines
+   * (see `feedback_sample.ts`): lines of complete censuses (split like any
+   * trace), lines of decisions the calibration coin picked (calibration or
+   * test only), picks never answered (certified disagreements in
+   * calibration), lines that train only, and the stretches read. Absent
+   * when no line had a ledger.
+   */
+  feedback_sample?: Record<string, FeedbackSampleReport>;
+}
+
+/** One question's part of `SplitReport.feedback_sample`. */
+export interface FeedbackSampleReport {
+  census: number;
+  held: number;
+  missing: number;
+  fit_only: number;
+  stretches: number;
 }
 
 /** Fewest training answers (fit and validation) an option should have; fewer earns a warning. */
@@ -195,6 +214,8 @@ export interface ReportParts {
   split: Split;
   fed: FedOption[];
   fromFeedback: number;
+  /** Per question, what the ledger made of its feedback lines. */
+  sample?: ReadonlyMap<string, FeedbackSampleFigures>;
   traces: number;
   rows: number;
   questions: QuestionReport[];
@@ -220,10 +241,32 @@ export function trainReport(
     split: {
       ...splitReport(parts.split, options.similarity, parts.fed),
       feedback_in_fit: parts.fromFeedback,
+      ...sampleReport(parts.sample),
     },
     traces: parts.traces,
     rows: parts.rows,
     questions: parts.questions,
     refused: parts.refused,
   };
+}
+
+/** `SplitReport.feedback_sample` for `sample`, or nothing when no stretch was read. */
+function sampleReport(
+  sample: ReadonlyMap<string, FeedbackSampleFigures> | undefined,
+): { feedback_sample?: Record<string, FeedbackSampleReport> } {
+  if (sample === undefined) return {};
+  const out: Record<string, FeedbackSampleReport> = {};
+  let any = false;
+  for (const [name, f] of sample) {
+    if (f.stretches === 0) continue;
+    any = true;
+    out[name] = {
+      census: f.census,
+      held: f.held,
+      missing: f.missing,
+      fit_only: f.fitOnly,
+      stretches: f.stretches,
+    };
+  }
+  return any ? { feedback_sample: out } : {};
 }

@@ -70,7 +70,7 @@ export function secondTierStage(
   const sampled = {
     fit: parts.fit.filter(embedded),
     validation: positions(parts.validation, embedded),
-    calibration: positions(parts.calibration, embedded),
+    calibration: positions(calibrated.rows, embedded),
   };
   const scored = subsetScored(
     calibrated.scored,
@@ -83,7 +83,7 @@ export function secondTierStage(
       options: qa.options.length,
       fit: sampled.fit.map(at),
       validation: sampled.validation.map((t) => at(parts.validation[t]!)),
-      calibration: sampled.calibration.map((t) => at(parts.calibration[t]!)),
+      calibration: sampled.calibration.map((t) => at(calibrated.rows[t]!)),
       tableValidation: subsetValidation(
         model.validation,
         sampled.validation,
@@ -98,7 +98,7 @@ export function secondTierStage(
           prepareText(
             calibrationTable,
             calibrationState,
-            texts[parts.calibration[t]!]!,
+            texts[calibrated.rows[t]!]!,
           ),
           unscored,
         )
@@ -114,11 +114,12 @@ export function secondTierStage(
       fit: semanticFitSettings(options.seed),
       noveltyP: NOVELTY_P,
       readTable: true,
+      worstCase: calibrated.worstCase,
       ...(options.semanticGuard ? { guard: options.semanticGuard } : {}),
     },
   );
   const all = parts.fit.length + parts.validation.length +
-    parts.calibration.length;
+    calibrated.rows.length;
   const used = sampled.fit.length + sampled.validation.length +
     sampled.calibration.length;
   if (used < all) {

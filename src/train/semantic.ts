@@ -38,6 +38,7 @@ import {
   type CalibrationOutcome,
   inScopeConfidences,
   type ScoredAnswers,
+  withWorstCases,
 } from "./calibrate.ts";
 import type { ValidationFigures } from "./fit.ts";
 import {
@@ -87,6 +88,8 @@ export interface SemanticTargets {
   readTable: boolean;
   /** The novelty guard's tests (absent: `DEFAULT_GUARD`). */
   guard?: GuardTests;
+  /** Calibration answers counted as certified disagreements at every threshold (see `withWorstCases`); absent: none. */
+  worstCase?: number;
 }
 
 /** Which tests the novelty guard applies (see `semantic.ts` in the engine). */
@@ -307,13 +310,13 @@ export function semanticStage(
       table: q.tableValidation,
       tier: fitted.validation,
     },
-    {
+    withWorstTiers({
       tableConf,
       tableWrong: q.scored.wrong,
       tierConf,
       tierWrong,
       ...(q.scored.units === undefined ? {} : { units: q.scored.units }),
-    },
+    }, targets.worstCase ?? 0),
     targets.alpha,
     targets.delta,
   );
@@ -416,6 +419,27 @@ export interface TwoTierCalibration {
   tierConf: Float64Array;
   tierWrong: Uint8Array;
   units?: Int32Array;
+}
+
+/** Both tiers' calibration answers with `k` worst cases (see `withWorstCases`) added to each. */
+function withWorstTiers(c: TwoTierCalibration, k: number): TwoTierCalibration {
+  if (k === 0) return c;
+  const table = withWorstCases({
+    confidences: c.tableConf,
+    wrong: c.tableWrong,
+    ...(c.units === undefined ? {} : { units: c.units }),
+  }, k);
+  const tier = withWorstCases(
+    { confidences: c.tierConf, wrong: c.tierWrong },
+    k,
+  );
+  return {
+    tableConf: table.confidences,
+    tableWrong: table.wrong,
+    tierConf: tier.confidences,
+    tierWrong: tier.wrong,
+    ...(table.units === undefined ? {} : { units: table.units }),
+  };
 }
 
 /**

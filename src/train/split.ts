@@ -89,7 +89,28 @@ export interface SplitOptions {
    * and the other parts fill up without it (see `starvedOptions`).
    */
   pinned?: Uint8Array | undefined;
+  /**
+   * Per trace, where a line of a feedback log stands outside the shares
+   * (see `feedback_sample.ts`): `FIT_ONLY` (it trains, never calibrates:
+   * no sample of the traffic) or `HELD` (a decision the calibration coin
+   * picked: calibration or test, never training); 0 for every other trace.
+   * Such a trace is a unit of its own (it is linked to no other, so it
+   * never pulls another trace into a part, nor is pulled), and the shares
+   * are taken of the other traces.
+   */
+  outside?: Uint8Array | undefined;
 }
+
+/** `SplitOptions.outside`: a trace that trains only. */
+export const FIT_ONLY = 1;
+/** `SplitOptions.outside`: a trace that calibrates or tests only. */
+export const HELD = 2;
+/**
+ * `SplitOptions.outside`: a row with no answer (the text of a picked
+ * decision a feedback log kept); put in the fit part, where it trains
+ * nothing, and left out of the parts' counts.
+ */
+export const UNLABELLED = 3;
 
 /** A split of the traces, and what it is made of. */
 export interface Split {
@@ -207,12 +228,21 @@ function countPresent<T extends Float64Array | Int32Array>(
 export function splitTraces(source: SplitSource, options: SplitOptions): Split {
   const { mode, reason } = resolveMode(source, options.mode);
   const n = source.texts.length;
+  const outside = options.outside;
   const links = new UnionFind(n);
   // Each trace's hash, from its text; in random mode equal texts are linked.
   const firstOfKey = new Map<string, number>();
   const keyHash = new Float64Array(n);
   const representatives: number[] = [];
   for (let i = 0; i < n; i++) {
+    if (outside !== undefined && outside[i] !== 0) {
+      // A unit of its own, placed by a hash of its text and position.
+      keyHash[i] = unitHash(
+        `${textKey(source.texts[i]!)}\u0000${i}`,
+        options.seed,
+      );
+      continue;
+    }
     const key = textKey(source.texts[i]!);
     const first = firstOfKey.get(key);
     if (first === undefined) {
@@ -231,6 +261,7 @@ export function splitTraces(source: SplitSource, options: SplitOptions): Split {
   if (mode === "group") {
     const firstOfGroup = new Map<number, number>();
     for (let i = 0; i < n; i++) {
+      if (outside !== undefined && outside[i] !== 0) continue;
       const g = source.groups![i]!;
       const first = firstOfGroup.get(g);
       if (first === undefined) firstOfGroup.set(g, i);
@@ -278,11 +309,16 @@ export function splitTraces(source: SplitSource, options: SplitOptions): Split {
     order.sort((a, b) => unitHashes[a]! - unitHashes[b]! || a - b);
   }
 
-  // Deal units out: test first, then calibration, validation, fit.
-  const test = Math.round(options.test * n);
-  const calibration = Math.round(options.calibration * n);
+  // Deal units out: test first, then calibration, validation, fit; the
+  // shares are of the traces inside them.
+  let inside = n;
+  if (outside !== undefined) {
+    for (let i = 0; i < n; i++) if (outside[i] !== 0) inside--;
+  }
+  const test = Math.round(options.test * inside);
+  const calibration = Math.round(options.calibration * inside);
   const validation = Math.round(
-    options.validation * (n - test - calibration),
+    options.validation * (inside - test - calibration),
   );
   const targets = [test, calibration, validation, Infinity];
   const partOrder = [TEST, CALIBRATION, VALIDATION, FIT];
@@ -293,14 +329,40 @@ export function splitTraces(source: SplitSource, options: SplitOptions): Split {
       if (options.pinned[i] === 1) unitPinned[unitOf[i]!] = 1;
     }
   }
+  // Units outside the shares (each one trace): FIT_ONLY or HELD.
+  const unitOutside = new Uint8Array(count);
+  if (outside !== undefined) {
+    for (let i = 0; i < n; i++) {
+      if (outside[i] !== 0) unitOutside[unitOf[i]!] = outside[i]!;
+    }
+  }
+  const heldTest = options.test / (options.test + options.calibration);
   const traces = [0, 0, 0, 0];
   const units = [0, 0, 0, 0];
+  /** Traces inside the shares dealt to each part so far. */
+  const filled = [0, 0, 0, 0];
   let at = 0;
   for (const u of order) {
-    while (traces[partOrder[at]!]! >= targets[at]!) at++;
+    if (unitOutside[u] === UNLABELLED) {
+      unitPart[u] = FIT;
+      continue;
+    }
+    if (unitOutside[u] !== 0) {
+      const part = unitOutside[u] === FIT_ONLY
+        ? FIT
+        : rehash(unitHashes[u]!, options.seed + 1) < heldTest
+        ? TEST
+        : CALIBRATION;
+      unitPart[u] = part;
+      traces[part]! += unitSizes[u]!;
+      units[part]!++;
+      continue;
+    }
+    while (filled[partOrder[at]!]! >= targets[at]!) at++;
     const part = unitPinned[u] === 1 ? FIT : partOrder[at]!;
     unitPart[u] = part;
     traces[part]! += unitSizes[u]!;
+    filled[part]! += unitSizes[u]!;
     units[part]!++;
   }
   const parts = new Uint8Array(n);

@@ -56,6 +56,8 @@ export interface TrainedBundle {
   refused: boolean;
   /** Seconds the run took, embedding included. */
   seconds: number;
+  /** The traces' embeddings the second tier read (undefined for a trace outside the sample); absent without a second tier. */
+  embeddings?: readonly (Float32Array | undefined)[];
 }
 
 /**
@@ -97,6 +99,7 @@ export async function trainBundle(
     uncalibrated,
     refused: uncalibrated !== null && options.allowUncalibrated !== true,
     seconds: (performance.now() - started) / 1000,
+    ...(embeddings === undefined ? {} : { embeddings }),
   };
 }
 

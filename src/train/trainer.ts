@@ -98,7 +98,11 @@ export function train(
   for (const reason of refused) warn(`refused ${reason}`);
 
   say(`splitting ${texts.length} traces`);
-  const { split, fed, fromFeedback } = splitStage(traces, trainable, options);
+  const { split, fed, fromFeedback, sample } = splitStage(
+    traces,
+    trainable,
+    options,
+  );
   say(`split: ${describeSplit(split)}`);
   if (fed.length > 0) warn(fedInWords(fed));
 
@@ -137,7 +141,15 @@ export function train(
     const parts = partsOf[q]!;
     const model = models[q]!;
     const calibrated = calibrateStage(
-      { base, rowKinds, texts, split, twins },
+      {
+        base,
+        rowKinds,
+        texts,
+        split,
+        twins,
+        missing: sample.figures,
+        unanswered: sample.unanswered,
+      },
       qa,
       parts,
       model,
@@ -205,10 +217,16 @@ export function train(
     split,
     fed,
     fromFeedback,
+    sample: sample.figures,
     traces: texts.length,
     rows: rowBuckets.length,
     questions: fitted.map((f, q) => ({ ...f.report, test: tests[q]! })),
     refused,
   });
-  return { table: { ...table, info: { report } }, rowBuckets, report };
+  return {
+    table: { ...table, info: { report } },
+    rowBuckets,
+    report,
+    parts: split.parts,
+  };
 }

@@ -64,6 +64,14 @@ export const FEEDBACK_ITEM = new ObjectSpec({
     words: "string",
     aka: ["audit_id"],
   },
+  feedback_id: {
+    schema: Type.Optional(Type.String({
+      description:
+        "The feedback_id the service gave with an uncertified answer: the answer then counts once, however often it is sent. The audit field takes it too.",
+    })),
+    words: "string",
+    aka: ["decision_id", "id"],
+  },
 }, true);
 
 /** The body of `/v1/feedback` (one item or an array of them): what it needs (for error messages), its schema, its examples. */
@@ -124,8 +132,9 @@ export function parseFeedback(
   body: unknown,
   table: Table,
   acceptNewOptions = false,
+  learning?: { kindOf(question: string): "choice" | "yes_no" | undefined },
 ): ParsedFeedback {
-  const items = parseItems(body, table);
+  const items = parseItems(body, table, learning);
   if (acceptNewOptions) return { items, refused: [] };
   const kept: FeedbackItem[] = [];
   const refused: RefusedItem[] = [];
@@ -152,7 +161,14 @@ export function parseFeedback(
   return { items: kept, refused };
 }
 
-function parseItems(body: unknown, table: Table): FeedbackItem[] {
+/** What a learning service knows of a question its table lacks: its kind, when feedback showed it. */
+type Learning = { kindOf(question: string): "choice" | "yes_no" | undefined };
+
+function parseItems(
+  body: unknown,
+  table: Table,
+  learning?: Learning,
+): FeedbackItem[] {
   const shape = FEEDBACK_BODY;
   if (Array.isArray(body)) {
     if (body.length > MAX_FEEDBACK_ITEMS) {
@@ -161,17 +177,22 @@ function parseItems(body: unknown, table: Table): FeedbackItem[] {
       );
     }
     if (body.length === 0) throw shape.fail("The array is empty");
-    return body.map((item, i) => parseItem(item, table, `[${i}].`));
+    return body.map((item, i) => parseItem(item, table, `[${i}].`, learning));
   }
   if (!isObject(body)) {
     throw shape.fail(
       `The body must be a JSON object or an array, got ${describe(body)}`,
     );
   }
-  return [parseItem(body, table, "")];
+  return [parseItem(body, table, "", learning)];
 }
 
-function parseItem(item: unknown, table: Table, at: string): FeedbackItem {
+function parseItem(
+  item: unknown,
+  table: Table,
+  at: string,
+  learning?: Learning,
+): FeedbackItem {
   const shape = FEEDBACK_BODY;
   if (!isObject(item)) {
     throw shape.fail(
@@ -189,6 +210,16 @@ function parseItem(item: unknown, table: Table, at: string): FeedbackItem {
   }
   const question = shape.string(item.question, `${at}question`);
   const q = table.byName.get(question);
+  if (q === undefined && learning !== undefined) {
+    // A learning service learns a question its table lacks from feedback.
+    const text = shape.state(item.state, `${at}state`);
+    if (item.answer === undefined) throw shape.fail(`"${at}answer" is missing`);
+    const kind = learning.kindOf(question);
+    const answer = kind === undefined
+      ? anyAnswer(item.answer, `${at}answer`)
+      : checkAnswer(item.answer, { name: question, kind }, `${at}answer`);
+    return { question, text, answer, audit: itemId(item, at) };
+  }
   if (q === undefined) {
     throw shape.fail(
       `"${at}question" names ${
@@ -201,13 +232,39 @@ function parseItem(item: unknown, table: Table, at: string): FeedbackItem {
   const text = shape.state(item.state, `${at}state`);
   if (item.answer === undefined) throw shape.fail(`"${at}answer" is missing`);
   const answer = checkAnswer(item.answer, q, `${at}answer`);
+  return { question, text, answer, audit: itemId(item, at) };
+}
+
+/** The id an item carries (`audit` or `feedback_id`); a 400 when it carries both. */
+function itemId(item: Record<string, unknown>, at: string): string | undefined {
+  const shape = FEEDBACK_BODY;
   const audit = shape.optionalString(item.audit, `${at}audit`);
-  return { question, text, answer, audit };
+  const feedbackId = shape.optionalString(
+    item.feedback_id,
+    `${at}feedback_id`,
+  );
+  if (audit !== undefined && feedbackId !== undefined) {
+    throw shape.fail(
+      `"${at}audit" and "${at}feedback_id" are both given; an answer carries one id: send the one it carried`,
+    );
+  }
+  return audit ?? feedbackId;
+}
+
+/** An answer to a question nothing has shown yet: true, false or a non-empty option. */
+function anyAnswer(value: unknown, field: string): string | boolean {
+  if (typeof value === "boolean") return value;
+  if (typeof value === "string" && value !== "") return value;
+  throw FEEDBACK_BODY.fail(
+    `"${field}" must be an option (a non-empty string) or true or false, got ${
+      describe(value)
+    }`,
+  );
 }
 
 function checkAnswer(
   value: unknown,
-  q: QuestionTable,
+  q: Pick<QuestionTable, "name" | "kind">,
   field: string,
 ): string | boolean {
   if (q.kind === "yes_no") {

@@ -28,10 +28,12 @@ export async function answerFeedback(
   body: unknown,
 ): Promise<FeedbackReply> {
   const served = service.served;
+  const learning = service.learning;
   const { items, refused } = parseFeedback(
     body,
     served.table,
     service.acceptNewOptions,
+    learning?.registry,
   );
   if (refused.length > 0) service.stats.recordRefusedFeedback(refused.length);
   const live = service.live;
@@ -56,6 +58,9 @@ export async function answerFeedback(
     } catch (e) {
       service.log(`Feedback log: ${(e as Error)?.message ?? String(e)}`);
       throw logFailure(e);
+    }
+    for (const item of logged) {
+      learning?.observe(item.question, item.answer, served.table);
     }
   }
   const tally = live.fleet === null

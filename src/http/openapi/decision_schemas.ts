@@ -43,6 +43,12 @@ const audit = Type.Optional(Type.String({
     "Present only when this certified answer was picked for audit: ask the reference model and send its answer to /v1/feedback with this id.",
 }));
 
+/** The decision id of an uncertified answer. */
+const feedback_id = Type.Optional(Type.String({
+  description:
+    "Present on every uncertified answer while the live certificate runs: the decision's id. Send it back with the reference model's answer to /v1/feedback (as feedback_id, or audit), so that the answer counts once and a feedback log knows how the decision was picked.",
+}));
+
 /** Every error body. */
 export const ErrorBody = Type.Object({ error: Type.String() }, {
   description: "Every error body: one field, a message saying what was wrong.",
@@ -77,6 +83,7 @@ export const Answer = Type.Object({
       "Which tier answered: the table, or the second tier (a sentence encoder) asked because the table was not sure. Present only when the bundle served has a second tier (format 4).",
   })),
   audit,
+  feedback_id,
 }, {
   description:
     "One answer of /v1/decide. A choice answer has choice and probabilities, a yes/no answer has answer and probability; an answer to a question the bundle does not have has neither (flag unsupported).",
@@ -115,6 +122,7 @@ export const Service = Type.Object({
   certified: Type.Boolean(),
   flag: ref("Flag", Flag),
   audit,
+  feedback_id,
 });
 
 /** One answer of `/v1/decisions`. */

@@ -1,0 +1,394 @@
+/**
+ * `deno task bench:cold`: a learning service from nothing. BANKING77's
+ * `train.csv` is streamed once, in a seeded order, to `serve --learn DIR`
+ * started on an empty folder, through a simulated proxy whose model answers
+ * each text's label: it asks the model for every uncertified answer and
+ * every audit, and sends the answer back with the id the service gave.
+ * The texts of 8 options (about a tenth) are held back until the second
+ * half, as a product arriving. Per 1,000 requests it prints the certified
+ * share, the disagreement among certified answers, the model calls and the
+ * retrains; then the bundles in force at 4,000 and 10,000 requests and at
+ * the end on `test.csv`, beside bundles trained in one batch on the first N
+ * texts with every label (the same options, the same seed).
+ *
+ * Runs the default settings and `--semantic off` (`--semantic MODE` runs
+ * one); `--rate N` requests a second (50 by default), `--limit N` streams
+ * only the first N texts.
+ *
+ * ```sh
+ * deno task bench:cold [--semantic auto|off|both] [--rate 50] [--limit N]
+ * ```
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { loadBundle } from "../src/bundle/mod.ts";
+import { evaluate } from "../src/eval/mod.ts";
+import { readTraces, type TraceSet } from "../src/traces/mod.ts";
+import { trainBundle } from "../src/train/mod.ts";
+import { embedTraces } from "../src/train/embed.ts";
+import { DATA, EMBED_CACHE_OPTION, exitWithoutData } from "./bench_data.ts";
+import { startServe } from "./processes.ts";
+
+const { values } = parseArgs({
+  options: {
+    semantic: { type: "string", default: "both" },
+    rate: { type: "string", default: "50" },
+    limit: { type: "string" },
+    seed: { type: "string", default: "1" },
+    held: { type: "string", default: "8" },
+    "no-batch": { type: "boolean", default: false },
+    "embed-cache": EMBED_CACHE_OPTION,
+  },
+});
+
+await exitWithoutData();
+
+const SEED = Number(values.seed);
+const RATE = Number(values.rate);
+const CHECKPOINTS = [4000, 10000];
+
+/** A seeded generator (mulberry32). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function shuffle<T>(items: T[], random: () => number): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}
+
+interface Item {
+  text: string;
+  label: string;
+}
+
+/**
+ * The stream: every training text once, in a seeded order, the texts of
+ * `held` seeded options moved to random places in the second half.
+ */
+function streamOf(train: TraceSet, held: number, seed: number): Item[] {
+  const q = train.questions[0]!;
+  const items = train.texts.map((text, i) => ({
+    text,
+    label: q.options[q.labels[i]!]!,
+  }));
+  const random = rng(seed);
+  const late = new Set(shuffle([...q.options], random).slice(0, held));
+  const early = shuffle(items.filter((x) => !late.has(x.label)), random);
+  const news = items.filter((x) => late.has(x.label));
+  const half = Math.floor(items.length / 2);
+  const first = early.slice(0, half);
+  const second = shuffle([...early.slice(half), ...news], random);
+  return [...first, ...second];
+}
+
+interface Window {
+  end: number;
+  certified: number;
+  wrong: number;
+  calls: number;
+  retrains: number;
+  newCertified: number;
+  newSeen: number;
+  newWrong: number;
+}
+
+interface RunResult {
+  windows: Window[];
+  snapshots: Map<number, string>;
+  final: string | null;
+  retrains: number;
+  seconds: number;
+}
+
+async function post(base: string, path: string, body: unknown) {
+  const r = await fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const json = await r.json();
+  if (!r.ok) throw new Error(`${path}: ${r.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** Streams `items` through a learning service with `semantic` mode; a simulated proxy answers. */
+async function run(
+  items: Item[],
+  semantic: string,
+  lateOptions: Set<string>,
+): Promise<RunResult> {
+  const dir = await Deno.makeTempDir({ prefix: "dtable-cold-" });
+  const server = await startServe(null, [
+    "--learn",
+    dir,
+    "--semantic",
+    semantic,
+  ], {
+    permissions: [
+      "--allow-net=127.0.0.1",
+      "--allow-read",
+      `--allow-write=${dir}`,
+      "--allow-env",
+    ],
+  });
+  const started = performance.now();
+  const windows: Window[] = [];
+  const snapshots = new Map<number, string>();
+  let w: Window = blank(0);
+  const retrainsSoFar = () =>
+    (server.stderr().match(/^learn: retrained/gm) ?? []).length;
+  let retrainsBefore = 0;
+  try {
+    for (let i = 0; i < items.length; i++) {
+      const due = started + (i * 1000) / RATE;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const item = items[i]!;
+      const reply = await post(server.base, "/v1/decide", {
+        state: item.text,
+        questions: { category: {} },
+      });
+      const a = reply.answers.category;
+      const isNew = lateOptions.has(item.label);
+      if (isNew) w.newSeen++;
+      if (a.certified) {
+        w.certified++;
+        if (a.choice !== item.label) w.wrong++;
+        if (isNew) w.newCertified++;
+        if (isNew && a.choice !== item.label) w.newWrong++;
+      }
+      if (!a.certified || a.audit !== undefined) {
+        w.calls++;
+        await post(server.base, "/v1/feedback", {
+          question: "category",
+          state: item.text,
+          answer: item.label,
+          ...(a.audit !== undefined ? { audit: a.audit } : {}),
+          ...(a.feedback_id !== undefined
+            ? { feedback_id: a.feedback_id }
+            : {}),
+        });
+      }
+      const n = i + 1;
+      if (n % 1000 === 0 || n === items.length) {
+        const retrains = retrainsSoFar();
+        w.retrains = retrains - retrainsBefore;
+        retrainsBefore = retrains;
+        w.end = n;
+        windows.push(w);
+        printWindow(semantic, w, n - (windows.at(-2)?.end ?? 0));
+        w = blank(n);
+      }
+      if (CHECKPOINTS.includes(n)) {
+        const target = await inForce(dir);
+        if (target !== null) snapshots.set(n, target);
+      }
+    }
+  } finally {
+    await server.stop();
+  }
+  const history = await Deno.readTextFile(`${dir}/retrains.jsonl`).catch(() =>
+    ""
+  );
+  for (const line of history.trim().split("\n").filter((l) => l !== "")) {
+    const h = JSON.parse(line);
+    console.log(
+      `  ${semantic} retrain at ${h.labels} labels, ${
+        h.seconds.toFixed(1)
+      } s: ${h.swapped ? "swapped in" : "kept"} (${h.reason})`,
+    );
+  }
+  return {
+    windows,
+    snapshots,
+    final: await inForce(dir),
+    retrains: retrainsSoFar(),
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+function blank(end: number): Window {
+  return {
+    end,
+    certified: 0,
+    wrong: 0,
+    calls: 0,
+    retrains: 0,
+    newCertified: 0,
+    newSeen: 0,
+    newWrong: 0,
+  };
+}
+
+/** A copy of the bundle in force in `dir` now (its files), or null when there is none. */
+async function inForce(dir: string): Promise<string | null> {
+  let from: string;
+  try {
+    from = await Deno.realPath(`${dir}/bundle`);
+  } catch {
+    return null;
+  }
+  const to = await Deno.makeTempDir({ prefix: "dtable-cold-bundle-" });
+  for await (const e of Deno.readDir(from)) {
+    if (e.isFile) await Deno.copyFile(`${from}/${e.name}`, `${to}/${e.name}`);
+  }
+  return to;
+}
+
+const pct = (a: number, b: number) =>
+  b === 0 ? "   -  " : `${(100 * a / b).toFixed(1).padStart(5)}%`;
+
+function printWindow(semantic: string, w: Window, size: number): void {
+  console.log(
+    `${semantic.padEnd(4)} requests ${String(w.end).padStart(6)}: certified ${
+      pct(w.certified, size)
+    }, disagreeing ${pct(w.wrong, w.certified)} of them, model calls ${
+      pct(w.calls, size)
+    }, retrains ${w.retrains}${
+      w.newSeen > 0
+        ? `; held-back options ${w.newSeen} seen, ${
+          pct(w.newCertified, w.newSeen)
+        } certified at ${pct(w.newWrong, w.newCertified)}`
+        : ""
+    }`,
+  );
+}
+
+/**
+ * Certified share and disagreement of `bundle` on `test` (both tiers with
+ * embeddings), and on the test texts of the options it has learned (a
+ * learning service holds the others: see docs/live.md).
+ */
+async function onTest(
+  bundle: string,
+  test: TraceSet,
+  embeddings: Float32Array[] | undefined,
+): Promise<string> {
+  const table = await loadBundle(bundle);
+  const tiered = table.questions.some((q) => q.semantic !== undefined);
+  const q = table.byName.get("category");
+  if (q === undefined) return "no category question";
+  const figures = (rows: number[]) => {
+    const part: TraceSet = {
+      texts: rows.map((i) => test.texts[i]!),
+      questions: test.questions.map((t) => ({
+        ...t,
+        labels: Int32Array.from(rows, (i) => t.labels[i]!),
+      })),
+      times: null,
+      groups: null,
+      groupNames: [],
+    };
+    const f = evaluate(
+      table,
+      part,
+      false,
+      undefined,
+      tiered ? rows.map((i) => embeddings![i]!) : undefined,
+    ).questions.category!;
+    return `${pct(f.certified, f.n)} certified at ${
+      pct(f.disagreements, f.certified)
+    }`;
+  };
+  const all = test.texts.map((_, i) => i);
+  const t = test.questions[0]!;
+  const learned = all.filter((i) =>
+    q.optionIndex.has(t.options[t.labels[i]!]!)
+  );
+  return learned.length === all.length
+    ? figures(all)
+    : `${figures(all)} (${
+      figures(learned)
+    } of the ${learned.length} texts of its ${q.options.length} options)`;
+}
+
+const train = await readTraces([`${DATA}banking77/train.csv`]);
+const test = await readTraces([`${DATA}banking77/test.csv`]);
+let items = streamOf(train, Number(values.held), SEED);
+const q = train.questions[0]!;
+const late = new Set(
+  items.slice(Math.floor(items.length / 2)).map((x) => x.label).filter((l) =>
+    !items.slice(0, Math.floor(items.length / 2)).some((x) => x.label === l)
+  ),
+);
+if (values.limit !== undefined) items = items.slice(0, Number(values.limit));
+console.log(
+  `BANKING77 train.csv: ${items.length} texts streamed at ${RATE}/s (seed ${SEED}), ${late.size} of ${q.options.length} options held back until the second half`,
+);
+const modes = values.semantic === "both" ? ["auto", "off"] : [values.semantic];
+const testEmbeddings = modes.includes("off") && modes.length === 1
+  ? undefined
+  : await embedTraces(test.texts, values["embed-cache"], 2);
+
+for (const mode of modes) {
+  const r = await run(items, mode, late);
+  const all = r.windows.reduce(
+    (a, w) => ({
+      certified: a.certified + w.certified,
+      wrong: a.wrong + w.wrong,
+      calls: a.calls + w.calls,
+    }),
+    { certified: 0, wrong: 0, calls: 0 },
+  );
+  const worst = Math.max(
+    ...r.windows.map((w) => w.certified === 0 ? 0 : w.wrong / w.certified),
+  );
+  console.log(
+    `${mode}: the whole stream: certified ${
+      pct(all.certified, items.length)
+    } at ${pct(all.wrong, all.certified)} (worst window ${
+      (100 * worst).toFixed(1)
+    }%), model calls ${pct(all.calls, items.length)}, ${r.retrains} retrains, ${
+      r.seconds.toFixed(0)
+    } s`,
+  );
+  for (const [n, bundle] of [...r.snapshots, ["end", r.final] as const]) {
+    if (bundle === null) continue;
+    let line = `${mode}: bundle in force at ${n} on test.csv: ${await onTest(
+      bundle,
+      test,
+      testEmbeddings,
+    )}`;
+    if (!values["no-batch"] && typeof n === "number") {
+      const batch = await batchBundle(items.slice(0, n), mode);
+      line += `; trained in one batch on the first ${n}: ${
+        batch === null ? "refused" : await onTest(batch, test, testEmbeddings)
+      }`;
+    }
+    console.log(line);
+  }
+}
+
+/** A bundle trained in one batch on `items` with every label, written to a temporary folder. */
+async function batchBundle(
+  items: Item[],
+  semantic: string,
+): Promise<string | null> {
+  const jsonl = items.map((x) =>
+    JSON.stringify({ text: x.text, answers: { category: x.label } })
+  ).join("\n");
+  const { parseJsonlTraces } = await import("../src/traces/mod.ts");
+  const traces = parseJsonlTraces("batch.jsonl", jsonl);
+  const trained = await trainBundle({
+    training: { semantic: semantic as "auto" | "off", seed: SEED, workers: 2 },
+    embedCache: values["embed-cache"],
+    allowUncalibrated: true,
+  }, traces);
+  const dir = await Deno.makeTempDir({ prefix: "dtable-batch-" });
+  const { writeTrainedBundle } = await import("../src/train/mod.ts");
+  await writeTrainedBundle(`${dir}/bundle`, trained, 1);
+  return `${dir}/bundle`;
+}

@@ -1,0 +1,443 @@
+/**
+ * The learner of `serve --learn DIR`: it counts the labels the service's
+ * feedback brings, keeps the questions and options the bundle has not
+ * learned yet (`questions.ts`), retrains in a worker of its own when the
+ * schedule says (`schedule.ts`: on the evidence), and swaps the new bundle
+ * in (through `swapIn`, as a reload does) when the retrain wrote one. It
+ * keeps the history of retrains (in memory and in `DIR/retrains.jsonl`)
+ * and, per stretch of the ledger, the certified share and the model calls
+ * the traffic cost, for `/v1/stats` and the dashboard.
+ *
+ * One retrain runs at a time, on one core by default (the worker trains
+ * with one thread and embeds with one encoder); serving never waits for it.
+ *
+ * @module
+ */
+
+import type { Table, UnlearnedQuestion } from "../engine/mod.ts";
+import type { TrainOptionsInput } from "../train/mod.ts";
+import { QuestionRegistry } from "./questions.ts";
+import {
+  LEARN_FILES,
+  type RetrainJob,
+  type RetrainOutcome,
+} from "./retrain.ts";
+import type { RetrainMessage } from "./retrain_worker.ts";
+import { nextRetrainLabels, retrainDue } from "./schedule.ts";
+
+/** How long after a ledger stretch ends its feedback counts as arrived: 5 s. */
+export const SETTLE_MS = 5_000;
+/**
+ * Labels naming options a question's table lacks before the question's
+ * answers stop being certified and a retrain starts at once: the first.
+ */
+export const NEWS_LABELS = 1;
+/**
+ * Labels of a held question after which an added option seen fewer than
+ * `NOISE_COUNT` times is taken for noise (a slip of the model, a typo) and
+ * forgotten; a question left with none is no longer held.
+ */
+export const NOISE_LABELS = 1000;
+/** See `NOISE_LABELS`. */
+export const NOISE_COUNT = 3;
+/**
+ * Labels of an option the model added before a retrain on them ends the
+ * hold on its question: the table then learns it from as many answers as
+ * `train` wants an option to have (`THIN_OPTION`).
+ */
+export const SETTLED_LABELS = 10;
+/** Retrains kept in memory for `/v1/stats`. */
+export const HISTORY_KEPT = 50;
+/** Stretches kept for the savings chart (older ones are merged in pairs). */
+export const SERIES_KEPT = 500;
+
+/** One retrain, as `/v1/stats` shows it. */
+export interface RetrainRecord extends Omit<RetrainOutcome, "seen"> {
+  /** When it started and ended (ISO 8601). */
+  started: string;
+  ended: string;
+  /** Set when the worker failed: its error. */
+  error?: string;
+}
+
+/** One stretch of traffic: decisions, certified answers, model calls (uncertified answers and audits). */
+export interface StretchPoint {
+  /** Start and end, ms since the epoch. */
+  from: number;
+  to: number;
+  decisions: number;
+  certified: number;
+  calls: number;
+}
+
+/** What a learner is told. */
+export interface LearnerOptions {
+  /** The learning service's folder. */
+  dir: string;
+  /** Seed trace files read at every retrain. */
+  seeds?: readonly string[];
+  /** Training options of every retrain (the bundle's settings when there is one; see `trainOptionsOf`). */
+  training: () => TrainOptionsInput;
+  /** The bundle in force's folder, to measure the new one beside; null when none. */
+  inForce: () => string | null;
+  /** Serves `DIR/bundle` once a retrain wrote it (as a reload does). */
+  swapIn: () => Promise<void>;
+  /** The table served now. */
+  served: () => Table;
+  /**
+   * Told when the model has answered an option `question`'s table lacks
+   * (`added` true): the served state stops certifying the question
+   * (`markOptionsAdded`) until a retrain learns it; and with `added` false
+   * when the option was taken for noise, so it certifies again.
+   */
+  optionsAdded?: (question: string, added: boolean) => void;
+  /** Versions of `DIR/bundle` kept (default 3). */
+  keep?: number;
+  /** Where lines about retrains go (stderr by default). */
+  log?: (line: string) => void;
+  /** The wall clock, ms (`Date.now` by default). */
+  clock?: () => number;
+  /** How often the schedule is looked at, ms (1000 by default; 0: only by `tick`). */
+  tickMs?: number;
+  /** Labels the log held at start (from a previous run's history), so the schedule goes on. */
+  startLabels?: number;
+}
+
+/** A learning service's learner (see the module doc). */
+export class Learner {
+  readonly dir: string;
+  readonly registry = new QuestionRegistry();
+  readonly #options: LearnerOptions;
+  readonly #log: (line: string) => void;
+  readonly #clock: () => number;
+  #labels: number;
+  #lastLabels = 0;
+  #lastAt = -Infinity;
+  #running: Promise<void> | null = null;
+  #worker: Worker | null = null;
+  readonly #history: RetrainRecord[] = [];
+  #retrains = 0;
+  #swaps = 0;
+  #series: StretchPoint[] = [];
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #closed = false;
+  /** Set when the model answered options the table lacks: retrain now. */
+  #news = false;
+  /**
+   * Per question, the options the model answered that the table lacked
+   * when first seen, with their labels since: the question is held (not
+   * certified) until a bundle learned each from `SETTLED_LABELS` labels.
+   */
+  readonly #added = new Map<string, Map<string, number>>();
+  /** The questions the served state is held on now (see `#added`). */
+  #held = new Set<string>();
+  /** Per question, when the model began answering options its table lacked. */
+  readonly #changedAt = new Map<string, number>();
+  /** Per held question, its labels since its first added option. */
+  readonly #since = new Map<string, number>();
+
+  /** A learner for `options.dir`; starts looking at its schedule every `tickMs`. */
+  constructor(options: LearnerOptions) {
+    this.#options = options;
+    this.dir = options.dir;
+    this.#log = options.log ?? ((line) => console.error(line));
+    this.#clock = options.clock ?? Date.now;
+    this.#labels = options.startLabels ?? 0;
+    const every = options.tickMs ?? 1000;
+    if (every > 0) {
+      this.#timer = setInterval(() => this.tick(), every);
+      Deno.unrefTimer(this.#timer);
+    }
+  }
+
+  /** Labels counted so far (at start, those of the last run's last retrain). */
+  get labels(): number {
+    return this.#labels;
+  }
+
+  /** True while a retrain runs. */
+  get running(): boolean {
+    return this.#running !== null;
+  }
+
+  /** Retrains started so far, and how many swapped a bundle in. */
+  get retrains(): number {
+    return this.#retrains;
+  }
+  get swaps(): number {
+    return this.#swaps;
+  }
+
+  /** The retrains so far, latest last (at most `HISTORY_KEPT`). */
+  get history(): readonly RetrainRecord[] {
+    return this.#history;
+  }
+
+  /** The traffic per stretch since the start (see `StretchPoint`). */
+  get series(): readonly StretchPoint[] {
+    return this.#series;
+  }
+
+  /** The labels at which the next retrain is due. */
+  get nextAt(): number {
+    return nextRetrainLabels(this.#lastLabels);
+  }
+
+  /**
+   * Counts one label: what the model answered to `question`. An answer
+   * `table` cannot give (its question or option is not the table's) is
+   * kept in the registry of the unlearned.
+   */
+  observe(question: string, answer: string | boolean, table: Table): void {
+    this.#labels++;
+    const q = table.byName.get(question);
+    if (q === undefined) {
+      this.registry.observe(question, answer);
+      return;
+    }
+    if (typeof answer !== "string") return;
+    this.#forgetNoise(question);
+    let added = this.#added.get(question);
+    if (!q.optionIndex.has(answer)) {
+      // An option the model adds (a new product, its own "none of these").
+      this.registry.observe(question, answer);
+      if (added === undefined) this.#added.set(question, added = new Map());
+      if (!added.has(answer)) added.set(answer, 0);
+    }
+    const count = added?.get(answer);
+    if (count === undefined) return;
+    added!.set(answer, count + 1);
+    let all = 0;
+    for (const n of added!.values()) all += n;
+    if (all === NEWS_LABELS) {
+      this.#since.set(question, 0);
+      this.#options.optionsAdded?.(question, true);
+      this.#held.add(question);
+      this.#changedAt.set(question, this.#clock());
+      this.#news = true;
+      this.#log(
+        `learn: the model answered ${question} with ${
+          [...added!.keys()].map((o) => JSON.stringify(o)).join(", ")
+        }, which the bundle lacks (${all} labels): ${question} is not certified until a retrain learns each from ${SETTLED_LABELS} labels`,
+      );
+    } else if (count + 1 === SETTLED_LABELS) this.#news = true;
+  }
+
+  /**
+   * Counts a label of a held `question`; past `NOISE_LABELS` of them, forgets
+   * the added options seen fewer than `NOISE_COUNT` times (noise), and
+   * lifts the hold when none is left.
+   */
+  #forgetNoise(question: string): void {
+    const since = this.#since.get(question);
+    if (since === undefined) return;
+    this.#since.set(question, since + 1);
+    if (since + 1 < NOISE_LABELS) return;
+    const added = this.#added.get(question);
+    for (const [o, n] of added ?? []) {
+      if (n < NOISE_COUNT) added!.delete(o);
+    }
+    this.#since.delete(question);
+    if (added === undefined || added.size > 0) return;
+    this.#added.delete(question);
+    this.#held.delete(question);
+    this.#changedAt.delete(question);
+    this.#options.optionsAdded?.(question, false);
+    this.#log(
+      `learn: the options the model added for ${question} came back too rarely to learn (under ${NOISE_COUNT} times in ${NOISE_LABELS} labels): taken for noise, ${question} is certified again`,
+    );
+  }
+
+  /**
+   * Puts the hold on added options in force for the table served now: a
+   * question whose added options it has not all learned from
+   * `SETTLED_LABELS` labels (counted when the retrain began: `counted`)
+   * stays held; the others are released.
+   */
+  #holdAdded(counted: Map<string, Map<string, number>>): void {
+    const table = this.#options.served();
+    this.#held = new Set();
+    for (const [question, added] of this.#added) {
+      const q = table.byName.get(question);
+      const before = counted.get(question);
+      const settled = q !== undefined &&
+        [...added.keys()].every((o) =>
+          q.optionIndex.has(o) && (before?.get(o) ?? 0) >= SETTLED_LABELS
+        );
+      if (settled) {
+        this.#added.delete(question);
+        this.#since.delete(question);
+      } else if (
+        [...added.values()].reduce((a, b) => a + b, 0) >= NEWS_LABELS &&
+        q !== undefined
+      ) {
+        this.#options.optionsAdded?.(question, true);
+        this.#held.add(question);
+      }
+    }
+  }
+
+  /** What is known of a question the table lacks; undefined when nothing. */
+  unlearned(question: string): UnlearnedQuestion | undefined {
+    return this.registry.get(question);
+  }
+
+  /** Adds one stretch of traffic to the series (older points merged in pairs past `SERIES_KEPT`). */
+  addStretch(point: StretchPoint): void {
+    this.#series.push(point);
+    if (this.#series.length <= SERIES_KEPT) return;
+    const merged: StretchPoint[] = [];
+    for (let i = 0; i + 1 < this.#series.length; i += 2) {
+      const a = this.#series[i]!;
+      const b = this.#series[i + 1]!;
+      merged.push({
+        from: a.from,
+        to: b.to,
+        decisions: a.decisions + b.decisions,
+        certified: a.certified + b.certified,
+        calls: a.calls + b.calls,
+      });
+    }
+    if (this.#series.length % 2 === 1) merged.push(this.#series.at(-1)!);
+    this.#series = merged;
+  }
+
+  /** Starts a retrain when one is due and none runs (see `schedule.ts`). */
+  tick(): void {
+    if (this.#closed || this.#running !== null) return;
+    const due = this.#news || retrainDue({
+      labels: this.#labels,
+      lastLabels: this.#lastLabels,
+      lastAt: this.#lastAt,
+      now: this.#clock(),
+    });
+    if (due) void this.retrainNow();
+  }
+
+  /** Retrains now (or waits for the one running); resolves once it ended and any swap is done. */
+  retrainNow(): Promise<void> {
+    this.#running ??= this.#run().finally(() => this.#running = null);
+    return this.#running;
+  }
+
+  async #run(): Promise<void> {
+    const started = this.#clock();
+    this.#retrains++;
+    this.#news = false;
+    // The added options' labels as this retrain reads them.
+    const counted = new Map(
+      [...this.#added].map(([q, m]) => [q, new Map(m)]),
+    );
+    const job: RetrainJob = {
+      dir: this.dir,
+      seeds: this.#options.seeds ?? [],
+      training: this.#options.training(),
+      inForce: this.#options.inForce(),
+      settledBefore: started - SETTLE_MS,
+      keep: this.#options.keep ?? 3,
+      added: Object.fromEntries(
+        [...counted].map(([q, m]) => [q, Object.fromEntries(m)]),
+      ),
+      settled: SETTLED_LABELS,
+      held: [...this.#held],
+      calibrateAfter: Object.fromEntries(this.#changedAt),
+    };
+    let record: RetrainRecord;
+    try {
+      const outcome = await this.#inWorker(job);
+      const { seen, ...figures } = outcome;
+      record = {
+        ...figures,
+        started: new Date(started).toISOString(),
+        ended: new Date(this.#clock()).toISOString(),
+      };
+      this.#lastLabels = Math.max(outcome.labels, 1);
+      // Labels counted while it ran stay counted beyond what it read.
+      this.#labels = Math.max(this.#labels, outcome.labels);
+      // The registry learns what the log holds (after a restart too).
+      for (const q of seen) {
+        this.registry.set(q.name, q.kind, q.options, q.counts);
+      }
+      if (outcome.swapped) {
+        await this.#options.swapIn();
+        this.#swaps++;
+        this.#holdAdded(counted);
+      }
+      this.registry.learned(this.#options.served());
+      this.#log(
+        `learn: retrained on ${outcome.labels} labels in ${
+          outcome.seconds.toFixed(1)
+        }s; ${
+          outcome.swapped ? "swapped in" : "kept the bundle in force"
+        }: ${outcome.reason}`,
+      );
+    } catch (e) {
+      record = {
+        labels: this.#labels,
+        seconds: (this.#clock() - started) / 1000,
+        swapped: false,
+        reason: "the retrain failed",
+        testAnswers: 0,
+        certifiedBefore: null,
+        certifiedAfter: null,
+        calibrated: 0,
+        questions: 0,
+        started: new Date(started).toISOString(),
+        ended: new Date(this.#clock()).toISOString(),
+        error: (e as Error)?.message ?? String(e),
+      };
+      this.#lastLabels = Math.max(this.#labels, 1);
+      this.#log(`learn: retrain failed: ${record.error}`);
+    }
+    this.#lastAt = this.#clock();
+    this.#history.push(record);
+    if (this.#history.length > HISTORY_KEPT) this.#history.shift();
+    await Deno.writeTextFile(
+      `${this.dir}/${LEARN_FILES.history}`,
+      JSON.stringify(record) + "\n",
+      { append: true },
+    ).catch((e) =>
+      this.#log(`learn: cannot write the retrain history: ${e.message}`)
+    );
+  }
+
+  /** Runs `job` in a worker of its own, ended when it is done. */
+  #inWorker(job: RetrainJob): Promise<RetrainOutcome> {
+    return new Promise((resolve, reject) => {
+      const worker = new Worker(
+        new URL("./retrain_worker.ts", import.meta.url),
+        { type: "module" },
+      );
+      this.#worker = worker;
+      const end = () => {
+        worker.terminate();
+        if (this.#worker === worker) this.#worker = null;
+      };
+      worker.onmessage = (e: MessageEvent<RetrainMessage>) => {
+        const m = e.data;
+        if (m.type === "note") this.#log(`learn: ${m.line}`);
+        else if (m.type === "done") {
+          end();
+          resolve(m.outcome);
+        } else {
+          end();
+          reject(new Error(m.message));
+        }
+      };
+      worker.onerror = (e) => {
+        e.preventDefault();
+        end();
+        reject(new Error(e.message));
+      };
+      worker.postMessage(job);
+    });
+  }
+
+  /** Stops the schedule and ends a retrain running now (its bundle is not written). */
+  close(): void {
+    this.#closed = true;
+    clearInterval(this.#timer);
+    this.#worker?.terminate();
+    this.#worker = null;
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * A service that learns from its own feedback, the way in from outside
+ * `src/learn/`: the `Learner` (labels counted, questions and options not
+ * learned yet, retrains in a worker on the evidence's schedule, the bundle
+ * swapped in when it certifies more), the calibration coin's rates per
+ * question (`ratesOf`) and the files a learning service keeps in its
+ * folder. The worker (`retrain_worker.ts`) is started by URL, never
+ * imported.
+ *
+ * @module
+ */
+
+export {
+  Learner,
+  type LearnerOptions,
+  type RetrainRecord,
+  SETTLE_MS,
+  type StretchPoint,
+} from "./learner.ts";
+export { QuestionRegistry } from "./questions.ts";
+export { MAX_RATE, rateFor, ratesOf, TARGET_CALIBRATION } from "./rates.ts";
+export {
+  LEARN_FILES,
+  retrain,
+  type RetrainJob,
+  type RetrainOutcome,
+} from "./retrain.ts";
+export {
+  FIRST_LABELS,
+  GROWTH,
+  nextRetrainLabels,
+  retrainDue,
+} from "./schedule.ts";

@@ -1,0 +1,294 @@
+/**
+ * One retrain of a learning service, as its worker runs it: every label it
+ * has (the seed traces and the feedback log of its folder, ledger and
+ * picks included) trained as `train` would (`trainBundle`), the new
+ * bundle measured beside the one in force on the same held-out traces (the
+ * new split's test part), and written to `DIR/bundle` as `train --out`
+ * writes it only when it is calibrated and certifies more there.
+ *
+ * It reads files and writes the bundle; it keeps no state between runs.
+ *
+ * @module
+ */
+
+import { loadBundle } from "../bundle/mod.ts";
+import type { Table } from "../engine/mod.ts";
+import { evaluate } from "../eval/mod.ts";
+import { readTraces, type TraceSet } from "../traces/mod.ts";
+import {
+  TEST_PART,
+  trainBundle,
+  TrainingError,
+  type TrainOptionsInput,
+  trainOptionsOf,
+  writeTrainedBundle,
+} from "../train/mod.ts";
+
+/** Where a learning service keeps its files, under its folder. */
+export const LEARN_FILES = {
+  /** The bundle in force (a link to its newest version, as `train --out` writes). */
+  bundle: "bundle",
+  /** The feedback log, its ledger and picks (rotated to `feedback.1.jsonl`). */
+  log: "feedback.jsonl",
+  rotated: "feedback.1.jsonl",
+  /** The texts' embeddings, kept between retrains. */
+  embeddings: "embeddings.cache",
+  /** The retrains so far, one JSON line each. */
+  history: "retrains.jsonl",
+  /** The key the decision ids are signed with (made at the first start). */
+  key: "audit.key",
+} as const;
+
+/** What one retrain is asked to do. */
+export interface RetrainJob {
+  /** The learning service's folder. */
+  dir: string;
+  /** Seed trace files read beside the log (`serve --learn DIR --traces FILE`). */
+  seeds: readonly string[];
+  /**
+   * Training options (functions aside: they do not cross to a worker),
+   * over the settings the bundle in force was trained with.
+   */
+  training: TrainOptionsInput;
+  /** The bundle in force, to measure beside the new one; null when none is. */
+  inForce: string | null;
+  /** Ledger stretches ending from this time on (ms) are not settled yet. */
+  settledBefore: number;
+  /** Versions of `DIR/bundle` kept. */
+  keep: number;
+  /**
+   * Per question, the options the model added (that a table lacked when
+   * first seen) with their labels so far: a bundle that has not learned
+   * each of them from `settled` labels is held on that question (it
+   * certifies nothing there), and is measured so.
+   */
+  added: Record<string, Record<string, number>>;
+  /** Labels an added option needs before its question is no longer held. */
+  settled: number;
+  /** The questions the bundle in force is held on now. */
+  held: readonly string[];
+  /** Per question, when the model began answering options a table lacked: calibration stands for the traffic since. */
+  calibrateAfter: Record<string, number>;
+}
+
+/** What a retrain found, for the history. */
+export interface RetrainOutcome {
+  /** Labelled traces read (seed traces and feedback lines). */
+  labels: number;
+  seconds: number;
+  /** True when the new bundle was written to `DIR/bundle` (to be swapped in). */
+  swapped: boolean;
+  /** Why it was or was not, in words. */
+  reason: string;
+  /** Held-out test answers both bundles were measured on. */
+  testAnswers: number;
+  /** Certified test answers that agree with the model, of the bundle in force (null without one) and of the new one (null when none was trained). */
+  certifiedBefore: number | null;
+  certifiedAfter: number | null;
+  /** Questions calibrated in the new bundle, of those it has. */
+  calibrated: number;
+  questions: number;
+  /** The labels' questions: kind, options and answers per option, for the registry of the unlearned. */
+  seen: {
+    name: string;
+    kind: "choice" | "yes_no";
+    options: string[];
+    counts: number[];
+  }[];
+}
+
+/** The log files of `dir` that exist, the rotated one first. */
+async function logFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const name of [LEARN_FILES.rotated, LEARN_FILES.log]) {
+    try {
+      const info = await Deno.stat(`${dir}/${name}`);
+      if (info.isFile && info.size > 0) out.push(`${dir}/${name}`);
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+  }
+  return out;
+}
+
+/** The traces at `rows`, as a trace set of their own. */
+function subset(traces: TraceSet, rows: readonly number[]): TraceSet {
+  return {
+    texts: rows.map((i) => traces.texts[i]!),
+    questions: traces.questions.map((q) => ({
+      ...q,
+      labels: Int32Array.from(rows, (i) => q.labels[i]!),
+    })),
+    times: null,
+    groups: null,
+    groupNames: [],
+  };
+}
+
+/**
+ * Certified answers that agree with the model, of `table` on `traces`,
+ * over every question it has but the `held` ones (which certify nothing).
+ * Counting the agreeing ones alone, a bundle that certifies what it gets
+ * wrong (the texts of an option it lacks) gains nothing by it.
+ */
+function certifiedOn(
+  table: Table,
+  traces: TraceSet,
+  embeddings: readonly Float32Array[] | undefined,
+  held: ReadonlySet<string>,
+): number {
+  const { questions } = evaluate(table, traces, false, undefined, embeddings);
+  let certified = 0;
+  for (const [name, f] of Object.entries(questions)) {
+    if (!held.has(name)) certified += f.certified - f.disagreements;
+  }
+  return certified;
+}
+
+/** The questions of `table` held for the options the model added (see `RetrainJob.added`). */
+export function heldQuestions(
+  table: Table,
+  added: RetrainJob["added"],
+  settled: number,
+): Set<string> {
+  const out = new Set<string>();
+  for (const [question, options] of Object.entries(added)) {
+    const q = table.byName.get(question);
+    if (q === undefined) continue;
+    const learned = Object.entries(options).every(([o, n]) =>
+      q.optionIndex.has(o) && n >= settled
+    );
+    if (!learned) out.add(question);
+  }
+  return out;
+}
+
+/** Runs one retrain (see the module doc). */
+export async function retrain(
+  job: RetrainJob,
+  note: (line: string) => void = () => {},
+): Promise<RetrainOutcome> {
+  const started = performance.now();
+  const files = [...job.seeds, ...await logFiles(job.dir)];
+  const seconds = () => (performance.now() - started) / 1000;
+  const none = (reason: string, labels = 0): RetrainOutcome => ({
+    labels,
+    seconds: seconds(),
+    swapped: false,
+    reason,
+    testAnswers: 0,
+    certifiedBefore: null,
+    certifiedAfter: null,
+    calibrated: 0,
+    questions: 0,
+    seen: [],
+  });
+  if (files.length === 0) return none("no labels yet");
+  let traces: TraceSet;
+  try {
+    traces = await readTraces(files, { warn: note, note });
+  } catch (e) {
+    if (e instanceof RangeError) return none("no labels yet");
+    throw e;
+  }
+  const labels = traces.texts.length - (traces.picks?.length ?? 0);
+  const seen = traces.questions.map((q) => {
+    const counts = new Array<number>(q.options.length).fill(0);
+    for (const l of q.labels) if (l >= 0) counts[l]!++;
+    return { name: q.name, kind: q.kind, options: q.options, counts };
+  });
+  // The bundle in force says how it was trained; the job's options go over.
+  const old = job.inForce === null ? null : await loadBundle(job.inForce)
+    .catch(() => null);
+  const base = old === null ? {} : trainOptionsOf(old);
+  let trained;
+  try {
+    trained = await trainBundle({
+      training: {
+        ...base,
+        ...job.training,
+        settings: { ...base.settings, ...job.training.settings },
+        settledBefore: job.settledBefore,
+        calibrateAfter: job.calibrateAfter,
+      },
+      embedCache: `${job.dir}/${LEARN_FILES.embeddings}`,
+      embedWorkers: 1,
+      allowUncalibrated: true,
+    }, traces);
+  } catch (e) {
+    if (e instanceof TrainingError) {
+      return { ...none(`not trained: ${e.message}`, labels), seen };
+    }
+    throw e;
+  }
+  const table = trained.result.table;
+  const calibrated =
+    table.questions.filter((q) => q.calibration.threshold !== null).length;
+  const parts = trained.result.parts!;
+  const testRows: number[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    if (parts[i] === TEST_PART) testRows.push(i);
+  }
+  const test = subset(traces, testRows);
+  let testAnswers = 0;
+  for (const q of test.questions) {
+    for (const l of q.labels) if (l >= 0) testAnswers++;
+  }
+  // Both bundles answer the same held-out traces, with both tiers when
+  // every one of them has its embedding.
+  const embedded = trained.embeddings === undefined
+    ? undefined
+    : testRows.map((i) => trained.embeddings![i]);
+  const embeddings = embedded?.every((e) => e !== undefined)
+    ? embedded as Float32Array[]
+    : undefined;
+  const certifiedAfter = certifiedOn(
+    table,
+    test,
+    embeddings,
+    heldQuestions(table, job.added, job.settled),
+  );
+  const certifiedBefore = old === null
+    ? null
+    : certifiedOn(old, test, embeddings, new Set(job.held));
+  const oldCalibrated = old === null
+    ? 0
+    : old.questions.filter((q) => q.calibration.threshold !== null).length;
+  let swapped = false;
+  let reason: string;
+  if (calibrated === 0) {
+    reason = `no question calibrated yet (${trained.uncalibrated})`;
+  } else if (old === null) {
+    swapped = true;
+    reason =
+      `the first calibrated bundle (${calibrated} of ${table.questions.length} questions)`;
+  } else if (testAnswers === 0) {
+    swapped = calibrated > oldCalibrated;
+    reason = swapped
+      ? `no test answers yet; calibrates ${calibrated} questions where the bundle in force calibrates ${oldCalibrated}`
+      : `no test answers to tell them apart, and no more questions calibrated (${calibrated})`;
+  } else {
+    swapped = certifiedAfter > certifiedBefore!;
+    reason =
+      `certifies ${certifiedAfter} of ${testAnswers} held-out answers rightly where the bundle in force certifies ${certifiedBefore}`;
+  }
+  if (swapped) {
+    await writeTrainedBundle(
+      `${job.dir}/${LEARN_FILES.bundle}`,
+      trained,
+      job.keep,
+    );
+  }
+  return {
+    labels,
+    seconds: seconds(),
+    swapped,
+    reason,
+    testAnswers,
+    certifiedBefore,
+    certifiedAfter,
+    calibrated,
+    questions: table.questions.length,
+    seen,
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * When a learning service retrains: on the evidence, not the clock. The
+ * first retrain comes once `FIRST_LABELS` labels are in (a question needs a
+ * few hundred answers before anything can be certified); each next one
+ * once the labels have grown by `GROWTH` since the last, and not sooner
+ * than a pause that grows with the labels (a retrain on a large log takes
+ * a while and changes little between two close ones): `PAUSE_PER_LABEL_MS`
+ * per label, at most `MAX_PAUSE_MS`.
+ *
+ * @module
+ */
+
+/** Labels before the first retrain. */
+export const FIRST_LABELS = 300;
+/** Growth of the labels that asks for a retrain: a quarter more. */
+export const GROWTH = 1.25;
+/** Pause after a retrain per label it had, in ms. */
+export const PAUSE_PER_LABEL_MS = 10;
+/** Longest pause between two retrains: 5 minutes. */
+export const MAX_PAUSE_MS = 5 * 60 * 1000;
+
+/** Where the schedule stands. */
+export interface ScheduleState {
+  /** Labels in the log now. */
+  labels: number;
+  /** Labels the last retrain had (0 before any). */
+  lastLabels: number;
+  /** When the last retrain ended, ms (−Infinity before any). */
+  lastAt: number;
+  /** Now, ms. */
+  now: number;
+}
+
+/**
+ * The labels at which the next retrain is due (see the module doc).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { nextRetrainLabels } from "./schedule.ts";
+ * assert.equal(nextRetrainLabels(0), 300);
+ * assert.equal(nextRetrainLabels(1000), 1250);
+ * ```
+ */
+export function nextRetrainLabels(lastLabels: number): number {
+  return lastLabels === 0
+    ? FIRST_LABELS
+    : Math.max(FIRST_LABELS, Math.ceil(lastLabels * GROWTH));
+}
+
+/** The pause after a retrain on `labels` labels, in ms. */
+export function pauseAfter(labels: number): number {
+  return Math.min(MAX_PAUSE_MS, labels * PAUSE_PER_LABEL_MS);
+}
+
+/**
+ * True when a retrain is due: the labels reached `nextRetrainLabels` and
+ * the pause after the last retrain is over.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { retrainDue } from "./schedule.ts";
+ * assert.equal(retrainDue({ labels: 299, lastLabels: 0, lastAt: -Infinity, now: 0 }), false);
+ * assert.equal(retrainDue({ labels: 300, lastLabels: 0, lastAt: -Infinity, now: 0 }), true);
+ * // Grown enough, but 20,000 labels ask for a pause of 200 s after the last.
+ * assert.equal(retrainDue({ labels: 30_000, lastLabels: 20_000, lastAt: 0, now: 100_000 }), false);
+ * ```
+ */
+export function retrainDue(s: ScheduleState): boolean {
+  return s.labels >= nextRetrainLabels(s.lastLabels) &&
+    s.now >= s.lastAt + pauseAfter(s.lastLabels);
+}
