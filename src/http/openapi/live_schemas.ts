@@ -117,7 +117,20 @@ export const FeedbackCheck = Type.Object({
     description: "log10 of the agrees-too-much test's capital now.",
   }),
   disagree_log10_capital: Type.Number({
-    description: "log10 of the disagrees-too-much test's capital now.",
+    description:
+      "log10 of the disagrees-too-much test's capital now: the mean of its two regions' capitals (the audits', the reported uncertified answers').",
+  }),
+  disagree_audits_log10_capital: Type.Number({
+    description:
+      "log10 of the disagrees-too-much capital of the audits alone (alone it must reach the bar plus log10 2).",
+  }),
+  disagree_reported_log10_capital: Type.Number({
+    description:
+      "log10 of the disagrees-too-much capital of the feedback on uncertified answers alone.",
+  }),
+  disagrees_in: nullable(oneOf(["audits", "reported", "both"] as const), {
+    description:
+      "While disagrees_too_much stands, where its evidence lies now: the audits (lies on audits, or a model changed on the answers the table is sure of), the reported uncertified answers, or both; null otherwise.",
   }),
   alarm_log10_capital: Type.Number({
     description: "log10 of the capital an alarm needs (1 / the Ville level).",
