@@ -85,10 +85,11 @@ Options:
                            Takes precedence over --token-env. A token is printable
                            ASCII (anything else is refused at start)
   --feedback-token-file PATH  file holding the feedback token, read on every request:
-                           POST /v1/feedback then needs it instead of the access
-                           token, and it opens no other route (the proxy that sends
-                           feedback holds both; decision clients only the access
-                           token). Same file rules as --token-file
+                           POST /v1/feedback and POST /v1/live/reset then need it
+                           instead of the access token, and it opens no other route
+                           (the proxy that sends feedback holds both; decision
+                           clients only the access token). Same file rules as
+                           --token-file
   --cost-per-call X        cost of one language-model call (dashboard money saved)
   --llm-latency-ms X       latency of one language-model call in ms (dashboard time saved)
   --keep-text              keep the input text of the 50 recent decisions in /v1/stats
@@ -340,7 +341,7 @@ export async function serveCommand(args: string[]): Promise<number> {
         : "  access token: not set (no authentication)",
       ...(feedbackToken.configured
         ? [
-          `  feedback token: set, ${feedbackToken.description}; POST /v1/feedback needs it, the access token does not post feedback`,
+          `  feedback token: set, ${feedbackToken.description}; POST /v1/feedback and POST /v1/live/reset need it, the access token does neither`,
         ]
         : []),
       s.live.auditRate > 0
