@@ -337,12 +337,17 @@ Deno.test({
           const wrong = a.choice === "billing" ? "shipping" : "billing";
           await postFeedback(rs[(i + 1) % 3]!.base, state, wrong, a.audit);
           lies++;
-          if ((await topic(at)).reason !== "bundle") break;
+          const q = await topic(at);
+          if (q.reason !== "bundle" && q.feedback_check.disagrees_too_much) {
+            break;
+          }
         }
         const before = await settle((q) => q.reason !== "bundle");
         console.log(
           `fleet liar: ${lies} lies; replicas show ${
-            before.map((q) => `${q.reason} ${q.threshold}`).join(", ")
+            before.map((q) =>
+              `${q.reason} ${q.threshold} ${q.feedback_check.disagree_audits_log10_capital} ${q.feedback_check.alarm_log10_capital}`
+            ).join(", ")
           }`,
         );
         for (const q of before) {

@@ -52,14 +52,21 @@
  *   stays at 1);
  * - *disagrees too much* (H0: at most `u_b`): per region, an agreement by
  *   `1 - f`, a disagreement by `1 + f (1 - u_b) / u_b`; the test's capital
- *   is the mean of the two regions' capitals.
+ *   is `AUDIT_WEIGHT` (0.9) times the audits' capital plus 0.1 times the
+ *   reported answers'.
  * Under H0 each factor has mean at most 1 given the past, so each region's
- * capital and the mean of two are nonnegative supermartingales starting
- * at 1 and, by Ville's inequality, each test's ever reaches
- * `1 / VILLE_DELTA` with probability at most `VILLE_DELTA`. The mean is how
- * a test's `VILLE_DELTA` is shared by its regions: one region alone must
- * reach `2 / VILLE_DELTA`, as a Bonferroni split (`VILLE_DELTA / 2` each)
- * would ask, and both together need less.
+ * capital and any weighted mean of the two are nonnegative supermartingales
+ * starting at 1 and, by Ville's inequality, each test's ever reaches
+ * `1 / VILLE_DELTA` with probability at most `VILLE_DELTA`. The weights are
+ * how a test's `VILLE_DELTA` is shared by its regions, as a Bonferroni split
+ * would share it (`w VILLE_DELTA` and `(1 - w) VILLE_DELTA`), and never
+ * weaker: one region alone must reach `1 / (w VILLE_DELTA)`, both together
+ * less. The echo test weighs its regions equally (either one echoed is as
+ * bad); the liar test gives the audits 0.9, since lies on audits are what
+ * move a threshold stricter or withdraw a question (reported answers
+ * count only for candidates more lenient than the one in force), so a lone
+ * liar on audits needs a capital of 444 rather than 400, and one on the
+ * reported answers 4,000.
  *
  * **The leniency gate's power condition** asks, per region, that the
  * region's capital had every labelled answer in it agreed is at least
@@ -108,6 +115,12 @@ export const CALIBRATION_DELTA = 0.005;
 export const VILLE_DELTA = 0.0025;
 /** The false-alarm rate per question, both alarms together. */
 export const FEEDBACK_ALARM_RATE = CALIBRATION_DELTA + 2 * VILLE_DELTA;
+/**
+ * The share of the disagrees-too-much test's capital (and so of its
+ * level) on the audits, the rest on the reported answers: lies on audits
+ * are the ones that move a threshold stricter or withdraw a question.
+ */
+export const AUDIT_WEIGHT = 0.9;
 /** Bet fractions of both mixtures. */
 const FRACTIONS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.9];
 
@@ -220,8 +233,8 @@ export interface FeedbackCheckState {
   auditDisagreed: number;
   /**
    * While the disagrees-too-much alarm stands, where its evidence lies
-   * now: each region whose capital alone reaches the bar, or else the
-   * larger one (the evidence faded since); null without that alarm.
+   * now: each region whose weighed capital alone reaches the bar, or else
+   * the larger one (the evidence faded since); null without that alarm.
    */
   disagreeRegion: DisagreeRegion | null;
 }
@@ -390,10 +403,20 @@ export class FeedbackCheck {
     }
   }
 
-  /** Log capital of the disagrees-too-much test (the mean of both regions' capitals) over the same counts. */
+  /** Log capital of the disagrees-too-much test (the regions' capitals weighed `AUDIT_WEIGHT` and the rest) over the same counts. */
   disagreeLog(counts: BandCounts): number {
     this.#fillDisagree(counts);
-    return this.#mix(0, 2 * FRACTIONS.length);
+    return this.#weighed();
+  }
+
+  /** The disagrees-too-much test's log capital from the regions' logs in `#logs`. */
+  #weighed(): number {
+    const nf = FRACTIONS.length;
+    const a = Math.log(AUDIT_WEIGHT) + this.#mix(0, nf);
+    const r = Math.log(1 - AUDIT_WEIGHT) + this.#mix(nf, nf);
+    const max = Math.max(a, r);
+    if (max === -Infinity) return max;
+    return max + Math.log(Math.exp(a - max) + Math.exp(r - max));
   }
 
   /** Log capital of one region's disagrees-too-much test (0: audits, 1: reported) over the same counts. */
@@ -448,7 +471,13 @@ export class FeedbackCheck {
     }
     if ((alarms & DISAGREES_TOO_MUCH) === 0) {
       this.#fillDisagree(counts);
-      if (this.#reaches(bar, 0, 2 * nf)) alarms |= DISAGREES_TOO_MUCH;
+      // The weighed capital is at most the largest of the logs: most calls
+      // need no exponential.
+      let max = -Infinity;
+      for (let i = 0; i < 2 * nf; i++) {
+        if (this.#logs[i]! > max) max = this.#logs[i]!;
+      }
+      if (max >= bar && this.#weighed() >= bar) alarms |= DISAGREES_TOO_MUCH;
     }
     let echoPowered = false;
     if (alarms === 0) {
@@ -513,10 +542,16 @@ export class FeedbackCheck {
   }
 }
 
-/** Where the disagree evidence lies (see `FeedbackCheckState.disagreeRegion`). */
+/**
+ * Where the disagree evidence lies (see `FeedbackCheckState.disagreeRegion`):
+ * each region whose weighed capital alone reaches the bar, else the one
+ * with the larger weighed capital.
+ */
 function regionOf(logs: [number, number], bar: number): DisagreeRegion {
-  if (logs[0] >= bar && logs[1] >= bar) return "both";
-  if (logs[0] >= bar) return "audits";
-  if (logs[1] >= bar) return "reported";
-  return logs[0] >= logs[1] ? "audits" : "reported";
+  const a = logs[0] + Math.log(AUDIT_WEIGHT);
+  const r = logs[1] + Math.log(1 - AUDIT_WEIGHT);
+  if (a >= bar && r >= bar) return "both";
+  if (a >= bar) return "audits";
+  if (r >= bar) return "reported";
+  return a >= r ? "audits" : "reported";
 }
