@@ -32,6 +32,7 @@ import {
   DEFAULT_AUDIT_RATE,
   FLEET_SYNC_MS,
   type LiveStore,
+  STOP_SYNC_MS,
 } from "../live/mod.ts";
 import {
   fileToken,
@@ -45,6 +46,7 @@ import { oneLine, UsageError } from "./common.ts";
 import { reportFailure } from "./failure.ts";
 import { ZERO_THRESHOLD } from "./report_words.ts";
 import { type FeedbackLog, openFeedbackLog } from "./feedback_log.ts";
+import { LiveJournal, reportLost } from "./live_journal.ts";
 import { parseServeFlags, type ServeSettings } from "./serve_flags.ts";
 
 import { loadServedTable, startReloader } from "./reload.ts";
@@ -124,6 +126,15 @@ Options:
                            Valkey at redis://HOST:PORT[/DB] (needs --audit-key-file
                            and --allow-net=HOST:PORT): every replica counts into it and
                            applies the fleet's threshold within ${FLEET_SYNC_MS} ms
+  --live-journal FILE      with --live-store: where a stop keeps what it could not
+                           deliver to the store within ${
+  STOP_SYNC_MS / 1000
+} s (the audits it
+                           acknowledged while the store was unreachable, its decision
+                           counts), written whole (FILE.tmp renamed over FILE); the
+                           next start replays it into the store. Default: beside the
+                           --feedback-log (feedback.jsonl: feedback.live-journal.jsonl);
+                           needs --allow-read and --allow-write on FILE,FILE.tmp
   --replica NAME           this replica's name in /v1/stats (default HOST:PORT)
   --watch                  reload the bundle when its folder is replaced (needs read
                            access to the folder holding it); SIGHUP always reloads
@@ -264,6 +275,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   let feedbackLog: FeedbackLog | null = null;
   let auditKeys: AuditKeyFile | undefined;
   let store: LiveStore | undefined;
+  let journal: LiveJournal | null = null;
   let secondTier: SecondTier | null = null;
   try {
     settings = parseServeFlags(args);
@@ -281,6 +293,12 @@ export async function serveCommand(args: string[]): Promise<number> {
       });
     }
     auditKeys = await openAuditKeys(settings);
+    if (settings.liveJournal !== undefined) {
+      journal = await LiveJournal.open(
+        settings.liveJournal.path,
+        settings.liveJournal.given,
+      );
+    }
     store = await openStore(settings);
     if (hasSecondTier(table) && settings.semantic.workers > 0) {
       secondTier = await SecondTier.start(settings.semantic);
@@ -309,12 +327,17 @@ export async function serveCommand(args: string[]): Promise<number> {
         store,
         replica: s.replica,
         log: (line) => console.error(`warning: ${line}`),
+        onJournal: journal === null
+          ? undefined
+          : (remaining) => journal!.delivered(remaining),
       },
     },
     feedbackLog: feedbackLog?.append,
     acceptNewOptions: s.acceptNewOptions,
     secondTier,
   });
+  // What the last stop could not deliver goes to the store first.
+  if (journal !== null) service.live.fleet?.addJournal(journal.entries);
   // A fleet's replica serves once it has read the fleet's threshold (or
   // given up waiting: it then withholds certification until it has).
   await service.live.fleet?.start();
@@ -358,6 +381,9 @@ export async function serveCommand(args: string[]): Promise<number> {
             ? "connected"
             : "not reachable yet: certification withheld until it answers"
         })`,
+        journal === null
+          ? "  live journal: none (what a stop cannot deliver to the store is lost; --live-journal FILE)"
+          : `  live journal: ${journal.path} (what a stop cannot deliver to the store is kept there for the next start)`,
       ]),
       `  reloads the bundle on SIGHUP${
         s.watch ? " and when its folder is replaced (--watch)" : ""
@@ -385,6 +411,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     ? ["SIGINT"]
     : ["SIGINT", "SIGTERM"];
   let server: HttpServer | null = null;
+  let kept = true;
   let stopAsked = false;
   let stopping: Promise<boolean> | null = null;
   const onSignal = () => {
@@ -436,12 +463,19 @@ export async function serveCommand(args: string[]): Promise<number> {
     for (const sig of signals) Deno.removeSignalListener(sig, onSignal);
     reloader.stop();
     service.close();
-    await service.live.fleet?.stop();
+    const fleet = service.live.fleet;
+    if (fleet !== null) {
+      // The store, for a bounded time; then the journal.
+      await fleet.stop();
+      const left = fleet.takeUndelivered();
+      if (journal !== null) kept = await journal.keep(left);
+      else reportLost(left);
+    }
     await store?.close();
     auditKeys?.close();
     await feedbackLog?.close();
   }
-  return 0;
+  return kept ? 0 : 1;
 }
 
 /** The audit key file the settings name, read; throws `UsageError` when it cannot be used. */

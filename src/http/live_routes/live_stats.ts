@@ -178,6 +178,7 @@ export function liveStats(
       waiting_batches: fleet.waitingBatches,
       rejected_syncs: fleet.rejectedSyncs,
       rejected_audits: fleet.rejectedAudits,
+      journal_audits: fleet.journalAudits,
     },
     audit_rate: live.auditRate,
     pending_audits: live.pending.size,

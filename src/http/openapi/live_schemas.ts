@@ -118,15 +118,15 @@ export const FeedbackCheck = Type.Object({
   }),
   disagree_log10_capital: Type.Number({
     description:
-      "log10 of the disagrees-too-much test's capital now: the mean of its two regions' capitals (the audits', the reported uncertified answers').",
+      "log10 of the disagrees-too-much test's capital now: 0.9 times the audits' capital plus 0.1 times the reported uncertified answers' (each region's share of the test's level).",
   }),
   disagree_audits_log10_capital: Type.Number({
     description:
-      "log10 of the disagrees-too-much capital of the audits alone (alone it must reach the bar plus log10 2).",
+      "log10 of the disagrees-too-much capital of the audits alone (alone it must reach the bar plus log10(1 / 0.9)).",
   }),
   disagree_reported_log10_capital: Type.Number({
     description:
-      "log10 of the disagrees-too-much capital of the feedback on uncertified answers alone.",
+      "log10 of the disagrees-too-much capital of the feedback on uncertified answers alone (alone it must reach the bar plus 1).",
   }),
   disagrees_in: nullable(oneOf(["audits", "reported", "both"] as const), {
     description:
@@ -209,6 +209,11 @@ export const LiveFleet = Type.Object({
   rejected_audits: Type.Integer({
     minimum: 0,
     description: "Audits given up with the syncs the store refused.",
+  }),
+  journal_audits: Type.Integer({
+    minimum: 0,
+    description:
+      "Audits read from the live journal at start (serve --live-journal: what a stop could not deliver) and not yet replayed into the store.",
   }),
 });
 
