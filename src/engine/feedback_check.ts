@@ -254,6 +254,9 @@ export class FeedbackCheck {
   /** `ln(1 - f)` per fraction. */
   readonly #loss: Float64Array;
   readonly #logs: Float64Array;
+  /** Scratch of the disagrees-too-much test: per band, disagreements on audits and on reported answers. */
+  readonly #auditD: Float64Array;
+  readonly #reportedD: Float64Array;
   readonly logBar = Math.log(1 / VILLE_DELTA);
   readonly regionLogBar = Math.log(2 / VILLE_DELTA);
 
@@ -331,6 +334,8 @@ export class FeedbackCheck {
       }
     });
     this.#logs = new Float64Array(2 * FRACTIONS.length);
+    this.#auditD = new Float64Array(nb);
+    this.#reportedD = new Float64Array(nb);
   }
 
   /**
@@ -430,22 +435,32 @@ export class FeedbackCheck {
     const { labelled, disagreed, audits, auditDisagreed } = counts;
     const nb = this.bands.length;
     const nf = FRACTIONS.length;
-    const logs = this.#logs;
-    logs.fill(0, 0, 2 * nf);
+    // Per band, the disagreements of each region; the agreements of a
+    // region all weigh ln(1 - f), whatever their band.
+    const da = this.#auditD;
+    const dr = this.#reportedD;
+    let agreedA = 0;
+    let agreedR = 0;
     for (let j = 0; j < nb; j++) {
       const la = audits?.[j] ?? 0;
-      const da = auditDisagreed?.[j] ?? 0;
-      const lr = labelled[j]! - la;
-      const dr = disagreed[j]! - da;
-      if (la === 0 && lr === 0) continue;
-      for (let i = 0; i < nf; i++) {
+      const dj = auditDisagreed?.[j] ?? 0;
+      da[j] = dj;
+      dr[j] = disagreed[j]! - dj;
+      agreedA += la - dj;
+      agreedR += labelled[j]! - la - dr[j]!;
+    }
+    const logs = this.#logs;
+    for (let i = 0; i < nf; i++) {
+      let a = 0;
+      let r = 0;
+      for (let j = 0; j < nb; j++) {
         const d = this.#disagreeD[i * nb + j]!;
-        const loss = this.#loss[i]!;
-        if (la !== 0) logs[i] = logs[i]! + da * d + (la - da) * loss;
-        if (lr !== 0) {
-          logs[nf + i] = logs[nf + i]! + dr * d + (lr - dr) * loss;
-        }
+        a += da[j]! * d;
+        r += dr[j]! * d;
       }
+      const loss = this.#loss[i]!;
+      logs[i] = a + (agreedA === 0 ? 0 : agreedA * loss);
+      logs[nf + i] = r + (agreedR === 0 ? 0 : agreedR * loss);
     }
   }
 
