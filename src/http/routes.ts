@@ -140,7 +140,7 @@ export const ROUTE_TABLE = [
     // feedback, never the decision clients' access token alone.
     feedbackToken: true,
     decision: null,
-    usage: "reset the live evidence (one question or all)",
+    usage: "reset live evidence (one or all)",
     operation: LIVE_RESET_DOC,
   },
   {
