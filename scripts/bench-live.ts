@@ -351,6 +351,7 @@ function feedbackCheck(
     const evidence = certificate.evidence();
     bands.forEach((b, j) => {
       evidence.labelled[j] = b.answers;
+      evidence.auditLabelled[j] = b.answers;
       evidence.auditDisagreed[j] = b.disagreements;
       evidence.agreed[j] = b.answers - b.disagreements;
     });
@@ -369,11 +370,12 @@ function feedbackCheck(
       } us (alarms ${certificate.policy().alarms})`,
     );
   }
-  for (const proxy of ["echo", "liar"] as const) {
+  for (const proxy of ["echo", "liar", "liar-amid-honest"] as const) {
     const served = serveTable(table);
     const live = new LiveController({ auditRate: 0.05, auditSeed: 1 });
     live.serve(served.table, served.state);
     let items = 0;
+    let lies = 0;
     let decisions = 0;
     let named = false;
     for (let i = 0; i < 20_000 && !named; i++) {
@@ -391,26 +393,43 @@ function feedbackCheck(
       const audit = ids?.[0];
       const choice = String(a.answer.choice);
       // The echo answers every audit and uncertified answer with the
-      // table's choice; the liar answers audits with another option.
+      // table's choice; the liar answers audits with another option, and
+      // amid honest feedback also every uncertified answer with its label
+      // (the model's answer here).
       if (proxy === "liar" && audit === undefined) continue;
       if (audit === undefined && a.answer.certified) continue;
       const other = table.questions[0]!.options.find((o) => o !== choice)!;
+      const q0 = test.questions[0]!;
+      const label = q0.options[q0.labels[i % test.texts.length]!]!;
       countFeedback(live, served.table, served.peek, [{
         question: name,
         text,
-        answer: proxy === "echo" ? choice : other,
+        answer: proxy === "echo"
+          ? choice
+          : audit === undefined && proxy === "liar-amid-honest"
+          ? label
+          : other,
         audit,
       }]);
       items++;
+      if (audit !== undefined && proxy !== "echo") lies++;
       const check = live.states(served.table).get(name)!.feedbackCheck!;
       named = proxy === "echo" ? check.agreesTooMuch : check.disagreesTooMuch;
     }
+    const who = proxy === "echo"
+      ? "an echoing proxy"
+      : proxy === "liar"
+      ? "a lying proxy"
+      : "a proxy lying on audits, honest on uncertified answers,";
+    const where = proxy === "liar-amid-honest" && named
+      ? ` (disagreements in: ${
+        live.states(served.table).get(name)!.feedbackCheck!.disagreeRegion
+      })`
+      : "";
     console.log(
-      `  ${
-        proxy === "echo" ? "an echoing proxy" : "a lying proxy"
-      } named after ${items} feedback items (${decisions} decisions)${
-        named ? "" : ": NOT named"
-      }`,
+      `  ${who} named after ${items} feedback items${
+        proxy === "echo" ? "" : `, ${lies} lies`
+      } (${decisions} decisions)${named ? "" : ": NOT named"}${where}`,
     );
   }
 }

@@ -150,12 +150,18 @@ export interface RedisProcess {
 
 /**
  * Starts `redis-server` on loopback port `port` (a free one by default)
- * without persistence and resolves once it accepts connections (throws
- * after 10 s).
+ * and resolves once it accepts connections (throws after 10 s): without
+ * persistence, or with `dir` with an append-only file there (fsync every
+ * write), so that a server started again on `dir` has the data of the one
+ * stopped.
  */
 export async function startRedis(
   port: number = freePort(),
+  dir?: string,
 ): Promise<RedisProcess> {
+  const persistence = dir === undefined
+    ? ["--appendonly", "no"]
+    : ["--appendonly", "yes", "--appendfsync", "always", "--dir", dir];
   const child = new Deno.Command("redis-server", {
     args: [
       "--port",
@@ -164,8 +170,7 @@ export async function startRedis(
       "127.0.0.1",
       "--save",
       "",
-      "--appendonly",
-      "no",
+      ...persistence,
     ],
     stdout: "null",
     stderr: "null",

@@ -48,6 +48,8 @@ export interface ReplicaOptions {
   args?: string[] | undefined;
   /** Further paths it may read besides the bundle and the key. */
   read?: string[] | undefined;
+  /** Further paths it may write besides its feedback log. */
+  write?: string[] | undefined;
 }
 
 /**
@@ -69,13 +71,17 @@ export function startReplica(o: ReplicaOptions): Promise<RunningServer> {
     o.name,
   ];
   if (o.feedbackLog !== undefined) args.push("--feedback-log", o.feedbackLog);
+  const writes = [
+    ...(o.feedbackLog === undefined ? [] : [o.feedbackLog]),
+    ...o.write ?? [],
+  ];
   args.push(...o.args ?? []);
   return startServer({
     bundle: o.bundle,
     args,
     // The store needs network access only.
     read: [...o.read ?? [], o.key],
-    ...(o.feedbackLog === undefined ? {} : { write: [o.feedbackLog] }),
+    ...(writes.length === 0 ? {} : { write: writes }),
   });
 }
 

@@ -58,6 +58,8 @@ interface Run {
   lenientAt: number | null;
   /** Whether it was ever more lenient while an alarm stood. */
   lenientAlarmed: boolean;
+  /** Whether it was ever stricter than the bundle's (or withdrawn). */
+  stricter: boolean;
 }
 
 /**
@@ -110,6 +112,7 @@ function serve(
     lenient: false,
     lenientAt: null,
     lenientAlarmed: false,
+    stricter: false,
   };
   for (let i = 0; i < n; i++) {
     const c = 0.5 + 0.5 * random();
@@ -134,6 +137,9 @@ function serve(
       const alarms = live.policy().alarms ?? 0;
       if (alarms & 1) run.agreeAt ??= labelled;
       if (alarms & 2) run.disagreeAt ??= labelled;
+      if (state.threshold === null || state.threshold > bundle) {
+        run.stricter = true;
+      }
       if (state.threshold !== null && state.threshold < bundle) {
         run.lenient = true;
         run.lenientAt ??= i + 1;
@@ -175,20 +181,27 @@ Deno.test("an honest proxy on exchangeable traffic raises the feedback alarm wit
   // The stated rate is FEEDBACK_ALARM_RATE (1%) per question over the whole
   // stream, both alarms together; each configuration runs 60 streams, each
   // with its own calibration draw. Pooled over all configurations the
-  // count must stay within what 1% allows.
+  // count must stay within what 1% allows. Every other stream serves a
+  // bundle whose threshold is too lenient for alpha (0.6: 8.6% among the
+  // answers it certifies), so honest audits refute it and the threshold
+  // moves stricter while the stream runs: answers of the bands between are
+  // then reported, not audited, and the regions of both tests must keep
+  // their level through that too.
   const error = world(0.3);
   let runs = 0;
   let alarms = 0;
   await eachSetting(t, [0.02, 0.05, 0.2], "", (calibration, rate) => {
     let raised = 0;
+    let moved = 0;
     for (let r = 0; r < 60; r++) {
       const seed = calibration * 7 + Math.round(rate * 1000) * 131 + r;
-      const bands = calibrate(error, 0.75, calibration, seed);
+      const bundle = r % 2 === 0 ? 0.75 : 0.6;
+      const bands = calibrate(error, bundle, calibration, seed);
       // Stream lengths: alarms latch, so the longest stream counts
       // every alarm a shorter one would have raised.
       const run = serve(
         error,
-        0.75,
+        bundle,
         bands,
         12_000,
         rate,
@@ -196,11 +209,12 @@ Deno.test("an honest proxy on exchangeable traffic raises the feedback alarm wit
         seed + 1,
       );
       if (run.agreeAt !== null || run.disagreeAt !== null) raised++;
+      if (run.stricter) moved++;
     }
     runs += 60;
     alarms += raised;
     console.log(
-      `honest proxy, ${calibration} calibration answers, audit rate ${rate}: alarm in ${raised}/60 streams of 12,000 decisions`,
+      `honest proxy, ${calibration} calibration answers, audit rate ${rate}: alarm in ${raised}/60 streams of 12,000 decisions (threshold moved stricter in ${moved})`,
     );
     assert.ok(
       raised <= allowedAlarms(60, FEEDBACK_ALARM_RATE),
@@ -264,7 +278,7 @@ class PointCheck {
     );
   }
   alarmed(labelled: Float64Array, disagreed: Float64Array): boolean {
-    return this.#check.evaluate(labelled, disagreed).alarms !== 0;
+    return this.#check.evaluate({ labelled, disagreed }).alarms !== 0;
   }
 }
 
@@ -363,6 +377,134 @@ Deno.test("a lying proxy (a wrong option on every audit) is named within a few a
       assert.ok(needed[needed.length - 1]! <= most, `${needed}`);
     });
   }
+});
+
+/**
+ * A liar on audits amid honest feedback: every audit answered with a wrong
+ * option, every uncertified answer reported honestly. The proxy posts each
+ * audit as it comes (the live decision runs after it) and the uncertified
+ * answers in requests of 25 decisions. Returns the lies told until the
+ * disagrees-too-much alarm rose (null: not named before the lies ran out,
+ * the question withdrawn so no audit is given any more, or `most`).
+ */
+function lieOnAudits(
+  error: (c: number) => number,
+  bundle: number,
+  bands: CalibrationBand[],
+  rate: number,
+  seed: number,
+  most = 60,
+): { lies: number | null; withdrawn: boolean; lenient: boolean } {
+  const random = rng(seed);
+  const live = new LiveCertificate(GRID, bundle, {
+    alpha: ALPHA,
+    delta: DELTA,
+    auditRate: rate,
+  }, bands);
+  let state = live.decide();
+  let lies = 0;
+  let lenient = false;
+  for (let i = 0; i < 400_000 && lies < most; i++) {
+    const c = 0.5 + 0.5 * random();
+    const wrong = random() < error(c);
+    const ok = state.threshold !== null && c >= state.threshold;
+    const audited = ok && random() < rate;
+    live.recordDecision(c, ok, audited);
+    if (audited) {
+      live.recordAudit(c, true);
+      lies++;
+    } else if (!ok) live.recordFeedback(c, wrong);
+    if (audited || i % 25 === 24) {
+      state = live.decide();
+      if (state.threshold !== null && state.threshold < bundle) lenient = true;
+      if ((live.policy().alarms ?? 0) & 2) {
+        return { lies, withdrawn: false, lenient };
+      }
+    }
+  }
+  return { lies: null, withdrawn: state.threshold === null, lenient };
+}
+
+Deno.test("a liar on audits amid honest uncertified feedback is named within 10 lies with 3,000 calibration answers (the liar test per region)", async (t) => {
+  // Two worlds: the one above (bundle's threshold 0.75, 50% certified) and
+  // one like the BANKING77 table's (85% certified, the table seldom wrong
+  // at high confidence). With one test pooling every label, the honest
+  // reports (most of the labels, and all of them in the bands the lies
+  // made uncertified) buried the lies: never named in these streams.
+  const worlds = [
+    { name: "50% certified", error: world(0.3), bundle: 0.75 },
+    { name: "85% certified", error: world(0.14), bundle: GRID[16]! },
+  ];
+  for (const w of worlds) {
+    await eachSetting(t, [0.02, 0.05, 0.2], `${w.name}, `, (cal, rate) => {
+      const needed: number[] = [];
+      let withdrawn = 0;
+      for (let r = 0; r < 20; r++) {
+        const seed = 120_000 + cal * 5 + Math.round(rate * 1000) + r * 37;
+        const bands = calibrate(w.error, w.bundle, cal, seed);
+        const run = lieOnAudits(w.error, w.bundle, bands, rate, seed + 1);
+        assert.equal(run.lenient, false, `run ${r} went lenient`);
+        needed.push(run.lies ?? Infinity);
+        if (run.withdrawn) withdrawn++;
+      }
+      needed.sort((a, b) => a - b);
+      const named = needed.filter((n) => n < Infinity).length;
+      console.log(
+        `liar on audits amid honest feedback, ${w.name}, ${cal} calibration answers, audit rate ${rate}: named in ${named}/20 after ${
+          needed[10]
+        } lies (median; worst ${
+          needed[needed.length - 1]
+        }); withdrawn unnamed in ${withdrawn}/20`,
+      );
+      if (cal >= 3000) {
+        assert.ok(needed[needed.length - 1]! <= 10, `${needed}`);
+      }
+    });
+  }
+});
+
+Deno.test("FeedbackCheck: the liar test weighs audits and reported answers apart, and says where the disagreements are", () => {
+  const grid = liveGrid(GRID, 0.75);
+  const check = new FeedbackCheck(
+    calibrate(world(0.3), 0.75, 3000, 5),
+    grid,
+    0.75,
+  );
+  const k = grid.length;
+  const zeros = () => new Float64Array(k);
+  // Five lies on audits in the strictest band, and 2,000 honest-looking
+  // agreements reported in the same band: apart, the lies stand.
+  const labelled = zeros();
+  const disagreed = zeros();
+  const audits = zeros();
+  const auditDisagreed = zeros();
+  audits[0] = 5;
+  auditDisagreed[0] = 5;
+  labelled[0] = 2005;
+  disagreed[0] = 5;
+  const counts = { labelled, disagreed, audits, auditDisagreed };
+  const seen = check.evaluate(counts);
+  assert.equal(seen.alarms, 2);
+  const state = check.state(counts, seen.alarms);
+  assert.equal(state.disagreeRegion, "audits");
+  assert.equal(state.audits, 5);
+  assert.equal(state.auditDisagreed, 5);
+  assert.ok(state.disagreeRegionLogCapitals[0] >= check.logBar);
+  assert.ok(state.disagreeRegionLogCapitals[1] < 0);
+  // The same labels counted as one pool (no audits told apart): no alarm.
+  assert.equal(check.evaluate({ labelled, disagreed }).alarms, 0);
+  // Reported disagreements alone name the reported answers.
+  const reported = {
+    labelled: Float64Array.from(labelled),
+    disagreed: zeros(),
+  };
+  reported.labelled.fill(0);
+  reported.labelled[0] = 40;
+  reported.disagreed[0] = 40;
+  const r = check.evaluate(reported);
+  assert.equal(r.alarms, 2);
+  assert.equal(check.state(reported, r.alarms).disagreeRegion, "reported");
+  assert.equal(check.state(reported, 0).disagreeRegion, null);
 });
 
 Deno.test("an alarm latches until a reset; a bundle without bands never goes lenient", () => {
@@ -505,7 +647,7 @@ Deno.test("clustered calibration answers count by their effective number: honest
         if (random() < rate) disagreed[j]!++;
       }
       alarmed = alarmed.map((a, k) =>
-        a || checks[k]!.evaluate(labelled, disagreed).alarms !== 0
+        a || checks[k]!.evaluate({ labelled, disagreed }).alarms !== 0
       );
     }
     if (alarmed[0]) raised++;
@@ -632,8 +774,8 @@ Deno.test("FeedbackCheck: an echo of either region never passes the leniency gat
         disagreed[j] = Math.floor(labelled[j]! * random() * 0.4);
       }
     }
-    const seen = check.evaluate(labelled, disagreed);
-    const state = check.state(labelled, disagreed, seen.alarms);
+    const seen = check.evaluate({ labelled, disagreed });
+    const state = check.state({ labelled, disagreed }, seen.alarms);
     if (state.echoRegionLogCapitals[echoed]! >= check.regionLogBar) {
       powered++;
       assert.equal(seen.alarms & 1, 1, `draw ${r}`);

@@ -227,6 +227,71 @@ Deno.test({
   },
 });
 
+function testRows(): { text: string; category: string }[] {
+  return parse(Deno.readTextFileSync(TEST), { columns: true }) as {
+    text: string;
+    category: string;
+  }[];
+}
+
+Deno.test({
+  name:
+    "a liar on audits amid honest uncertified feedback on BANKING77 (audit rate 0.05) is named within 10 lies, the audits named as where the disagreements are",
+  ignore: noData !== null,
+  async fn() {
+    await using dir = await tempDir();
+    const s = await serveBanking(dir.path, 11);
+    try {
+      const rows = testRows();
+      let lies = 0;
+      let honest = 0;
+      let named: number | null = null;
+      let moved: number | null = null;
+      let pending: Json[] = [];
+      for (let i = 0; i < 6000 && named === null; i++) {
+        const { text: state, category } = rows[(i * 13) % rows.length]!;
+        const { json } = await postJson(s.base, "/v1/decide", { state });
+        const a = (json.answers as Json).category;
+        if (a.audit !== undefined) {
+          // A lie: any option but the table's.
+          const wrong = a.choice === "card_arrival"
+            ? "card_linking"
+            : "card_arrival";
+          await postFeedback(s.base, state, wrong, a.audit, "category");
+          lies++;
+        } else if (!a.certified) {
+          // The truth, for every uncertified answer, in requests of 20.
+          pending.push({ question: "category", state, answer: category });
+          honest++;
+        }
+        if (pending.length >= 20 || a.audit !== undefined) {
+          if (pending.length > 0) {
+            const { status } = await postJson(s.base, "/v1/feedback", pending);
+            assert.equal(status, 200);
+            pending = [];
+          }
+          const q = (await stats(s)).live.questions.category;
+          if (moved === null && q.reason !== "bundle") moved = lies;
+          if (q.feedback_check.disagrees_too_much) named = lies;
+        }
+      }
+      const q = (await stats(s)).live.questions.category;
+      console.log(
+        `liar on audits amid ${honest} honest reports on BANKING77: threshold moved after ${moved} lies, named after ${named}; ${q.summary}`,
+      );
+      assert.ok(named !== null && named <= 10, `named after ${named}`);
+      assert.equal(q.feedback_check.disagrees_in, "audits");
+      assert.match(
+        q.summary,
+        /SUSPECT FEEDBACK: disagrees far more .* on the audits/,
+      );
+      assert.ok(q.feedback_check.disagree_audits_log10_capital > 2.6);
+    } finally {
+      await s.stop();
+    }
+  },
+});
+
 Deno.test({
   name:
     "a fleet with Redis: a liar's stricter threshold and alarm survive a restart of every replica; one reset clears them on all, and the next restart keeps the reset",
@@ -272,12 +337,17 @@ Deno.test({
           const wrong = a.choice === "billing" ? "shipping" : "billing";
           await postFeedback(rs[(i + 1) % 3]!.base, state, wrong, a.audit);
           lies++;
-          if ((await topic(at)).reason !== "bundle") break;
+          const q = await topic(at);
+          if (q.reason !== "bundle" && q.feedback_check.disagrees_too_much) {
+            break;
+          }
         }
         const before = await settle((q) => q.reason !== "bundle");
         console.log(
           `fleet liar: ${lies} lies; replicas show ${
-            before.map((q) => `${q.reason} ${q.threshold}`).join(", ")
+            before.map((q) =>
+              `${q.reason} ${q.threshold} ${q.feedback_check.disagree_audits_log10_capital} ${q.feedback_check.alarm_log10_capital}`
+            ).join(", ")
           }`,
         );
         for (const q of before) {

@@ -19,13 +19,14 @@ import type {
   QuestionReport,
   SplitReport,
 } from "../train/mod.ts";
-import { parseFlags, UsageError, userPath } from "./common.ts";
+import { oneLine, parseFlags, UsageError, userPath } from "./common.ts";
 import {
   fetchLive,
   liveLines,
   resetLine,
   resetLive,
   serverToken,
+  tokenFromFile,
 } from "./inspect_server.ts";
 import {
   leakageInWords,
@@ -37,7 +38,8 @@ import {
 /** Usage text of `inspect`. */
 export const INSPECT_USAGE = `Usage: inspect --bundle DIR [--json]
        inspect --server URL [--token-env NAME | --token-file PATH] [--json]
-       inspect --server URL --live-reset [--question Q] [--token-env NAME | --token-file PATH]
+       inspect --server URL --live-reset [--question Q] [--feedback-token-file PATH]
+               [--token-env NAME | --token-file PATH]
 
 Shows what a bundle holds: format and tool versions, featurizer, settings
 (minimum radius, new options, forced thresholds, drift guard), and per question
@@ -48,7 +50,9 @@ rate and its bound, and the check of the feedback against the bundle's
 calibration (an alarm names an echoing or lying proxy).
 With --live-reset, starts the live evidence of question Q (every question
 without --question) afresh on that server: counts, threshold in force and
-feedback alarms; on a fleet with a live store, on every replica.
+feedback alarms; on a fleet with a live store, on every replica. A server
+started with --feedback-token-file resets only with that feedback token,
+never with the access token; one without takes the access token.
 
 Options:
   --bundle DIR       bundle folder
@@ -58,6 +62,9 @@ Options:
   --token-file PATH  file holding the server's access token (as serve
                      --token-file); takes precedence over --token-env
   --live-reset       reset the server's live evidence (POST /v1/live/reset)
+  --feedback-token-file PATH  with --live-reset: file holding the server's
+                     feedback token (as serve --feedback-token-file), sent
+                     with the reset instead of the access token
   --question Q       with --live-reset: only this question
   --json             print as JSON
   --help             this text`;
@@ -147,6 +154,7 @@ export async function inspectCommand(args: string[]): Promise<number> {
     "token-env": { type: "string", default: "SERVICE_PROXY_TOKEN" },
     "token-file": { type: "string" },
     "live-reset": { type: "boolean", default: false },
+    "feedback-token-file": { type: "string" },
     question: { type: "string" },
     json: { type: "boolean", default: false },
     help: { type: "boolean", default: false },
@@ -160,17 +168,31 @@ export async function inspectCommand(args: string[]): Promise<number> {
       values["token-env"],
       userPath(values["token-file"]),
     );
+    const feedbackFile = userPath(values["feedback-token-file"]);
     if (values["live-reset"]) {
       const reply = await resetLive(
         values.server,
-        token,
+        feedbackFile === undefined
+          ? token
+          : await tokenFromFile(feedbackFile, "feedback token file"),
         values.question ?? null,
       );
       console.log(resetLine(values.server, reply));
     } else if (values.question !== undefined) {
       throw new UsageError("--question goes with --live-reset");
+    } else if (feedbackFile !== undefined) {
+      throw new UsageError("--feedback-token-file goes with --live-reset");
     }
-    const live = await fetchLive(values.server, token);
+    let live;
+    try {
+      live = await fetchLive(values.server, token);
+    } catch (e) {
+      // The reset is done; the statistics may need the access token,
+      // which a caller holding the feedback token alone lacks.
+      if (!values["live-reset"]) throw e;
+      console.error(`warning: reset done, but ${oneLine(e)}`);
+      return 0;
+    }
     if (values.json) console.log(JSON.stringify(live, null, 2));
     else console.log(liveLines(values.server, live).join("\n"));
     return 0;

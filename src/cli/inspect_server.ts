@@ -1,7 +1,9 @@
 /**
  * `inspect --server URL`: a running server's live certificate, per
  * question in words (from its `/v1/stats`), with the access token from a
- * file (`--token-file`) or an environment variable when one is set.
+ * file (`--token-file`) or an environment variable when one is set; and
+ * `--live-reset`, with the feedback token (`--feedback-token-file`) when
+ * the server has one.
  *
  * @module
  */
@@ -23,11 +25,20 @@ function routeOf(url: string, path: string): URL {
   }
 }
 
+/** What a 401 asks for, by the credential the route takes. */
+const UNAUTHORIZED_HINT = {
+  access:
+    " (give the access token with --token-file, or in SERVICE_PROXY_TOKEN or the variable --token-env names)",
+  reset:
+    " (a server with --feedback-token-file resets only with that feedback token: give it with --feedback-token-file; without one, the access token resets: --token-file, or SERVICE_PROXY_TOKEN)",
+};
+
 /** Asks `target`; throws `UsageError` naming it when it cannot be reached or does not answer 200 (with the server's message). */
 async function ask(
   target: URL,
   token: string | undefined,
   init: RequestInit = {},
+  credential: keyof typeof UNAUTHORIZED_HINT = "access",
 ): Promise<Response> {
   let res: Response;
   try {
@@ -55,7 +66,7 @@ async function ask(
     throw new UsageError(
       `${target} answered ${res.status}${
         res.status === 401
-          ? " (give the access token with --token-file, or in SERVICE_PROXY_TOKEN or the variable --token-env names)"
+          ? UNAUTHORIZED_HINT[credential]
           : said === ""
           ? ""
           : `: ${said}`
@@ -63,6 +74,25 @@ async function ask(
     );
   }
   return res;
+}
+
+/**
+ * The token in `file` (trimmed); throws `UsageError` naming the file when
+ * it cannot be read or is empty.
+ */
+export async function tokenFromFile(
+  file: string,
+  what = "token file",
+): Promise<string> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (e) {
+    throw new UsageError(`Cannot read ${what} ${file}: ${oneLine(e)}`);
+  }
+  const token = text.trim();
+  if (token === "") throw new UsageError(`${what} ${file} is empty`);
+  return token;
 }
 
 /**
@@ -74,21 +104,7 @@ export async function serverToken(
   tokenEnv: string,
   tokenFile: string | undefined,
 ): Promise<string | undefined> {
-  if (tokenFile !== undefined) {
-    let text: string;
-    try {
-      text = await Deno.readTextFile(tokenFile);
-    } catch (e) {
-      throw new UsageError(
-        `Cannot read token file ${tokenFile}: ${oneLine(e)}`,
-      );
-    }
-    const token = text.trim();
-    if (token === "") {
-      throw new UsageError(`token file ${tokenFile} is empty`);
-    }
-    return token;
-  }
+  if (tokenFile !== undefined) return await tokenFromFile(tokenFile);
   try {
     return Deno.env.get(tokenEnv)?.trim() || undefined;
   } catch {
@@ -112,8 +128,9 @@ export async function fetchLive(
 /**
  * Resets the live evidence of `question` (every question when null) on the
  * server at `url` (`POST /v1/live/reset`; on a fleet with a live store,
- * every replica). Throws `UsageError` with the server's reason when it
- * refuses.
+ * every replica), presenting `token`: the feedback token of a server with
+ * one, else its access token. Throws `UsageError` with the server's reason
+ * when it refuses.
  */
 export async function resetLive(
   url: string,
@@ -123,7 +140,7 @@ export async function resetLive(
   const res = await ask(routeOf(url, "v1/live/reset"), token, {
     method: "POST",
     body: JSON.stringify(question === null ? {} : { question }),
-  });
+  }, "reset");
   return await res.json() as LiveResetReply;
 }
 

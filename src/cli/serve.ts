@@ -35,6 +35,7 @@ import {
   DEFAULT_AUDIT_RATE,
   FLEET_SYNC_MS,
   type LiveStore,
+  STOP_SYNC_MS,
 } from "../live/mod.ts";
 import {
   fileToken,
@@ -56,6 +57,7 @@ import {
   startLedgerFlush,
   startReloader,
 } from "../serve/mod.ts";
+import { LiveJournal, reportLost } from "./live_journal.ts";
 import { parseServeFlags, type ServeSettings } from "./serve_flags.ts";
 
 /** The routes of `serve --help`: one line each, from the route table. */
@@ -94,10 +96,11 @@ Options:
                            Takes precedence over --token-env. A token is printable
                            ASCII (anything else is refused at start)
   --feedback-token-file PATH  file holding the feedback token, read on every request:
-                           POST /v1/feedback then needs it instead of the access
-                           token, and it opens no other route (the proxy that sends
-                           feedback holds both; decision clients only the access
-                           token). Same file rules as --token-file
+                           POST /v1/feedback and POST /v1/live/reset then need it
+                           instead of the access token, and it opens no other route
+                           (the proxy that sends feedback holds both; decision
+                           clients only the access token). Same file rules as
+                           --token-file
   --cost-per-call X        cost of one language-model call (dashboard money saved)
   --llm-latency-ms X       latency of one language-model call in ms (dashboard time saved)
   --keep-text              keep the input text of the 50 recent decisions in /v1/stats
@@ -132,6 +135,15 @@ Options:
                            Valkey at redis://HOST:PORT[/DB] (needs --audit-key-file
                            and --allow-net=HOST:PORT): every replica counts into it and
                            applies the fleet's threshold within ${FLEET_SYNC_MS} ms
+  --live-journal FILE      with --live-store: where a stop keeps what it could not
+                           deliver to the store within ${
+  STOP_SYNC_MS / 1000
+} s (the audits it
+                           acknowledged while the store was unreachable, its decision
+                           counts), written whole (FILE.tmp renamed over FILE); the
+                           next start replays it into the store. Default: beside the
+                           --feedback-log (feedback.jsonl: feedback.live-journal.jsonl);
+                           needs --allow-read and --allow-write on FILE,FILE.tmp
   --replica NAME           this replica's name in /v1/stats (default HOST:PORT)
   --watch                  reload the bundle when its folder is replaced (needs read
                            access to the folder holding it); SIGHUP always reloads
@@ -272,6 +284,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   let feedbackLog: FeedbackLog | null = null;
   let auditKeys: AuditKeyFile | undefined;
   let store: LiveStore | undefined;
+  let journal: LiveJournal | null = null;
   let secondTier: SecondTier | null = null;
   try {
     settings = parseServeFlags(args);
@@ -295,6 +308,12 @@ export async function serveCommand(args: string[]): Promise<number> {
         ? settings
         : { ...settings, auditKeyFile: await learnKey(settings.learn.dir) },
     );
+    if (settings.liveJournal !== undefined) {
+      journal = await LiveJournal.open(
+        settings.liveJournal.path,
+        settings.liveJournal.given,
+      );
+    }
     store = await openStore(settings);
     if (hasSecondTier(table) && settings.semantic.workers > 0) {
       secondTier = await SecondTier.start(settings.semantic);
@@ -348,6 +367,9 @@ export async function serveCommand(args: string[]): Promise<number> {
         store,
         replica: s.replica,
         log: (line) => console.error(`warning: ${line}`),
+        onJournal: journal === null
+          ? undefined
+          : (remaining) => journal!.delivered(remaining),
       },
     },
     feedbackLog: feedbackLog?.append,
@@ -355,6 +377,8 @@ export async function serveCommand(args: string[]): Promise<number> {
     secondTier,
     learning: learner ?? undefined,
   });
+  // What the last stop could not deliver goes to the store first.
+  if (journal !== null) service.live.fleet?.addJournal(journal.entries);
   // A fleet's replica serves once it has read the fleet's threshold (or
   // given up waiting: it then withholds certification until it has).
   await service.live.fleet?.start();
@@ -389,7 +413,7 @@ export async function serveCommand(args: string[]): Promise<number> {
         : "  access token: not set (no authentication)",
       ...(feedbackToken.configured
         ? [
-          `  feedback token: set, ${feedbackToken.description}; POST /v1/feedback needs it, the access token does not post feedback`,
+          `  feedback token: set, ${feedbackToken.description}; POST /v1/feedback and POST /v1/live/reset need it, the access token does neither`,
         ]
         : []),
       s.live.auditRate > 0
@@ -406,6 +430,9 @@ export async function serveCommand(args: string[]): Promise<number> {
             ? "connected"
             : "not reachable yet: certification withheld until it answers"
         })`,
+        journal === null
+          ? "  live journal: none (what a stop cannot deliver to the store is lost; --live-journal FILE)"
+          : `  live journal: ${journal.path} (what a stop cannot deliver to the store is kept there for the next start)`,
       ]),
       `  reloads the bundle on SIGHUP${
         s.watch ? " and when its folder is replaced (--watch)" : ""
@@ -433,6 +460,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     ? ["SIGINT"]
     : ["SIGINT", "SIGTERM"];
   let server: HttpServer | null = null;
+  let kept = true;
   let stopAsked = false;
   let stopping: Promise<boolean> | null = null;
   const onSignal = () => {
@@ -491,12 +519,19 @@ export async function serveCommand(args: string[]): Promise<number> {
     reloader.stop();
     service.close();
     await ledgerFlush?.stop();
-    await service.live.fleet?.stop();
+    const fleet = service.live.fleet;
+    if (fleet !== null) {
+      // The store, for a bounded time; then the journal.
+      await fleet.stop();
+      const left = fleet.takeUndelivered();
+      if (journal !== null) kept = await journal.keep(left);
+      else reportLost(left);
+    }
     await store?.close();
     auditKeys?.close();
     await feedbackLog?.close();
   }
-  return 0;
+  return kept ? 0 : 1;
 }
 
 /** The audit key file the settings name, read; throws `UsageError` when it cannot be used. */

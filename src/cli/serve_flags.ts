@@ -14,6 +14,7 @@ import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from "../http/app.ts";
 import { DRAIN_MS } from "../http/server.ts";
 import {
   DEFAULT_AUDIT_RATE,
+  journalBeside,
   type LiveOptions,
   parseStoreUrl,
 } from "../live/mod.ts";
@@ -68,6 +69,12 @@ export interface ServeSettings {
   liveStore: string | undefined;
   /** This replica's name in a fleet (`--replica`). */
   replica: string;
+  /**
+   * Where a stop keeps what it could not deliver to the live store, for
+   * the next start to replay (`--live-journal`; by default beside the
+   * feedback log); undefined without a store, or without either.
+   */
+  liveJournal: { path: string; given: boolean } | undefined;
   /** Where feedback is appended as traces (`--feedback-log`). */
   feedbackLog: string | undefined;
   /** Take feedback naming options the bundle lacks (`--accept-new-options`). */
@@ -103,6 +110,7 @@ const SERVE_FLAGS = {
   "feedback-log-max-mb": { type: "string" },
   "audit-key-file": { type: "string" },
   "live-store": { type: "string" },
+  "live-journal": { type: "string" },
   replica: { type: "string" },
   watch: { type: "boolean", default: false },
   "accept-new-options": { type: "boolean", default: false },
@@ -196,6 +204,7 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
     acceptNewOptions: values["accept-new-options"] || learn !== null,
     live,
     ...fleet,
+    liveJournal: liveJournalFrom(values, fleet.liveStore),
     drainMs,
     semantic: {
       workers: numberFlag(
@@ -245,6 +254,35 @@ function feedbackLogMaxBytes(values: ServeValues): number | undefined {
     "a number of MiB from 1 to 1048576",
   );
   return Math.round(n * 1024 * 1024);
+}
+
+/**
+ * `--live-journal`, or by default a file beside the feedback log
+ * (`journalBeside`); only with a live store.
+ */
+function liveJournalFrom(
+  values: ServeValues,
+  liveStore: string | undefined,
+): ServeSettings["liveJournal"] {
+  const given = userPath(values["live-journal"]);
+  if (given !== undefined) {
+    if (given.trim() === "") {
+      throw new UsageError("--live-journal must name a file");
+    }
+    if (liveStore === undefined) {
+      throw new UsageError(
+        "--live-journal goes with --live-store: without a store nothing waits to be delivered",
+      );
+    }
+    const log = userPath(values["feedback-log"]);
+    if (log !== undefined && log === given) {
+      throw new UsageError("--live-journal must not be the --feedback-log");
+    }
+    return { path: given, given: true };
+  }
+  const log = userPath(values["feedback-log"]);
+  if (liveStore === undefined || log === undefined) return undefined;
+  return { path: journalBeside(log), given: false };
 }
 
 /** The audit key file, the live store and the replica's name, checked together. */

@@ -23,13 +23,24 @@
  * with live traffic exchangeable with the calibration traffic, all hold
  * together with probability at least `1 - CALIBRATION_DELTA`.
  *
- * **Two regions.** The bundle's threshold splits the bands in two, fixed
- * at load: the *audited* region (bands at or above it: the answers the
- * bundle certifies, whose labels are audits while the bundle's threshold
- * is in force) and the *reported* region (bands below it: uncertified
- * answers, all reported as feedback). A proxy may echo one part and not the
- * other (a plausible bug: audits answered from a cache of the table's
- * choices, feedback from the model), so the echo test is run per region.
+ * **Two regions per test.** A proxy may treat the audits and the
+ * uncertified answers differently (a plausible bug: audits answered from a
+ * cache of the table's choices, feedback from the model; or an attack: a
+ * wrong option on every audit, the rest honest), so each test is run per
+ * region and a region's honest answers never dilute another's:
+ * - the echo test's regions are fixed at load by the bundle's threshold:
+ *   the *audited* region (bands at or above it: the answers the bundle
+ *   certifies, whose labels are audits while the bundle's threshold is in
+ *   force) and the *reported* region (bands below it);
+ * - the liar test's regions are the labels' sources: *audits* (answers
+ *   certified when served, sampled at random) and *reported* answers
+ *   (feedback on answers uncertified when served). Not bands: once lies
+ *   on audits have moved the threshold stricter, the bands between the
+ *   bundle's threshold and the new one are uncertified and reported in
+ *   full, and their honest agreements, counted in a band region, would bury
+ *   the lies (in simulation the liar was then never named). Every label of
+ *   band `b` has the same null bound whatever its source, so the split
+ *   keeps each region's capital a supermartingale.
  *
  * **Two tests by betting** on the labelled answers (audits, and feedback on
  * answers uncertified for the threshold only), each in the band of its
@@ -39,12 +50,23 @@
  *   `1 + f q_b / (1 - q_b)`, a disagreement by `1 - f`; the test's capital
  *   is the mean of the two regions' capitals (a region without bands
  *   stays at 1);
- * - *disagrees too much* (H0: at most `u_b`): an agreement by `1 - f`, a
- *   disagreement by `1 + f (1 - u_b) / u_b`, over all bands.
+ * - *disagrees too much* (H0: at most `u_b`): per region, an agreement by
+ *   `1 - f`, a disagreement by `1 + f (1 - u_b) / u_b`; the test's capital
+ *   is `AUDIT_WEIGHT` (0.9) times the audits' capital plus 0.1 times the
+ *   reported answers'.
  * Under H0 each factor has mean at most 1 given the past, so each region's
- * capital, their mean, and the disagree capital are nonnegative
- * supermartingales starting at 1 and, by Ville's inequality, each test's
- * ever reaches `1 / VILLE_DELTA` with probability at most `VILLE_DELTA`.
+ * capital and any weighted mean of the two are nonnegative supermartingales
+ * starting at 1 and, by Ville's inequality, each test's ever reaches
+ * `1 / VILLE_DELTA` with probability at most `VILLE_DELTA`. The weights are
+ * how a test's `VILLE_DELTA` is shared by its regions, as a Bonferroni split
+ * would share it (`w VILLE_DELTA` and `(1 - w) VILLE_DELTA`), and never
+ * weaker: one region alone must reach `1 / (w VILLE_DELTA)`, both together
+ * less. The echo test weighs its regions equally (either one echoed is as
+ * bad); the liar test gives the audits 0.9, since lies on audits are what
+ * move a threshold stricter or withdraw a question (reported answers
+ * count only for candidates more lenient than the one in force), so a lone
+ * liar on audits needs a capital of 444 rather than 400, and one on the
+ * reported answers 4,000.
  *
  * **The leniency gate's power condition** asks, per region, that the
  * region's capital had every labelled answer in it agreed is at least
@@ -57,8 +79,8 @@
  * = CALIBRATION_DELTA + 2 VILLE_DELTA` (1%) over the whole life of its
  * evidence, on an honest proxy and exchangeable traffic. With fixed
  * fractions a capital depends only on each band's counts of labelled
- * answers and disagreements, which the live evidence already keeps per
- * candidate (and a fleet pools).
+ * answers and disagreements, by source (`BandCounts`), which the live
+ * evidence keeps per candidate (and a fleet pools).
  *
  * Pure: no I/O, no clock.
  *
@@ -93,6 +115,12 @@ export const CALIBRATION_DELTA = 0.005;
 export const VILLE_DELTA = 0.0025;
 /** The false-alarm rate per question, both alarms together. */
 export const FEEDBACK_ALARM_RATE = CALIBRATION_DELTA + 2 * VILLE_DELTA;
+/**
+ * The share of the disagrees-too-much test's capital (and so of its
+ * level) on the audits, the rest on the reported answers: lies on audits
+ * are the ones that move a threshold stricter or withdraw a question.
+ */
+export const AUDIT_WEIGHT = 0.9;
 /** Bet fractions of both mixtures. */
 const FRACTIONS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.9];
 
@@ -156,6 +184,24 @@ export function bandBounds(
   };
 }
 
+/**
+ * A question's labelled answers per band (strictest first), as the live
+ * evidence counts them.
+ */
+export interface BandCounts {
+  /** Labelled answers (audits and reported feedback). */
+  labelled: ArrayLike<number>;
+  /** Those that disagreed. */
+  disagreed: ArrayLike<number>;
+  /** Audits among the labelled answers; absent: none (all reported). */
+  audits?: ArrayLike<number>;
+  /** Audits that disagreed; absent: none. */
+  auditDisagreed?: ArrayLike<number>;
+}
+
+/** Where the disagrees-too-much evidence lies: the audits, the reported (uncertified) answers, or both. */
+export type DisagreeRegion = "audits" | "reported" | "both";
+
 /** What the check says about a question's feedback so far. */
 export interface FeedbackCheckState {
   /** Latched alarms (until a reset or a new bundle). */
@@ -180,6 +226,17 @@ export interface FeedbackCheckState {
   regionLogBar: number;
   /** True once an echo of either region would have raised the alarm (the leniency gate's first condition). */
   echoPowered: boolean;
+  /** Per region of the disagrees-too-much test (audits, reported): its log capital now. */
+  disagreeRegionLogCapitals: [number, number];
+  /** Audits among the labelled answers, and how many disagreed. */
+  audits: number;
+  auditDisagreed: number;
+  /**
+   * While the disagrees-too-much alarm stands, where its evidence lies
+   * now: each region whose weighed capital alone reaches the bar, or else
+   * the larger one (the evidence faded since); null without that alarm.
+   */
+  disagreeRegion: DisagreeRegion | null;
 }
 
 /** The check of one question (see the module doc), with its log factors precomputed. */
@@ -197,6 +254,9 @@ export class FeedbackCheck {
   /** `ln(1 - f)` per fraction. */
   readonly #loss: Float64Array;
   readonly #logs: Float64Array;
+  /** Scratch of the disagrees-too-much test: per band, disagreements on audits and on reported answers. */
+  readonly #auditD: Float64Array;
+  readonly #reportedD: Float64Array;
   readonly logBar = Math.log(1 / VILLE_DELTA);
   readonly regionLogBar = Math.log(2 / VILLE_DELTA);
 
@@ -274,6 +334,8 @@ export class FeedbackCheck {
       }
     });
     this.#logs = new Float64Array(2 * FRACTIONS.length);
+    this.#auditD = new Float64Array(nb);
+    this.#reportedD = new Float64Array(nb);
   }
 
   /**
@@ -307,16 +369,11 @@ export class FeedbackCheck {
 
   /**
    * Log capital of the agrees-too-much test (the mean of both regions'
-   * capitals) over per-band counts of labelled answers `labelled` and
-   * disagreements `disagreed`; with `echo`, as if every labelled answer
-   * had agreed (what a pure echo would have reached).
+   * capitals) over per-band counts; with `echo`, as if every labelled
+   * answer had agreed (what a pure echo would have reached).
    */
-  agreeLog(
-    labelled: ArrayLike<number>,
-    disagreed: ArrayLike<number>,
-    echo = false,
-  ): number {
-    this.#fillAgree(labelled, disagreed, echo);
+  agreeLog(counts: BandCounts, echo = false): number {
+    this.#fillAgree(counts, echo);
     return this.#mix(0, 2 * FRACTIONS.length);
   }
 
@@ -325,22 +382,14 @@ export class FeedbackCheck {
    * reported) over the same counts; with `echo`, had every labelled answer
    * in it agreed.
    */
-  agreeRegionLog(
-    region: 0 | 1,
-    labelled: ArrayLike<number>,
-    disagreed: ArrayLike<number>,
-    echo = false,
-  ): number {
-    this.#fillAgree(labelled, disagreed, echo);
+  agreeRegionLog(region: 0 | 1, counts: BandCounts, echo = false): number {
+    this.#fillAgree(counts, echo);
     return this.#mix(region * FRACTIONS.length, FRACTIONS.length);
   }
 
   /** Fills `#logs` with the audited region's log capitals per fraction, then the reported region's. */
-  #fillAgree(
-    labelled: ArrayLike<number>,
-    disagreed: ArrayLike<number>,
-    echo: boolean,
-  ): void {
+  #fillAgree(counts: BandCounts, echo: boolean): void {
+    const { labelled, disagreed } = counts;
     const nb = this.bands.length;
     const nf = FRACTIONS.length;
     for (let r = 0; r < 2; r++) {
@@ -359,29 +408,59 @@ export class FeedbackCheck {
     }
   }
 
-  /** Log capital of the disagrees-too-much test over the same counts. */
-  disagreeLog(
-    labelled: ArrayLike<number>,
-    disagreed: ArrayLike<number>,
-  ): number {
-    this.#fillDisagree(labelled, disagreed);
-    return this.#mix(0, FRACTIONS.length);
+  /** Log capital of the disagrees-too-much test (the regions' capitals weighed `AUDIT_WEIGHT` and the rest) over the same counts. */
+  disagreeLog(counts: BandCounts): number {
+    this.#fillDisagree(counts);
+    return this.#weighed();
   }
 
-  #fillDisagree(
-    labelled: ArrayLike<number>,
-    disagreed: ArrayLike<number>,
-  ): void {
+  /** The disagrees-too-much test's log capital from the regions' logs in `#logs`. */
+  #weighed(): number {
+    const nf = FRACTIONS.length;
+    const a = Math.log(AUDIT_WEIGHT) + this.#mix(0, nf);
+    const r = Math.log(1 - AUDIT_WEIGHT) + this.#mix(nf, nf);
+    const max = Math.max(a, r);
+    if (max === -Infinity) return max;
+    return max + Math.log(Math.exp(a - max) + Math.exp(r - max));
+  }
+
+  /** Log capital of one region's disagrees-too-much test (0: audits, 1: reported) over the same counts. */
+  disagreeRegionLog(region: 0 | 1, counts: BandCounts): number {
+    this.#fillDisagree(counts);
+    return this.#mix(region * FRACTIONS.length, FRACTIONS.length);
+  }
+
+  /** Fills `#logs` with the audits' log capitals per fraction of the disagrees-too-much test, then the reported answers'. */
+  #fillDisagree(counts: BandCounts): void {
+    const { labelled, disagreed, audits, auditDisagreed } = counts;
     const nb = this.bands.length;
-    for (let i = 0; i < FRACTIONS.length; i++) {
-      let l = 0;
+    const nf = FRACTIONS.length;
+    // Per band, the disagreements of each region; the agreements of a
+    // region all weigh ln(1 - f), whatever their band.
+    const da = this.#auditD;
+    const dr = this.#reportedD;
+    let agreedA = 0;
+    let agreedR = 0;
+    for (let j = 0; j < nb; j++) {
+      const la = audits?.[j] ?? 0;
+      const dj = auditDisagreed?.[j] ?? 0;
+      da[j] = dj;
+      dr[j] = disagreed[j]! - dj;
+      agreedA += la - dj;
+      agreedR += labelled[j]! - la - dr[j]!;
+    }
+    const logs = this.#logs;
+    for (let i = 0; i < nf; i++) {
       let a = 0;
+      let r = 0;
       for (let j = 0; j < nb; j++) {
-        const dj = disagreed[j]!;
-        l += dj === 0 ? 0 : dj * this.#disagreeD[i * nb + j]!;
-        a += labelled[j]! - dj;
+        const d = this.#disagreeD[i * nb + j]!;
+        a += da[j]! * d;
+        r += dr[j]! * d;
       }
-      this.#logs[i] = l + (a === 0 ? 0 : a * this.#loss[i]!);
+      const loss = this.#loss[i]!;
+      logs[i] = a + (agreedA === 0 ? 0 : agreedA * loss);
+      logs[nf + i] = r + (agreedR === 0 ? 0 : agreedR * loss);
     }
   }
 
@@ -393,8 +472,7 @@ export class FeedbackCheck {
    * `2 / VILLE_DELTA`; false when an alarm stands).
    */
   evaluate(
-    labelled: ArrayLike<number>,
-    disagreed: ArrayLike<number>,
+    counts: BandCounts,
     latched = 0,
   ): { alarms: number; echoPowered: boolean } {
     const bar = this.logBar;
@@ -403,16 +481,22 @@ export class FeedbackCheck {
     // A latched alarm needs no test; the echo's power matters only while
     // no alarm stands (the leniency gate needs both).
     if ((alarms & AGREES_TOO_MUCH) === 0) {
-      this.#fillAgree(labelled, disagreed, false);
+      this.#fillAgree(counts, false);
       if (this.#reaches(bar, 0, 2 * nf)) alarms |= AGREES_TOO_MUCH;
     }
     if ((alarms & DISAGREES_TOO_MUCH) === 0) {
-      this.#fillDisagree(labelled, disagreed);
-      if (this.#reaches(bar, 0, nf)) alarms |= DISAGREES_TOO_MUCH;
+      this.#fillDisagree(counts);
+      // The weighed capital is at most the largest of the logs: most calls
+      // need no exponential.
+      let max = -Infinity;
+      for (let i = 0; i < 2 * nf; i++) {
+        if (this.#logs[i]! > max) max = this.#logs[i]!;
+      }
+      if (max >= bar && this.#weighed() >= bar) alarms |= DISAGREES_TOO_MUCH;
     }
     let echoPowered = false;
     if (alarms === 0) {
-      this.#fillAgree(labelled, disagreed, true);
+      this.#fillAgree(counts, true);
       echoPowered = this.#reaches(this.regionLogBar, 0, nf) &&
         this.#reaches(this.regionLogBar, nf, nf);
     }
@@ -420,13 +504,12 @@ export class FeedbackCheck {
   }
 
   /** The figures of the check over the counts, with latched `alarms`. */
-  state(
-    labelled: ArrayLike<number>,
-    disagreed: ArrayLike<number>,
-    alarms: number,
-  ): FeedbackCheckState {
+  state(counts: BandCounts, alarms: number): FeedbackCheckState {
+    const { labelled, disagreed } = counts;
     let n = 0;
     let d = 0;
+    let na = 0;
+    let da = 0;
     let expected = 0;
     let low = 0;
     let high = 0;
@@ -434,20 +517,27 @@ export class FeedbackCheck {
       const l = labelled[j]!;
       n += l;
       d += disagreed[j]!;
+      na += counts.audits?.[j] ?? 0;
+      da += counts.auditDisagreed?.[j] ?? 0;
       expected += b.answers === 0 ? 0 : (l * b.disagreements) / b.answers;
       low += l * this.lower[j]!;
       high += l * this.upper[j]!;
     });
     const region = (echo: boolean): [number, number] => [
-      this.agreeRegionLog(0, labelled, disagreed, echo),
-      this.agreeRegionLog(1, labelled, disagreed, echo),
+      this.agreeRegionLog(0, counts, echo),
+      this.agreeRegionLog(1, counts, echo),
     ];
     const echoes = region(true);
+    const liar: [number, number] = [
+      this.disagreeRegionLog(0, counts),
+      this.disagreeRegionLog(1, counts),
+    ];
+    const disagreesTooMuch = (alarms & DISAGREES_TOO_MUCH) !== 0;
     return {
       agreesTooMuch: (alarms & AGREES_TOO_MUCH) !== 0,
-      disagreesTooMuch: (alarms & DISAGREES_TOO_MUCH) !== 0,
-      agreeLogCapital: this.agreeLog(labelled, disagreed),
-      disagreeLogCapital: this.disagreeLog(labelled, disagreed),
+      disagreesTooMuch,
+      agreeLogCapital: this.agreeLog(counts),
+      disagreeLogCapital: this.disagreeLog(counts),
       logBar: this.logBar,
       labelled: n,
       disagreed: d,
@@ -459,6 +549,24 @@ export class FeedbackCheck {
       regionLogBar: this.regionLogBar,
       echoPowered: echoes[0] >= this.regionLogBar &&
         echoes[1] >= this.regionLogBar,
+      disagreeRegionLogCapitals: liar,
+      audits: na,
+      auditDisagreed: da,
+      disagreeRegion: disagreesTooMuch ? regionOf(liar, this.logBar) : null,
     };
   }
+}
+
+/**
+ * Where the disagree evidence lies (see `FeedbackCheckState.disagreeRegion`):
+ * each region whose weighed capital alone reaches the bar, else the one
+ * with the larger weighed capital.
+ */
+function regionOf(logs: [number, number], bar: number): DisagreeRegion {
+  const a = logs[0] + Math.log(AUDIT_WEIGHT);
+  const r = logs[1] + Math.log(1 - AUDIT_WEIGHT);
+  if (a >= bar && r >= bar) return "both";
+  if (a >= bar) return "audits";
+  if (r >= bar) return "reported";
+  return a >= r ? "audits" : "reported";
 }

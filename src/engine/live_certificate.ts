@@ -63,6 +63,7 @@
 
 import {
   AGREES_TOO_MUCH,
+  type BandCounts,
   type CalibrationBand,
   FeedbackCheck,
   type FeedbackCheckState,
@@ -146,6 +147,13 @@ export interface LiveEvidence {
   feedbackDisagreed: number[];
   /** Per candidate: labelled answers (audits and feedback). */
   labelled: number[];
+  /**
+   * Per candidate: audits among the labelled answers (the feedback
+   * check's liar test weighs them apart from the reported answers).
+   * Evidence pooled before it was counted has none: its labels all count
+   * as reported.
+   */
+  auditLabelled: number[];
   /** Audits answered, and how many disagreed. */
   audited: number;
   auditDisagreements: number;
@@ -175,6 +183,7 @@ export function emptyEvidence(k: number): LiveEvidence {
     auditDisagreed: zeros(),
     feedbackDisagreed: zeros(),
     labelled: zeros(),
+    auditLabelled: zeros(),
     audited: 0,
     auditDisagreements: 0,
     feedback: 0,
@@ -195,6 +204,7 @@ export function addEvidence(a: LiveEvidence, b: LiveEvidence): LiveEvidence {
     auditDisagreed: sum(a.auditDisagreed, b.auditDisagreed),
     feedbackDisagreed: sum(a.feedbackDisagreed, b.feedbackDisagreed),
     labelled: sum(a.labelled, b.labelled),
+    auditLabelled: sum(a.auditLabelled, b.auditLabelled),
     audited: a.audited + b.audited,
     auditDisagreements: a.auditDisagreements + b.auditDisagreements,
     feedback: a.feedback + b.feedback,
@@ -305,6 +315,8 @@ export class LiveCertificate {
   readonly #bins: Float64Array;
   /** Labelled answers (audits and feedback) by the strictest candidate they reach. */
   readonly #labelledBins: Float64Array;
+  /** Audits among them, likewise. */
+  readonly #auditBins: Float64Array;
   #audited = 0;
   #auditDisagreements = 0;
   #feedback = 0;
@@ -327,6 +339,8 @@ export class LiveCertificate {
   #generation = 0;
   /** Scratch: per candidate band, labelled answers that disagreed. */
   readonly #bandDisagreed: Float64Array;
+  /** The counts the feedback check weighs: views of the bins and `#bandDisagreed`. */
+  readonly #bandView: BandCounts;
   /**
    * Per bet fraction, the log factor each kind of observation multiplies
    * the capital by, at rate alpha (`fraction * KINDS + kind`): `decide`
@@ -378,6 +392,7 @@ export class LiveCertificate {
     const k = this.#thresholds.length;
     this.#bins = new Float64Array(KINDS * k);
     this.#labelledBins = new Float64Array(k);
+    this.#auditBins = new Float64Array(k);
     this.#floor = k;
     this.#bundle = threshold === null
       ? -1
@@ -387,6 +402,15 @@ export class LiveCertificate {
       ? null
       : new FeedbackCheck(bands, this.#thresholds, threshold!);
     this.#bandDisagreed = new Float64Array(k);
+    this.#bandView = {
+      labelled: this.#labelledBins,
+      disagreed: this.#bandDisagreed,
+      audits: this.#auditBins,
+      auditDisagreed: this.#bins.subarray(
+        DISAGREED_AUDIT * k,
+        DISAGREED_AUDIT * k + k,
+      ),
+    };
     const r = settings.auditRate;
     const m = settings.alpha;
     this.#certifyAtAlpha = Float64Array.from(
@@ -481,6 +505,7 @@ export class LiveCertificate {
         bins.subarray(DISAGREED_FEEDBACK * k, DISAGREED_FEEDBACK * k + k),
       ),
       labelled: Array.from(this.#labelledBins),
+      auditLabelled: Array.from(this.#auditBins),
       audited: this.#audited,
       auditDisagreements: this.#auditDisagreements,
       feedback: this.#feedback,
@@ -493,6 +518,7 @@ export class LiveCertificate {
     const out = this.evidence();
     this.#bins.fill(0);
     this.#labelledBins.fill(0);
+    this.#auditBins.fill(0);
     this.#audited = 0;
     this.#auditDisagreements = 0;
     this.#feedback = 0;
@@ -543,6 +569,7 @@ export class LiveCertificate {
       evidence.auditDisagreed,
       evidence.feedbackDisagreed,
       evidence.labelled,
+      evidence.auditLabelled,
     ];
     const totals = [
       evidence.audited,
@@ -576,6 +603,7 @@ export class LiveCertificate {
     }
     lists.slice(0, KINDS).forEach((l, kind) => this.#bins.set(l, kind * k));
     this.#labelledBins.set(evidence.labelled);
+    this.#auditBins.set(evidence.auditLabelled);
     [
       this.#audited,
       this.#auditDisagreements,
@@ -602,11 +630,17 @@ export class LiveCertificate {
     return lo < t.length ? lo : -1;
   }
 
-  #add(kind: number, confidence: number, labelled: boolean): void {
+  #add(
+    kind: number,
+    confidence: number,
+    labelled: boolean,
+    audit = false,
+  ): void {
     const first = this.#first(confidence);
     if (first < 0) return;
     this.#bins[kind * this.#thresholds.length + first]!++;
     if (labelled) this.#labelledBins[first]!++;
+    if (audit) this.#auditBins[first]!++;
   }
 
   /**
@@ -630,7 +664,7 @@ export class LiveCertificate {
   recordAudit(confidence: number, wrong: boolean): void {
     this.#audited++;
     if (wrong) this.#auditDisagreements++;
-    this.#add(wrong ? DISAGREED_AUDIT : AGREED, confidence, true);
+    this.#add(wrong ? DISAGREED_AUDIT : AGREED, confidence, true, true);
   }
 
   /** Feedback on an answer that was not certified: its confidence, and whether the model disagreed. */
@@ -708,11 +742,7 @@ export class LiveCertificate {
     // never more lenient than the bundle's.
     let echoPowered = false;
     if (this.#check !== null) {
-      const seen = this.#check.evaluate(
-        this.#labelledBins,
-        this.#disagreedByBand(),
-        this.#alarms,
-      );
+      const seen = this.#check.evaluate(this.#bandCounts(), this.#alarms);
       this.#alarms = seen.alarms;
       echoPowered = seen.echoPowered;
     }
@@ -737,14 +767,14 @@ export class LiveCertificate {
     return this.current();
   }
 
-  /** Per candidate band, the labelled answers that disagreed (a scratch array). */
-  #disagreedByBand(): Float64Array {
+  /** Per candidate band, the labelled answers, audits and disagreements the feedback check weighs (scratch arrays). */
+  #bandCounts(): BandCounts {
     const k = this.#thresholds.length;
     for (let j = 0; j < k; j++) {
       this.#bandDisagreed[j] = this.#bins[DISAGREED_AUDIT * k + j]! +
         this.#bins[DISAGREED_FEEDBACK * k + j]!;
     }
-    return this.#bandDisagreed;
+    return this.#bandView;
   }
 
   /** The weighted disagreement estimate over counts `n`; null before any decision. */
@@ -825,11 +855,9 @@ export class LiveCertificate {
       uncertifiedDecisions: this.#uncertified,
       inForce: at >= 0 ? states[at]! : null,
       candidates: states,
-      feedbackCheck: this.#check === null ? null : this.#check.state(
-        this.#labelledBins,
-        this.#disagreedByBand(),
-        this.#alarms,
-      ),
+      feedbackCheck: this.#check === null
+        ? null
+        : this.#check.state(this.#bandCounts(), this.#alarms),
     };
   }
 }

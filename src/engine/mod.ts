@@ -121,6 +121,7 @@ export { ServedBundle, type ServedOptions } from "./served.ts";
 // use besides answering: features, scope, the live certificate's arithmetic.
 export { type FeaturizerSettings } from "./features.ts";
 export {
+  type DisagreeRegion,
   FEEDBACK_ALARM_RATE,
   type FeedbackCheckState,
 } from "./feedback_check.ts";

@@ -41,7 +41,8 @@ interface RouteFacts {
   readonly browser: boolean;
   /**
    * With a feedback token configured (`serve --feedback-token-file`), it
-   * needs that token instead of the access token.
+   * needs that token instead of the access token (`/v1/feedback`, and
+   * `/v1/live/reset`, which undoes what feedback did).
    */
   readonly feedbackToken?: true;
   /**
@@ -135,8 +136,11 @@ export const ROUTE_TABLE = [
     path: "/v1/live/reset",
     guarded: true,
     browser: false,
+    // A reset undoes what feedback did: it takes the credential that posts
+    // feedback, never the decision clients' access token alone.
+    feedbackToken: true,
     decision: null,
-    usage: "reset the live evidence (one question or all)",
+    usage: "reset live evidence (one or all)",
     operation: LIVE_RESET_DOC,
   },
   {

@@ -33,6 +33,13 @@
  * threshold then applies again. A replica that has never read the store
  * (started while it was unreachable) withholds certification until it has.
  *
+ * A stop (`stop`) tries the store for at most `STOP_SYNC_MS`; what it
+ * could not deliver (the audits acknowledged while the store was
+ * unreachable, batches whose reply was lost, the decision counts) is taken
+ * by `takeUndelivered` as journal entries (`journal.ts`) for the next start
+ * to hand back (`addJournal`): they are replayed into the store before
+ * anything else, each batch under its own id, so nothing counts twice.
+ *
  * @module
  */
 
@@ -49,6 +56,7 @@ import {
 } from "../engine/mod.ts";
 import { applyLiveDecision } from "./apply_decision.ts";
 import { type FleetTrack, fleetTracks, poolName } from "./fleet_tracks.ts";
+import { journalAudits, type JournalEntry } from "./journal.ts";
 import {
   type AuditOutcome,
   type Batch,
@@ -64,6 +72,8 @@ import {
 export const FLEET_SYNC_MS = 250;
 /** Most milliseconds `start` waits for the first sync. */
 export const FIRST_SYNC_MS = 3000;
+/** Most milliseconds `stop` keeps trying to deliver what waits for the store. */
+export const STOP_SYNC_MS = 3000;
 
 /** How a fleet's live certificate runs. */
 export interface FleetOptions {
@@ -77,6 +87,8 @@ export interface FleetOptions {
   log?: ((message: string) => void) | undefined;
   /** Told when the store says questions `names` of `table` were reset (their counters must start afresh). */
   onReset?: ((table: Table, names: string[]) => void) | undefined;
+  /** Told the journal entries still undelivered whenever one given by `addJournal` has been delivered (or given up). */
+  onJournal?: ((remaining: JournalEntry[]) => void) | undefined;
 }
 
 /** Whether the store answers: not asked yet, answering, or not answering. */
@@ -100,6 +112,8 @@ export interface FleetStatus {
   /** Syncs and policy changes the store refused with an error (`StoreRejected`), and the audits given up with the syncs. */
   rejectedSyncs: number;
   rejectedAudits: number;
+  /** Audits of a journal (`addJournal`) not yet replayed into the store. */
+  journalAudits: number;
 }
 
 /** An audit checked and ready for the store, with the evidence it adds. */
@@ -179,6 +193,7 @@ export class FleetLive {
   readonly #syncMs: number;
   readonly #log: (message: string) => void;
   readonly #onReset: (table: Table, names: string[]) => void;
+  readonly #onJournal: (remaining: JournalEntry[]) => void;
   #served: Served | null = null;
   #epoch = "";
   #link: FleetLink = "connecting";
@@ -191,6 +206,13 @@ export class FleetLive {
   /** Audits counted while the store was unreachable, to be sent. */
   #held: StagedAudit[] = [];
   #unsent: Unsent[] = [];
+  /** Entries of a journal to replay into the store, oldest first. */
+  #journaled: JournalEntry[] = [];
+  /**
+   * The sync awaiting the store: its new batch (null while joining: none
+   * is sent) and every audit it carries or holds.
+   */
+  #inFlight: { batch: Batch | null; audits: StagedAudit[] } | null = null;
   #running: Promise<void> | null = null;
   #again = false;
   #timer: ReturnType<typeof setInterval> | undefined;
@@ -203,6 +225,142 @@ export class FleetLive {
     this.#syncMs = options.syncMs ?? FLEET_SYNC_MS;
     this.#log = options.log ?? ((m) => console.error(m));
     this.#onReset = options.onReset ?? (() => {});
+    this.#onJournal = options.onJournal ?? (() => {});
+  }
+
+  /**
+   * Journal entries to replay into the store (a previous run's undelivered
+   * syncs, `takeUndelivered`), before anything else at every sync until
+   * the store has taken them.
+   */
+  addJournal(entries: readonly JournalEntry[]): void {
+    this.#journaled.push(...entries);
+    if (entries.length > 0) this.kick();
+  }
+
+  /**
+   * What waits for the store, taken as journal entries (none left here):
+   * the journal entries not replayed yet, then the pool served: batches
+   * whose reply was lost and the one awaiting the store (each under its
+   * id), and a new batch of the audits held and the decision counts. The
+   * audits of feedback requests still waiting are resolved `counted`.
+   */
+  takeUndelivered(): JournalEntry[] {
+    const out = this.#journaled;
+    this.#journaled = [];
+    const s = this.#served;
+    if (s === null) return out;
+    const batches: Batch[] = this.#unsent.map((u) => u.batch);
+    const flying = this.#inFlight;
+    if (
+      flying?.batch && !batches.some((b) => b.id === flying.batch!.id)
+    ) batches.push(flying.batch);
+    const waiters = this.#queue.splice(0);
+    const audits = [
+      ...(flying === null ? this.#held : flying.batch ? [] : flying.audits),
+      ...waiters.flatMap((w) => w.audits),
+    ];
+    const adds = s.counters.map((c) => evidenceFields(c.takeEvidence()));
+    if (audits.length > 0 || adds.some((a) => a.length > 0)) {
+      batches.push({
+        id: randomHex8() + randomHex8(),
+        adds,
+        audits: audits.map((a) => a.stored),
+      });
+    }
+    this.#held = [];
+    this.#unsent = [];
+    for (const w of waiters) w.resolve(w.audits.map(() => "counted"));
+    if (batches.length > 0) {
+      out.push({
+        bundle: s.bundle,
+        epoch: this.#epoch,
+        questions: [...s.names],
+        generations: [...s.generations],
+        batches,
+        replica: this.#replica,
+        written: new Date().toISOString(),
+      });
+    }
+    return out;
+  }
+
+  /** True while something waits for the store (journal entries, audits, batches, counts). */
+  #waiting(): boolean {
+    return this.#journaled.length > 0 || this.#held.length > 0 ||
+      this.#unsent.length > 0 || this.#queue.length > 0 ||
+      this.#inFlight !== null ||
+      (this.#served?.counters.some((c) => hasEvidence(c.evidence())) ??
+        false);
+  }
+
+  /**
+   * Replays the journal entries into the store, oldest first; stops at the
+   * first the store does not answer (it stays, to be tried at the next
+   * sync). An entry the store refuses, or whose evidence pool the store no
+   * longer has, is given up with a line on the log.
+   */
+  async #replay(): Promise<void> {
+    while (this.#journaled.length > 0) {
+      const e = this.#journaled[0]!;
+      const unknown = e.epoch === "" || e.generations.some((g) => g < 0);
+      let epoch = e.epoch;
+      let generations = e.generations;
+      let lost: string | null = null;
+      let outcomes: AuditOutcome[] = [];
+      try {
+        if (unknown) {
+          // Counted before the store was ever read: in the pool and
+          // generations the store has now.
+          const probe = await this.#store.sync({
+            bundle: e.bundle,
+            epoch: "",
+            proposal: "",
+            questions: e.questions,
+            generations: e.questions.map(() => -1),
+            batches: [],
+          });
+          if (epoch === "") epoch = probe.epoch;
+          generations = generations.map((g, i) =>
+            g < 0 ? (probe.generations[i] ?? 0) : g
+          );
+        }
+        if (epoch === "") lost = "the store has no evidence of that bundle";
+        else {
+          const reply = await this.#store.sync({
+            bundle: e.bundle,
+            epoch,
+            proposal: "",
+            questions: e.questions,
+            generations,
+            batches: e.batches,
+          });
+          if (reply.epoch !== epoch) {
+            lost = "the store lost the evidence it was counted in";
+          }
+          outcomes = reply.audits.flat();
+        }
+      } catch (err) {
+        if (!(err instanceof StoreRejected)) throw err;
+        lost = `the store refused it: ${message(err)}`;
+      }
+      this.#journaled.shift();
+      const audits = journalAudits([e]);
+      const counted = outcomes.filter((o) => o === "counted").length;
+      const answered = outcomes.filter((o) => o === "answered").length;
+      this.#log(
+        lost === null
+          ? `live journal: replayed ${e.batches.length} batch(es) of ${e.replica} (${e.written}) into the store: ${counted} audit(s) counted, ${answered} counted before, ${
+            audits - counted - answered
+          } of another reset generation`
+          : `live journal: ${audits} audit(s) of ${e.replica} (${e.written}) given up: ${lost}`,
+      );
+      try {
+        this.#onJournal([...this.#journaled]);
+      } catch (err) {
+        this.#log(`live journal: ${message(err)}`);
+      }
+    }
   }
 
   /**
@@ -315,16 +473,29 @@ export class FleetLive {
     }
   }
 
-  /** Stops syncing, after one last sync of what was counted (waiting at most `FIRST_SYNC_MS`). */
-  async stop(): Promise<void> {
+  /**
+   * Stops syncing, after trying to deliver what was counted: syncs until
+   * nothing waits for the store, for at most `boundMs` (`STOP_SYNC_MS`).
+   * What is still undelivered then is `takeUndelivered`'s.
+   */
+  async stop(boundMs = STOP_SYNC_MS): Promise<void> {
     clearInterval(this.#timer);
     this.#timer = undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      this.sync(),
-      new Promise<void>((r) => timer = setTimeout(r, FIRST_SYNC_MS)),
-    ]);
-    clearTimeout(timer);
+    const end = performance.now() + boundMs;
+    for (;;) {
+      const left = end - performance.now();
+      if (left <= 0) break;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        this.sync(),
+        new Promise<void>((r) => timer = setTimeout(r, left)),
+      ]);
+      clearTimeout(timer);
+      if (!this.#waiting()) break;
+      const pause = Math.min(200, end - performance.now());
+      if (pause <= 0) break;
+      await new Promise((r) => setTimeout(r, pause));
+    }
   }
 
   /** Asks for a sync soon (one already running is followed by one more). */
@@ -343,6 +514,12 @@ export class FleetLive {
     try {
       while (this.#again || this.#queue.length > 0) {
         this.#again = false;
+        try {
+          // A journal first: its counts are older than anything here.
+          await this.#replay();
+        } catch {
+          // Not answering: the step below finds it so too, and says so.
+        }
         try {
           await this.#step();
         } catch (e) {
@@ -444,6 +621,9 @@ export class FleetLive {
       audits: audits.map((a) => a.stored),
     };
     const sending = joining ? [] : [...this.#unsent.map((u) => u.batch), batch];
+    this.#inFlight = joining
+      ? { batch: null, audits: [...this.#held, ...fresh] }
+      : { batch, audits };
     let reply;
     try {
       reply = await this.#store.sync({
@@ -455,6 +635,7 @@ export class FleetLive {
         batches: sending,
       });
     } catch (e) {
+      this.#inFlight = null;
       if (e instanceof StoreRejected && !joining) {
         this.#rejected(s, e, taken, held.length + fresh.length, sending.length);
         for (const w of waiters) w.resolve(w.audits.map(() => "store_error"));
@@ -487,6 +668,7 @@ export class FleetLive {
       for (const w of waiters) w.resolve(w.audits.map(() => "counted"));
       return;
     }
+    this.#inFlight = null;
     if (this.#served !== s) {
       for (const w of waiters) w.resolve(w.audits.map(() => "not_shared"));
       return;
@@ -766,8 +948,17 @@ export class FleetLive {
       waitingBatches: this.#unsent.length,
       rejectedSyncs: this.#rejectedSyncs,
       rejectedAudits: this.#rejectedAudits,
+      journalAudits: journalAudits(this.#journaled),
     };
   }
+}
+
+/** True when `e` counts anything. */
+function hasEvidence(e: LiveEvidence): boolean {
+  return e.audited > 0 || e.feedback > 0 || e.uncertified > 0 ||
+    e.agreed.some((n) => n > 0) || e.labelled.some((n) => n > 0) ||
+    e.auditDisagreed.some((n) => n > 0) ||
+    e.feedbackDisagreed.some((n) => n > 0);
 }
 
 /** True when every number of `a` is one a store takes: whole, finite; a positive lifetime. */

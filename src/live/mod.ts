@@ -26,11 +26,19 @@ export {
   type MissedAudit,
 } from "./feedback.ts";
 export { loggableItems } from "./feedback_log_items.ts";
-export { FLEET_SYNC_MS, FleetLive } from "./fleet.ts";
+export { FLEET_SYNC_MS, FleetLive, STOP_SYNC_MS } from "./fleet.ts";
 export {
   DecisionLedger,
   LEDGER_STRETCH_MS,
   type StretchSummary,
 } from "./ledger.ts";
+export {
+  journalAudits,
+  journalBeside,
+  type JournalEntry,
+  journalTemp,
+  readJournal,
+  writeJournal,
+} from "./journal.ts";
 export { countFleetFeedback } from "./fleet_feedback.ts";
 export { type LiveStore, parseStoreUrl } from "./store.ts";

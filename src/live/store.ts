@@ -8,7 +8,7 @@
  * replica that asks; a store that lost its data makes a new one, and the
  * live certificate of that bundle starts afresh, as after a reload), and per
  * question one record of counters: the evidence (`LiveEvidence` as fields
- * `a<j>`, `d<j>`, `f<j>`, `l<j>`, `audited`, `audit_disagreements`,
+ * `a<j>`, `d<j>`, `f<j>`, `l<j>`, `u<j>` (audits among `l<j>`), `audited`, `audit_disagreements`,
  * `feedback`, `uncertified`) and the policy (`floor`, `in_force`, and the
  * `version` that every change of the policy bumps). A question's second
  * tier is a record of its own (`QUESTION#semantic`, `fleet.ts`), kept and
@@ -172,6 +172,7 @@ export function evidenceFields(e: LiveEvidence): Fields {
     ["d", e.auditDisagreed],
     ["f", e.feedbackDisagreed],
     ["l", e.labelled],
+    ["u", e.auditLabelled],
   ];
   for (const [p, list] of lists) {
     list.forEach((n, j) => {
@@ -200,6 +201,7 @@ export function recordEvidence(
     e.auditDisagreed[j] = get(`d${j}`);
     e.feedbackDisagreed[j] = get(`f${j}`);
     e.labelled[j] = get(`l${j}`);
+    e.auditLabelled[j] = get(`u${j}`);
   }
   e.audited = get("audited");
   e.auditDisagreements = get("audit_disagreements");

@@ -9,6 +9,7 @@
  */
 
 import {
+  type DisagreeRegion,
   FEEDBACK_ALARM_RATE,
   type FeedbackCheckState,
   type LiveReason,
@@ -57,6 +58,13 @@ export function feedbackCheckStats(
     expected_high: round(c.expectedHigh),
     agree_log10_capital: round(c.agreeLogCapital / Math.LN10),
     disagree_log10_capital: round(c.disagreeLogCapital / Math.LN10),
+    disagree_audits_log10_capital: round(
+      c.disagreeRegionLogCapitals[0] / Math.LN10,
+    ),
+    disagree_reported_log10_capital: round(
+      c.disagreeRegionLogCapitals[1] / Math.LN10,
+    ),
+    disagrees_in: c.disagreeRegion,
     alarm_log10_capital: round(c.logBar / Math.LN10),
     lenient_allowed: c.echoPowered && !suspect,
     false_alarm_rate: FEEDBACK_ALARM_RATE,
@@ -67,6 +75,20 @@ export function feedbackCheckStats(
 function round(x: number): number {
   return Number.isFinite(x) ? Math.round(x * 1000) / 1000 : 0;
 }
+
+/**
+ * The disagrees-too-much alarm in words, by where its evidence lies: lies
+ * on audits and a model changed on the answers the table is sure of look
+ * the same, so the words say what to check.
+ */
+const DISAGREE_WORDS: Record<DisagreeRegion, string> = {
+  audits:
+    "disagrees far more than calibration allows on the audits, while the feedback on uncertified answers does not (a proxy answering audits wrongly, or a model changed on the answers the table is sure of: ask the model about a few audited texts yourself and compare with what the proxy sent)",
+  reported:
+    "disagrees far more than calibration allows on the uncertified answers, while the audits do not (a proxy reporting wrong answers, or a model or traffic changed on the texts the table is unsure of: compare a few reported answers with the model's)",
+  both:
+    "disagrees far more than calibration allows on the audits and the uncertified answers alike (a changed model or changed traffic, or a proxy lying on everything: compare a few answers with the model's)",
+};
 
 /**
  * The feedback check in words, e.g. "SUSPECT FEEDBACK: disagrees far more
@@ -85,18 +107,16 @@ export function feedbackCheckInWords(c: FeedbackCheckState): string {
       "agrees far more than calibration allows (an echoing proxy?): never more lenient than the bundle's threshold",
     );
   }
-  if (c.disagreesTooMuch) {
-    alarms.push(
-      "disagrees far more than calibration allows (a lying proxy, or a changed model)",
-    );
-  }
+  if (c.disagreesTooMuch) alarms.push(DISAGREE_WORDS[c.disagreeRegion!]);
   if (alarms.length === 0 && c.labelled === 0) {
     return "no labelled answers to check yet";
   }
   if (alarms.length > 0) {
     return `SUSPECT FEEDBACK: ${
       alarms.join("; and ")
-    } (${seen}): check the proxy, then reset (dtable inspect --server URL --live-reset)`;
+    } (${seen}; ${c.auditDisagreed} of ${c.audits} audit${
+      c.audits === 1 ? "" : "s"
+    }): check the proxy, then reset with the feedback token (dtable inspect --server URL --live-reset)`;
   }
   return `feedback consistent with calibration (${seen})`;
 }
@@ -158,6 +178,7 @@ export function liveStats(
       waiting_batches: fleet.waitingBatches,
       rejected_syncs: fleet.rejectedSyncs,
       rejected_audits: fleet.rejectedAudits,
+      journal_audits: fleet.journalAudits,
     },
     audit_rate: live.auditRate,
     pending_audits: live.pending.size,

@@ -2,9 +2,10 @@
  * Middleware refusing a request that needs the access token and does not
  * present it (see `../auth.ts` for the accepted forms): 401 with a JSON
  * error, written by `app.onError`. With a feedback token configured
- * (`serve --feedback-token-file`), the feedback route needs it instead:
- * the access token does not post feedback, and the feedback token opens
- * no other route. On routes a person opens in a browser
+ * (`serve --feedback-token-file`), the routes that move thresholds (the
+ * feedback route, and the live reset, which undoes what feedback did)
+ * need it instead: the access token does not post feedback nor reset, and
+ * the feedback token opens no other route. On routes a person opens in a browser
  * the 401 carries a Basic challenge, so the browser asks for a login;
  * elsewhere a Bearer challenge (no prompt).
  *
@@ -21,7 +22,7 @@ import { NO_TOKEN, type TokenSource } from "../token.ts";
 export interface TokenAuthOptions {
   /** Where the token comes from; read on every request that needs it. A source that is not `configured` lets every request through. */
   source: TokenSource;
-  /** The feedback token; when `configured`, the feedback route needs it instead of `source`. Default: none. */
+  /** The feedback token; when `configured`, the feedback-token routes (feedback, live reset) need it instead of `source`. Default: none. */
   feedback?: TokenSource;
   /** Whether a request to `path` takes the feedback token. Default: the route table's rule (`takesFeedbackToken`). */
   isFeedback?: (path: string) => boolean;
@@ -45,9 +46,9 @@ const DEFAULTS = {
 export const UNAUTHORIZED_MESSAGE =
   "Missing or wrong access token: send it as X-Service-Token: <token>, Authorization: Bearer <token>, or as the password of a Basic login";
 
-/** The message of a 401 on the feedback route when a feedback token is configured. */
+/** The message of a 401 on a feedback-token route (feedback, live reset) when a feedback token is configured. */
 export const FEEDBACK_UNAUTHORIZED_MESSAGE =
-  "Missing or wrong feedback token (this service takes feedback only with the token of --feedback-token-file, not the access token): send it as X-Service-Token: <token> or Authorization: Bearer <token>";
+  "Missing or wrong feedback token (this service takes feedback and live resets only with the token of --feedback-token-file, not the access token): send it as X-Service-Token: <token> or Authorization: Bearer <token>";
 
 /**
  * Lets a request through when it needs no token or presents it; else

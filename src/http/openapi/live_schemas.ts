@@ -117,7 +117,20 @@ export const FeedbackCheck = Type.Object({
     description: "log10 of the agrees-too-much test's capital now.",
   }),
   disagree_log10_capital: Type.Number({
-    description: "log10 of the disagrees-too-much test's capital now.",
+    description:
+      "log10 of the disagrees-too-much test's capital now: 0.9 times the audits' capital plus 0.1 times the reported uncertified answers' (each region's share of the test's level).",
+  }),
+  disagree_audits_log10_capital: Type.Number({
+    description:
+      "log10 of the disagrees-too-much capital of the audits alone (alone it must reach the bar plus log10(1 / 0.9)).",
+  }),
+  disagree_reported_log10_capital: Type.Number({
+    description:
+      "log10 of the disagrees-too-much capital of the feedback on uncertified answers alone (alone it must reach the bar plus 1).",
+  }),
+  disagrees_in: nullable(oneOf(["audits", "reported", "both"] as const), {
+    description:
+      "While disagrees_too_much stands, where its evidence lies now: the audits (lies on audits, or a model changed on the answers the table is sure of), the reported uncertified answers, or both; null otherwise.",
   }),
   alarm_log10_capital: Type.Number({
     description: "log10 of the capital an alarm needs (1 / the Ville level).",
@@ -196,6 +209,11 @@ export const LiveFleet = Type.Object({
   rejected_audits: Type.Integer({
     minimum: 0,
     description: "Audits given up with the syncs the store refused.",
+  }),
+  journal_audits: Type.Integer({
+    minimum: 0,
+    description:
+      "Audits read from the live journal at start (serve --live-journal: what a stop could not deliver) and not yet replayed into the store.",
   }),
 });
 
