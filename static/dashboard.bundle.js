@@ -264,6 +264,203 @@
     setText("money-sub", costKnown ? `${calls} at ${fmtMoney(sv.cost_per_call)} each, in your currency` : `${calls} saved so far.`);
   }
 
+  // static/dashboard/uplot_chart.ts
+  function palette() {
+    const style = getComputedStyle(document.documentElement);
+    const v = (name) => style.getPropertyValue(name).trim();
+    return {
+      muted: v("--muted"),
+      line: v("--line"),
+      p50: v("--p50"),
+      p99: v("--p99"),
+      rate: v("--rate"),
+      font: `11px ${getComputedStyle(document.body).fontFamily}`
+    };
+  }
+  function withAlpha(colour, alpha) {
+    const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(colour);
+    if (!m) return colour;
+    const [r, g, b] = [
+      m[1],
+      m[2],
+      m[3]
+    ].map((x) => parseInt(x ?? "0", 16));
+    return `rgba(${r}, ${g}, ${b}, ${alpha})`;
+  }
+  var FittedChart = class {
+    #plot = null;
+    #data = null;
+    #box;
+    #options;
+    /** A chart in `box`, built by `options` for the current colours and size. */
+    constructor(box, options) {
+      this.#box = box;
+      this.#options = options;
+      new ResizeObserver(() => this.#fit()).observe(box);
+      matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => this.#rebuild());
+    }
+    /** Draws `data`, building the chart on first use. */
+    draw(data) {
+      this.#data = data;
+      if (this.#plot) this.#plot.setData(data);
+      else this.#rebuild();
+    }
+    /** Whether a chart is on the page. */
+    get drawn() {
+      return this.#plot !== null;
+    }
+    /** Removes the chart (until the next `draw`). */
+    clear() {
+      this.#plot?.destroy();
+      this.#plot = null;
+      this.#data = null;
+    }
+    #size() {
+      return {
+        width: Math.max(100, Math.floor(this.#box.clientWidth)),
+        height: Math.max(20, Math.floor(this.#box.clientHeight))
+      };
+    }
+    #rebuild() {
+      this.#plot?.destroy();
+      this.#plot = null;
+      if (!this.#data) return;
+      const { width, height } = this.#size();
+      this.#plot = new uPlot(this.#options(palette(), width, height), this.#data, this.#box);
+    }
+    #fit() {
+      const plot = this.#plot;
+      if (!plot) return;
+      const size = this.#size();
+      if (size.width !== plot.width || size.height !== plot.height) {
+        plot.setSize(size);
+      }
+    }
+  };
+
+  // static/dashboard/cards/learn.ts
+  var chart = null;
+  function chartIn(box) {
+    chart ??= new FittedChart(box, (p, width, height) => ({
+      width,
+      height,
+      legend: {
+        show: false
+      },
+      cursor: {
+        y: false,
+        drag: {
+          x: false,
+          y: false
+        }
+      },
+      scales: {
+        x: {
+          time: false
+        },
+        y: {
+          range: [
+            0,
+            100
+          ]
+        }
+      },
+      axes: [
+        {
+          stroke: p.muted,
+          font: p.font,
+          grid: {
+            stroke: p.line,
+            width: 1
+          },
+          ticks: {
+            show: false
+          },
+          size: 24,
+          values: (_u, splits) => splits.map((s) => `${Math.round(s)} min`)
+        },
+        {
+          stroke: p.muted,
+          font: p.font,
+          grid: {
+            stroke: p.line,
+            width: 1
+          },
+          ticks: {
+            show: false
+          },
+          size: 40,
+          values: (_u, splits) => splits.map((s) => `${s}%`)
+        }
+      ],
+      series: [
+        {
+          label: "minutes"
+        },
+        {
+          label: "certified",
+          stroke: p.p50,
+          width: 2,
+          points: {
+            show: false
+          }
+        },
+        {
+          label: "calls saved",
+          stroke: p.rate,
+          width: 2,
+          dash: [
+            5 * devicePixelRatio,
+            4 * devicePixelRatio
+          ],
+          points: {
+            show: false
+          }
+        }
+      ]
+    }));
+    return chart;
+  }
+  function renderLearn(st) {
+    const card = byId("card-learn");
+    const l = st.learn;
+    card.hidden = l === void 0;
+    if (l === void 0) return;
+    const alphas = [
+      ...new Set(st.bundle.questions.map((q) => q.alpha).filter((a) => a !== null))
+    ];
+    const bound = alphas.length === 0 ? "nothing certified yet: every answer goes to the model" : `certified answers disagree with the model at most ${alphas.map((a) => fmtPct(a)).join(" / ")} of the time (with 95% confidence, on traffic like the calibration part)`;
+    const last = l.history.at(-1);
+    byId("learn-summary").replaceChildren(h("p", {
+      class: "sub"
+    }, `${fmtInt(l.labels)} labels \xB7 next retrain at ${fmtInt(l.next_retrain_at)}${l.running ? " \xB7 retraining now" : ""} \xB7 ${fmtInt(l.retrains)} retrains, ${fmtInt(l.swaps)} swapped in`), h("p", {
+      class: "sub"
+    }, `Bound: ${bound}.`), ...l.held.length > 0 ? [
+      h("p", {
+        class: "sub"
+      }, `Held (the model answers options not learned yet): ${l.held.join(", ")}.`)
+    ] : [], ...l.unlearned.length > 0 ? [
+      h("p", {
+        class: "sub"
+      }, `Not learned yet: ${l.unlearned.join(", ")}.`)
+    ] : [], ...last === void 0 ? [] : [
+      h("p", {
+        class: "sub"
+      }, `Last retrain ${fmtClock(last.ended)}, on ${fmtInt(last.labels)} labels: ${last.swapped ? "swapped in" : "kept the bundle in force"} (${last.reason}).`)
+    ]);
+    const points = l.series.filter((p) => p.decisions > 0);
+    const box = byId("learn-chart");
+    if (points.length < 2) return;
+    const start = Date.parse(points[0].from);
+    chartIn(box).draw([
+      points.map((p) => (Date.parse(p.to) - start) / 6e4),
+      points.map((p) => 100 * p.certified / p.decisions),
+      points.map((p) => 100 * (p.decisions - p.calls) / p.decisions)
+    ]);
+    const end = points.at(-1);
+    box.setAttribute("aria-label", `Certified share and model calls saved per stretch since the start: ${fmtPct(end.certified / end.decisions)} certified and ${fmtPct((end.decisions - end.calls) / end.decisions)} of calls saved in the last stretch`);
+  }
+
   // static/dashboard/cards/live.ts
   var LIVE_BADGES = {
     bundle: [
@@ -645,80 +842,6 @@
     }
     return ticks;
   }
-
-  // static/dashboard/uplot_chart.ts
-  function palette() {
-    const style = getComputedStyle(document.documentElement);
-    const v = (name) => style.getPropertyValue(name).trim();
-    return {
-      muted: v("--muted"),
-      line: v("--line"),
-      p50: v("--p50"),
-      p99: v("--p99"),
-      rate: v("--rate"),
-      font: `11px ${getComputedStyle(document.body).fontFamily}`
-    };
-  }
-  function withAlpha(colour, alpha) {
-    const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(colour);
-    if (!m) return colour;
-    const [r, g, b] = [
-      m[1],
-      m[2],
-      m[3]
-    ].map((x) => parseInt(x ?? "0", 16));
-    return `rgba(${r}, ${g}, ${b}, ${alpha})`;
-  }
-  var FittedChart = class {
-    #plot = null;
-    #data = null;
-    #box;
-    #options;
-    /** A chart in `box`, built by `options` for the current colours and size. */
-    constructor(box, options) {
-      this.#box = box;
-      this.#options = options;
-      new ResizeObserver(() => this.#fit()).observe(box);
-      matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => this.#rebuild());
-    }
-    /** Draws `data`, building the chart on first use. */
-    draw(data) {
-      this.#data = data;
-      if (this.#plot) this.#plot.setData(data);
-      else this.#rebuild();
-    }
-    /** Whether a chart is on the page. */
-    get drawn() {
-      return this.#plot !== null;
-    }
-    /** Removes the chart (until the next `draw`). */
-    clear() {
-      this.#plot?.destroy();
-      this.#plot = null;
-      this.#data = null;
-    }
-    #size() {
-      return {
-        width: Math.max(100, Math.floor(this.#box.clientWidth)),
-        height: Math.max(20, Math.floor(this.#box.clientHeight))
-      };
-    }
-    #rebuild() {
-      this.#plot?.destroy();
-      this.#plot = null;
-      if (!this.#data) return;
-      const { width, height } = this.#size();
-      this.#plot = new uPlot(this.#options(palette(), width, height), this.#data, this.#box);
-    }
-    #fit() {
-      const plot = this.#plot;
-      if (!plot) return;
-      const size = this.#size();
-      if (size.width !== plot.width || size.height !== plot.height) {
-        plot.setSize(size);
-      }
-    }
-  };
 
   // static/dashboard/charts.ts
   function columns(samples, keys, positive) {
@@ -1228,6 +1351,7 @@
     renderDrift(st);
     renderLive(st);
     renderTiers(st);
+    renderLearn(st);
     recent.render(st);
     picker.render(st);
     latency.update(history, (st.latency_us?.count ?? 0) > 0);

@@ -40,7 +40,8 @@ export function freePort(): number {
 
 /** How to start a server. */
 export interface ServerOptions {
-  bundle: string;
+  /** The bundle to serve; absent for a learning service started without one (`--learn DIR` in `args`). */
+  bundle?: string;
   /** Extra `serve` flags. */
   args?: string[];
   /** Environment of the child; `SERVICE_PROXY_TOKEN` is emptied unless given. */
@@ -125,7 +126,9 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const host = o.host ?? "127.0.0.1";
   const permissions = o.permissions ?? [
     `--allow-net=${host}`,
-    `--allow-read=${[o.bundle, ...o.read ?? []].join(",")}`,
+    `--allow-read=${
+      [...o.bundle === undefined ? [] : [o.bundle], ...o.read ?? []].join(",")
+    }`,
     ...(o.write === undefined ? [] : [`--allow-write=${o.write.join(",")}`]),
     "--allow-env=SERVICE_PROXY_TOKEN",
   ];
@@ -135,8 +138,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     ...permissions,
     MAIN,
     "serve",
-    "--bundle",
-    o.bundle,
+    ...(o.bundle === undefined ? [] : ["--bundle", o.bundle]),
     "--host",
     host,
     "--port",

@@ -22,6 +22,7 @@ import type {
 import { oneLine, parseFlags, UsageError, userPath } from "./common.ts";
 import {
   fetchLive,
+  learnLines,
   liveLines,
   resetLine,
   resetLive,
@@ -193,8 +194,20 @@ export async function inspectCommand(args: string[]): Promise<number> {
       console.error(`warning: reset done, but ${oneLine(e)}`);
       return 0;
     }
-    if (values.json) console.log(JSON.stringify(live, null, 2));
-    else console.log(liveLines(values.server, live).join("\n"));
+    if (values.json) {
+      console.log(JSON.stringify(
+        live.learn === null ? live.live : { ...live.live, learn: live.learn },
+        null,
+        2,
+      ));
+    } else {
+      console.log(
+        [
+          ...liveLines(values.server, live.live),
+          ...(live.learn === null ? [] : learnLines(live.learn)),
+        ].join("\n"),
+      );
+    }
     return 0;
   }
   if (values["live-reset"]) {

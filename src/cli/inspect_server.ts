@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { LearnStats } from "../http/openapi/learn_schemas.ts";
 import type {
   LiveResetReply,
   LiveStatsDocument,
@@ -113,16 +114,42 @@ export async function serverToken(
 }
 
 /**
- * The live section of the server at `url` (its `/v1/stats`). Throws
- * `UsageError` naming the URL when it cannot be read.
+ * The live section of the server at `url` (its `/v1/stats`), and its
+ * learner's when it learns. Throws `UsageError` naming the URL when it
+ * cannot be read.
  */
 export async function fetchLive(
   url: string,
   token: string | undefined,
-): Promise<LiveStatsDocument | null> {
+): Promise<{ live: LiveStatsDocument | null; learn: LearnStats | null }> {
   const res = await ask(routeOf(url, "v1/stats"), token);
-  const stats = await res.json() as { live?: LiveStatsDocument };
-  return stats.live ?? null;
+  const stats = await res.json() as {
+    live?: LiveStatsDocument;
+    learn?: LearnStats;
+  };
+  return { live: stats.live ?? null, learn: stats.learn ?? null };
+}
+
+/** A learning service's learner as lines of plain words: labels, the next retrain, each retrain. */
+export function learnLines(learn: LearnStats): string[] {
+  return [
+    `learning in ${learn.dir}: ${learn.labels} labels, next retrain at ${learn.next_retrain_at}${
+      learn.running ? " (one runs now)" : ""
+    }; ${learn.retrains} retrains, ${learn.swaps} swapped in`,
+    ...(learn.held.length === 0 ? [] : [
+      `  held (the model answers options not learned yet): ${
+        learn.held.join(", ")
+      }`,
+    ]),
+    ...(learn.unlearned.length === 0 ? [] : [
+      `  not learned yet: ${learn.unlearned.join(", ")}`,
+    ]),
+    ...learn.history.map((r) =>
+      `  ${r.ended}: ${r.labels} labels, ${r.seconds.toFixed(1)} s, ${
+        r.swapped ? "swapped in" : "not swapped in"
+      }: ${r.error ?? r.reason}`
+    ),
+  ];
 }
 
 /**

@@ -34,6 +34,7 @@ import { answerFeedback } from "./live_routes/feedback_route.ts";
 import { Exposition, METRICS_CONTENT_TYPE } from "./exposition.ts";
 import { writeLiveMetrics } from "./live_routes/live_metrics.ts";
 import { liveStats } from "./live_routes/live_stats.ts";
+import { writeLearnMetrics } from "./stats/learn_metrics.ts";
 import { answerLiveReset, LIVE_RESET_BODY } from "./live_routes/reset.ts";
 import { writeServiceMetrics } from "./service_metrics.ts";
 import { writeTierMetrics } from "./tier_metrics.ts";
@@ -259,6 +260,9 @@ export function appFor(
           ...stats.snapshot(),
           live: liveStats(service.live, service.served.table),
           ...tiersOf(service),
+          ...(service.learning === null
+            ? {}
+            : { learn: service.learning.stats() }),
         } satisfies StatsDocument,
       );
     },
@@ -268,6 +272,9 @@ export function appFor(
       const e = new Exposition();
       writeServiceMetrics(e, stats, table, state, monitor);
       writeLiveMetrics(e, liveStats(service.live, table));
+      if (service.learning !== null) {
+        writeLearnMetrics(e, service.learning.stats());
+      }
       if (service.served.second !== null) {
         writeTierMetrics(e, service.served.second);
       }

@@ -20,6 +20,7 @@ import type {
 } from "../engine/mod.ts";
 import { LiveController, type LiveOptions } from "../live/mod.ts";
 import type { FeedbackSink } from "../serve/mod.ts";
+import type { LearnStats } from "./openapi/learn_schemas.ts";
 import { dashboardHtml as defaultDashboard } from "../../static/mod.ts";
 import { BATCH_BODY, parseBatch } from "./batch.ts";
 import { parseJsonBody } from "./body.ts";
@@ -103,6 +104,8 @@ export interface Learning {
   readonly registry: UnlearnedQuestions;
   /** Counts one label (a feedback item written to the log) answered for `table`. */
   observe(question: string, answer: string | boolean, table: Table): void;
+  /** The `learn` section of `/v1/stats`. */
+  stats(): LearnStats;
 }
 
 /** Counts each answer under the tier that gave it, and the latency under each tier present. */

@@ -433,6 +433,44 @@ export class Learner {
     });
   }
 
+  /** What `/v1/stats` shows of the learner (its `learn` section). */
+  stats() {
+    const iso = (ms: number) => new Date(ms).toISOString();
+    return {
+      dir: this.dir,
+      labels: this.#labels,
+      next_retrain_at: this.nextAt,
+      running: this.running,
+      retrains: this.#retrains,
+      swaps: this.#swaps,
+      held: [...this.#held],
+      unlearned: this.registry.names().filter((n) =>
+        !this.#options.served().byName.has(n)
+      ),
+      history: this.#history.slice(-20).map((r) => ({
+        started: r.started,
+        ended: r.ended,
+        labels: r.labels,
+        seconds: r.seconds,
+        swapped: r.swapped,
+        reason: r.reason,
+        test_answers: r.testAnswers,
+        certified_before: r.certifiedBefore,
+        certified_after: r.certifiedAfter,
+        calibrated: r.calibrated,
+        questions: r.questions,
+        ...(r.error === undefined ? {} : { error: r.error }),
+      })),
+      series: this.#series.map((p) => ({
+        from: iso(p.from),
+        to: iso(p.to),
+        decisions: p.decisions,
+        certified: p.certified,
+        calls: p.calls,
+      })),
+    };
+  }
+
   /** Stops the schedule and ends a retrain running now (its bundle is not written). */
   close(): void {
     this.#closed = true;

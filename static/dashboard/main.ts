@@ -10,6 +10,7 @@
 import { renderDrift } from "./cards/drift.ts";
 import { renderHeader, showStatus } from "./cards/header.ts";
 import { renderKpis } from "./cards/kpis.ts";
+import { renderLearn } from "./cards/learn.ts";
 import { renderLive } from "./cards/live.ts";
 import { renderQuestions } from "./cards/questions.ts";
 import { renderTiers } from "./cards/tiers.ts";
@@ -40,6 +41,7 @@ function show(st: Stats): void {
   renderDrift(st);
   renderLive(st);
   renderTiers(st);
+  renderLearn(st);
   recent.render(st);
   picker.render(st);
   latency.update(history, (st.latency_us?.count ?? 0) > 0);

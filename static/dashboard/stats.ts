@@ -133,6 +133,7 @@ export interface Stats {
   live?: LiveSummary;
   /** Present only while a bundle with a second tier is served. */
   tiers?: TiersSummary;
+  learn?: LearnSummary;
   recent: RecentDecision[];
 }
 
@@ -170,4 +171,31 @@ export interface PlaygroundReply {
   reason: string;
   radius: number | null;
   top: { option: string; probability: number }[];
+}
+
+/** A learning service's learner (`serve --learn`). */
+export interface LearnSummary {
+  dir: string;
+  labels: number;
+  next_retrain_at: number;
+  running: boolean;
+  retrains: number;
+  swaps: number;
+  held: string[];
+  unlearned: string[];
+  history: {
+    started: string;
+    ended: string;
+    labels: number;
+    seconds: number;
+    swapped: boolean;
+    reason: string;
+  }[];
+  series: {
+    from: string;
+    to: string;
+    decisions: number;
+    certified: number;
+    calls: number;
+  }[];
 }

@@ -9,6 +9,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { DriftState as EngineDriftState } from "../../engine/mod.ts";
 import type { QuestionKind } from "../../engine/mod.ts";
+import { LearnStats } from "./learn_schemas.ts";
 import { LiveStats } from "./live_schemas.ts";
 import {
   confidence,
@@ -198,6 +199,7 @@ export const StatsDocument = Type.Object({
   drift: recordOf(DriftState),
   live: ref("LiveStats", LiveStats),
   tiers: Type.Optional(ref("TiersStats", TiersStats)),
+  learn: Type.Optional(ref("LearnStats", LearnStats)),
   recent: Type.Array(RecentDecision),
   descriptors: Type.Object({
     open: nullable(count),
@@ -232,7 +234,12 @@ export const StatsDocument = Type.Object({
 export type StatsDocument = Static<typeof StatsDocument>;
 
 /** The component schemas of the statistics document. */
-export const STATS_SCHEMAS = { LatencySummary, StatsDocument, TiersStats };
+export const STATS_SCHEMAS = {
+  LatencySummary,
+  LearnStats,
+  StatsDocument,
+  TiersStats,
+};
 
 // The engine owns these types; the schema must describe them exactly.
 const _driftState: Same<
