@@ -13,10 +13,15 @@
  *
  * Runs the default settings and `--semantic off` (`--semantic MODE` runs
  * one); `--rate N` requests a second (50 by default), `--limit N` streams
- * only the first N texts.
+ * only the first N texts, `--repeat N` streams them N times (the second time
+ * round the texts are not new, but the labels are: `--repeat 2` gives 20,000
+ * labels). It also measures what a retrain costs serving: the `latency_us`
+ * of certified answers while a retrain runs and while none does (p50, p99),
+ * and the server's resident memory at its highest (sampled every second,
+ * retrain workers included).
  *
  * ```sh
- * deno task bench:cold [--semantic auto|off|both] [--rate 50] [--limit N]
+ * deno task bench:cold [--semantic auto|off|both] [--rate 50] [--limit N] [--repeat N]
  * ```
  *
  * @module
@@ -29,13 +34,14 @@ import { readTraces, type TraceSet } from "../src/traces/mod.ts";
 import { trainBundle } from "../src/train/mod.ts";
 import { embedTraces } from "../src/train/embed.ts";
 import { DATA, EMBED_CACHE_OPTION, exitWithoutData } from "./bench_data.ts";
-import { startServe } from "./processes.ts";
+import { rssMbOrNull, startServe } from "./processes.ts";
 
 const { values } = parseArgs({
   options: {
     semantic: { type: "string", default: "both" },
     rate: { type: "string", default: "50" },
     limit: { type: "string" },
+    repeat: { type: "string", default: "1" },
     seed: { type: "string", default: "1" },
     held: { type: "string", default: "8" },
     "no-batch": { type: "boolean", default: false },
@@ -106,6 +112,11 @@ interface Window {
 }
 
 interface RunResult {
+  /** Certified answers' latency_us while a retrain ran, and while none did. */
+  busy: number[];
+  idle: number[];
+  /** Highest resident memory of the server, MB. */
+  peakMb: number;
   windows: Window[];
   snapshots: Map<number, string>;
   final: string | null;
@@ -147,6 +158,22 @@ async function run(
   const started = performance.now();
   const windows: Window[] = [];
   const snapshots = new Map<number, string>();
+  const busy: number[] = [];
+  const idle: number[] = [];
+  let peakMb = 0;
+  let running = false;
+  let watching = true;
+  const watch = (async () => {
+    while (watching) {
+      try {
+        const s = await (await fetch(`${server.base}/v1/stats`)).json();
+        running = s.learn?.running === true;
+      } catch { /* the server is stopping */ }
+      const mb = await rssMbOrNull(server.child.pid);
+      if (mb !== null) peakMb = Math.max(peakMb, mb);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  })();
   let w: Window = blank(0);
   const retrainsSoFar = () =>
     (server.stderr().match(/^learn: retrained/gm) ?? []).length;
@@ -165,6 +192,7 @@ async function run(
       const isNew = lateOptions.has(item.label);
       if (isNew) w.newSeen++;
       if (a.certified) {
+        (running ? busy : idle).push(reply.latency_us);
         w.certified++;
         if (a.choice !== item.label) w.wrong++;
         if (isNew) w.newCertified++;
@@ -198,6 +226,8 @@ async function run(
       }
     }
   } finally {
+    watching = false;
+    await watch;
     await server.stop();
   }
   const history = await Deno.readTextFile(`${dir}/retrains.jsonl`).catch(() =>
@@ -212,6 +242,9 @@ async function run(
     );
   }
   return {
+    busy,
+    idle,
+    peakMb,
     windows,
     snapshots,
     final: await inForce(dir),
@@ -325,6 +358,7 @@ const late = new Set(
   ),
 );
 if (values.limit !== undefined) items = items.slice(0, Number(values.limit));
+items = new Array(Number(values.repeat)).fill(items).flat();
 console.log(
   `BANKING77 train.csv: ${items.length} texts streamed at ${RATE}/s (seed ${SEED}), ${late.size} of ${q.options.length} options held back until the second half`,
 );
@@ -354,6 +388,22 @@ for (const mode of modes) {
     }%), model calls ${pct(all.calls, items.length)}, ${r.retrains} retrains, ${
       r.seconds.toFixed(0)
     } s`,
+  );
+  const quantile = (xs: number[], q: number) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    return sorted.length === 0
+      ? "-"
+      : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
+        .toFixed(1);
+  };
+  console.log(
+    `${mode}: certified answers' latency_us while a retrain ran (${r.busy.length}): p50 ${
+      quantile(r.busy, 0.5)
+    }, p99 ${quantile(r.busy, 0.99)}; while none ran (${r.idle.length}): p50 ${
+      quantile(r.idle, 0.5)
+    }, p99 ${quantile(r.idle, 0.99)}; the server's resident memory at most ${
+      r.peakMb.toFixed(0)
+    } MB`,
   );
   for (const [n, bundle] of [...r.snapshots, ["end", r.final] as const]) {
     if (bundle === null) continue;

@@ -5,12 +5,14 @@
  * alternating rounds each gets sequential `/v1/decide` requests from one
  * keep-alive client (their server-side `latency_us`) and then a `wrk` load
  * of the same texts (requests a second). Texts are BANKING77 test texts
- * this checkout's table certifies. Prints each side's figures and the
+ * this checkout's table certifies (with `--uncertified`, texts it leaves
+ * uncertified: the path where each answer gets a signed decision id).
+ * Prints each side's figures and the
  * ratios now/before per round and overall: what "as before" means on a
  * shared machine, where absolute microseconds move with the load.
  *
  * Usage: deno task bench:versus --before DIR --bundle DIR [--rounds 4]
- *        [--requests 500] [--seconds 3] [--connections 16]
+ *        [--requests 500] [--seconds 3] [--connections 16] [--uncertified]
  *
  * Without `wrk`, only the sequential figures; without the data, prints why
  * and exits 0.
@@ -34,6 +36,7 @@ const { values } = parseArgs({
     requests: { type: "string", default: "500" },
     seconds: { type: "string", default: "3" },
     connections: { type: "string", default: "16" },
+    uncertified: { type: "boolean", default: false },
   },
 });
 if (values.before === undefined || values.bundle === undefined) {
@@ -59,7 +62,8 @@ const servers: Record<"before" | "now", ServeProcess> = {
 };
 
 try {
-  // The texts: BANKING77 test texts this checkout certifies, in file order.
+  // The texts: BANKING77 test texts this checkout certifies (or, with
+  // --uncertified, leaves uncertified), in file order.
   const test = await readTraces([`${DATA}banking77/test.csv`]);
   const texts: string[] = [];
   for (const text of test.texts) {
@@ -67,7 +71,10 @@ try {
     const { answers } = await post(servers.now, text) as {
       answers: Record<string, { certified: boolean }>;
     };
-    if (Object.values(answers).every((a) => a.certified)) texts.push(text);
+    const wanted = !values.uncertified;
+    if (Object.values(answers).every((a) => a.certified === wanted)) {
+      texts.push(text);
+    }
   }
   const bodies = texts.map((t) => JSON.stringify({ state: t }));
   const withWrk = await hasCommand("wrk");
@@ -109,7 +116,9 @@ try {
   const mean = (xs: readonly number[]) =>
     xs.reduce((a, b) => a + b, 0) / xs.length;
   console.log(
-    `now (this checkout) against before (${before}), bundle ${bundle}; ${texts.length} table-certified BANKING77 test texts; ${rounds} alternating rounds`,
+    `now (this checkout) against before (${before}), bundle ${bundle}; ${texts.length} table-${
+      values.uncertified ? "uncertified" : "certified"
+    } BANKING77 test texts; ${rounds} alternating rounds`,
   );
   for (const side of ["before", "now"]) {
     console.log(

@@ -75,6 +75,7 @@ function routeLines(): string {
 
 /** Usage text of `serve`. */
 export const SERVE_USAGE = `Usage: serve --bundle DIR [options]
+       serve --learn DIR [--bundle DIR] [--traces FILE ...] [options]
 
 Serves a trained bundle over HTTP/1.1 with keep-alive. Ctrl-C or SIGTERM stops
 it: it answers the requests in flight (new ones get 503 with connection: close),
@@ -85,7 +86,17 @@ Routes (with an access token set, each needs it unless marked):
 ${routeLines()}
 
 Options:
-  --bundle DIR             bundle folder to serve (required)
+  --bundle DIR             bundle folder to serve (required without --learn)
+  --learn DIR              learn from the feedback: keep the feedback log, its decision
+                           ledger and the bundle versions in DIR, retrain in the background
+                           as the labels grow, and serve DIR/bundle (swapped in when it
+                           certifies more). Starts with DIR/bundle, else --bundle, else no
+                           bundle at all (every answer uncertified, flag uncalibrated);
+                           learns questions and the options the model adds from feedback
+  --traces FILE            with --learn: traces read at every retrain beside the log
+                           (repeatable); with no bundle yet, the first retrain starts at once
+  --semantic MODE          with --learn: the second tier at each retrain, auto, on or off
+                           (default auto)
   --host HOST              listen address (default 127.0.0.1; use 0.0.0.0 in a
                            container, together with an access token)
   --port N                 listen port (default 8010; 0 picks a free one)
@@ -114,8 +125,10 @@ Options:
                            does not apply, S in [0, 1]
   --drift-scope-p P        override the bundle's out-of-scope p-value cut, P in [0, 1)
                            (0 turns the rule off)
-  --audit-rate R           probability that a certified answer is picked for audit
-                           (default ${DEFAULT_AUDIT_RATE}; 0 turns the live certificate off)
+  --audit-rate R           probability that a decision is picked by the calibration coin
+                           (a certified one is then audited; default ${DEFAULT_AUDIT_RATE}; 0 turns the
+                           live certificate off). With --learn, the base rate: a question
+                           whose calibration evidence is thin is picked more often
   --audit-seed N           seed of the audit sampler (default: random)
   --feedback-log FILE      append each POST /v1/feedback item that is a valid trace (a
                            replayed audit id is not written again) to FILE as a trace

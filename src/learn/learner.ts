@@ -22,7 +22,7 @@ import {
   type RetrainJob,
   type RetrainOutcome,
 } from "./retrain.ts";
-import type { RetrainMessage } from "./retrain_worker.ts";
+import type { RetrainMessage, RetrainRequest } from "./retrain_worker.ts";
 import { nextRetrainLabels, retrainDue } from "./schedule.ts";
 
 /** How long after a ledger stretch ends its feedback counts as arrived: 5 s. */
@@ -342,37 +342,41 @@ export class Learner {
       held: [...this.#held],
       calibrateAfter: Object.fromEntries(this.#changedAt),
     };
-    let record: RetrainRecord;
+    const records: RetrainRecord[] = [];
+    let passStarted = started;
     try {
-      const outcome = await this.#inWorker(job);
-      const { seen, ...figures } = outcome;
-      record = {
-        ...figures,
-        started: new Date(started).toISOString(),
-        ended: new Date(this.#clock()).toISOString(),
-      };
-      this.#lastLabels = Math.max(outcome.labels, 1);
-      // Labels counted while it ran stay counted beyond what it read.
-      this.#labels = Math.max(this.#labels, outcome.labels);
-      // The registry learns what the log holds (after a restart too).
-      for (const q of seen) {
-        this.registry.set(q.name, q.kind, q.options, q.counts);
-      }
-      if (outcome.swapped) {
+      const outcomes = await this.#inWorker(job, async () => {
         await this.#options.swapIn();
         this.#swaps++;
         this.#holdAdded(counted);
+      });
+      for (const outcome of outcomes) {
+        const { seen: _seen, ...figures } = outcome;
+        records.push({
+          ...figures,
+          started: new Date(passStarted).toISOString(),
+          ended: new Date(started + 1000 * outcome.seconds).toISOString(),
+        });
+        passStarted = started + 1000 * outcome.seconds;
+        this.#log(
+          `learn: retrained on ${outcome.labels} labels in ${
+            outcome.seconds.toFixed(1)
+          }s; ${
+            outcome.swapped ? "swapped in" : "kept the bundle in force"
+          }: ${outcome.reason}`,
+        );
+      }
+      const last = outcomes.at(-1)!;
+      this.#lastLabels = Math.max(last.labels, 1);
+      // Labels counted while it ran stay counted beyond what it read.
+      this.#labels = Math.max(this.#labels, last.labels);
+      // The registry learns what the log holds (after a restart too).
+      for (const q of last.seen) {
+        this.registry.set(q.name, q.kind, q.options, q.counts);
       }
       this.registry.learned(this.#options.served());
-      this.#log(
-        `learn: retrained on ${outcome.labels} labels in ${
-          outcome.seconds.toFixed(1)
-        }s; ${
-          outcome.swapped ? "swapped in" : "kept the bundle in force"
-        }: ${outcome.reason}`,
-      );
     } catch (e) {
-      record = {
+      records.push({
         labels: this.#labels,
         seconds: (this.#clock() - started) / 1000,
         swapped: false,
@@ -385,24 +389,30 @@ export class Learner {
         started: new Date(started).toISOString(),
         ended: new Date(this.#clock()).toISOString(),
         error: (e as Error)?.message ?? String(e),
-      };
+      });
       this.#lastLabels = Math.max(this.#labels, 1);
-      this.#log(`learn: retrain failed: ${record.error}`);
+      this.#log(`learn: retrain failed: ${records.at(-1)!.error}`);
     }
     this.#lastAt = this.#clock();
-    this.#history.push(record);
-    if (this.#history.length > HISTORY_KEPT) this.#history.shift();
+    this.#history.push(...records);
+    while (this.#history.length > HISTORY_KEPT) this.#history.shift();
     await Deno.writeTextFile(
       `${this.dir}/${LEARN_FILES.history}`,
-      JSON.stringify(record) + "\n",
+      records.map((r) => JSON.stringify(r) + "\n").join(""),
       { append: true },
     ).catch((e) =>
       this.#log(`learn: cannot write the retrain history: ${e.message}`)
     );
   }
 
-  /** Runs `job` in a worker of its own, ended when it is done. */
-  #inWorker(job: RetrainJob): Promise<RetrainOutcome> {
+  /**
+   * Runs `job` in a worker of its own, ended when it is done; `swap` is
+   * awaited each time a pass wrote a bundle, before the next pass.
+   */
+  #inWorker(
+    job: RetrainJob,
+    swap: () => Promise<void>,
+  ): Promise<RetrainOutcome[]> {
     return new Promise((resolve, reject) => {
       const worker = new Worker(
         new URL("./retrain_worker.ts", import.meta.url),
@@ -416,9 +426,14 @@ export class Learner {
       worker.onmessage = (e: MessageEvent<RetrainMessage>) => {
         const m = e.data;
         if (m.type === "note") this.#log(`learn: ${m.line}`);
-        else if (m.type === "done") {
+        else if (m.type === "swap") {
+          swap().catch((e) => this.#log(`learn: swap failed: ${e}`))
+            .finally(() =>
+              worker.postMessage({ type: "swapped" } satisfies RetrainRequest)
+            );
+        } else if (m.type === "done") {
           end();
-          resolve(m.outcome);
+          resolve(m.outcomes);
         } else {
           end();
           reject(new Error(m.message));
@@ -429,7 +444,7 @@ export class Learner {
         end();
         reject(new Error(e.message));
       };
-      worker.postMessage(job);
+      worker.postMessage({ type: "job", job } satisfies RetrainRequest);
     });
   }
 

@@ -21,9 +21,9 @@ export { QuestionRegistry } from "./questions.ts";
 export { MAX_RATE, rateFor, ratesOf, TARGET_CALIBRATION } from "./rates.ts";
 export {
   LEARN_FILES,
-  retrain,
   type RetrainJob,
   type RetrainOutcome,
+  retrainPasses,
 } from "./retrain.ts";
 export {
   FIRST_LABELS,

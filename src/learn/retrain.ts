@@ -163,11 +163,19 @@ export function heldQuestions(
   return out;
 }
 
-/** Runs one retrain (see the module doc). */
-export async function retrain(
+/**
+ * Runs one retrain as one or two passes: with a second tier asked for
+ * while the bundle in force has none (a service still starting), a quick
+ * pass with the table alone first, its bundle written (and `onSwapped`
+ * awaited, so the service serves it) before the slower pass with the
+ * encoder, which is then measured against it. Returns each pass's outcome.
+ */
+export async function retrainPasses(
   job: RetrainJob,
   note: (line: string) => void = () => {},
-): Promise<RetrainOutcome> {
+  quickFirst = true,
+  onSwapped: () => Promise<void> = () => Promise.resolve(),
+): Promise<RetrainOutcome[]> {
   const started = performance.now();
   const files = [...job.seeds, ...await logFiles(job.dir)];
   const seconds = () => (performance.now() - started) / 1000;
@@ -183,12 +191,12 @@ export async function retrain(
     questions: 0,
     seen: [],
   });
-  if (files.length === 0) return none("no labels yet");
+  if (files.length === 0) return [none("no labels yet")];
   let traces: TraceSet;
   try {
     traces = await readTraces(files, { warn: note, note });
   } catch (e) {
-    if (e instanceof RangeError) return none("no labels yet");
+    if (e instanceof RangeError) return [none("no labels yet")];
     throw e;
   }
   const labels = traces.texts.length - (traces.picks?.length ?? 0);
@@ -198,29 +206,74 @@ export async function retrain(
     return { name: q.name, kind: q.kind, options: q.options, counts };
   });
   // The bundle in force says how it was trained; the job's options go over.
-  const old = job.inForce === null ? null : await loadBundle(job.inForce)
+  let old = job.inForce === null ? null : await loadBundle(job.inForce)
     .catch(() => null);
   const base = old === null ? {} : trainOptionsOf(old);
-  let trained;
-  try {
-    trained = await trainBundle({
-      training: {
-        ...base,
-        ...job.training,
-        settings: { ...base.settings, ...job.training.settings },
-        settledBefore: job.settledBefore,
-        calibrateAfter: job.calibrateAfter,
-      },
-      embedCache: `${job.dir}/${LEARN_FILES.embeddings}`,
-      embedWorkers: 1,
-      allowUncalibrated: true,
-    }, traces);
-  } catch (e) {
-    if (e instanceof TrainingError) {
-      return { ...none(`not trained: ${e.message}`, labels), seen };
+  const semantic = job.training.semantic ?? "off";
+  const tiered = old?.questions.some((q) => q.semantic !== undefined) ?? false;
+  const modes = quickFirst && semantic !== "off" && !tiered
+    ? ["off" as const, semantic]
+    : [semantic];
+  const outcomes: RetrainOutcome[] = [];
+  let held = new Set(job.held);
+  for (const mode of modes) {
+    let trained;
+    try {
+      trained = await trainBundle({
+        training: {
+          ...base,
+          ...job.training,
+          semantic: mode,
+          settings: { ...base.settings, ...job.training.settings },
+          settledBefore: job.settledBefore,
+          calibrateAfter: job.calibrateAfter,
+        },
+        embedCache: `${job.dir}/${LEARN_FILES.embeddings}`,
+        embedWorkers: 1,
+        allowUncalibrated: true,
+      }, traces);
+    } catch (e) {
+      if (e instanceof TrainingError) {
+        return [{ ...none(`not trained: ${e.message}`, labels), seen }];
+      }
+      throw e;
     }
-    throw e;
+    const outcome = measured(job, trained, traces, old, held);
+    if (outcome.swapped) {
+      await writeTrainedBundle(
+        `${job.dir}/${LEARN_FILES.bundle}`,
+        trained,
+        job.keep,
+      );
+      old = trained.result.table;
+      held = heldQuestions(old, job.added, job.settled);
+      await onSwapped();
+    }
+    outcomes.push({
+      ...outcome,
+      labels,
+      seconds: seconds(),
+      seen,
+      reason: modes.length > 1
+        ? `${mode === "off" ? "table alone" : "both tiers"}: ${outcome.reason}`
+        : outcome.reason,
+    });
   }
+  return outcomes;
+}
+
+/**
+ * A trained bundle measured beside `old` (the bundle in force, held on
+ * `held`) on the same held-out traces (its split's test part): whether it
+ * is to be swapped in, and why.
+ */
+function measured(
+  job: RetrainJob,
+  trained: Awaited<ReturnType<typeof trainBundle>>,
+  traces: TraceSet,
+  old: Table | null,
+  held: ReadonlySet<string>,
+): Omit<RetrainOutcome, "labels" | "seconds" | "seen"> {
   const table = trained.result.table;
   const calibrated =
     table.questions.filter((q) => q.calibration.threshold !== null).length;
@@ -250,7 +303,7 @@ export async function retrain(
   );
   const certifiedBefore = old === null
     ? null
-    : certifiedOn(old, test, embeddings, new Set(job.held));
+    : certifiedOn(old, test, embeddings, held);
   const oldCalibrated = old === null
     ? 0
     : old.questions.filter((q) => q.calibration.threshold !== null).length;
@@ -272,16 +325,7 @@ export async function retrain(
     reason =
       `certifies ${certifiedAfter} of ${testAnswers} held-out answers rightly where the bundle in force certifies ${certifiedBefore}`;
   }
-  if (swapped) {
-    await writeTrainedBundle(
-      `${job.dir}/${LEARN_FILES.bundle}`,
-      trained,
-      job.keep,
-    );
-  }
   return {
-    labels,
-    seconds: seconds(),
     swapped,
     reason,
     testAnswers,
@@ -289,6 +333,5 @@ export async function retrain(
     certifiedAfter,
     calibrated,
     questions: table.questions.length,
-    seen,
   };
 }

@@ -1,7 +1,9 @@
 /**
  * The worker a learning service retrains in, off the thread that serves:
- * it takes one `RetrainJob`, runs `retrain` and posts back its outcome (or
- * the error's message), then waits to be ended. Never imported through
+ * it takes one `RetrainJob`, runs `retrainPasses` and posts back each
+ * pass's outcome (or the error's message), then waits to be ended. When a
+ * pass writes a bundle, it says so and waits until the service has swapped
+ * it in before the next pass measures against it. Never imported through
  * `mod.ts`: `Learner` starts it by URL.
  *
  * @module
@@ -9,22 +11,41 @@
 
 /// <reference lib="deno.worker" />
 
-import { retrain, type RetrainJob } from "./retrain.ts";
+import { type RetrainJob, retrainPasses } from "./retrain.ts";
 
-/** A message back from the worker: a note, the outcome, or a failure. */
+/** A message back from the worker. */
 export type RetrainMessage =
   | { type: "note"; line: string }
-  | { type: "done"; outcome: Awaited<ReturnType<typeof retrain>> }
+  /** A pass wrote `DIR/bundle`: swap it in, then answer `{ type: "swapped" }`. */
+  | { type: "swap" }
+  | { type: "done"; outcomes: Awaited<ReturnType<typeof retrainPasses>> }
   | { type: "failed"; message: string };
 
-self.onmessage = async (e: MessageEvent<RetrainJob>) => {
+/** A message to the worker: the job, or the word that a bundle was swapped in. */
+export type RetrainRequest = { type: "job"; job: RetrainJob } | {
+  type: "swapped";
+};
+
+let swapped: (() => void) | null = null;
+
+self.onmessage = async (e: MessageEvent<RetrainRequest>) => {
   const post = (m: RetrainMessage) => self.postMessage(m);
+  if (e.data.type === "swapped") {
+    swapped?.();
+    return;
+  }
   try {
-    const outcome = await retrain(
-      e.data,
+    const outcomes = await retrainPasses(
+      e.data.job,
       (line) => post({ type: "note", line }),
+      true,
+      () =>
+        new Promise<void>((resolve) => {
+          swapped = resolve;
+          post({ type: "swap" });
+        }),
     );
-    post({ type: "done", outcome });
+    post({ type: "done", outcomes });
   } catch (error) {
     post({
       type: "failed",

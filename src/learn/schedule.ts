@@ -15,7 +15,7 @@ export const FIRST_LABELS = 300;
 /** Growth of the labels that asks for a retrain: a quarter more. */
 export const GROWTH = 1.25;
 /** Pause after a retrain per label it had, in ms. */
-export const PAUSE_PER_LABEL_MS = 10;
+export const PAUSE_PER_LABEL_MS = 2;
 /** Longest pause between two retrains: 5 minutes. */
 export const MAX_PAUSE_MS = 5 * 60 * 1000;
 
@@ -63,8 +63,8 @@ export function pauseAfter(labels: number): number {
  * import { retrainDue } from "./schedule.ts";
  * assert.equal(retrainDue({ labels: 299, lastLabels: 0, lastAt: -Infinity, now: 0 }), false);
  * assert.equal(retrainDue({ labels: 300, lastLabels: 0, lastAt: -Infinity, now: 0 }), true);
- * // Grown enough, but 20,000 labels ask for a pause of 200 s after the last.
- * assert.equal(retrainDue({ labels: 30_000, lastLabels: 20_000, lastAt: 0, now: 100_000 }), false);
+ * // Grown enough, but 100,000 labels ask for a pause of 200 s after the last.
+ * assert.equal(retrainDue({ labels: 150_000, lastLabels: 100_000, lastAt: 0, now: 100_000 }), false);
  * ```
  */
 export function retrainDue(s: ScheduleState): boolean {
