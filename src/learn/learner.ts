@@ -46,6 +46,8 @@ export const NOISE_COUNT = 3;
  * `train` wants an option to have (`THIN_OPTION`).
  */
 export const SETTLED_LABELS = 10;
+/** Labels between two embeddings ahead of a retrain (a second tier asked for). */
+export const EMBED_AHEAD_LABELS = 1000;
 /** Retrains kept in memory for `/v1/stats`. */
 export const HISTORY_KEPT = 50;
 /** Stretches kept for the savings chart (older ones are merged in pairs). */
@@ -123,6 +125,8 @@ export class Learner {
   #closed = false;
   /** Set when the model answered options the table lacks: retrain now. */
   #news = false;
+  /** The labels when texts were last embedded ahead. */
+  #embeddedAt = 0;
   /**
    * Per question, the options the model answered that the table lacked
    * when first seen, with their labels since: the question is held (not
@@ -143,6 +147,15 @@ export class Learner {
     this.#log = options.log ?? ((line) => console.error(line));
     this.#clock = options.clock ?? Date.now;
     this.#labels = options.startLabels ?? 0;
+    // When the traffic changed, as an earlier run recorded it.
+    try {
+      const changes = JSON.parse(
+        Deno.readTextFileSync(`${this.dir}/${LEARN_FILES.changes}`),
+      ) as Record<string, unknown>;
+      for (const [q, at] of Object.entries(changes)) {
+        if (typeof at === "number") this.#changedAt.set(q, at);
+      }
+    } catch { /* none recorded */ }
     const every = options.tickMs ?? 1000;
     if (every > 0) {
       this.#timer = setInterval(() => this.tick(), every);
@@ -210,17 +223,22 @@ export class Learner {
     let all = 0;
     for (const n of added!.values()) all += n;
     if (all === NEWS_LABELS) {
+      // Held at once; a retrain is of use only once the added options have
+      // labels to learn from and the traffic since can calibrate.
       this.#since.set(question, 0);
       this.#options.optionsAdded?.(question, true);
       this.#held.add(question);
       this.#changedAt.set(question, this.#clock());
-      this.#news = true;
+      this.#saveChanges();
       this.#log(
         `learn: the model answered ${question} with ${
           [...added!.keys()].map((o) => JSON.stringify(o)).join(", ")
         }, which the bundle lacks (${all} labels): ${question} is not certified until a retrain learns each from ${SETTLED_LABELS} labels`,
       );
-    } else if (count + 1 === SETTLED_LABELS) this.#news = true;
+    } else if (
+      count + 1 === SETTLED_LABELS &&
+      [...added!.values()].every((n) => n >= SETTLED_LABELS)
+    ) this.#news = true;
   }
 
   /**
@@ -242,9 +260,24 @@ export class Learner {
     this.#added.delete(question);
     this.#held.delete(question);
     this.#changedAt.delete(question);
+    this.#saveChanges();
     this.#options.optionsAdded?.(question, false);
     this.#log(
       `learn: the options the model added for ${question} came back too rarely to learn (under ${NOISE_COUNT} times in ${NOISE_LABELS} labels): taken for noise, ${question} is certified again`,
+    );
+  }
+
+  /**
+   * Records when the traffic of each question changed in the folder, so a
+   * restart calibrates on the traffic since as this run does.
+   */
+  #saveChanges(): void {
+    const path = `${this.dir}/${LEARN_FILES.changes}`;
+    Deno.writeTextFile(
+      `${path}.tmp`,
+      JSON.stringify(Object.fromEntries(this.#changedAt)) + "\n",
+    ).then(() => Deno.rename(`${path}.tmp`, path)).catch((e) =>
+      this.#log(`learn: cannot record the traffic's change: ${e.message}`)
     );
   }
 
@@ -302,7 +335,11 @@ export class Learner {
     this.#series = merged;
   }
 
-  /** Starts a retrain when one is due and none runs (see `schedule.ts`). */
+  /**
+   * Starts a retrain when one is due and none runs (see `schedule.ts`);
+   * otherwise, when a second tier is asked for and `EMBED_AHEAD_LABELS`
+   * labels came since, embeds their texts ahead of the next retrain.
+   */
   tick(): void {
     if (this.#closed || this.#running !== null) return;
     const due = this.#news || retrainDue({
@@ -312,6 +349,42 @@ export class Learner {
       now: this.#clock(),
     });
     if (due) void this.retrainNow();
+    else if (
+      (this.#options.training().semantic ?? "off") !== "off" &&
+      this.#labels >= this.#embeddedAt + EMBED_AHEAD_LABELS
+    ) {
+      this.#embeddedAt = this.#labels;
+      this.#running = this.#embedAhead().finally(() => this.#running = null);
+    }
+  }
+
+  /** Embeds the log's new texts in a worker (see `embedAhead`); a failure is logged and forgotten. */
+  async #embedAhead(): Promise<void> {
+    const worker = new Worker(
+      new URL("./retrain_worker.ts", import.meta.url),
+      { type: "module" },
+    );
+    this.#worker = worker;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        worker.onmessage = (e: MessageEvent<RetrainMessage>) => {
+          if (e.data.type === "embedded") resolve();
+          else if (e.data.type === "failed") reject(new Error(e.data.message));
+        };
+        worker.onerror = (e) => {
+          e.preventDefault();
+          reject(new Error(e.message));
+        };
+        worker.postMessage(
+          { type: "embed", job: this.#job() } satisfies RetrainRequest,
+        );
+      });
+    } catch (e) {
+      this.#log(`learn: embedding ahead failed: ${(e as Error).message}`);
+    } finally {
+      worker.terminate();
+      if (this.#worker === worker) this.#worker = null;
+    }
   }
 
   /** Retrains now (or waits for the one running); resolves once it ended and any swap is done. */
@@ -328,20 +401,7 @@ export class Learner {
     const counted = new Map(
       [...this.#added].map(([q, m]) => [q, new Map(m)]),
     );
-    const job: RetrainJob = {
-      dir: this.dir,
-      seeds: this.#options.seeds ?? [],
-      training: this.#options.training(),
-      inForce: this.#options.inForce(),
-      settledBefore: started - SETTLE_MS,
-      keep: this.#options.keep ?? 3,
-      added: Object.fromEntries(
-        [...counted].map(([q, m]) => [q, Object.fromEntries(m)]),
-      ),
-      settled: SETTLED_LABELS,
-      held: [...this.#held],
-      calibrateAfter: Object.fromEntries(this.#changedAt),
-    };
+    const job = this.#job(started, counted);
     const records: RetrainRecord[] = [];
     let passStarted = started;
     try {
@@ -405,6 +465,27 @@ export class Learner {
     );
   }
 
+  /** The job of a retrain starting at `started` (see `RetrainJob`). */
+  #job(
+    started = this.#clock(),
+    counted: Map<string, Map<string, number>> = this.#added,
+  ): RetrainJob {
+    return {
+      dir: this.dir,
+      seeds: this.#options.seeds ?? [],
+      training: this.#options.training(),
+      inForce: this.#options.inForce(),
+      settledBefore: started - SETTLE_MS,
+      keep: this.#options.keep ?? 3,
+      added: Object.fromEntries(
+        [...counted].map(([q, m]) => [q, Object.fromEntries(m)]),
+      ),
+      settled: SETTLED_LABELS,
+      held: [...this.#held],
+      calibrateAfter: Object.fromEntries(this.#changedAt),
+    };
+  }
+
   /**
    * Runs `job` in a worker of its own, ended when it is done; `swap` is
    * awaited each time a pass wrote a bundle, before the next pass.
@@ -434,7 +515,7 @@ export class Learner {
         } else if (m.type === "done") {
           end();
           resolve(m.outcomes);
-        } else {
+        } else if (m.type === "failed") {
           end();
           reject(new Error(m.message));
         }

@@ -16,6 +16,7 @@ import type { Table } from "../engine/mod.ts";
 import { evaluate } from "../eval/mod.ts";
 import { readTraces, type TraceSet } from "../traces/mod.ts";
 import {
+  SEMANTIC_SAMPLE_MAX,
   TEST_PART,
   trainBundle,
   TrainingError,
@@ -37,6 +38,8 @@ export const LEARN_FILES = {
   history: "retrains.jsonl",
   /** The key the decision ids are signed with (made at the first start). */
   key: "audit.key",
+  /** Per question, when the model began answering options its bundle lacked. */
+  changes: "changes.json",
 } as const;
 
 /** What one retrain is asked to do. */
@@ -165,8 +168,9 @@ export function heldQuestions(
 
 /**
  * Runs one retrain as one or two passes: with a second tier asked for
- * while the bundle in force has none (a service still starting), a quick
- * pass with the table alone first, its bundle written (and `onSwapped`
+ * while the bundle in force has none (a service still starting) or is held
+ * on a question (the traffic changed), a quick pass with the table alone
+ * first, its bundle written (and `onSwapped`
  * awaited, so the service serves it) before the slower pass with the
  * encoder, which is then measured against it. Returns each pass's outcome.
  */
@@ -211,7 +215,10 @@ export async function retrainPasses(
   const base = old === null ? {} : trainOptionsOf(old);
   const semantic = job.training.semantic ?? "off";
   const tiered = old?.questions.some((q) => q.semantic !== undefined) ?? false;
-  const modes = quickFirst && semantic !== "off" && !tiered
+  // A quick pass with the table alone first while no second tier serves,
+  // or while a question is held: any calibrated bundle then serves better.
+  const modes = quickFirst && semantic !== "off" &&
+      (!tiered || job.held.length > 0)
     ? ["off" as const, semantic]
     : [semantic];
   const outcomes: RetrainOutcome[] = [];
@@ -334,4 +341,36 @@ function measured(
     calibrated,
     questions: table.questions.length,
   };
+}
+
+/**
+ * Embeds, into the folder's embedding cache, the texts of the labels a
+ * next retrain will read that the cache lacks (the same seeded sample
+ * `trainBundle` embeds), so that the retrain itself embeds only what came
+ * after: a learner runs it between retrains, when a second tier is asked
+ * for. Returns how many texts were read.
+ */
+export async function embedAhead(
+  job: Pick<RetrainJob, "dir" | "seeds" | "training">,
+  note: (line: string) => void = () => {},
+): Promise<number> {
+  const files = [...job.seeds, ...await logFiles(job.dir)];
+  if (files.length === 0) return 0;
+  let traces: TraceSet;
+  try {
+    traces = await readTraces(files, { warn: () => {}, note: () => {} });
+  } catch (e) {
+    if (e instanceof RangeError) return 0;
+    throw e;
+  }
+  const { embedSample } = await import("../train/embed.ts");
+  await embedSample(
+    traces.texts,
+    SEMANTIC_SAMPLE_MAX,
+    job.training.seed ?? 1,
+    `${job.dir}/${LEARN_FILES.embeddings}`,
+    1,
+    { line: note, note, meterLine() {}, terminal: false },
+  );
+  return traces.texts.length;
 }

@@ -11,7 +11,7 @@
 
 /// <reference lib="deno.worker" />
 
-import { type RetrainJob, retrainPasses } from "./retrain.ts";
+import { embedAhead, type RetrainJob, retrainPasses } from "./retrain.ts";
 
 /** A message back from the worker. */
 export type RetrainMessage =
@@ -19,12 +19,14 @@ export type RetrainMessage =
   /** A pass wrote `DIR/bundle`: swap it in, then answer `{ type: "swapped" }`. */
   | { type: "swap" }
   | { type: "done"; outcomes: Awaited<ReturnType<typeof retrainPasses>> }
+  | { type: "embedded"; texts: number }
   | { type: "failed"; message: string };
 
-/** A message to the worker: the job, or the word that a bundle was swapped in. */
-export type RetrainRequest = { type: "job"; job: RetrainJob } | {
-  type: "swapped";
-};
+/** A message to the worker: the job, embedding ahead, or the word that a bundle was swapped in. */
+export type RetrainRequest =
+  | { type: "job"; job: RetrainJob }
+  | { type: "embed"; job: RetrainJob }
+  | { type: "swapped" };
 
 let swapped: (() => void) | null = null;
 
@@ -35,6 +37,10 @@ self.onmessage = async (e: MessageEvent<RetrainRequest>) => {
     return;
   }
   try {
+    if (e.data.type === "embed") {
+      post({ type: "embedded", texts: await embedAhead(e.data.job) });
+      return;
+    }
     const outcomes = await retrainPasses(
       e.data.job,
       (line) => post({ type: "note", line }),
