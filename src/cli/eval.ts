@@ -5,6 +5,8 @@
  */
 
 import { loadBundle } from "../bundle/mod.ts";
+import type { Table } from "../engine/mod.ts";
+import type { TraceSet } from "../traces/mod.ts";
 import { evaluate } from "../eval/mod.ts";
 import { parseFlags, UsageError, userPath } from "./common.ts";
 import { ProgressPrinter } from "./progress.ts";
@@ -120,27 +122,7 @@ export async function evalCommand(args: string[]): Promise<number> {
   const predictions = values.predictions === undefined
     ? null
     : new PredictionsFile(userPath(values.predictions), traces);
-  let embeddings: Float32Array[] | undefined;
-  if (table.questions.some((q) => q.semantic !== undefined)) {
-    if (values["table-only"]) {
-      printer.note(
-        "the bundle has a second tier; --table-only answers with the table alone",
-      );
-    } else {
-      printer.note(
-        "the bundle has a second tier: embedding the traces to answer as serve does (--table-only skips it)",
-      );
-      const { embedTraces } = await import("./embed_traces.ts");
-      embeddings = await embedTraces(
-        traces.texts,
-        values["embed-cache"] === undefined
-          ? undefined
-          : userPath(values["embed-cache"]),
-        2,
-        printer,
-      );
-    }
-  }
+  const embeddings = await embeddingsFor([table], traces, values, printer);
   const started = performance.now();
   const result = evaluate(
     table,
@@ -175,6 +157,41 @@ export async function evalCommand(args: string[]): Promise<number> {
   return 0;
 }
 
+/**
+ * The traces' embeddings when a bundle of `tables` has a second tier (so
+ * both tiers answer as `serve` has them), or undefined: with none, or with
+ * `--table-only`.
+ */
+async function embeddingsFor(
+  tables: readonly Table[],
+  traces: TraceSet,
+  values: { "table-only": boolean; "embed-cache"?: string | undefined },
+  printer: ProgressPrinter,
+): Promise<Float32Array[] | undefined> {
+  const which = tables.length === 1 ? "the bundle has" : "a bundle has";
+  if (!tables.some((t) => t.questions.some((q) => q.semantic !== undefined))) {
+    return undefined;
+  }
+  if (values["table-only"]) {
+    printer.note(
+      `${which} a second tier; --table-only answers with the table alone, at its own threshold`,
+    );
+    return undefined;
+  }
+  printer.note(
+    `${which} a second tier: embedding the traces to answer as serve does (--table-only skips it)`,
+  );
+  const { embedTraces } = await import("./embed_traces.ts");
+  return await embedTraces(
+    traces.texts,
+    values["embed-cache"] === undefined
+      ? undefined
+      : userPath(values["embed-cache"]),
+    2,
+    printer,
+  );
+}
+
 /** `eval` with several `--bundle`: the bundles side by side on the same traces. */
 async function compareCommand(
   bundles: readonly string[],
@@ -183,6 +200,8 @@ async function compareCommand(
     stream: boolean;
     predictions?: string | undefined;
     "report-html"?: string | undefined;
+    "table-only": boolean;
+    "embed-cache"?: string | undefined;
   },
   printer: ProgressPrinter,
 ): Promise<number> {
@@ -197,11 +216,13 @@ async function compareCommand(
   const tables = [];
   for (const path of paths) tables.push(await loadBundle(path));
   const traces = await readTraceFlags("eval", values, printer);
+  const embeddings = await embeddingsFor(tables, traces, values, printer);
   const comparison = compareBundles(
     tables,
     paths,
     traces,
-    (table, t) => evaluate(table, t, false),
+    (table, t) => evaluate(table, t, false, undefined, embeddings),
+    embeddings !== undefined,
   );
   if (Object.keys(comparison.questions).length === 0) {
     throw new RangeError(
