@@ -9,7 +9,11 @@
  */
 
 import { bundleInfo, questionReportOf } from "../bundle/mod.ts";
-import type { Table } from "../engine/mod.ts";
+import {
+  type QuestionTable,
+  questionThresholds,
+  type Table,
+} from "../engine/mod.ts";
 import type {
   AveragesFigures,
   Confusion,
@@ -17,9 +21,15 @@ import type {
   FrontierPoint,
   OptionFigures,
   Prf,
+  TiersFigures,
 } from "../eval/mod.ts";
 import { frontierSvg } from "./frontier_svg.ts";
-import { adviceInBrief, leakageInWords, splitInWords } from "./report_words.ts";
+import {
+  adviceInBrief,
+  leakageInWords,
+  splitInWords,
+  thresholdInWords,
+} from "./report_words.ts";
 import { questionLine, streamInWords } from "./eval_words.ts";
 
 /** One question of a report. */
@@ -64,16 +74,23 @@ export function evalReport(
   table: Table,
   traces: number,
   result: {
-    questions: Record<string, EvalFigures>;
+    questions: Record<string, EvalFigures & { tiers?: TiersFigures }>;
     stream?: Record<string, { raised: number[]; cleared: number[] }>;
   },
 ): ReportModel {
+  const bothTiers = Object.values(result.questions).some((f) =>
+    f.tiers !== undefined
+  );
   const report = bundleInfo(table).report ?? {};
   return {
     title: `eval of ${bundlePath}`,
     about: [
       `${traces} traces answered as serving would answer them${
         result.stream === undefined ? "" : ", through the online drift guard"
+      }${
+        bothTiers
+          ? ", by both tiers (the second tier where the table is not sure), at the two-tier rule's threshold"
+          : ""
       }.`,
     ],
     split: report.split === undefined
@@ -87,9 +104,7 @@ export function evalReport(
       return {
         name,
         summary: questionLine(name, f),
-        status: q.calibration.threshold === null
-          ? "uncalibrated: never certified"
-          : `calibrated, threshold ${q.calibration.threshold.toFixed(4)}`,
+        status: statusInWords(q, f.tiers !== undefined),
         alpha: q.calibration.alpha,
         options: f.options,
         optionsOn: "these traces",
@@ -97,7 +112,9 @@ export function evalReport(
         confusions: f.confusions,
         notCertified: f.not_certified,
         frontier: f.frontier,
-        frontierOn: "these traces, at the bundle's candidate thresholds",
+        frontierOn: f.tiers === undefined
+          ? "these traces, at the bundle's candidate thresholds"
+          : "these traces, both tiers by the two-tier rule, at its candidate thresholds",
         advice: trained?.calibration?.advice ?? null,
         leakage: trained?.leakage === undefined
           ? null
@@ -108,6 +125,17 @@ export function evalReport(
       };
     }),
   };
+}
+
+/** Calibrated or not, and the threshold in force (see `thresholdInWords`). */
+export function statusInWords(
+  q: QuestionTable,
+  secondTierServed: boolean,
+): string {
+  const t = questionThresholds(q, secondTierServed);
+  return t.inForce === null && t.twoTier === null
+    ? "uncalibrated: never certified"
+    : `calibrated, ${thresholdInWords(q, secondTierServed)}`;
 }
 
 const ESCAPES: Record<string, string> = {

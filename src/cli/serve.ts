@@ -14,6 +14,7 @@
 import {
   DEFAULT_WORD_CACHE_BYTES,
   DriftMonitor,
+  questionThresholds,
   type Table,
   type TableState,
 } from "../engine/mod.ts";
@@ -29,9 +30,11 @@ import { DRAIN_MS, type HttpServer, startServer } from "../http/server.ts";
 import { Service } from "../http/service.ts";
 import {
   AuditKeyFile,
+  bundleIdOf,
   DEFAULT_AUDIT_RATE,
   FLEET_SYNC_MS,
   type LiveStore,
+  shownBundleId,
 } from "../live/mod.ts";
 import {
   fileToken,
@@ -43,7 +46,7 @@ import {
 import { TOOL_VERSION } from "../version.ts";
 import { oneLine, UsageError } from "./common.ts";
 import { reportFailure } from "./failure.ts";
-import { ZERO_THRESHOLD } from "./report_words.ts";
+import { thresholdNote, ZERO_THRESHOLD } from "./report_words.ts";
 import { type FeedbackLog, openFeedbackLog } from "./feedback_log.ts";
 import { parseServeFlags, type ServeSettings } from "./serve_flags.ts";
 
@@ -231,18 +234,20 @@ async function tokenSourceOf(s: ServeSettings): Promise<TokenSource> {
     : fixedToken(token, `from environment variable ${s.tokenEnv}`);
 }
 
-function describeQuestions(table: Table): string[] {
+function describeQuestions(table: Table, secondTier: boolean): string[] {
   return table.questions.map((q) => {
     const kind = q.kind === "choice"
       ? `choice of ${q.options.length} options`
       : "yes/no";
-    const threshold = q.calibration.threshold === null
+    const t = questionThresholds(q, secondTier);
+    const note = thresholdNote(q, secondTier);
+    const threshold = t.inForce === null
       ? "uncalibrated (never certified)"
-      : q.calibration.threshold === 0
+      : t.inForce === 0
       ? `certified at any confidence (alpha ${q.calibration.alpha}): ${ZERO_THRESHOLD}`
       : `certified at confidence >= ${
-        q.calibration.threshold.toFixed(3)
-      } (alpha ${q.calibration.alpha})`;
+        t.inForce.toFixed(4)
+      } (alpha ${q.calibration.alpha}${note === "" ? "" : `; ${note}`})`;
     return `  question ${q.name}: ${kind}, ${threshold}`;
   });
 }
@@ -319,10 +324,10 @@ export async function serveCommand(args: string[]): Promise<number> {
   await service.live.fleet?.start();
   const onListen = (addr: Deno.NetAddr) => {
     const lines = [
-      `decision tables ${TOOL_VERSION}: serving bundle ${s.bundle} (loaded in ${
-        loadMs.toFixed(1)
-      } ms)`,
-      ...describeQuestions(table),
+      `decision tables ${TOOL_VERSION}: serving bundle ${s.bundle} (bundle id ${
+        shownBundleId(bundleIdOf(table))
+      }, loaded in ${loadMs.toFixed(1)} ms)`,
+      ...describeQuestions(table, secondTier !== null),
       ...(secondTier !== null
         ? [
           `  second tier: sentence encoder on ${s.semantic.workers} worker(s), queue of ${s.semantic.queue} texts (--semantic-workers, --semantic-queue)`,
