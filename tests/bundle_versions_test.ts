@@ -131,6 +131,8 @@ Deno.test("train --keep, versions, rollback and eval with two bundles, from the 
       keep,
       "--quiet",
       "--allow-uncalibrated",
+      "--semantic",
+      "off",
     ]);
 
   await t.step(
@@ -266,6 +268,8 @@ Deno.test("train --keep, versions, rollback and eval with two bundles, from the 
         "0.2",
         "--quiet",
         "--allow-uncalibrated",
+        "--semantic",
+        "off",
       ]);
       assert.equal(trained.code, 0, trained.stderr);
       /** `eval` of `bundles` on the fresh traces, with `extra` flags. */

@@ -16,7 +16,7 @@ import {
   writeCache,
 } from "../encoder/mod.ts";
 import { semanticSample } from "../train/semantic_sample.ts";
-import type { ProgressPrinter } from "./progress.ts";
+import { type ProgressPrinter, RemainingTime } from "./progress.ts";
 
 /**
  * One embedding per text. With `cachePath`, texts the cache holds are not
@@ -47,15 +47,18 @@ export async function embedTraces(
         }`,
       );
       pool = await EncoderPool.start(await readThisEncoder(), { workers });
+      // The estimate starts from the pace measured once the first batch is
+      // done: loading the encoder and its first batch say nothing of it.
+      const eta = new RemainingTime();
       let next = performance.now() + 1000;
       const out = await pool.embedAll(missing, undefined, (done, total) => {
         const now = performance.now();
-        if (now < next || done === total) return;
+        const left = eta.seconds(done, total, now);
+        if (now < next || done === total || left === null) return;
         next = now + (printer.terminal ? 1000 : 10_000);
-        const rate = done / ((now - started) / 1000);
         printer.meterLine(
           `embedding: ${done} of ${total} texts, about ${
-            Math.ceil((total - done) / rate)
+            Math.ceil(left)
           } s left`,
           false,
         );
