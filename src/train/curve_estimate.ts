@@ -54,6 +54,19 @@ export interface CurveTargets {
   replicates?: number;
   /** Seed of the bootstrap. */
   seed?: number;
+  /**
+   * The question's options: a curve is called flat only where the table
+   * has learned it, its most confident answers disagreeing at most half as
+   * often as a blind guess among them would. Absent: not judged.
+   */
+  options?: number;
+  /**
+   * Read the growth a pass needs at a coverage level of at least this
+   * share of the calibration answers (a calibrated question that
+   * certifies little: how many traces would certify this share); 0 by
+   * default (any level).
+   */
+  minShare?: number;
 }
 
 /** The curve's reading: how much larger the log would have to be for a pass. */
@@ -69,9 +82,12 @@ export interface CurveEstimate {
   high: number | null;
   /**
    * True when the evidence points at the labels rather than the size: the
-   * most confident answers disagree at least alpha at every size, and the
-   * smallest fit's disagree no more than the trained table's beyond two
-   * standard errors.
+   * table has learned the question (its most confident answers disagree at
+   * most half as often as a blind guess would, `options` given), they
+   * disagree at least alpha at every size, and no smaller fit's disagree
+   * more than the trained table's by one standard error or more (the
+   * curve does not fall; one, not two, as calling a falling curve flat
+   * would send the user after cleaner labels for nothing).
    */
   flat: boolean;
 }
@@ -126,6 +142,7 @@ export function estimateGrowth(
   const orders = points.map((p) => confidentFirst(p.confidences));
   const logN = points.map((p) => Math.log(p.trainAnswers));
   const level = START_SHARE * targets.delta;
+  const minShare = targets.minShare ?? 0;
   const ones = new Float64Array(unitCount).fill(1);
   const design = designEffect(unitIndex.of, unitCount);
 
@@ -145,7 +162,7 @@ export function estimateGrowth(
     let best = Infinity;
     SHARES.forEach((share, s) => {
       const size = share * n;
-      if (size < FEWEST) return;
+      if (size < FEWEST || share < minShare - 1e-9) return;
       const ys: number[] = [];
       for (const r of rates) {
         const v = r[s];
@@ -197,15 +214,20 @@ export function estimateGrowth(
   const topRates = points.map((p, j) =>
     topRate(orders[j]!, p.wrong, Math.ceil(topShare * n))
   );
-  // Falling: the first fit's top set disagrees more than the last one's by
-  // over two standard errors (pooled, as for two independent samples).
+  // Falling: a smaller fit's top set disagrees more than the last one's by
+  // one standard error or more (pooled, as for two independent samples).
   const top = Math.ceil(topShare * n);
-  const first = topRates[0]!;
   const lastRate = topRates[topRates.length - 1]!;
-  const pooled = (first + lastRate) / 2;
-  const falling = first - lastRate >
-    2 * Math.sqrt((2 * pooled * (1 - pooled)) / top);
-  const flat = topRates.every((r) => r >= targets.alpha) && !falling;
+  const falling = topRates.slice(0, -1).some((r) => {
+    const pooled = (r + lastRate) / 2;
+    return r - lastRate >= Math.sqrt((2 * pooled * (1 - pooled)) / top);
+  });
+  // Learned: the trained table's most confident answers disagree at most
+  // half as often as a blind guess among the options.
+  const learned = targets.options === undefined ||
+    lastRate <= (1 - 1 / targets.options) / 2;
+  const flat = learned && topRates.every((r) => r >= targets.alpha) &&
+    !falling;
   return {
     points: points.map((p, j) => ({
       trainAnswers: p.trainAnswers,

@@ -32,7 +32,7 @@ import {
 } from "./report.ts";
 import type { QuestionTable, Table } from "../engine/mod.ts";
 import type { QuestionAnswers, TraceSet } from "../traces/mod.ts";
-import type { ScoredAnswers } from "./calibrate.ts";
+import { inScopeConfidences, type ScoredAnswers } from "./calibrate.ts";
 import { admitQuestions } from "./admit.ts";
 import { type CalibratedQuestion, calibrateStage } from "./calibrate_stage.ts";
 import type { TrainResult } from "./contents.ts";
@@ -51,6 +51,7 @@ import {
 } from "./parts.ts";
 import { scoreAnswers } from "./score.ts";
 import { secondTierStage } from "./second_tier.ts";
+import type { SemanticReport } from "./semantic.ts";
 import { reachInWords, secondTierReach } from "./second_tier_reach.ts";
 import { validateTrainOptions } from "./validate_options.ts";
 import {
@@ -71,6 +72,8 @@ interface FittedQuestion {
   report: Omit<QuestionReport, "test">;
   /** `report.calibration`, which the learning-curve stage adds advice to. */
   calibration: QuestionReport["calibration"];
+  /** When calibrated, the share of calibration answers certified (both tiers' with a second tier). */
+  coverage: { share: number; tiers: boolean } | null;
 }
 
 /**
@@ -266,6 +269,12 @@ export function finishTraining(
       question: calibrated.question,
       scored: calibrated.scored,
       calibration,
+      coverage: coverageOf(
+        calibrated,
+        semanticReport,
+        parts.calibration.filter((i) => embeddings?.[i] !== undefined).length,
+        options,
+      ),
       report: questionReport(
         qa,
         parts,
@@ -293,9 +302,10 @@ export function finishTraining(
     ));
   for (const f of fitted) {
     const c = f.calibration;
-    if (c.advice !== null) {
-      warn(uncalibratedInWords(f.qa.name, c.reason, c.advice));
-    }
+    if (c.advice === null) continue;
+    if (c.status === "calibrated") {
+      warn(`question "${f.qa.name}" ${c.advice}`);
+    } else warn(uncalibratedInWords(f.qa.name, c.reason, c.advice));
   }
 
   const { table, tests } = measureStage(
@@ -315,4 +325,31 @@ export function finishTraining(
     refused,
   });
   return { table: { ...table, info: { report } }, rowBuckets, report };
+}
+
+/**
+ * The share of a calibrated question's calibration answers certified:
+ * both tiers' when it keeps a second tier (over the `embedded` calibration
+ * answers its stage used), else the table's; null when uncalibrated.
+ */
+function coverageOf(
+  calibrated: CalibratedQuestion,
+  semantic: SemanticReport | undefined,
+  embedded: number,
+  options: TrainOptions,
+): { share: number; tiers: boolean } | null {
+  const s = semantic?.used ? semantic.calibration : null;
+  if (s != null && s.threshold !== null && embedded > 0) {
+    return { share: (s.by_table + s.by_semantic) / embedded, tiers: true };
+  }
+  const threshold = calibrated.outcome.calibration.threshold;
+  if (threshold === null) return null;
+  const confidences = inScopeConfidences(
+    calibrated.scored,
+    options.settings.drift.scope_p,
+  );
+  if (confidences.length === 0) return null;
+  let certified = 0;
+  for (const c of confidences) if (c >= threshold) certified++;
+  return { share: certified / confidences.length, tiers: false };
 }
