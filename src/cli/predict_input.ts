@@ -92,8 +92,8 @@ function headerCells(line: string, delimiter: string): string[] {
  * The CSV or TSV a first line is the header of, or null: two or more cells
  * (comma or tab separated), every one a name (letters, digits, `_`, `-`,
  * `.`; no spaces), one of them the text column `column` (any case). So
- * `text,label` is a header; `text, please` or a sentence with a comma is
- * not.
+ * `text,label` is a header; `text, please help` or most sentences with a
+ * comma are not.
  */
 export function csvHeaderOf(
   line: string,

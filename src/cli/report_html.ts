@@ -30,7 +30,7 @@ import {
   splitInWords,
   thresholdInWords,
 } from "./report_words.ts";
-import { questionLine, streamInWords } from "./eval_words.ts";
+import { questionLine, streamInWords, whyNotCertified } from "./eval_words.ts";
 
 /** One question of a report. */
 export interface ReportQuestion {
@@ -48,7 +48,10 @@ export interface ReportQuestion {
   averages: AveragesFigures | null;
   /** The largest confusions (reference -> the table's answer); null when not measured. */
   confusions: Confusion[] | null;
-  notCertified: Record<string, number> | null;
+  /** Why answers were not certified (`whyNotCertified`); null when not measured. */
+  notCertified:
+    | { reason: string; count: number; meaning: string | null }[]
+    | null;
   frontier: FrontierPoint[];
   /** What the frontier was measured on. */
   frontierOn: string;
@@ -110,7 +113,7 @@ export function evalReport(
         optionsOn: "these traces",
         averages: f.averages,
         confusions: f.confusions,
-        notCertified: f.not_certified,
+        notCertified: whyNotCertified(f),
         frontier: f.frontier,
         frontierOn: f.tiers === undefined
           ? "these traces, at the bundle's candidate thresholds"
@@ -231,18 +234,19 @@ function questionSection(q: ReportQuestion): string {
         "all: recall",
         "all: F1",
       ],
-      Object.entries(q.options).map(([o, f]) => [
-        escapeHtml(o),
-        String(f.answers),
-        String(f.certified),
-        String(f.disagreements),
-        pct(f.precision),
-        pct(f.recall),
-        pct(f.f1),
-        pct(f.all_answers.precision),
-        pct(f.all_answers.recall),
-        pct(f.all_answers.f1),
-      ]),
+      Object.entries(q.options).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)
+        .map(([o, f]) => [
+          escapeHtml(o),
+          String(f.answers),
+          String(f.certified),
+          String(f.disagreements),
+          pct(f.precision),
+          pct(f.recall),
+          pct(f.f1),
+          pct(f.all_answers.precision),
+          pct(f.all_answers.recall),
+          pct(f.all_answers.f1),
+        ]),
       "options",
     ));
   }
@@ -290,12 +294,17 @@ function questionSection(q: ReportQuestion): string {
     );
   }
   if (q.notCertified !== null) {
-    const flags = Object.entries(q.notCertified);
+    const why = q.notCertified;
     out.push(
       `<h3>Not certified</h3>${
-        flags.length === 0 ? "<p>Every answer was certified.</p>" : table(
-          ["flag", "answers"],
-          flags.map(([flag, n]) => [escapeHtml(flag), String(n)]),
+        why.length === 0 ? "<p>Every answer was certified.</p>" : table(
+          ["why", "answers"],
+          why.map((w) => [
+            escapeHtml(
+              w.meaning === null ? w.reason : `${w.reason} (${w.meaning})`,
+            ),
+            String(w.count),
+          ]),
           "flags",
         )
       }`,

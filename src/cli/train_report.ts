@@ -28,6 +28,7 @@ import {
   testInWords,
   ZERO_THRESHOLD,
 } from "./report_words.ts";
+import { whyNotCertified } from "./eval_words.ts";
 
 /** What calibration decided per question, as `TrainOptions.onCalibration` tells it. */
 export type CalibrationRecord = Map<
@@ -93,7 +94,7 @@ export function trainReportModel(
         }
         const counted = tally.result([], null, options.delta);
         options_ = counted.options;
-        notCertified = counted.not_certified;
+        notCertified = whyNotCertified(counted);
         averages = counted.averages;
         confusions = counted.confusions;
       }

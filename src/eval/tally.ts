@@ -213,7 +213,11 @@ export class QuestionTally {
     const served: OptionCounts[] = [];
     const all: OptionCounts[] = [];
     const support = new Map<string, number>();
-    for (const [name, f] of this.#options) {
+    // Options by label, as scikit-learn's classification_report.
+    const byLabel = [...this.#options].sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0
+    );
+    for (const [name, f] of byLabel) {
       const s = {
         support: f.answers,
         named: f.certified,
