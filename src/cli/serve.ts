@@ -366,6 +366,9 @@ export async function serveCommand(args: string[]): Promise<number> {
       `  reloads the bundle on SIGHUP${
         s.watch ? " and when its folder is replaced (--watch)" : ""
       }`,
+      // Under npx or deno task, the PID a script holds is a launcher's:
+      // killing it leaves this process serving.
+      `  process ${Deno.pid}: stop it with Ctrl-C or kill ${Deno.pid} (SIGTERM or SIGINT: it drains, then exits); a launcher's PID (npx, deno task) does not stop it`,
       ...(s.feedbackLog === undefined
         ? []
         : [`  feedback appended to ${s.feedbackLog} (--feedback-log)`]),
