@@ -69,6 +69,14 @@ Deno.test("the threshold shown is the one in force, the table's own named beside
         x.name === "urgent"
       );
       assert.equal("table_threshold" in urgent, false);
+      // inspect --server does not tell to retrain a bundle just trained.
+      const live = await runCli(["inspect", "--server", server.base]);
+      assert.equal(live.code, 0, live.stderr);
+      assert.match(
+        live.stdout,
+        /- topic: .*\n {2}feedback check: not run for a question served with its second tier/,
+      );
+      assert.doesNotMatch(live.stdout, /- topic: .*\n.*retrain to enable/);
     } finally {
       await server.stop();
     }

@@ -25,7 +25,7 @@ export const EVAL_USAGE =
   `Usage: eval --bundle DIR --traces FILE [--traces FILE ...] [--json] [--stream]
             [--predictions FILE] [--report-html FILE] [--table-only]
             [--embed-cache FILE]
-       eval --bundle A --bundle B [--bundle C ...] --traces FILE [--json]
+       eval --bundle A --bundle B [--bundle C ...] --traces FILE [--json] [--table-only]
 
 Answers every trace with the bundle, as serving would, and reports per question:
 answers, certified share, disagreement among certified answers (with the upper
@@ -42,9 +42,11 @@ the traces answer none of the bundle's questions, eval fails (exit code 2).
 With several --bundle (two versions of one, say: versions --bundle DIR lists
 them), every bundle answers the same traces and eval shows them side by side:
 per question each one's answers, certified share, disagreement among certified
-answers (with the upper end of its 95% interval) and accuracy; --json prints
-{bundles: [{label, path, bundle_id}], traces, questions: {Q: [figures or null
-per bundle]}}.
+answers (with the upper end of its 95% interval) and accuracy, which tiers
+answered and the threshold in force (a bundle with a second tier answers with
+both, the traces embedded once; --table-only: every bundle by its table alone);
+--json prints {bundles: [{label, path, bundle_id}], traces, questions: {Q:
+[figures or null per bundle]}}.
 
 Options:
   --bundle DIR               bundle folder (required; repeat to compare bundles)
