@@ -187,10 +187,11 @@ Deno.test("estimateGrowth() does not call a steeply falling curve flat, however 
   assert.equal(e.flat, false);
 });
 
-Deno.test("estimateGrowth() does not call flat a curve that falls by a standard error, nor one whose table has not learned the question", () => {
+Deno.test("estimateGrowth() does not call flat the curve of a table that has not learned the question at a few answers an option, falling or not", () => {
   // The trial's curve at 300 traces of 64 options: 60 calibration answers,
   // the most confident disagreeing 68% at 48 training answers, then 63%,
-  // 58% and 54% at 225. Within two standard errors, but falling.
+  // 58% and 54% at 225: within two standard errors, but falling, at 3.5
+  // training answers an option.
   const n = 60;
   const rates = [0.684, 0.633, 0.583, 0.544];
   const curve = [48, 107, 166, 225].map((size, j) =>
@@ -207,10 +208,18 @@ Deno.test("estimateGrowth() does not call flat a curve that falls by a standard 
     estimateGrowth(still, { alpha: 0.05, delta: 0.05, options: 64 }).flat,
     false,
   );
-  // The same stillness at 12% disagreement, a learned table: flat.
+  // The same stillness at 12% disagreement, a learned table: flat; and at
+  // chance with 30 answers an option or more (a coin toss): flat too.
   const learned = [48, 107, 166, 225].map((size) => point(size, 400, every(8)));
   assert.equal(
     estimateGrowth(learned, { alpha: 0.05, delta: 0.05, options: 64 }).flat,
+    true,
+  );
+  const coin = [480, 960, 1440, 1920].map((size) =>
+    point(size, 400, (r) => r % 2 === 0)
+  );
+  assert.equal(
+    estimateGrowth(coin, { alpha: 0.05, delta: 0.05, options: 2 }).flat,
     true,
   );
 });

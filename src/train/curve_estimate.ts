@@ -83,14 +83,21 @@ export interface CurveEstimate {
   /**
    * True when the evidence points at the labels rather than the size: the
    * table has learned the question (its most confident answers disagree at
-   * most half as often as a blind guess would, `options` given), they
-   * disagree at least alpha at every size, and no smaller fit's disagree
-   * more than the trained table's by one standard error or more (the
-   * curve does not fall; one, not two, as calling a falling curve flat
-   * would send the user after cleaner labels for nothing).
+   * most half as often as a blind guess would, `options` given) or has seen
+   * `ANSWERS_PER_OPTION` training answers an option (a table at a few
+   * answers an option may sit at chance on clean labels: its curve says
+   * nothing of them), they disagree at least alpha at every size, and the
+   * smallest fit's disagree no more than the trained table's beyond two
+   * standard errors.
    */
   flat: boolean;
 }
+
+/**
+ * Training answers an option at which a table still at chance is taken to
+ * have had its chance to learn (the curve may then be called flat).
+ */
+export const ANSWERS_PER_OPTION = 30;
 
 /** Extrapolation stops here: beyond, the curve only says "many times as many". */
 export const MAX_GROWTH = 20;
@@ -214,18 +221,23 @@ export function estimateGrowth(
   const topRates = points.map((p, j) =>
     topRate(orders[j]!, p.wrong, Math.ceil(topShare * n))
   );
-  // Falling: a smaller fit's top set disagrees more than the last one's by
-  // one standard error or more (pooled, as for two independent samples).
+  // Falling: the first fit's top set disagrees more than the last one's by
+  // over two standard errors (pooled, as for two independent samples).
   const top = Math.ceil(topShare * n);
+  const first = topRates[0]!;
   const lastRate = topRates[topRates.length - 1]!;
-  const falling = topRates.slice(0, -1).some((r) => {
-    const pooled = (r + lastRate) / 2;
-    return r - lastRate >= Math.sqrt((2 * pooled * (1 - pooled)) / top);
-  });
-  // Learned: the trained table's most confident answers disagree at most
-  // half as often as a blind guess among the options.
-  const learned = targets.options === undefined ||
-    lastRate <= (1 - 1 / targets.options) / 2;
+  const pooled = (first + lastRate) / 2;
+  const falling = first - lastRate >
+    2 * Math.sqrt((2 * pooled * (1 - pooled)) / top);
+  // Judged: the trained table has learned the question (its most confident
+  // answers disagree at most half as often as a blind guess among the
+  // options), or has seen enough answers of each option that it would have
+  // (a coin toss stays at chance with hundreds per option: its labels are
+  // noise). At a few answers an option, a curve still at chance says
+  // nothing of the labels.
+  const k = targets.options;
+  const learned = k === undefined || lastRate <= (1 - 1 / k) / 2 ||
+    points[points.length - 1]!.trainAnswers / k >= ANSWERS_PER_OPTION;
   const flat = learned && topRates.every((r) => r >= targets.alpha) &&
     !falling;
   return {
