@@ -10,7 +10,7 @@
  *   deno run --allow-read --allow-write --allow-run --allow-env scripts/bench-long-line.ts
  */
 
-import { linesOf } from "../src/cli/predict.ts";
+import { linesOf } from "../src/cli/predict_input.ts";
 
 const CHUNK = 65536;
 const MB = 1024 * 1024;

@@ -149,10 +149,19 @@
     return `${fmtInt(n)} ${noun}${n === 1 ? "" : "s"}`;
   }
   function reloadInWords(bundle, reloads) {
-    const id = bundle?.id ? ` \xB7 bundle ${bundle.id.slice(0, 8)}` : "";
+    const id = bundle?.id ? ` \xB7 bundle ${bundle.id.slice(0, 12)}` : "";
     const at = bundle?.loaded_at;
     if (reloads === 0 || !at) return id;
     return `${id}, reloaded at ${fmtClock(at)} (${plural(reloads, "reload")})`;
+  }
+  function calibrationInWords(q) {
+    const alpha = isNum(q.alpha) ? ` \xB7 \u03B1 ${fmtPct(q.alpha, 1)}` : "";
+    if (q.table_threshold !== void 0) {
+      const own = isNum(q.table_threshold) ? `table's own ${fmtPct(q.table_threshold)}` : "uncalibrated for the table alone";
+      return isNum(q.threshold) ? `threshold in force ${fmtPct(q.threshold)} (both tiers) \xB7 ${own}${alpha}` : `uncalibrated: never certified \xB7 ${own}`;
+    }
+    if (!isNum(q.threshold)) return "uncalibrated: never certified";
+    return `threshold ${fmtPct(q.threshold)}${alpha}`;
   }
 
   // static/dashboard/cards/badge.ts
@@ -540,10 +549,6 @@
     if (!list.length) return "";
     list.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
     return ` \xB7 to model: ${list.map(([f, n]) => `${f} ${fmtInt(n)}`).join(", ")}`;
-  }
-  function calibrationInWords(q) {
-    if (!isNum(q.threshold)) return "uncalibrated: never certified";
-    return `threshold ${fmtPct(q.threshold)}${isNum(q.alpha) ? ` \xB7 \u03B1 ${fmtPct(q.alpha, 1)}` : ""}`;
   }
   function renderQuestions(st) {
     const questions = st.bundle?.questions ?? [];

@@ -18,6 +18,23 @@ export interface CurveTraceOptions {
   words?: number;
   /** Share of answers replaced by a random option (default 0.01). */
   noise?: number;
+  /**
+   * Spell each option's words as unrelated letters (`w3x7` shares its
+   * characters with the other words of option 3; an opaque word shares
+   * nothing), so a word unseen in training says nothing of its option.
+   */
+  opaque?: boolean;
+}
+
+/** Letters standing for word `k` of option `o`, the same for every call. */
+function opaqueWord(o: number, k: number): string {
+  let h = Math.imul(o + 1, 0x9e3779b1) ^ Math.imul(k + 7, 0x85ebca77);
+  let word = "";
+  for (let i = 0; i < 7; i++) {
+    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+    word += String.fromCharCode(97 + ((h >>> 8) % 26 + 26) % 26);
+  }
+  return word;
 }
 
 /**
@@ -34,7 +51,8 @@ export function curveTraces(o: CurveTraceOptions): string {
   const lines: string[] = [];
   for (let i = 0; i < o.count; i++) {
     const option = Math.floor(random() * options);
-    const text = [`w${option}x${Math.floor(random() * words)}`];
+    const k = Math.floor(random() * words);
+    const text = [o.opaque ? opaqueWord(option, k) : `w${option}x${k}`];
     const fillers = 3 + Math.floor(random() * 4);
     for (let j = 0; j < fillers; j++) text.push(pick(random, FILLER_WORDS));
     shuffled(random, text);

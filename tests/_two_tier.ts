@@ -89,6 +89,19 @@ export async function writeTwoTierBundle(dir: string): Promise<string> {
  * asking the table as a server with the second tier does.
  */
 export function tierTexts(): { certified: string; low: string } {
+  const { certified, low } = tierTextLists(1, 1);
+  return { certified: certified[0]!, low: low[0]! };
+}
+
+/**
+ * Up to `certified` texts the small table's `topic` answer certifies and
+ * `low` texts it withholds for low confidence alone, as `tierTexts` finds
+ * them; throws when it finds none of either.
+ */
+export function tierTextLists(
+  certified: number,
+  low: number,
+): { certified: string[]; low: string[] } {
   const { table } = twoTierResult();
   const state = new TableState(table);
   const q = table.byName.get("topic")!;
@@ -103,8 +116,7 @@ export function tierTexts(): { certified: string; low: string } {
       QUIET_GUARD,
     )
       .answer;
-  let certified: string | null = null;
-  let low: string | null = null;
+  const out = { certified: [] as string[], low: [] as string[] };
   const words = TOPICS.flatMap((t) => TOPIC_WORDS[t]!.slice(0, 3));
   const candidates = [
     ...TOPICS.map((t) => TOPIC_WORDS[t]!.slice(0, 4).join(" ")),
@@ -117,9 +129,16 @@ export function tierTexts(): { certified: string; low: string } {
   ];
   for (const text of candidates) {
     const a = flagOf(text);
-    if (certified === null && a.certified) certified = text;
-    if (low === null && a.flag === "low_confidence") low = text;
-    if (certified !== null && low !== null) return { certified, low };
+    if (a.certified && out.certified.length < certified) {
+      out.certified.push(text);
+    }
+    if (a.flag === "low_confidence" && out.low.length < low) out.low.push(text);
+    if (out.certified.length === certified && out.low.length === low) break;
   }
-  throw new Error("The small table gave no certified and low-confidence pair");
+  if (out.certified.length === 0 || out.low.length === 0) {
+    throw new Error(
+      "The small table gave no certified and low-confidence pair",
+    );
+  }
+  return out;
 }

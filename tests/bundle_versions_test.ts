@@ -131,6 +131,8 @@ Deno.test("train --keep, versions, rollback and eval with two bundles, from the 
       keep,
       "--quiet",
       "--allow-uncalibrated",
+      "--semantic",
+      "off",
     ]);
 
   await t.step(
@@ -169,8 +171,16 @@ Deno.test("train --keep, versions, rollback and eval with two bundles, from the 
     assert.match(words.stdout, /^bundle .*b: 2 versions kept, newest first/);
     assert.match(
       words.stdout,
-      /^\* [0-9a-f]{8} {2}written \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ {2}.*b\.v-[0-9a-f]{8}$/m,
+      /^\* [0-9a-f]{12} {2}written \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ {2}.*b\.v-[0-9a-f]{8}$/m,
     );
+    // Each version is shown by its bundle id: the beginning of the one
+    // /v1/health and /v1/stats show whole.
+    for (const v of doc.versions) {
+      assert.ok(
+        words.stdout.includes(` ${v.bundle_id.slice(0, 12)}  written`),
+        words.stdout,
+      );
+    }
     assert.match(
       words.stdout,
       /^ {4}topic: threshold (\d\.\d{4}|none \(uncalibrated\)), test \d+\.\d% certified( at | \(so no)/m,
@@ -196,6 +206,24 @@ Deno.test("train --keep, versions, rollback and eval with two bundles, from the 
         newest!.id.slice(0, 4),
       ]);
       assert.equal(again.code, 0, again.stderr);
+      assert.equal(await Deno.realPath(out), await Deno.realPath(newest!.path));
+      // By the bundle id versions shows, too.
+      const listed = JSON.parse(
+        (await runCli(["versions", "--bundle", out, "--json"])).stdout,
+      );
+      const older = listed.versions.find((v: { current: boolean }) =>
+        !v.current
+      );
+      const byBundleId = await runCli([
+        "rollback",
+        "--bundle",
+        out,
+        "--to",
+        older.bundle_id.slice(0, 12),
+      ]);
+      assert.equal(byBundleId.code, 0, byBundleId.stderr);
+      assert.equal(await Deno.realPath(out), await Deno.realPath(older.path));
+      await runCli(["rollback", "--bundle", out, "--to", newest!.id]);
       assert.equal(await Deno.realPath(out), await Deno.realPath(newest!.path));
       const unknown = await runCli([
         "rollback",
@@ -240,6 +268,8 @@ Deno.test("train --keep, versions, rollback and eval with two bundles, from the 
         "0.2",
         "--quiet",
         "--allow-uncalibrated",
+        "--semantic",
+        "off",
       ]);
       assert.equal(trained.code, 0, trained.stderr);
       /** `eval` of `bundles` on the fresh traces, with `extra` flags. */

@@ -8,6 +8,7 @@ import {
   userPath,
 } from "../src/cli/common.ts";
 import { ProgressPrinter } from "../src/cli/progress.ts";
+import { RemainingTime } from "../src/train/embed.ts";
 import { SERVE_USAGE } from "../src/cli/serve.ts";
 import { parseServeFlags } from "../src/cli/serve_flags.ts";
 import { ROUTE_TABLE } from "../src/http/routes.ts";
@@ -331,4 +332,18 @@ Deno.test("serve --semantic-workers takes 0 (the table alone) to 64, one worker 
     UsageError,
     /^--semantic-workers must be an integer from 0 to 64 \(0: the table alone\): got "-1"$/,
   );
+});
+
+Deno.test("RemainingTime estimates from the pace measured after the first batch, not from a slow start", () => {
+  // 3,000 texts: 10 s to load the encoder, then 32 texts each 0.3 s
+  // (about 28 s of embedding). Counted from the start, the first estimate
+  // would be about 950 s.
+  const eta = new RemainingTime();
+  const at = (batch: number) => 10_000 + batch * 300;
+  assert.equal(eta.seconds(32, 3000, at(1)), null);
+  const first = eta.seconds(64, 3000, at(2))!;
+  const truth = ((3000 - 64) / 32) * 0.3;
+  assert.ok(Math.abs(first - truth) < 0.5, `${first} s against ${truth} s`);
+  const later = eta.seconds(1600, 3000, at(50))!;
+  assert.ok(Math.abs(later - ((3000 - 1600) / 32) * 0.3) < 0.5);
 });

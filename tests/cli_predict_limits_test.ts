@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { linesOf, MAX_LINE_BYTES } from "../src/cli/predict.ts";
+import { linesOf, MAX_LINE_BYTES } from "../src/cli/predict_input.ts";
 import { tempDir } from "./_fixtures.ts";
 import { writeTestBundle } from "./_http_helpers.ts";
 

@@ -29,6 +29,8 @@ Deno.test("train --semantic refuses a mode it does not know, and --embed-cache w
     traces,
     "--out",
     `${tmp.path}/b`,
+    "--semantic",
+    "off",
     "--embed-cache",
     `${tmp.path}/c`,
   ]);
@@ -41,7 +43,13 @@ Deno.test("train --semantic refuses a mode it does not know, and --embed-cache w
     few.stderr,
     /--embed-max must be an integer of at least 100: got "50"/,
   );
-  const off = await runCli([...base, "--embed-max", "500"]);
+  const off = await runCli([
+    ...base,
+    "--semantic",
+    "off",
+    "--embed-max",
+    "500",
+  ]);
   assert.equal(off.code, 2);
   assert.match(off.stderr, /--embed-max needs --semantic auto or on/);
 });

@@ -41,6 +41,8 @@ async function trainedBundle(): Promise<CliRun> {
     "--seed",
     "3",
     "--allow-uncalibrated",
+    "--semantic",
+    "off",
     "--quiet",
   ]);
   assert.equal(trained.code, 0, trained.stderr);
@@ -341,6 +343,8 @@ Deno.test("train --split follows where traces come from, and refuses a mode they
     out,
     "--quiet",
     "--allow-uncalibrated",
+    "--semantic",
+    "off",
   ]);
   assert.equal(run.code, 0, run.stderr);
   assert.match(
@@ -355,6 +359,8 @@ Deno.test("train --split follows where traces come from, and refuses a mode they
     out,
     "--quiet",
     "--allow-uncalibrated",
+    "--semantic",
+    "off",
     "--split",
     "group",
   ]);
@@ -371,6 +377,8 @@ Deno.test("train --split follows where traces come from, and refuses a mode they
     out,
     "--quiet",
     "--allow-uncalibrated",
+    "--semantic",
+    "off",
     "--split",
     "random",
     "--similarity",
@@ -435,6 +443,8 @@ Deno.test("train stores --serve-new-options, --force-threshold and --min-radius 
     out,
     "--quiet",
     "--allow-uncalibrated",
+    "--semantic",
+    "off",
     "--max-epochs",
     "2",
     "--serve-new-options",

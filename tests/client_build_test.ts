@@ -121,3 +121,82 @@ console.log(JSON.stringify({ answers, asked }));
     }
   },
 });
+
+Deno.test({
+  name:
+    "the README's import works as written in a Node project that installed the built package, and refused feedback reaches onFeedbackError",
+  ignore: !HAS_NODE || !HAS_NPM,
+  fn: async () => {
+    const readme = await Deno.readTextFile(`${ROOT}README.md`);
+    const line = readme.match(/^import \{ DecisionClient \} from "[^"]+";$/m)
+      ?.[0];
+    assert.ok(line !== undefined, "the README shows the client's import");
+    await using dir = await tempDir();
+    await build(`${dir.path}/client`);
+    const project = `${dir.path}/project`;
+    await Deno.mkdir(project);
+    await Deno.writeTextFile(
+      `${project}/package.json`,
+      JSON.stringify({ name: "a-proxy", version: "1.0.0", type: "module" }),
+    );
+    // As the README says: npm install /path/to/the/clone/dist/client.
+    const install = await new Deno.Command("npm", {
+      args: [
+        "install",
+        "--offline",
+        "--no-audit",
+        "--no-fund",
+        `${dir.path}/client`,
+      ],
+      cwd: project,
+      stdout: "piped",
+      stderr: "piped",
+      env: { npm_config_update_notifier: "false", NO_COLOR: "1" },
+    }).output();
+    assert.equal(install.code, 0, new TextDecoder().decode(install.stderr));
+    const server = await startServer({
+      bundle: `${ROOT}demo/bundle`,
+      args: ["--audit-rate", "1"],
+    });
+    try {
+      // The model's labels end in a carriage return: every audit's
+      // feedback is refused, and the client says so for each.
+      await Deno.writeTextFile(
+        `${project}/proxy.mjs`,
+        `${line}
+const errors = [];
+const client = new DecisionClient({
+  url: process.argv[2],
+  model: (ask) => ask.question === "topic" ? "delivery\\r" : false,
+  onFeedbackError: (e) => errors.push({ kind: e.kind, reason: e.reason, question: e.item.question, message: e.message }),
+});
+for (let i = 0; i < 3; i++) await client.decide("where is my parcel, it has not arrived yet");
+console.log(JSON.stringify({ errors, counts: client.feedbackCounts }));
+`,
+      );
+      const run = await new Deno.Command("node", {
+        args: ["proxy.mjs", server.base],
+        cwd: project,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
+      const { errors, counts } = JSON.parse(
+        new TextDecoder().decode(run.stdout),
+      );
+      const refused = errors.filter((e: { kind: string }) =>
+        e.kind === "refused"
+      );
+      assert.ok(refused.length >= 1, JSON.stringify(errors));
+      for (const e of refused) {
+        assert.equal(e.reason, "unknown_option");
+        assert.equal(e.question, "topic");
+        assert.match(e.message, /ends in a carriage return/);
+      }
+      assert.equal(counts.refused, refused.length);
+      assert.equal(counts.sent, counts.accepted + counts.refused);
+    } finally {
+      await server.stop();
+    }
+  },
+});

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import {
   DecisionClient,
   DecisionServiceError,
+  FeedbackError,
   type ModelAsk,
 } from "../src/client/mod.ts";
 import { tempDir } from "./_fixtures.ts";
@@ -94,6 +95,89 @@ Deno.test("the client answers audits with the model and reports them", async () 
   });
 });
 
+Deno.test("every refused or failed feedback item reaches onFeedbackError with its reason, and the counts say how many", async () => {
+  await withServer(["--audit-rate", "1", "--audit-seed", "3"], async (s) => {
+    const errors: FeedbackError[] = [];
+    // The model's labels end in a carriage return (read from a CRLF file).
+    const client = new DecisionClient({
+      url: s.base,
+      model: (ask) => ask.question === "topic" ? "billing\r" : false,
+      onFeedbackError: (e) => errors.push(e),
+    });
+    for (let i = 0; i < 3; i++) {
+      await client.decide(CLEAR, { topic: null, urgent: null });
+    }
+    const topic = errors.filter((e) => e.item.question === "topic");
+    assert.equal(topic.length, 3, errors.map((e) => e.message).join("\n"));
+    for (const e of topic) {
+      assert.equal(e.kind, "refused");
+      assert.equal(e.reason, "unknown_option");
+      assert.match(
+        e.message,
+        /"billing\\r" is not an option of the bundle; it ends in a carriage return; did you mean "billing"\?/,
+      );
+    }
+    const counts = client.feedbackCounts;
+    assert.equal(counts.refused, 3);
+    assert.equal(counts.sent, counts.accepted + counts.refused);
+    assert.equal(counts.failed, 0);
+    const stats = await (await fetch(`${s.base}/v1/stats`)).json();
+    assert.equal(stats.counts.feedback_refused, 3);
+  });
+  // A feedback request that fails loses each of its items, each told.
+  const errors: FeedbackError[] = [];
+  let calls = 0;
+  const client = new DecisionClient({
+    url: "http://127.0.0.1:1",
+    model: () => "billing",
+    onFeedbackError: (e) => errors.push(e),
+    fetch: (_url, init) => {
+      calls++;
+      const path = String(_url);
+      if (path.endsWith("/v1/feedback")) {
+        return Promise.resolve(
+          new Response(JSON.stringify({ error: "draining" }), {
+            status: 503,
+          }),
+        );
+      }
+      assert.ok(init !== undefined);
+      return Promise.resolve(
+        new Response(
+          JSON.stringify({
+            answers: {
+              topic: {
+                choice: "billing",
+                certified: false,
+                flag: "low_confidence",
+              },
+              urgent: {
+                answer: false,
+                certified: false,
+                flag: "low_confidence",
+              },
+            },
+          }),
+        ),
+      );
+    },
+  });
+  await client.decide(CLEAR);
+  assert.equal(calls, 2);
+  assert.deepEqual(errors.map((e) => [e.kind, e.item.question]), [
+    ["failed", "topic"],
+    ["failed", "urgent"],
+  ]);
+  assert.match(errors[0]!.reason, /answered 503: draining/);
+  assert.deepEqual(client.feedbackCounts, {
+    sent: 2,
+    accepted: 0,
+    refused: 0,
+    missedAudits: 0,
+    failed: 2,
+  });
+});
+
 /** What `promise` rejected with, checked to be a `DecisionServiceError`. */
 async function serviceError(
   promise: Promise<unknown>,
@@ -145,7 +229,7 @@ Deno.test("the client throws DecisionServiceError with the status and the parsed
     },
   );
   await t.step(
-    "feedback refused: onFeedbackError gets the typed error, the answers come back",
+    "feedback refused: onFeedbackError gets the item's FeedbackError, its cause the typed error, the answers come back",
     async () => {
       const errors: Error[] = [];
       const client = new DecisionClient({
@@ -166,7 +250,9 @@ Deno.test("the client throws DecisionServiceError with the status and the parsed
       const answers = await client.decide(CLEAR, { topic: null });
       assert.equal(answers.topic.source, "model");
       assert.equal(errors.length, 1);
-      const e = errors[0];
+      assert.ok(errors[0] instanceof FeedbackError);
+      assert.equal(errors[0].kind, "failed");
+      const e = errors[0].cause;
       assert.ok(e instanceof DecisionServiceError);
       assert.equal(e.path, "/v1/feedback");
       assert.equal(e.status, 503);

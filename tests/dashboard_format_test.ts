@@ -7,6 +7,7 @@
 
 import assert from "node:assert/strict";
 import {
+  calibrationInWords,
   fmtAgo,
   fmtAnswer,
   fmtDurationShort,
@@ -110,11 +111,31 @@ Deno.test("secondsTicks() steps back from now by a round step that fits the coun
 });
 
 Deno.test("reloadInWords() names the bundle and, after a reload, when it began serving", () => {
-  const bundle = { id: "1a2b3c4d5e6f" };
-  assert.equal(reloadInWords(bundle, 0), " · bundle 1a2b3c4d");
+  const bundle = { id: "1a2b3c4d5e6f7a8b" };
+  // The first 12 hex digits, as versions, eval and serve show a bundle id.
+  assert.equal(reloadInWords(bundle, 0), " · bundle 1a2b3c4d5e6f");
   assert.match(
     reloadInWords({ ...bundle, loaded_at: "2026-01-01T12:03:04Z" }, 2),
-    /^ · bundle 1a2b3c4d, reloaded at .+ \(2 reloads\)$/,
+    /^ · bundle 1a2b3c4d5e6f, reloaded at .+ \(2 reloads\)$/,
   );
   assert.equal(reloadInWords(undefined, 0), "");
+});
+
+Deno.test("calibrationInWords() names the threshold in force as both tiers' beside the table's own, for a question served with its second tier", () => {
+  const q = {
+    name: "intent",
+    kind: "choice",
+    options: ["a", "b"],
+    threshold: 0.9522,
+    alpha: 0.05,
+  };
+  assert.equal(calibrationInWords(q), "threshold 95.2% · α 5.0%");
+  assert.equal(
+    calibrationInWords({ ...q, table_threshold: 0.9722 }),
+    "threshold in force 95.2% (both tiers) · table's own 97.2% · α 5.0%",
+  );
+  assert.equal(
+    calibrationInWords({ ...q, threshold: null }),
+    "uncalibrated: never certified",
+  );
 });

@@ -295,3 +295,36 @@ Deno.test("driftScore() grows with novelty and with doubt", () => {
   assert.ok(driftScore(0.5, 0.9) > driftScore(0.1, 0.9));
   assert.ok(driftScore(0.1, 0.5) > driftScore(0.1, 0.9));
 });
+
+Deno.test("one sentence sent again and again trips the guard only when it is less like the calibration texts than most of them (the README's sentence), at several calibration sizes", () => {
+  // The online test bets on small p-values: it watches for traffic with
+  // higher drift scores than the calibration texts, not for repeats. A
+  // repeated sentence whose score sits above nearly every calibration
+  // text's is such traffic and trips it fast; a repeated ordinary sentence
+  // (its score below three in four calibration texts') never does.
+  const requestsToAlarm = (n: number, above: number, max: number) => {
+    const scores = Array.from({ length: n }, (_, i) => (i + 0.5) / n);
+    const q = question("q", scores);
+    for (const seed of [1, 2, 3]) {
+      const guard = new DriftMonitor(SETTINGS, seed);
+      for (let i = 1; i <= max; i++) {
+        if (!guard.observe(q, above)) return i;
+      }
+    }
+    return null;
+  };
+  for (const n of [200, 600, 2000]) {
+    // Above 99% of the calibration texts: within 60 requests.
+    const fast = requestsToAlarm(n, 0.995, 60);
+    assert.ok(fast !== null && fast <= 60, `n ${n}: ${fast}`);
+    // An ordinary sentence, above half of them (or three in four): never
+    // in 1,000 requests.
+    assert.equal(requestsToAlarm(n, 0.5, 1000), null, `n ${n}, median`);
+    assert.equal(requestsToAlarm(n, 0.7, 1000), null, `n ${n}, 70%`);
+  }
+  // Between, it depends on the calibration size (the DKW slack shrinks with
+  // it): above 90% of 600 calibration texts trips in 60 requests or so,
+  // above 85% of 200 takes hundreds.
+  assert.ok((requestsToAlarm(600, 0.9, 1000) ?? Infinity) <= 80);
+  assert.ok((requestsToAlarm(200, 0.85, 1000) ?? Infinity) > 100);
+});

@@ -126,6 +126,8 @@ Deno.test("train killed with SIGKILL at any moment leaves a bundle at --out that
     out,
     "--quiet",
     "--allow-uncalibrated",
+    "--semantic",
+    "off",
   ]);
   assert.equal(first.code, 0, first.stderr);
   for (let round = 0; round < 6; round++) {
@@ -141,6 +143,8 @@ Deno.test("train killed with SIGKILL at any moment leaves a bundle at --out that
         out,
         "--quiet",
         "--allow-uncalibrated",
+        "--semantic",
+        "off",
       ],
       stdout: "null",
       stderr: "null",
@@ -162,6 +166,8 @@ Deno.test("train killed with SIGKILL at any moment leaves a bundle at --out that
     out,
     "--quiet",
     "--allow-uncalibrated",
+    "--semantic",
+    "off",
   ]);
   assert.equal(last.code, 0, last.stderr);
   await loadBundle(out);

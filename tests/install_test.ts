@@ -292,7 +292,7 @@ exit 127
       );
       const run = await inWork(
         `${work}/noisy`,
-        "dtable train --traces traces.csv --quiet",
+        "dtable train --traces traces.csv --quiet --semantic off",
       );
       assert.equal(run.code, 3, run.stdout + run.stderr);
       assert.equal(await exists(`${work}/noisy/bundle`), false);

@@ -67,3 +67,45 @@ Deno.test("deno task demo --port N serves the demo bundle on port N", async () =
     assert.equal(out.code, 0, text);
   }
 });
+
+Deno.test("deno task demo prints the server's own PID, and killing that PID stops the server (a launcher's PID is another)", async () => {
+  const port = freePort();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["task", "demo", "--port", String(port)],
+    cwd: ROOT,
+    env: { SERVICE_PROXY_TOKEN: "", NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  let pid: number | null = null;
+  try {
+    const deadline = Date.now() + 30_000;
+    while (pid === null && Date.now() < deadline) {
+      const r = await reader.read();
+      if (r.done) break;
+      seen += r.value;
+      const m = /process (\d+): stop it with Ctrl-C or kill \1/.exec(seen);
+      if (m) pid = Number(m[1]);
+    }
+    assert.ok(pid !== null, seen);
+    assert.notEqual(
+      pid,
+      child.pid,
+      "the banner names the server, not the task",
+    );
+    Deno.kill(pid, "SIGTERM");
+    const status = await child.status;
+    assert.equal(status.code, 0);
+    await assert.rejects(fetch(`http://127.0.0.1:${port}/v1/health`));
+  } finally {
+    try {
+      child.kill("SIGINT");
+    } catch {
+      // gone
+    }
+    await reader.cancel().catch(() => {});
+  }
+});

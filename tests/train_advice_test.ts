@@ -25,6 +25,8 @@ import { parseJsonlTraces, readTraces } from "../src/traces/mod.ts";
 import type { TraceSet } from "../src/traces/types.ts";
 import { rng, shuffled, smallTrainOptions } from "./_fixtures.ts";
 import { curveTraces } from "./_curve_traces.ts";
+import { existsSync } from "node:fs";
+import { smallSubset } from "../scripts/small_subsets.ts";
 
 const TARGETS: CalibrationTargets = {
   alpha: 0.05,
@@ -183,6 +185,95 @@ Deno.test("estimateGrowth() does not call a steeply falling curve flat, however 
     point(450, 120, every(5)),
   ], { alpha: 0.05, delta: 0.05 });
   assert.equal(e.flat, false);
+});
+
+Deno.test("estimateGrowth() does not call flat the curve of a table that has not learned the question at a few answers an option, falling or not", () => {
+  // The trial's curve at 300 traces of 64 options: 60 calibration answers,
+  // the most confident disagreeing 68% at 48 training answers, then 63%,
+  // 58% and 54% at 225: within two standard errors, but falling, at 3.5
+  // training answers an option.
+  const n = 60;
+  const rates = [0.684, 0.633, 0.583, 0.544];
+  const curve = [48, 107, 166, 225].map((size, j) =>
+    point(size, n, (r) => r < Math.round(rates[j]! * n))
+  );
+  const e = estimateGrowth(curve, { alpha: 0.05, delta: 0.05, options: 64 });
+  assert.equal(e.flat, false);
+  // A curve that does not move at all, but at 93% disagreement among 64
+  // options (a blind guess: 98%): the table has not learned yet.
+  const still = [48, 107, 166, 225].map((size) =>
+    point(size, n, (r) => r % 15 !== 0)
+  );
+  assert.equal(
+    estimateGrowth(still, { alpha: 0.05, delta: 0.05, options: 64 }).flat,
+    false,
+  );
+  // The same stillness at 12% disagreement, a learned table: flat; and at
+  // chance with 30 answers an option or more (a coin toss): flat too.
+  const learned = [48, 107, 166, 225].map((size) => point(size, 400, every(8)));
+  assert.equal(
+    estimateGrowth(learned, { alpha: 0.05, delta: 0.05, options: 64 }).flat,
+    true,
+  );
+  const coin = [480, 960, 1440, 1920].map((size) =>
+    point(size, 400, (r) => r % 2 === 0)
+  );
+  assert.equal(
+    estimateGrowth(coin, { alpha: 0.05, delta: 0.05, options: 2 }).flat,
+    true,
+  );
+});
+
+Deno.test("train's advice at 300 traces of clean labels, its curve falling, asks for more traces, never cleaner labels", () => {
+  // 64 options, 300 traces: under five answers an option.
+  const traces = parseJsonlTraces(
+    "clean.jsonl",
+    curveTraces({ count: 300, seed: 1, options: 64, words: 6, noise: 0 }),
+  );
+  const r = train(traces, smallTrainOptions({ workers: 1 }));
+  const advice = r.report.questions[0]!.calibration.advice!;
+  assert.match(advice, /learning curve/);
+  assert.doesNotMatch(advice, /not falling|would not help|cleaner labels/);
+  assert.notEqual(
+    adviceInBrief(advice)?.split(", or ")[0],
+    "cleaner labels (more of the same traces would not help)",
+  );
+});
+
+Deno.test({
+  name:
+    "a calibrated question certifying under 60% is told, from its learning curve, how many traces would certify 60%, with a range",
+  ignore: !existsSync(
+    new URL("../../shared/data/banking77/train.csv", import.meta.url),
+  ),
+  fn: async () => {
+    const all = await readTraces([
+      new URL("../../shared/data/banking77/train.csv", import.meta.url)
+        .pathname,
+    ]);
+    // A draw of 3,000 BANKING77 traces that certifies about a third.
+    const warned: string[] = [];
+    const r = train(smallSubset(all, 3000, 3), {
+      ...DEFAULT_TRAIN_OPTIONS,
+      seed: 3,
+      workers: 2,
+      warn: (line) => warned.push(line),
+    });
+    const c = r.report.questions[0]!.calibration;
+    assert.equal(c.status, "calibrated");
+    const m =
+      /^certifies (\d+\.\d)% of its calibration answers; learning curve .*certifying 60% of them needs about ([\d,]+) traces answering it in all \(80% range ([\d,]+)-([\d,]+)\), about ([\d,]+) more/
+        .exec(c.advice ?? "");
+    assert.ok(m !== null, c.advice ?? "no advice");
+    assert.ok(Number(m[1]) < 60);
+    const num = (x: string) => Number(x.replaceAll(",", ""));
+    const [point, low, high] = [num(m[2]!), num(m[3]!), num(m[4]!)];
+    assert.ok(low <= point && point <= high && low > 3000, m[0]);
+    assert.ok(
+      warned.some((w) => w.startsWith('question "category" certifies')),
+      warned.join("\n"),
+    );
+  },
 });
 
 Deno.test("estimateGrowth() asks for more when the calibration answers come in clusters", () => {

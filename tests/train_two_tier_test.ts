@@ -164,12 +164,17 @@ Deno.test("the two-tier rule keeps its promise for all certified answers togethe
   }
 });
 
-Deno.test("keepsTier() keeps a second tier unless it does worse on validation by more than the noise", () => {
+Deno.test("keepsTier() keeps a second tier where it certifies more on validation, or where the table leaves room and it does no worse beyond the noise", () => {
   // 338 answers: two standard errors of 45.6% are about 5.4 points.
   assert.ok(Math.abs(autoNoise(0.456, 338) - 0.0542) < 0.001);
   assert.equal(keepsTier({ table: 0.456, both: 0.426 }, 338), true);
   assert.equal(keepsTier({ table: 0.456, both: 0.39 }, 338), false);
   assert.equal(keepsTier({ table: 0.3, both: 0.6 }, 338), true);
   assert.equal(keepsTier({ table: 0, both: 0 }, 338), false);
-  assert.equal(keepsTier({ table: 0.99, both: 0.99 }, 2000), true);
+  // No room and no gain: the table alone.
+  assert.equal(keepsTier({ table: 0.99, both: 0.99 }, 2000), false);
+  assert.equal(keepsTier({ table: 1, both: 1 }, 186), false);
+  // One validation answer more is noise; two are more.
+  assert.equal(keepsTier({ table: 0.919, both: 0.919 + 1 / 186 }, 186), false);
+  assert.equal(keepsTier({ table: 0.984, both: 0.984 + 2 / 186 }, 186), true);
 });

@@ -23,7 +23,8 @@ const NEGATIVE_NUMBER = /^-(?:\d|\.\d)/;
  * Parses a command's flags strictly (no positional arguments). A negative
  * number may follow its flag (`--alpha -0.1`: the flag's own check then
  * judges it). Every mistake becomes a one-line `UsageError` that says what to
- * do, naming `command --help`.
+ * do, naming `command --help`. With `allowPositionals`, arguments that
+ * are not flags are kept (`positionals`), as `predict`'s files.
  *
  * @example
  * ```ts
@@ -37,6 +38,7 @@ export function parseFlags<T extends FlagOptions>(
   command: string,
   args: readonly string[],
   options: T,
+  allowPositionals = false,
 ) {
   const joined: string[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -58,7 +60,7 @@ export function parseFlags<T extends FlagOptions>(
       args: joined,
       options,
       strict: true,
-      allowPositionals: false,
+      allowPositionals,
     });
   } catch (e) {
     throw new UsageError(flagMistake(command, e, Object.keys(options)));

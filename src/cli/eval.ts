@@ -5,6 +5,8 @@
  */
 
 import { loadBundle } from "../bundle/mod.ts";
+import type { Table } from "../engine/mod.ts";
+import type { TraceSet } from "../traces/mod.ts";
 import { evaluate } from "../eval/mod.ts";
 import { parseFlags, UsageError, userPath } from "./common.ts";
 import { ProgressPrinter } from "./progress.ts";
@@ -23,7 +25,7 @@ export const EVAL_USAGE =
   `Usage: eval --bundle DIR --traces FILE [--traces FILE ...] [--json] [--stream]
             [--predictions FILE] [--report-html FILE] [--table-only]
             [--embed-cache FILE]
-       eval --bundle A --bundle B [--bundle C ...] --traces FILE [--json]
+       eval --bundle A --bundle B [--bundle C ...] --traces FILE [--json] [--table-only]
 
 Answers every trace with the bundle, as serving would, and reports per question:
 answers, certified share, disagreement among certified answers (with the upper
@@ -40,9 +42,11 @@ the traces answer none of the bundle's questions, eval fails (exit code 2).
 With several --bundle (two versions of one, say: versions --bundle DIR lists
 them), every bundle answers the same traces and eval shows them side by side:
 per question each one's answers, certified share, disagreement among certified
-answers (with the upper end of its 95% interval) and accuracy; --json prints
-{bundles: [{label, path, bundle_id}], traces, questions: {Q: [figures or null
-per bundle]}}.
+answers (with the upper end of its 95% interval) and accuracy, which tiers
+answered and the threshold in force (a bundle with a second tier answers with
+both, the traces embedded once; --table-only: every bundle by its table alone);
+--json prints {bundles: [{label, path, bundle_id}], traces, questions: {Q:
+[figures or null per bundle]}}.
 
 Options:
   --bundle DIR               bundle folder (required; repeat to compare bundles)
@@ -120,27 +124,7 @@ export async function evalCommand(args: string[]): Promise<number> {
   const predictions = values.predictions === undefined
     ? null
     : new PredictionsFile(userPath(values.predictions), traces);
-  let embeddings: Float32Array[] | undefined;
-  if (table.questions.some((q) => q.semantic !== undefined)) {
-    if (values["table-only"]) {
-      printer.note(
-        "the bundle has a second tier; --table-only answers with the table alone",
-      );
-    } else {
-      printer.note(
-        "the bundle has a second tier: embedding the traces to answer as serve does (--table-only skips it)",
-      );
-      const { embedTraces } = await import("../train/embed.ts");
-      embeddings = await embedTraces(
-        traces.texts,
-        values["embed-cache"] === undefined
-          ? undefined
-          : userPath(values["embed-cache"]),
-        2,
-        printer,
-      );
-    }
-  }
+  const embeddings = await embeddingsFor([table], traces, values, printer);
   const started = performance.now();
   const result = evaluate(
     table,
@@ -175,6 +159,41 @@ export async function evalCommand(args: string[]): Promise<number> {
   return 0;
 }
 
+/**
+ * The traces' embeddings when a bundle of `tables` has a second tier (so
+ * both tiers answer as `serve` has them), or undefined: with none, or with
+ * `--table-only`.
+ */
+async function embeddingsFor(
+  tables: readonly Table[],
+  traces: TraceSet,
+  values: { "table-only": boolean; "embed-cache"?: string | undefined },
+  printer: ProgressPrinter,
+): Promise<Float32Array[] | undefined> {
+  const which = tables.length === 1 ? "the bundle has" : "a bundle has";
+  if (!tables.some((t) => t.questions.some((q) => q.semantic !== undefined))) {
+    return undefined;
+  }
+  if (values["table-only"]) {
+    printer.note(
+      `${which} a second tier; --table-only answers with the table alone, at its own threshold`,
+    );
+    return undefined;
+  }
+  printer.note(
+    `${which} a second tier: embedding the traces to answer as serve does (--table-only skips it)`,
+  );
+  const { embedTraces } = await import("../train/embed.ts");
+  return await embedTraces(
+    traces.texts,
+    values["embed-cache"] === undefined
+      ? undefined
+      : userPath(values["embed-cache"]),
+    2,
+    printer,
+  );
+}
+
 /** `eval` with several `--bundle`: the bundles side by side on the same traces. */
 async function compareCommand(
   bundles: readonly string[],
@@ -183,6 +202,8 @@ async function compareCommand(
     stream: boolean;
     predictions?: string | undefined;
     "report-html"?: string | undefined;
+    "table-only": boolean;
+    "embed-cache"?: string | undefined;
   },
   printer: ProgressPrinter,
 ): Promise<number> {
@@ -197,11 +218,13 @@ async function compareCommand(
   const tables = [];
   for (const path of paths) tables.push(await loadBundle(path));
   const traces = await readTraceFlags("eval", values, printer);
+  const embeddings = await embeddingsFor(tables, traces, values, printer);
   const comparison = compareBundles(
     tables,
     paths,
     traces,
-    (table, t) => evaluate(table, t, false),
+    (table, t) => evaluate(table, t, false, undefined, embeddings),
+    embeddings !== undefined,
   );
   if (Object.keys(comparison.questions).length === 0) {
     throw new RangeError(

@@ -6,8 +6,8 @@
  * @module
  */
 
-import type { Table } from "../engine/mod.ts";
-import { bundleIdOf } from "../live/mod.ts";
+import { questionThresholds, type Table } from "../engine/mod.ts";
+import { bundleIdOf, shownBundleId } from "../live/mod.ts";
 import type { Measurement } from "../train/mod.ts";
 import type { TraceSet } from "../traces/mod.ts";
 
@@ -19,8 +19,16 @@ export interface ComparedBundle {
   bundle_id: string;
 }
 
+/** One bundle's figures for a question in a comparison. */
+export interface ComparedFigures extends Measurement {
+  /** The threshold its answers were certified against (the two-tier rule's when both tiers answered). */
+  threshold: number | null;
+  /** Which tiers answered: the table alone, or both (a question with a second tier, embedded traces). */
+  tiers: "table" | "both";
+}
+
 /** Per question, one entry per bundle (null where that bundle lacks the question). */
-export type ComparedQuestions = Record<string, (Measurement | null)[]>;
+export type ComparedQuestions = Record<string, (ComparedFigures | null)[]>;
 
 /** What `eval --json` prints when comparing. */
 export interface Comparison {
@@ -30,8 +38,14 @@ export interface Comparison {
 }
 
 /** The figures of one question that a comparison shows. */
-function measurement(f: Measurement): Measurement {
+function measurement(
+  f: Measurement,
+  threshold: number | null,
+  tiers: "table" | "both",
+): ComparedFigures {
   return {
+    threshold,
+    tiers,
     n: f.n,
     certified: f.certified,
     coverage: f.coverage,
@@ -47,7 +61,8 @@ function measurement(f: Measurement): Measurement {
  * Compares `tables` (loaded from `paths`) on `traces` with `evaluate`
  * (eval's own, passed in so this module stays a view of it): every
  * question some bundle has and the traces answer, in the order the traces
- * name them.
+ * name them. `secondTier`: the traces were embedded, so a question with a
+ * second tier is answered by both tiers, at the two-tier rule's threshold.
  */
 export function compareBundles(
   tables: readonly Table[],
@@ -57,14 +72,19 @@ export function compareBundles(
     table: Table,
     traces: TraceSet,
   ) => { questions: Record<string, Measurement> },
+  secondTier = false,
 ): Comparison {
   const results = tables.map((t) => evaluate(t, traces).questions);
   const questions: ComparedQuestions = {};
   for (const q of traces.questions) {
     if (!tables.some((t) => t.byName.has(q.name))) continue;
-    questions[q.name] = results.map((r) => {
+    questions[q.name] = results.map((r, i) => {
       const f = r[q.name];
-      return f === undefined ? null : measurement(f);
+      const tq = tables[i]!.byName.get(q.name);
+      if (f === undefined || tq === undefined) return null;
+      const t = questionThresholds(tq, secondTier);
+      const both = secondTier && t.twoTier !== null;
+      return measurement(f, t.inForce, both ? "both" : "table");
     });
   }
   return {
@@ -89,10 +109,15 @@ export function comparisonLines(c: Comparison): string[] {
   const lines = [
     `${c.bundles.length} bundles on the same ${c.traces} traces:`,
     ...c.bundles.map((b) =>
-      `  ${b.label}: ${b.path} (bundle id ${b.bundle_id.slice(0, 12)})`
+      `  ${b.label}: ${b.path} (bundle id ${shownBundleId(b.bundle_id)})`
     ),
   ];
-  const rows: [string, (m: Measurement) => string][] = [
+  const rows: [string, (m: ComparedFigures) => string][] = [
+    ["answered by", (m) => m.tiers === "both" ? "both tiers" : "table"],
+    [
+      "threshold",
+      (m) => m.threshold === null ? "none" : m.threshold.toFixed(4),
+    ],
     ["answers", (m) => String(m.n)],
     ["certified", (m) => `${pct(m.coverage, "no answers")} (${m.certified})`],
     ["disagreement", (m) => pct(m.disagreement, "none certified")],
@@ -115,5 +140,8 @@ export function comparisonLines(c: Comparison): string[] {
     }
   }
   if (lacking) lines.push("", "(- : that bundle has no such question)");
+  lines.push(
+    "(threshold: the one in force, the two-tier rule's where both tiers answered)",
+  );
   return lines;
 }

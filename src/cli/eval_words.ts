@@ -62,17 +62,50 @@ export function questionLine(name: string, f: EvalFigures): string {
   return parts.join(", ");
 }
 
-/** Why answers were not certified, in one line (drift by rule). */
+/** What each rule of the drift guard means, as a reason an answer was not certified. */
+const DRIFT_RULES: Record<string, [string, string]> = {
+  out_of_scope: ["out_of_scope", "looks like none of the options"],
+  novelty: ["novelty", "mostly words never seen in training"],
+  alarm: ["drift alarm", "the stream moved away from the calibration texts"],
+  live_audit: ["live_audit", "withdrawn by live audits"],
+};
+
+/**
+ * Why answers were not certified: counts by flag, most first, the flag
+ * `drift` split into the rule that withheld each (out of scope and novelty
+ * are single texts unlike the calibration texts, named as such; only the
+ * online alarm, with `--stream`, says the stream drifted), each with what
+ * it means when that is not plain from its name.
+ */
+export function whyNotCertified(
+  f: Pick<EvalFigures, "not_certified" | "drift_rules">,
+): { reason: string; count: number; meaning: string | null }[] {
+  const out: { reason: string; count: number; meaning: string | null }[] = [];
+  for (const [flag, n] of Object.entries(f.not_certified)) {
+    if (flag !== "drift") {
+      out.push({ reason: flag, count: n, meaning: null });
+      continue;
+    }
+    let counted = 0;
+    for (const [rule, m] of Object.entries(f.drift_rules)) {
+      const [name, meaning] = DRIFT_RULES[rule] ?? [rule, null];
+      out.push({ reason: name, count: m, meaning });
+      counted += m;
+    }
+    if (n > counted) {
+      out.push({ reason: "drift", count: n - counted, meaning: null });
+    }
+  }
+  return out.sort((a, b) => b.count - a.count);
+}
+
+/** Why answers were not certified, in one line (see `whyNotCertified`). */
 export function notCertifiedLine(f: EvalFigures): string {
-  const flags = Object.entries(f.not_certified);
-  if (flags.length === 0) return "  not certified: none";
-  const rules = Object.entries(f.drift_rules).map(([r, n]) => `${r} ${n}`)
-    .join(", ");
+  const why = whyNotCertified(f);
+  if (why.length === 0) return "  not certified: none";
   return `  not certified: ${
-    flags.map(([flag, n]) =>
-      flag === "drift" && rules !== ""
-        ? `${flag} ${n} (${rules})`
-        : `${flag} ${n}`
+    why.map((w) =>
+      `${w.reason} ${w.count}${w.meaning === null ? "" : ` (${w.meaning})`}`
     ).join(", ")
   }`;
 }
@@ -82,11 +115,15 @@ function cell(x: number | null): string {
   return x === null ? "-" : pct(x);
 }
 
-/** The options table: answers, certified, disagreements, precision, recall, F1. */
+/** The options table, sorted by label: answers, certified, disagreements, precision, recall, F1. */
 export function optionLines(
   options: Record<string, OptionFigures>,
 ): string[] {
-  const rows = Object.entries(options).map(([o, f]) => [
+  // By label, as scikit-learn's classification_report.
+  const sorted = Object.entries(options).sort(([a], [b]) =>
+    a < b ? -1 : a > b ? 1 : 0
+  );
+  const rows = sorted.map(([o, f]) => [
     o,
     String(f.answers),
     String(f.certified),

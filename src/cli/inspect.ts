@@ -6,12 +6,13 @@
 
 import { loadBundle } from "../bundle/mod.ts";
 import { bundleInfo, questionReportOf } from "../train/mod.ts";
-import type {
-  Calibration,
-  DriftSettings,
-  FeaturizerSettings,
-  Table,
-  TableSettings,
+import {
+  type Calibration,
+  type DriftSettings,
+  type FeaturizerSettings,
+  questionThresholds,
+  type Table,
+  type TableSettings,
 } from "../engine/mod.ts";
 import type {
   LeakageReport,
@@ -33,6 +34,7 @@ import {
   leakageInWords,
   splitInWords,
   testInWords,
+  thresholdInWords,
   ZERO_THRESHOLD,
 } from "./report_words.ts";
 
@@ -77,6 +79,16 @@ export interface InspectedQuestion {
   options: string[];
   temperature: number;
   calibration: Calibration;
+  /**
+   * The threshold `serve` puts in force (with its second tier, the
+   * two-tier rule's), the table's own, and the two-tier rule's (null
+   * without a second tier).
+   */
+  thresholds: {
+    in_force: number | null;
+    table: number | null;
+    two_tier: number | null;
+  };
   calibration_texts: number;
   /** What the fit chose; null when the bundle's report does not say. */
   model: QuestionReport["model"] | null;
@@ -123,6 +135,11 @@ export function describe(table: Table): BundleDescription {
         options: q.options,
         temperature: q.temperature,
         calibration: q.calibration,
+        thresholds: (({ inForce, table, twoTier }) => ({
+          in_force: inForce,
+          table,
+          two_tier: twoTier,
+        }))(questionThresholds(q)),
         calibration_texts: q.drift.scores.length,
         model: r?.model ?? null,
         test: r?.test ?? null,
@@ -268,8 +285,8 @@ export async function inspectCommand(args: string[]): Promise<number> {
   for (const q of d.questions) {
     const t = q.test ?? {};
     console.log(
-      `- ${q.name} (${q.kind}, ${q.options.length} options): ${q.calibration.status}, threshold ${
-        q.calibration.threshold?.toFixed(4) ?? "none"
+      `- ${q.name} (${q.kind}, ${q.options.length} options): ${q.calibration.status}, ${
+        thresholdInWords(table.byName.get(q.name)!, true)
       } at alpha ${q.calibration.alpha}, delta ${q.calibration.delta}; test: ${
         pct(t.coverage)
       } certified, ${

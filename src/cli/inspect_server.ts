@@ -199,7 +199,9 @@ export function liveLines(
       `- ${name}: ${q.summary}; feedback on ${q.feedback} of ${q.uncertified_decisions} uncertified answers`,
       ...(q.feedback_check === null
         ? [
-          "  feedback check: none (a bundle without calibration bands; retrain to enable it and lenient moves)",
+          live.semantic_questions?.[name] !== undefined
+            ? "  feedback check: not run for a question served with its second tier (the bundle's calibration bands describe the table alone); its threshold is never made more lenient than the bundle's"
+            : "  feedback check: none (a bundle without calibration bands; retrain to enable it and lenient moves)",
         ]
         : q.feedback_check.status === "suspect"
         ? [] // the summary names the alarm

@@ -1,34 +1,62 @@
 /**
- * `predict`: texts on standard input, answers on standard output, one JSON
- * line each, written by the HTTP layer's own `/v1/decide` answer writer so a
- * line reads exactly as the `answers` of a `/v1/decide` reply.
+ * `predict`: texts from files or standard input, answers on standard
+ * output, one JSON line each, written by the HTTP layer's own `/v1/decide`
+ * answer writer so a line reads exactly as the `answers` of a `/v1/decide`
+ * reply; with a bundle's second tier, the texts the table withholds for
+ * low confidence are embedded (a group at a time) and answered by the
+ * two-tier rule, as `serve` answers them.
  *
  * @module
  */
 
 import { loadBundle } from "../bundle/mod.ts";
-import { closestName, prepareText, stateText } from "../engine/mod.ts";
-import { MAX_BODY_BYTES } from "../http/body.ts";
+import {
+  type AnsweringTier,
+  type Assessment,
+  closestName,
+  type SecondTierAsk,
+} from "../engine/mod.ts";
+import type { EncoderPool } from "../encoder/mod.ts";
 import { writeDecideAnswer } from "../http/decide.ts";
 import { type Ask, assessRequest } from "../http/decision_request.ts";
 import { JsonWriter } from "../http/json_writer.ts";
 import { writeQuestionKey } from "../http/reply_parts.ts";
 import { type ServedTable, serveTable } from "../http/served.ts";
 import { parseFlags, UsageError, userPath } from "./common.ts";
+import {
+  csvHeaderOf,
+  csvRecordsOf,
+  INPUT_MODES,
+  type InputMode,
+  linesOf,
+  looksLikeJsonLine,
+  MAX_LINE_BYTES,
+  modeOfName,
+  peekFirstLine,
+  readJsonLine,
+  type ReadLine,
+} from "./predict_input.ts";
 
 /** Usage text of `predict`. */
 export const PREDICT_USAGE =
-  `Usage: predict --bundle DIR [--question Q ...] [--exposed] [--top K] [--input auto|text|jsonl]
+  `Usage: predict --bundle DIR [FILE ...] [--question Q ...] [--exposed] [--top K]
+               [--input auto|text|jsonl|csv|tsv] [--text-column NAME] [--table-only]
 
-Reads texts from standard input, one a line, and writes one JSON line of answers
-for each on standard output, as the "answers" of POST /v1/decide:
+Reads texts from the FILEs named, one after the other (none, or -: standard
+input), and writes one JSON line of answers for each on standard output, as the
+"answers" of POST /v1/decide:
   {"answers": {"topic": {"choice": "billing", "confidence": 0.97, "certified": true, ...}}}
-JSON Lines input gives each text as "text" (or "state"; a JSON object is read as
-/v1/decide reads a state object); an "id" is echoed first.
-Answers are certified as a server would certify them, the online drift guard
-included (it starts quiet). A JSON line that cannot be read, and any line over
-1 MiB (not read: the most serve takes as a body), gets {"error": "line N: ..."}
-on its line of output, so output lines match input lines; the exit code is then 2.
+Plain text: one text a line. JSON Lines: each text as "text" (or "state"; a JSON
+object is read as /v1/decide reads a state object); an "id" is echoed first.
+CSV or TSV with a header: the texts from the column --text-column names (an
+"id" column is echoed), one output line per record.
+Answers are certified as serve certifies them: the online drift guard included
+(it starts quiet), and with a bundle that has a second tier, both tiers (the
+texts the table withholds for low confidence are embedded, a group at a time,
+and answered by the two-tier rule; each answer then says its "tier"). A JSON
+line that cannot be read, and any line over 1 MiB (not read: the most serve
+takes as a body), gets {"error": "line N: ..."} on its line of output, so output
+lines match input lines; the exit code is then 2.
 
 Options:
   --bundle DIR        bundle folder (required)
@@ -37,8 +65,14 @@ Options:
   --top K             print only the K most probable options of a choice answer, the
                       answer first (as "top" in a /v1/decide body); default: all
   --input MODE        text: every line is a text; jsonl: every non-empty line is a
-                      JSON object; auto (default): jsonl when the first non-empty
-                      line is a JSON object with "text" or "state", else text
+                      JSON object; csv, tsv: a header, then records; auto (default):
+                      by a FILE's name (.csv, .tsv, .jsonl, .txt), else jsonl when the
+                      first non-empty line is a JSON object with "text" or "state",
+                      csv or tsv when it is a header of names naming the text column
+                      (text,label), else text
+  --text-column NAME  CSV and TSV: the column holding the texts (default text)
+  --table-only        with a bundle that has a second tier, answer with the table
+                      alone, at its own threshold (no encoder is loaded)
   --help              this text`;
 
 const PREDICT_FLAGS = {
@@ -47,87 +81,64 @@ const PREDICT_FLAGS = {
   exposed: { type: "boolean", default: false },
   top: { type: "string" },
   input: { type: "string", default: "auto" },
+  "text-column": { type: "string", default: "text" },
+  "table-only": { type: "boolean", default: false },
   help: { type: "boolean", default: false },
 } as const;
 
-const INPUT_MODES = ["auto", "text", "jsonl"] as const;
-
-/**
- * Most bytes of one input line (its newline excluded): 1 MiB, what `serve`
- * takes as a request body. A longer line gets an error on its output line
- * and is not read.
- */
-export const MAX_LINE_BYTES = MAX_BODY_BYTES;
-type InputMode = (typeof INPUT_MODES)[number];
-
-/** One input line, read: the text and its id, or why it cannot be answered (and its id, when it has one). */
-type ReadLine = { text: string; id?: unknown } | {
-  error: string;
-  id?: unknown;
-};
-
-/**
- * Reads one JSON Lines input line: an object with a string `text` (or
- * `state`) and an optional `id`.
- */
-export function readJsonLine(line: string, at: number): ReadLine {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch (e) {
-    return {
-      error: `line ${at}: not JSON (${(e as Error).message.split("\n")[0]})`,
-    };
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { error: `line ${at}: must be a JSON object with "text"` };
-  }
-  const o = value as Record<string, unknown>;
-  const id = "id" in o ? { id: o.id } : {};
-  if (!("text" in o) && !("state" in o)) {
-    const fields = Object.keys(o).map((k) => JSON.stringify(k)).join(", ");
-    return {
-      error: `line ${at}: has no "text" field (${
-        fields === "" ? "it has no fields" : `its fields: ${fields}`
-      })`,
-      ...id,
-    };
-  }
-  const field = "text" in o ? "text" : "state";
-  const given = o[field];
-  // As /v1/decide reads a state: a string, or an object read as its JSON.
-  const isObject = typeof given === "object" && given !== null &&
-    !Array.isArray(given);
-  if (typeof given !== "string" && !isObject) {
-    return {
-      error: `line ${at}: "${field}" must be a string or a JSON object: got ${
-        JSON.stringify(given)?.slice(0, 40) ?? "none"
-      }`,
-      ...id,
-    };
-  }
-  const text = stateText(given);
-  return "id" in o ? { text, id: o.id } : { text };
-}
-
-/** Whether a line looks like JSON Lines input (an object with "text" or "state"). */
-function looksLikeJsonLine(line: string): boolean {
-  if (!line.trimStart().startsWith("{")) return false;
-  const read = readJsonLine(line, 0);
-  return !("error" in read);
+/** One text answered by the table, waiting (perhaps) for the second tier. */
+interface Answered {
+  read: ReadLine;
+  answers: Assessment[];
+  ask: SecondTierAsk | null;
+  tiers: AnsweringTier[] | undefined;
 }
 
 /**
- * Writes the answers of one text as one JSON line into `w`; with `top`,
- * choice answers print only their `top` most probable options.
+ * Answers one text (or carries its error) by the table, feeding the drift
+ * guard, with what it asks of the second tier (taken before the next text
+ * is prepared).
+ */
+function answerByTable(
+  served: ServedTable,
+  read: ReadLine,
+  asks: readonly Ask[] | null,
+  exposed: boolean,
+  top: number | null,
+): Answered {
+  if ("error" in read) {
+    return { read, answers: [], ask: null, tiers: undefined };
+  }
+  const { bundle } = served;
+  const prepared = bundle.prepare(read.text);
+  const answers = assessRequest(
+    bundle.table,
+    bundle.state,
+    prepared,
+    { text: read.text, asks, exposed, model: null, top },
+    bundle.monitor,
+  );
+  const ask = bundle.secondTierAsk(answers, prepared, exposed);
+  return {
+    read,
+    answers,
+    ask,
+    tiers: bundle.tiered ? answers.map(() => "table" as const) : undefined,
+  };
+}
+
+/**
+ * Writes the answers of one text as one JSON line into `w` (`tiers`, with
+ * a second tier served, says which tier gave each); with `top`, choice
+ * answers print only their `top` most probable options.
  */
 export function writePrediction(
   w: JsonWriter,
   served: ServedTable,
   read: ReadLine,
-  asks: readonly Ask[] | null,
-  exposed: boolean,
+  answers: readonly Assessment[],
   top: number | null = null,
+  tiers?: readonly AnsweringTier[],
 ): void {
   if ("error" in read) {
     w.ascii("{");
@@ -137,14 +148,6 @@ export function writePrediction(
     w.ascii('"error":').string(read.error).ascii("}\n");
     return;
   }
-  const { table, state, monitor } = served;
-  const answers = assessRequest(
-    table,
-    state,
-    prepareText(table, state, read.text),
-    { text: read.text, asks, exposed, model: null, top },
-    monitor,
-  );
   w.ascii("{");
   if (read.id !== undefined) {
     w.ascii('"id":').text(JSON.stringify(read.id) ?? "null").ascii(",");
@@ -153,122 +156,61 @@ export function writePrediction(
   answers.forEach((a, i) => {
     if (i > 0) w.ascii(",");
     writeQuestionKey(w, served, a);
-    writeDecideAnswer(w, served, a, undefined, top);
+    writeDecideAnswer(w, served, a, undefined, top, tiers?.[i]);
   });
   w.ascii("}}\n");
 }
 
-/** One input line: its text, or the bytes of a line too long to read. */
-export type InputLine = string | { tooLong: number };
+/** The second tier's encoder for `predict`, loaded when a text first asks it. */
+class LazyEncoder {
+  #pool: EncoderPool | null = null;
 
-/**
- * The lines of a byte stream, decoded as UTF-8 (a final line without a
- * newline included), yielded per chunk read. A line longer than `maxBytes`
- * (newline excluded) is not kept: its bytes are counted and dropped as they
- * come, and it is yielded as `{ tooLong }`. Each byte is looked at once, so
- * the time is linear in the input and the memory bounded by `maxBytes` and
- * the chunk size, however long a line is.
- *
- * @example
- * ```ts
- * import { linesOf } from "./predict.ts";
- * import assert from "node:assert/strict";
- * const input = ReadableStream.from([new TextEncoder().encode("ab\r\ntoo long\nc")]);
- * const out = [];
- * for await (const lines of linesOf(input, 4)) out.push(...lines);
- * assert.deepEqual(out, ["ab", { tooLong: 8 }, "c"]);
- * ```
- */
-export async function* linesOf(
-  stream: ReadableStream<Uint8Array>,
-  maxBytes: number = MAX_LINE_BYTES,
-): AsyncGenerator<InputLine[]> {
-  const decoder = new TextDecoder();
-  let parts: Uint8Array[] = [];
-  let held = 0;
-  let skipped = -1; // bytes of the line being dropped; -1 while it is kept
-  const keep = (bytes: Uint8Array) => {
-    if (skipped >= 0) skipped += bytes.length;
-    else if (held + bytes.length > maxBytes) {
-      skipped = held + bytes.length;
-      parts = [];
-      held = 0;
-    } else if (bytes.length > 0) {
-      // A copy: the stream may reuse its chunk.
-      parts.push(bytes.slice());
-      held += bytes.length;
+  /** The texts' embeddings (in batches on two workers). */
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    if (this.#pool === null) {
+      console.error(
+        "note: the bundle has a second tier: loading the sentence encoder for the texts the table is not sure of (--table-only answers with the table alone)",
+      );
+      const { EncoderPool, readThisEncoder } = await import(
+        "../encoder/mod.ts"
+      );
+      this.#pool = await EncoderPool.start(await readThisEncoder(), {
+        workers: Math.max(1, Math.min(2, navigator.hardwareConcurrency)),
+      });
     }
-  };
-  const trim = (line: string) => line.endsWith("\r") ? line.slice(0, -1) : line;
-  const finish = (): InputLine => {
-    if (skipped >= 0) {
-      const line = { tooLong: skipped };
-      skipped = -1;
-      return line;
-    }
-    const bytes = parts.length === 1 ? parts[0]! : concat(parts, held);
-    parts = [];
-    held = 0;
-    return trim(decoder.decode(bytes));
-  };
-  for await (const chunk of stream) {
-    const out: InputLine[] = [];
-    let start = 0;
-    let nl = chunk.indexOf(0x0a);
-    // The end of a line begun in an earlier chunk.
-    if (nl >= 0 && (held > 0 || skipped >= 0)) {
-      keep(chunk.subarray(0, nl));
-      out.push(finish());
-      start = nl + 1;
-      nl = chunk.indexOf(0x0a, start);
-    }
-    const last = chunk.lastIndexOf(0x0a);
-    if (nl >= 0) {
-      // Whole lines: when none is too long, decoded in one call and split
-      // (a newline byte is a newline character in UTF-8).
-      let fits = true;
-      for (
-        let at = start, i = nl;
-        i >= 0;
-        at = i + 1, i = chunk.indexOf(0x0a, at)
-      ) {
-        if (i - at > maxBytes) {
-          fits = false;
-          break;
-        }
-      }
-      if (fits) {
-        for (
-          const line of decoder.decode(chunk.subarray(start, last)).split("\n")
-        ) {
-          out.push(trim(line));
-        }
-      } else {
-        for (
-          let i = nl;
-          i >= 0;
-          start = i + 1, i = chunk.indexOf(0x0a, start)
-        ) {
-          keep(chunk.subarray(start, i));
-          out.push(finish());
-        }
-      }
-      start = last + 1;
-    }
-    keep(chunk.subarray(start));
-    yield out;
+    return await this.#pool.embedAll(texts);
   }
-  if (held > 0 || skipped >= 0) yield [finish()];
+
+  close(): void {
+    this.#pool?.close();
+  }
 }
 
-function concat(parts: readonly Uint8Array[], length: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
+/**
+ * Gives the asked answers of `group` by the two-tier rule: their texts
+ * embedded as one list (each text once), each answer certified against
+ * its bundle's two-tier threshold, as `serve` starts.
+ */
+async function answerBySecondTier(
+  served: ServedTable,
+  group: readonly Answered[],
+  encoder: LazyEncoder,
+): Promise<void> {
+  const waiting = group.filter((d) => d.ask !== null);
+  if (waiting.length === 0) return;
+  const texts = [
+    ...new Set(waiting.map((d) => (d.read as { text: string }).text)),
+  ];
+  const vectors = await encoder.embed(texts);
+  const at = new Map(texts.map((t, i) => [t, i]));
+  for (const d of waiting) {
+    const text = (d.read as { text: string }).text;
+    d.tiers = served.bundle.answerAsked(
+      d.answers,
+      d.ask,
+      vectors[at.get(text)!] ?? null,
+    ).tiers;
   }
-  return out;
 }
 
 async function writeAll(bytes: Uint8Array): Promise<void> {
@@ -278,12 +220,43 @@ async function writeAll(bytes: Uint8Array): Promise<void> {
   }
 }
 
+/** Opens the FILEs named (`-`: `input`), one stream after the other; a missing file fails before any is read. */
+async function inputOf(
+  files: readonly string[],
+  input: ReadableStream<Uint8Array>,
+): Promise<ReadableStream<Uint8Array>> {
+  if (files.length === 0) return input;
+  const opened: ReadableStream<Uint8Array>[] = [];
+  for (const f of files) {
+    if (f === "-") opened.push(input);
+    else {
+      try {
+        opened.push((await Deno.open(userPath(f)!)).readable);
+      } catch (e) {
+        for (const o of opened) if (o !== input) await o.cancel();
+        throw new UsageError(
+          `cannot read ${f}: ${(e as Error).message.split("\n")[0]}`,
+        );
+      }
+    }
+  }
+  if (opened.length === 1) return opened[0]!;
+  return ReadableStream.from((async function* () {
+    for (const o of opened) yield* o;
+  })());
+}
+
 /** Runs `predict`; returns the exit code (2 when a line could not be read). */
 export async function predictCommand(
   args: string[],
   input: ReadableStream<Uint8Array> = Deno.stdin.readable,
 ): Promise<number> {
-  const { values } = parseFlags("predict", args, PREDICT_FLAGS);
+  const { values, positionals } = parseFlags(
+    "predict",
+    args,
+    PREDICT_FLAGS,
+    true,
+  );
   if (values.help) {
     console.log(PREDICT_USAGE);
     return 0;
@@ -295,6 +268,10 @@ export async function predictCommand(
     throw new UsageError(
       `--input must be one of ${INPUT_MODES.join(", ")}: got "${values.input}"`,
     );
+  }
+  const column = values["text-column"];
+  if (column.trim() === "") {
+    throw new UsageError(`--text-column needs a column name: got ""`);
   }
   const top = values.top === undefined ? null : Number(values.top);
   if (top !== null && (!Number.isInteger(top) || top < 1)) {
@@ -321,44 +298,98 @@ export async function predictCommand(
       options: undefined,
       type: undefined,
     }));
-  const served = serveTable(table);
+  const served = serveTable(
+    table,
+    undefined,
+    undefined,
+    null,
+    !values["table-only"],
+  );
   let mode = values.input as InputMode;
+  if (mode === "auto" && positionals.length > 0) {
+    const named = positionals.map((f) => modeOfName(f));
+    if (named.every((m) => m !== null && m === named[0])) mode = named[0]!;
+  }
+  let stream = await inputOf(positionals, input);
+  if (mode === "auto") {
+    const peeked = await peekFirstLine(stream);
+    stream = peeked.stream;
+    const line = peeked.line;
+    const header = csvHeaderOf(line, column);
+    mode = line.trim() === ""
+      ? "text"
+      : looksLikeJsonLine(line)
+      ? "jsonl"
+      : header ?? "text";
+    if (header !== null && mode === header) {
+      console.error(
+        `note: reading ${header.toUpperCase()} (its header: ${line.trim()}): the texts of column "${column}", one answer a record (--input text reads every line as a text)`,
+      );
+    }
+  }
+  const encoder = new LazyEncoder();
   const w = new JsonWriter();
-  let at = 0;
   let unreadable = 0;
-  for await (const lines of linesOf(input)) {
+  const answerGroup = async (reads: readonly ReadLine[]) => {
+    const group = reads.map((read) =>
+      answerByTable(served, read, asks, values.exposed, top)
+    );
+    await answerBySecondTier(served, group, encoder);
     w.reset();
-    for (const line of lines) {
-      at++;
-      if (typeof line !== "string") {
+    for (const d of group) {
+      if ("error" in d.read) {
         unreadable++;
-        const read = {
-          error: `line ${at}: ${
-            line.tooLong.toLocaleString("en-US")
-          } bytes, longer than the ${
-            MAX_LINE_BYTES.toLocaleString("en-US")
-          } bytes (1 MiB) one line may hold (as serve refuses a larger body); not read`,
-        };
-        console.error(`error: ${read.error}`);
-        writePrediction(w, served, read, asks, values.exposed);
-        continue;
+        console.error(`error: ${d.read.error}`);
       }
-      if (mode === "auto") {
-        // Blank lines before the first text say nothing of the format.
-        if (line.trim() === "") continue;
-        mode = looksLikeJsonLine(line) ? "jsonl" : "text";
-      }
-      if (mode === "jsonl" && line.trim() === "") continue;
-      const read: ReadLine = mode === "jsonl"
-        ? readJsonLine(line, at)
-        : { text: line };
-      if ("error" in read) {
-        unreadable++;
-        console.error(`error: ${read.error}`);
-      }
-      writePrediction(w, served, read, asks, values.exposed, top);
+      writePrediction(w, served, d.read, d.answers, top, d.tiers);
     }
     await writeAll(w.view());
+  };
+  try {
+    if (mode === "csv" || mode === "tsv") {
+      try {
+        for await (
+          const reads of csvRecordsOf(
+            stream,
+            mode === "csv" ? "," : "\t",
+            column,
+          )
+        ) {
+          await answerGroup(reads);
+        }
+      } catch (e) {
+        if (e instanceof RangeError) throw new UsageError(e.message);
+        throw e;
+      }
+      return unreadable > 0 ? 2 : 0;
+    }
+    let at = 0;
+    // With --input auto, blank lines before the first text are skipped, as
+    // they said nothing of the format.
+    let leading = values.input === "auto";
+    for await (const lines of linesOf(stream)) {
+      const reads: ReadLine[] = [];
+      for (const line of lines) {
+        at++;
+        if (typeof line !== "string") {
+          reads.push({
+            error: `line ${at}: ${
+              line.tooLong.toLocaleString("en-US")
+            } bytes, longer than the ${
+              MAX_LINE_BYTES.toLocaleString("en-US")
+            } bytes (1 MiB) one line may hold (as serve refuses a larger body); not read`,
+          });
+          continue;
+        }
+        if (leading && line.trim() === "") continue;
+        leading = false;
+        if (mode === "jsonl" && line.trim() === "") continue;
+        reads.push(mode === "jsonl" ? readJsonLine(line, at) : { text: line });
+      }
+      await answerGroup(reads);
+    }
+    return unreadable > 0 ? 2 : 0;
+  } finally {
+    encoder.close();
   }
-  return unreadable > 0 ? 2 : 0;
 }

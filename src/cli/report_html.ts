@@ -8,7 +8,11 @@
  * @module
  */
 
-import type { Table } from "../engine/mod.ts";
+import {
+  type QuestionTable,
+  questionThresholds,
+  type Table,
+} from "../engine/mod.ts";
 import type {
   AveragesFigures,
   Confusion,
@@ -16,11 +20,16 @@ import type {
   FrontierPoint,
   OptionFigures,
   Prf,
+  TiersFigures,
 } from "../eval/mod.ts";
 import { frontierSvg } from "./frontier_svg.ts";
 import { adviceInBrief, bundleInfo, questionReportOf } from "../train/mod.ts";
-import { leakageInWords, splitInWords } from "./report_words.ts";
-import { questionLine, streamInWords } from "./eval_words.ts";
+import {
+  leakageInWords,
+  splitInWords,
+  thresholdInWords,
+} from "./report_words.ts";
+import { questionLine, streamInWords, whyNotCertified } from "./eval_words.ts";
 
 /** One question of a report. */
 export interface ReportQuestion {
@@ -38,7 +47,10 @@ export interface ReportQuestion {
   averages: AveragesFigures | null;
   /** The largest confusions (reference -> the table's answer); null when not measured. */
   confusions: Confusion[] | null;
-  notCertified: Record<string, number> | null;
+  /** Why answers were not certified (`whyNotCertified`); null when not measured. */
+  notCertified:
+    | { reason: string; count: number; meaning: string | null }[]
+    | null;
   frontier: FrontierPoint[];
   /** What the frontier was measured on. */
   frontierOn: string;
@@ -64,16 +76,23 @@ export function evalReport(
   table: Table,
   traces: number,
   result: {
-    questions: Record<string, EvalFigures>;
+    questions: Record<string, EvalFigures & { tiers?: TiersFigures }>;
     stream?: Record<string, { raised: number[]; cleared: number[] }>;
   },
 ): ReportModel {
+  const bothTiers = Object.values(result.questions).some((f) =>
+    f.tiers !== undefined
+  );
   const report = bundleInfo(table).report ?? {};
   return {
     title: `eval of ${bundlePath}`,
     about: [
       `${traces} traces answered as serving would answer them${
         result.stream === undefined ? "" : ", through the online drift guard"
+      }${
+        bothTiers
+          ? ", by both tiers (the second tier where the table is not sure), at the two-tier rule's threshold"
+          : ""
       }.`,
     ],
     split: report.split === undefined
@@ -87,17 +106,17 @@ export function evalReport(
       return {
         name,
         summary: questionLine(name, f),
-        status: q.calibration.threshold === null
-          ? "uncalibrated: never certified"
-          : `calibrated, threshold ${q.calibration.threshold.toFixed(4)}`,
+        status: statusInWords(q, f.tiers !== undefined),
         alpha: q.calibration.alpha,
         options: f.options,
         optionsOn: "these traces",
         averages: f.averages,
         confusions: f.confusions,
-        notCertified: f.not_certified,
+        notCertified: whyNotCertified(f),
         frontier: f.frontier,
-        frontierOn: "these traces, at the bundle's candidate thresholds",
+        frontierOn: f.tiers === undefined
+          ? "these traces, at the bundle's candidate thresholds"
+          : "these traces, both tiers by the two-tier rule, at its candidate thresholds",
         advice: trained?.calibration?.advice ?? null,
         leakage: trained?.leakage === undefined
           ? null
@@ -108,6 +127,17 @@ export function evalReport(
       };
     }),
   };
+}
+
+/** Calibrated or not, and the threshold in force (see `thresholdInWords`). */
+export function statusInWords(
+  q: QuestionTable,
+  secondTierServed: boolean,
+): string {
+  const t = questionThresholds(q, secondTierServed);
+  return t.inForce === null && t.twoTier === null
+    ? "uncalibrated: never certified"
+    : `calibrated, ${thresholdInWords(q, secondTierServed)}`;
 }
 
 const ESCAPES: Record<string, string> = {
@@ -203,18 +233,19 @@ function questionSection(q: ReportQuestion): string {
         "all: recall",
         "all: F1",
       ],
-      Object.entries(q.options).map(([o, f]) => [
-        escapeHtml(o),
-        String(f.answers),
-        String(f.certified),
-        String(f.disagreements),
-        pct(f.precision),
-        pct(f.recall),
-        pct(f.f1),
-        pct(f.all_answers.precision),
-        pct(f.all_answers.recall),
-        pct(f.all_answers.f1),
-      ]),
+      Object.entries(q.options).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)
+        .map(([o, f]) => [
+          escapeHtml(o),
+          String(f.answers),
+          String(f.certified),
+          String(f.disagreements),
+          pct(f.precision),
+          pct(f.recall),
+          pct(f.f1),
+          pct(f.all_answers.precision),
+          pct(f.all_answers.recall),
+          pct(f.all_answers.f1),
+        ]),
       "options",
     ));
   }
@@ -262,12 +293,17 @@ function questionSection(q: ReportQuestion): string {
     );
   }
   if (q.notCertified !== null) {
-    const flags = Object.entries(q.notCertified);
+    const why = q.notCertified;
     out.push(
       `<h3>Not certified</h3>${
-        flags.length === 0 ? "<p>Every answer was certified.</p>" : table(
-          ["flag", "answers"],
-          flags.map(([flag, n]) => [escapeHtml(flag), String(n)]),
+        why.length === 0 ? "<p>Every answer was certified.</p>" : table(
+          ["why", "answers"],
+          why.map((w) => [
+            escapeHtml(
+              w.meaning === null ? w.reason : `${w.reason} (${w.meaning})`,
+            ),
+            String(w.count),
+          ]),
           "flags",
         )
       }`,

@@ -5,7 +5,54 @@
  * @module
  */
 
+import { type QuestionTable, questionThresholds } from "../engine/mod.ts";
 import { type LeakageReport, percent, type SplitReport } from "../train/mod.ts";
+
+/**
+ * What a question's threshold in force is, for a bundle with a second
+ * tier ("" without one): with the second tier served
+ * (`secondTierServed`), the two-tier rule's, the table's own named beside
+ * it; served by the table alone, the table's own, the two-tier one named.
+ */
+export function thresholdNote(
+  q: QuestionTable,
+  secondTierServed: boolean,
+): string {
+  const t = questionThresholds(q, secondTierServed);
+  const f = (x: number | null) => x === null ? "none" : x.toFixed(4);
+  if (t.twoTier === null) return "";
+  return secondTierServed
+    ? `the two-tier rule's, for both tiers; the table's own: ${f(t.table)}`
+    : `the table's own, its second tier not served; the two-tier rule's: ${
+      f(t.twoTier)
+    }`;
+}
+
+/**
+ * A question's threshold in words, the one in force named as such (see
+ * `thresholdNote`): `threshold 0.9722` for a table alone, `threshold in
+ * force 0.9522 (the two-tier rule's, for both tiers; the table's own:
+ * 0.9722)` with a second tier served.
+ *
+ * @example
+ * ```ts
+ * import { thresholdInWords } from "./report_words.ts";
+ * import type { QuestionTable } from "../engine/mod.ts";
+ * declare const q: QuestionTable;
+ * thresholdInWords(q, true);
+ * ```
+ */
+export function thresholdInWords(
+  q: QuestionTable,
+  secondTierServed: boolean,
+): string {
+  const t = questionThresholds(q, secondTierServed);
+  const note = thresholdNote(q, secondTierServed);
+  const shown = t.inForce === null ? "none" : t.inForce.toFixed(4);
+  return note === ""
+    ? `threshold ${shown}`
+    : `threshold in force ${shown} (${note})`;
+}
 
 /**
  * The split in one line: mode, why, and the traces and units (texts,

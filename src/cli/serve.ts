@@ -15,6 +15,7 @@ import {
   DEFAULT_WORD_CACHE_BYTES,
   DriftMonitor,
   markOptionsAdded,
+  questionThresholds,
   type Table,
   TableState,
   tableWithoutQuestions,
@@ -32,9 +33,11 @@ import { DRAIN_MS, type HttpServer, startServer } from "../http/server.ts";
 import { Service } from "../http/service.ts";
 import {
   AuditKeyFile,
+  bundleIdOf,
   DEFAULT_AUDIT_RATE,
   FLEET_SYNC_MS,
   type LiveStore,
+  shownBundleId,
   STOP_SYNC_MS,
 } from "../live/mod.ts";
 import {
@@ -47,7 +50,7 @@ import {
 import { TOOL_VERSION } from "../version.ts";
 import { oneLine, UsageError } from "./common.ts";
 import { reportFailure } from "./failure.ts";
-import { ZERO_THRESHOLD } from "./report_words.ts";
+import { thresholdNote, ZERO_THRESHOLD } from "./report_words.ts";
 import {
   type FeedbackLog,
   type LedgerFlush,
@@ -265,18 +268,20 @@ async function tokenSourceOf(s: ServeSettings): Promise<TokenSource> {
     : fixedToken(token, `from environment variable ${s.tokenEnv}`);
 }
 
-function describeQuestions(table: Table): string[] {
+function describeQuestions(table: Table, secondTier: boolean): string[] {
   return table.questions.map((q) => {
     const kind = q.kind === "choice"
       ? `choice of ${q.options.length} options`
       : "yes/no";
-    const threshold = q.calibration.threshold === null
+    const t = questionThresholds(q, secondTier);
+    const note = thresholdNote(q, secondTier);
+    const threshold = t.inForce === null
       ? "uncalibrated (never certified)"
-      : q.calibration.threshold === 0
+      : t.inForce === 0
       ? `certified at any confidence (alpha ${q.calibration.alpha}): ${ZERO_THRESHOLD}`
       : `certified at confidence >= ${
-        q.calibration.threshold.toFixed(3)
-      } (alpha ${q.calibration.alpha})`;
+        t.inForce.toFixed(4)
+      } (alpha ${q.calibration.alpha}${note === "" ? "" : `; ${note}`})`;
     return `  question ${q.name}: ${kind}, ${threshold}`;
   });
 }
@@ -405,10 +410,10 @@ export async function serveCommand(args: string[]): Promise<number> {
       );
   const onListen = (addr: Deno.NetAddr) => {
     const lines = [
-      `decision tables ${TOOL_VERSION}: serving bundle ${s.bundle} (loaded in ${
-        loadMs.toFixed(1)
-      } ms)`,
-      ...describeQuestions(table),
+      `decision tables ${TOOL_VERSION}: serving bundle ${s.bundle} (bundle id ${
+        shownBundleId(bundleIdOf(table))
+      }, loaded in ${loadMs.toFixed(1)} ms)`,
+      ...describeQuestions(table, secondTier !== null),
       ...(secondTier !== null
         ? [
           `  second tier: sentence encoder on ${s.semantic.workers} worker(s), queue of ${s.semantic.queue} texts (--semantic-workers, --semantic-queue)`,
@@ -450,6 +455,9 @@ export async function serveCommand(args: string[]): Promise<number> {
       `  reloads the bundle on SIGHUP${
         s.watch ? " and when its folder is replaced (--watch)" : ""
       }`,
+      // Under npx or deno task, the PID a script holds is a launcher's:
+      // killing it leaves this process serving.
+      `  process ${Deno.pid}: stop it with Ctrl-C or kill ${Deno.pid} (SIGTERM or SIGINT: it drains, then exits); a launcher's PID (npx, deno task) does not stop it`,
       ...(s.feedbackLog === undefined
         ? []
         : [`  feedback appended to ${s.feedbackLog} (--feedback-log)`]),

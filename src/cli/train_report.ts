@@ -17,13 +17,18 @@ import {
 import type { TrainResult } from "../train/contents.ts";
 import type { TraceSet } from "../traces/mod.ts";
 import { frontierOf, QuestionTally } from "../eval/mod.ts";
-import type { ReportModel, ReportQuestion } from "./report_html.ts";
+import {
+  type ReportModel,
+  type ReportQuestion,
+  statusInWords,
+} from "./report_html.ts";
 import {
   leakageInWords,
   splitInWords,
   testInWords,
   ZERO_THRESHOLD,
 } from "./report_words.ts";
+import { whyNotCertified } from "./eval_words.ts";
 
 /** What calibration decided per question, as `TrainOptions.onCalibration` tells it. */
 export type CalibrationRecord = Map<
@@ -89,7 +94,7 @@ export function trainReportModel(
         }
         const counted = tally.result([], null, options.delta);
         options_ = counted.options;
-        notCertified = counted.not_certified;
+        notCertified = whyNotCertified(counted);
         averages = counted.averages;
         confusions = counted.confusions;
       }
@@ -104,9 +109,7 @@ export function trainReportModel(
             pct(t.disagreement_upper)
           })`
       }, accuracy ${pct(t.accuracy)} over all answers`,
-      status: q.calibration.threshold === null
-        ? "uncalibrated: never certified"
-        : `calibrated, threshold ${q.calibration.threshold.toFixed(4)}`,
+      status: statusInWords(tq, true),
       alpha: report.alpha,
       options: options_,
       optionsOn:
@@ -115,8 +118,9 @@ export function trainReportModel(
       confusions,
       notCertified,
       frontier,
-      frontierOn:
-        "the calibration split, at the candidate thresholds the test could choose (answers of one cluster or group count together in the alpha column, as in the test)",
+      frontierOn: tq.semantic === undefined
+        ? "the calibration split, at the candidate thresholds the test could choose (answers of one cluster or group count together in the alpha column, as in the test)"
+        : "the calibration split, the table alone at the candidate thresholds its own test could choose, its own threshold ringed (served, both tiers are certified at the two-tier threshold in the status line; eval --report-html draws both tiers' frontier)",
       advice: q.calibration.advice,
       leakage: leakageInWords(q.leakage),
       notes: [
@@ -128,6 +132,16 @@ export function trainReportModel(
         ...(q.calibration.threshold === 0
           ? [`Threshold 0: ${ZERO_THRESHOLD}.`]
           : []),
+        ...(q.semantic?.calibration === null || q.semantic === undefined
+          ? []
+          : [
+            `Both tiers on the calibration split, at the two-tier threshold ${
+              q.semantic.calibration.threshold?.toFixed(4) ?? "none"
+            }: ${
+              q.semantic.calibration.by_table +
+              q.semantic.calibration.by_semantic
+            } answers certified (${q.semantic.calibration.by_semantic} by the second tier).`,
+          ]),
         ...[testInWords(t, report.alpha, report.delta)]
           .filter((line) => line !== null)
           .map((line) => `Held-out test: ${line}.`),

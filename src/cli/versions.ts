@@ -13,8 +13,9 @@ import {
   pointTo,
   type VersionFolder,
 } from "../bundle/mod.ts";
+import { questionThresholds } from "../engine/mod.ts";
+import { bundleIdOf, shownBundleId } from "../live/mod.ts";
 import { bundleInfo, questionReportOf } from "../train/mod.ts";
-import { bundleIdOf } from "../live/mod.ts";
 import { oneLine, parseFlags, UsageError, userPath } from "./common.ts";
 
 /** Usage text of `versions`. */
@@ -22,8 +23,9 @@ export const VERSIONS_USAGE = `Usage: versions --bundle DIR [--json]
 
 Lists the versions of the bundle DIR that train --out DIR kept (DIR.v-ID beside
 it; train --keep N says how many), newest first, the one DIR points to marked
-with *: its id, when it was written, and per question its threshold and what
-the held-out test part said (certified share, disagreement).
+with *: its bundle id (the first 12 hex digits of the bundle_id /v1/health and
+/v1/stats show), when it was written, and per question its threshold in force
+and what the held-out test part said (certified share, disagreement).
 
 Options:
   --bundle DIR   the bundle link train --out wrote (--out DIR works too)
@@ -41,14 +43,17 @@ damaged one is refused and DIR left as it was. No version is removed.
 
 Options:
   --bundle DIR   the bundle link train --out wrote (--out DIR works too)
-  --to ID        the version to go back to: its id or a unique beginning of it
+  --to ID        the version to go back to: its bundle id (as versions shows it),
+                 its folder's id (DIR.v-ID), or a unique beginning of either
                  (default: the newest version written before the one in force)
   --help         this text`;
 
 /** One question of a version, as its bundle's report says. */
 export interface VersionQuestion {
-  /** The certified threshold; null when uncalibrated. */
+  /** The threshold `serve` puts in force (with a second tier, the two-tier rule's); null when uncalibrated. */
   threshold: number | null;
+  /** The table's own calibrated threshold, when the question has a second tier (absent without one). */
+  table_threshold?: number | null;
   /** The held-out test part: answers, certified share, disagreement among certified. */
   test: {
     n: number;
@@ -87,8 +92,10 @@ export async function describeVersion(
     const questions: Record<string, VersionQuestion> = {};
     for (const q of table.questions) {
       const t = questionReportOf(bundleInfo(table), q.name)?.test;
+      const th = questionThresholds(q);
       questions[q.name] = {
-        threshold: q.calibration.threshold,
+        threshold: th.inForce,
+        ...(th.twoTier === null ? {} : { table_threshold: th.table }),
         test: t === undefined ? null : {
           n: t.n ?? 0,
           coverage: t.coverage ?? null,
@@ -113,11 +120,13 @@ export function versionLines(
   const lines = [
     `bundle ${dir}: ${versions.length} version${
       versions.length === 1 ? "" : "s"
-    } kept, newest first (* the one in force)`,
+    } kept, newest first (* the one in force; each by its bundle id, the beginning of the bundle_id /v1/health shows)`,
   ];
   for (const v of versions) {
     lines.push(
-      `${v.current ? "*" : " "} ${v.id}  written ${
+      `${v.current ? "*" : " "} ${
+        v.bundle_id === null ? "(unreadable)" : shownBundleId(v.bundle_id)
+      }  written ${
         v.written.replace("T", " ").replace(/\.\d+Z$/, "Z")
       }  ${v.path}`,
     );
@@ -134,9 +143,18 @@ export function versionLines(
             ? "(so no disagreement rate to measure)"
             : `at ${pct(t.disagreement)} disagreement`
         } (${t.n} answers)`;
+      const f = (x: number | null) => x === null ? "none" : x.toFixed(4);
       lines.push(
-        `    ${name}: threshold ${
-          q.threshold === null ? "none (uncalibrated)" : q.threshold.toFixed(4)
+        `    ${name}: ${
+          q.table_threshold === undefined
+            ? `threshold ${
+              q.threshold === null ? "none (uncalibrated)" : f(q.threshold)
+            }`
+            : `threshold in force ${
+              f(q.threshold)
+            } (the two-tier rule's, for both tiers; the table's own: ${
+              f(q.table_threshold)
+            })`
         }, ${test}`,
       );
     }
@@ -199,15 +217,21 @@ export async function versionsCommand(args: string[]): Promise<number> {
 }
 
 /**
- * The version `to` names among `versions` (its id or a unique beginning);
+ * The version `to` names among `versions` (its folder id, its bundle id
+ * from `bundleIds` by path, or a unique beginning of either);
  * without `to`, the newest one written before the one in force. Throws
  * `UsageError` saying which ids there are.
  */
 export function chooseVersion(
   versions: readonly VersionFolder[],
   to: string | undefined,
+  bundleIds: ReadonlyMap<string, string> = new Map(),
 ): VersionFolder {
-  const ids = versions.map((v) => v.id).join(", ");
+  const idOf = (v: VersionFolder) => {
+    const b = bundleIds.get(v.path);
+    return b === undefined ? v.id : shownBundleId(b);
+  };
+  const ids = versions.map(idOf).join(", ");
   if (to === undefined) {
     const at = versions.findIndex((v) => v.current);
     const earlier = at < 0 ? versions[0] : versions[at + 1];
@@ -219,14 +243,16 @@ export function chooseVersion(
     return earlier;
   }
   const wanted = to.trim().toLowerCase();
-  const matches = versions.filter((v) => v.id.startsWith(wanted));
+  const matches = versions.filter((v) =>
+    v.id.startsWith(wanted) || bundleIds.get(v.path)?.startsWith(wanted)
+  );
   if (wanted === "" || matches.length === 0) {
     throw new UsageError(`no kept version "${to}" (versions: ${ids})`);
   }
   if (matches.length > 1) {
     throw new UsageError(
       `--to ${to} names more than one version (${
-        matches.map((v) => v.id).join(", ")
+        matches.map(idOf).join(", ")
       }): give more of the id`,
     );
   }
@@ -247,7 +273,11 @@ export async function rollbackCommand(args: string[]): Promise<number> {
   }
   const dir = bundleFlag("rollback", values);
   const versions = await versionsOf(dir);
-  const chosen = chooseVersion(versions, values.to);
+  const bundleIds = new Map<string, string>();
+  for (const d of await Promise.all(versions.map(describeVersion))) {
+    if (d.bundle_id !== null) bundleIds.set(d.path, d.bundle_id);
+  }
+  const chosen = chooseVersion(versions, values.to, bundleIds);
   if (chosen.current) {
     console.log(`${dir} already points to ${chosen.path}; nothing changed`);
     return 0;

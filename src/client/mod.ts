@@ -69,8 +69,29 @@ export interface ClientOptions {
   model: ModelFunction;
   /** The `fetch` to use (the global one by default). */
   fetch?: typeof fetch | undefined;
-  /** Told when feedback could not be sent (the answers are returned anyway); `console.warn` by default. */
-  onFeedbackError?: ((error: Error) => void) | undefined;
+  /**
+   * Told of every feedback item that was lost, one call per item (the
+   * answers are returned anyway): refused by the service (an option the
+   * bundle lacks, such as a label ending in a carriage return), an audit
+   * id it could not count, or a request that failed (`FeedbackError`,
+   * with the item and the reason); `console.warn` by default.
+   * `feedbackCounts` keeps the tally.
+   */
+  onFeedbackError?: ((error: FeedbackError) => void) | undefined;
+}
+
+/** Feedback items sent, counted by the service, and lost (see `DecisionClient.feedbackCounts`). */
+export interface FeedbackCounts {
+  /** Items sent to `/v1/feedback`. */
+  sent: number;
+  /** Of them, taken by the service (counted or kept as traces). */
+  accepted: number;
+  /** Refused by the service: an option the bundle lacks. */
+  refused: number;
+  /** Taken, but their audit id could not be counted (expired, unknown...). */
+  missedAudits: number;
+  /** Lost with a request that failed (network, 4xx, 5xx). */
+  failed: number;
 }
 
 /** One question's final answer. */
@@ -102,12 +123,81 @@ interface ServiceAnswer {
   feedback_id?: string;
 }
 
-interface FeedbackItem {
+/** One feedback item: what the model said about a question of a state. */
+export interface FeedbackItem {
   question: string;
   state: string | Record<string, unknown>;
   answer: string | boolean;
   audit?: string;
   feedback_id?: string;
+}
+
+/** Why a feedback item was lost. */
+export type FeedbackLoss = "refused" | "missed_audit" | "failed";
+
+/**
+ * A feedback item that was lost: `kind` says how (`refused` by the
+ * service, its audit id `missed`, or its request `failed`), `reason` the
+ * service's word for it (`unknown_option`, `expired`, a status...), and
+ * the message says it in full.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { FeedbackError } from "./mod.ts";
+ * const e = new FeedbackError(
+ *   { question: "topic", state: "hi", answer: "billing\r" },
+ *   "refused",
+ *   "unknown_option",
+ *   "billing",
+ * );
+ * assert.match(e.message, /"billing\\r" is not an option of the bundle; it ends in a carriage return.*did you mean "billing"/);
+ * ```
+ */
+export class FeedbackError extends Error {
+  override name = "FeedbackError";
+  /** The item lost. */
+  readonly item: FeedbackItem;
+  readonly kind: FeedbackLoss;
+  /** The service's reason (`unknown_option`; an audit miss such as `expired`; the failure's message). */
+  readonly reason: string;
+
+  /** The error for `item`, lost as `kind` for `reason` (`meant`: the option the service suggests). */
+  constructor(
+    item: FeedbackItem,
+    kind: FeedbackLoss,
+    reason: string,
+    meant?: string,
+    cause?: unknown,
+  ) {
+    const answer = JSON.stringify(item.answer);
+    const about = `feedback on "${item.question}" (answer ${answer})`;
+    const trailing = typeof item.answer === "string" &&
+        /\s$/.test(item.answer)
+      ? `; it ends in ${
+        item.answer.endsWith("\r") ? "a carriage return" : "white space"
+      }`
+      : "";
+    super(
+      kind === "refused"
+        ? `${about} refused: ${answer} is not an option of the bundle${trailing}${
+          meant === undefined ? "" : `; did you mean ${JSON.stringify(meant)}?`
+        }`
+        : kind === "missed_audit"
+        ? `${about}: its audit id was not counted (${reason})`
+        : `${about} not sent: ${reason}`,
+      cause === undefined ? undefined : { cause },
+    );
+    this.item = item;
+    this.kind = kind;
+    this.reason = reason;
+  }
+}
+
+/** The parts of the `/v1/feedback` reply the client reads. */
+interface FeedbackReply {
+  missed_audits?: { audit: string; reason: string }[];
+  refused?: { index: number; reason: string; did_you_mean?: string }[];
 }
 
 /**
@@ -156,7 +246,14 @@ export class DecisionClient {
   readonly #feedbackHeaders: Record<string, string>;
   readonly #model: ModelFunction;
   readonly #fetch: typeof fetch;
-  readonly #onFeedbackError: (error: Error) => void;
+  readonly #onFeedbackError: (error: FeedbackError) => void;
+  readonly #counts: FeedbackCounts = {
+    sent: 0,
+    accepted: 0,
+    refused: 0,
+    missedAudits: 0,
+    failed: 0,
+  };
 
   /** A client for the service at `options.url`. */
   constructor(options: ClientOptions) {
@@ -207,14 +304,54 @@ export class DecisionClient {
       out[question] = answer;
       if (item !== null) feedback.push(item);
     }
-    if (feedback.length > 0) {
-      try {
-        await this.#post("/v1/feedback", feedback, this.#feedbackHeaders);
-      } catch (e) {
-        this.#onFeedbackError(e as Error);
-      }
-    }
+    if (feedback.length > 0) await this.#sendFeedback(feedback);
     return out;
+  }
+
+  /**
+   * How many feedback items were sent, taken, refused, missed as audits
+   * or lost with a failed request, since the client was made (a copy).
+   */
+  get feedbackCounts(): FeedbackCounts {
+    return { ...this.#counts };
+  }
+
+  /** Sends `items` as one feedback request; tells `onFeedbackError` of each one lost. */
+  async #sendFeedback(items: FeedbackItem[]): Promise<void> {
+    this.#counts.sent += items.length;
+    let reply: FeedbackReply;
+    try {
+      reply = await this.#post(
+        "/v1/feedback",
+        items,
+        this.#feedbackHeaders,
+      ) as FeedbackReply;
+    } catch (e) {
+      this.#counts.failed += items.length;
+      const reason = e instanceof Error ? e.message : String(e);
+      for (const item of items) {
+        this.#onFeedbackError(
+          new FeedbackError(item, "failed", reason, undefined, e),
+        );
+      }
+      return;
+    }
+    const refused = reply.refused ?? [];
+    this.#counts.refused += refused.length;
+    this.#counts.accepted += items.length - refused.length;
+    for (const r of refused) {
+      const item = items[r.index];
+      if (item === undefined) continue;
+      this.#onFeedbackError(
+        new FeedbackError(item, "refused", r.reason, r.did_you_mean),
+      );
+    }
+    for (const m of reply.missed_audits ?? []) {
+      const item = items.find((i) => i.audit === m.audit);
+      if (item === undefined) continue;
+      this.#counts.missedAudits++;
+      this.#onFeedbackError(new FeedbackError(item, "missed_audit", m.reason));
+    }
   }
 
   /** One question's final answer, and the feedback to send on it (null for none). */

@@ -78,6 +78,7 @@ export {
   driftInWords,
   type ReasonContext,
   reasonInWords,
+  type TierContext,
   unsupportedInWords,
 } from "./reason.ts";
 export type {
@@ -113,9 +114,16 @@ export {
   type AnsweringTier,
   answerWithSecondTier,
   asksSecondTier,
+  type QuestionThresholds,
+  questionThresholds,
   type TieredAssessment,
 } from "./two_tier.ts";
-export { ServedBundle, type ServedOptions } from "./served.ts";
+export {
+  type AskedAnswers,
+  type SecondTierAsk,
+  ServedBundle,
+  type ServedOptions,
+} from "./served.ts";
 
 // What the program's other folders (serving, training, the live certificate)
 // use besides answering: features, scope, the live certificate's arithmetic.

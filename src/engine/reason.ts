@@ -6,6 +6,7 @@
  */
 
 import type { DriftState } from "./drift.ts";
+import type { AnsweringTier } from "./two_tier.ts";
 import type { Assessment, DriftRule } from "./verdict.ts";
 
 function pct(x: number): string {
@@ -64,12 +65,37 @@ export function unsupportedInWords(
   }${guess} Its questions are: ${questions.join(", ")}.`;
 }
 
+/**
+ * How a question with a second tier was answered, for the reason: which
+ * tier gave the answer, the thresholds, and why the second tier did not
+ * answer when it was to be asked.
+ */
+export interface TierContext {
+  /** The tier that gave the answer. */
+  tier: AnsweringTier;
+  /** The table's own calibrated threshold, named beside the one in force when they differ. */
+  tableThreshold: number | null;
+  /** The table's confidence (over all options), when the second tier was asked. */
+  tableConfidence?: number | undefined;
+  /**
+   * Why the second tier, asked, did not answer: its queue was full
+   * (`shed`), it failed, or its novelty guard withheld the text (`novel`).
+   */
+  notAnswered?: "shed" | "failed" | "novel" | undefined;
+}
+
 /** What the reason may say beyond the assessment itself. */
 export interface ReasonContext {
   /** The question's online drift guard state: adds a sentence on it. */
   drift?: DriftState | undefined;
   /** The table's question names: named when the question is unknown. */
   questions?: readonly string[] | undefined;
+  /**
+   * With a second tier served for the question: which tier answered and
+   * the thresholds, so the reason names the tier and the threshold in
+   * force (the two-tier rule's) beside the table's own.
+   */
+  tiers?: TierContext | undefined;
 }
 
 /**
@@ -99,8 +125,76 @@ export function reasonInWords(
     const why = unsupportedInWords(a.question, a.suggestion, known);
     return `Not certified: t${why.slice(1)}`;
   }
-  const main = verdictInWords(a);
+  const main = context.tiers === undefined
+    ? verdictInWords(a)
+    : tieredInWords(a, context.tiers);
   return drift === undefined ? main : `${main} ${driftInWords(drift)}`;
+}
+
+/** Why the second tier, asked, did not answer. */
+const NOT_ANSWERED = {
+  shed:
+    "the second tier was not asked: its queue was full, so the table's answer went back at once",
+  failed: "the second tier failed, so the table's answer went back",
+  novel:
+    "the second tier's novelty guard withheld this text (it is unlike the texts the second tier was trained on)",
+};
+
+/**
+ * The verdict of an answer served with a second tier: the tier named, and
+ * the threshold in force named as the two-tier rule's, with the table's
+ * own beside it when it differs.
+ */
+function tieredInWords(a: Assessment, t: TierContext): string {
+  const { answer, threshold, alpha, fullConfidence } = a;
+  const inForce = threshold === null
+    ? "no threshold in force"
+    : `the threshold in force ${pct(threshold)}`;
+  const own = t.tableThreshold === null
+    ? "; the table alone has none"
+    : t.tableThreshold === threshold
+    ? ""
+    : `; the table's own is ${pct(t.tableThreshold)}`;
+  const rule = `(the two-tier rule's, for both tiers${own})`;
+  const bound = alpha === null
+    ? ""
+    : `; certified answers of both tiers disagree with the model at most ${
+      pct(alpha)
+    } of the time`;
+  if (t.tier === "semantic") {
+    const table = t.tableConfidence === undefined
+      ? ""
+      : `, where the table's confidence ${pct(t.tableConfidence)} did not`;
+    if (answer.certified) {
+      return `Certified by the second tier (sentence encoder): its confidence ${
+        pct(fullConfidence)
+      } reaches ${inForce} ${rule}${table}${bound}.`;
+    }
+    if (answer.flag === "low_confidence") {
+      return `Not certified: the second tier (sentence encoder) answered, but its confidence ${
+        pct(fullConfidence)
+      } is below ${inForce} ${rule}, as the table's${
+        t.tableConfidence === undefined ? "" : ` (${pct(t.tableConfidence)})`
+      } was.`;
+    }
+    return `${
+      verdictInWords(a)
+    } (The second tier, sentence encoder, answered.)`;
+  }
+  if (answer.certified) {
+    return `Certified by the table: confidence ${
+      pct(fullConfidence)
+    } reaches ${inForce} ${rule}${bound}.`;
+  }
+  if (answer.flag === "low_confidence") {
+    const why = t.notAnswered === undefined
+      ? ""
+      : `; ${NOT_ANSWERED[t.notAnswered]}`;
+    return `Not certified: the table's confidence ${
+      pct(fullConfidence)
+    } is below ${inForce} ${rule}${why}.`;
+  }
+  return verdictInWords(a);
 }
 
 const DRIFT_REASONS: Record<DriftRule, (a: Assessment) => string> = {

@@ -17,11 +17,33 @@ import { fullProbabilities } from "./semantic.ts";
 import { setThresholdInForce, TableState } from "./state.ts";
 import type { Table } from "./table.ts";
 import {
+  type AnsweringTier,
   answerWithSecondTier,
   asksSecondTier,
   type TieredAssessment,
 } from "./two_tier.ts";
 import type { Assessment } from "./verdict.ts";
+
+/**
+ * What one text's answers ask of the second tier, taken while its prepared
+ * text is still valid: the positions of the answers it is asked for, and
+ * per position what the tier reads beside the embedding.
+ */
+export interface SecondTierAsk {
+  /** Positions, among the text's answers, of the answers the second tier is asked for. */
+  readonly positions: readonly number[];
+  /** Per position, the table's probabilities the tier reads (`tableInput`). */
+  readonly inputs: readonly (Float64Array | undefined)[];
+}
+
+/** What `answerAsked` did: per answer the tier that gave it, and how many the novelty guard left to the table. */
+export interface AskedAnswers {
+  tiers: AnsweringTier[];
+  /** Answers the second tier was asked for. */
+  asked: number;
+  /** Of them, withheld by its novelty guard (the table's answer stood). */
+  novel: number;
+}
 
 /** How a bundle is served. */
 export interface ServedOptions {
@@ -130,5 +152,64 @@ export class ServedBundle {
       threshold,
       tableInput,
     );
+  }
+
+  /**
+   * The second tier's part of one text's `answers` (as the table gave
+   * them for the prepared `text`): null when no answer asks it (or it is
+   * not served), else the positions asked and the table's probabilities
+   * each reads, taken now. Every door that answers a text asks this, then
+   * `answerAsked` once the embedding is known, so they all answer alike.
+   */
+  secondTierAsk(
+    answers: readonly Assessment[],
+    text: PreparedText,
+    exposed: boolean,
+  ): SecondTierAsk | null {
+    if (!this.tiered) return null;
+    let positions: number[] | null = null;
+    for (let i = 0; i < answers.length; i++) {
+      if (this.asksSecondTier(answers[i]!, exposed)) (positions ??= []).push(i);
+    }
+    if (positions === null) return null;
+    return {
+      positions,
+      inputs: positions.map((i) => this.tableInput(answers[i]!, text)),
+    };
+  }
+
+  /**
+   * Gives each answer of `ask` by the two-tier rule once the text's
+   * `embedding` is known (replacing it in `answers`), the second tier
+   * certified against `threshold(slot, L)` (its bundle threshold `L` by
+   * default; a server passes the live certificate's). Without an
+   * embedding (a shed or failed one), the table's answers stand. Returns
+   * per answer the tier that gave it.
+   */
+  answerAsked(
+    answers: Assessment[],
+    ask: SecondTierAsk | null,
+    embedding: ArrayLike<number> | null,
+    threshold: (slot: number, bundle: number | null) => number | null = (
+      _slot,
+      bundle,
+    ) => bundle,
+  ): AskedAnswers {
+    const tiers = answers.map((): AnsweringTier => "table");
+    let novel = 0;
+    if (ask === null || embedding === null) return { tiers, asked: 0, novel };
+    ask.positions.forEach((i, j) => {
+      const a = answers[i]!;
+      const r = this.answerWithSecondTier(
+        a,
+        embedding,
+        ask.inputs[j],
+        threshold(a.slot, this.semanticThresholds[a.slot] ?? null),
+      );
+      if (r.tier === "table") novel++;
+      answers[i] = r.assessment;
+      tiers[i] = r.tier;
+    });
+    return { tiers, asked: ask.positions.length, novel };
   }
 }

@@ -19,7 +19,7 @@ import {
   type SemanticAssessment,
   twoTierVerdict,
 } from "./semantic.ts";
-import type { Table } from "./table.ts";
+import type { QuestionTable, Table } from "./table.ts";
 import type { Answer, Assessment } from "./verdict.ts";
 
 /** Which tier an answer comes from. */
@@ -40,6 +40,47 @@ export function asksSecondTier(
   if (answer.certified || answer.flag !== "low_confidence") return false;
   const tier = table.questions[a.slot]?.semantic;
   return tier !== undefined && tier.calibration.threshold !== null;
+}
+
+/** A question's thresholds, named for what each is (see `questionThresholds`). */
+export interface QuestionThresholds {
+  /**
+   * The one the answers are certified against when served: the two-tier
+   * rule's `L` when the second tier is served, else the table's own
+   * (null: never certified). The live certificate may move it later.
+   */
+  inForce: number | null;
+  /** The table's own calibrated threshold: what a server without the second tier uses. */
+  table: number | null;
+  /** The two-tier rule's threshold `L` (both tiers together); null without a second tier. */
+  twoTier: number | null;
+}
+
+/**
+ * The thresholds of question `q` as a bundle states them, with the one a
+ * server puts in force: `L` when it serves the question's second tier
+ * (`secondTierServed`, true by default: `serve`, `predict` and `eval`
+ * do, unless told not to), else the table's own.
+ *
+ * @example
+ * ```ts
+ * import { questionThresholds, type QuestionTable } from "./mod.ts";
+ * declare const q: QuestionTable;
+ * const t = questionThresholds(q);
+ * t.inForce === t.table || t.inForce === t.twoTier; // true
+ * ```
+ */
+export function questionThresholds(
+  q: QuestionTable,
+  secondTierServed = true,
+): QuestionThresholds {
+  const table = q.calibration.threshold;
+  const twoTier = q.semantic?.calibration.threshold ?? null;
+  return {
+    inForce: secondTierServed && twoTier !== null ? twoTier : table,
+    table,
+    twoTier,
+  };
 }
 
 /** An answer after the second tier was asked. */

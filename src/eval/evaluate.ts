@@ -91,6 +91,23 @@ export function evaluate(
       openPrepared ??= prepareText(table, open, traces.texts[i]!);
       const tq = table.byName.get(q.name)!;
       let served = servedBundle.answer(prepared, q.name, {}, guard);
+      const unthresholded = assess(table, open, openPrepared, q.name, {}, peek);
+      // The second tier's answer at no threshold, for the frontier of both
+      // tiers (null where its novelty guard withholds the text).
+      let second: Assessment | null | undefined;
+      const embedding = embeddings?.[i];
+      if (
+        embedding !== undefined && servedBundle.tiered &&
+        tq.semantic !== undefined && tq.semantic.calibration.threshold !== null
+      ) {
+        const r = servedBundle.answerWithSecondTier(
+          unthresholded,
+          embedding,
+          servedBundle.tableInput(unthresholded, prepared),
+          0,
+        );
+        second = r.tier === "semantic" ? r.assessment : null;
+      }
       if (embeddings !== undefined && tq.semantic !== undefined) {
         let tally = tierTallies.get(q.name);
         if (tally === undefined) {
@@ -106,13 +123,13 @@ export function evaluate(
         served = r.assessment;
         tally.add(served, r.tier, q.options[label]!);
       }
-      const unthresholded = assess(table, open, openPrepared, q.name, {}, peek);
       const expected = q.options[label]!;
       tallies[t]!.add(
         served,
         unthresholded,
         expected,
         tq.optionIndex.has(expected),
+        second,
       );
       onTrace?.(i, q.name, served, expected);
       if (monitor !== undefined) {
@@ -131,9 +148,14 @@ export function evaluate(
   asked.forEach((q, t) => {
     const tq = table.byName.get(q.name)!;
     const tiers = tierTallies.get(q.name)?.result();
+    // With both tiers served, the frontier's candidates are the two-tier
+    // rule's (its threshold is the one in force).
+    const candidates = tiers !== undefined && tq.semantic !== undefined
+      ? tq.semantic.calibration.candidates
+      : tq.calibration.candidates;
     questions[q.name] = {
       ...tallies[t]!.result(
-        tq.calibration.candidates,
+        candidates,
         thresholdInForce(table, state, q.name),
         tq.calibration.delta,
       ),

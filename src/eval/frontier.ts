@@ -77,11 +77,23 @@ export interface FrontierAnswers {
   wrong: ArrayLike<boolean | number>;
   /** Per such answer, its unit (answers of one unit count together, Kish); absent: independent. */
   units?: ArrayLike<number> | undefined;
+  /**
+   * With a second tier served: per such answer, the second tier's
+   * full-option confidence (-1 where it cannot answer: its novelty guard
+   * withholds the text, or its answer is one the request removed) and
+   * whether its answer disagrees. At a threshold the table's answer is
+   * certified where its confidence reaches it, else the second tier's
+   * where its confidence does (the two-tier rule).
+   */
+  second?: {
+    confidences: ArrayLike<number>;
+    wrong: ArrayLike<boolean | number>;
+  } | undefined;
 }
 
 /**
  * The frontier at `thresholds` (strictest first in the result), the one in
- * force marked.
+ * force marked; with `answers.second`, of both tiers by the two-tier rule.
  */
 export function frontierOf(
   answers: FrontierAnswers,
@@ -97,10 +109,15 @@ export function frontierOf(
     let certified = 0;
     let disagreements = 0;
     const perUnit = new Map<number, number>();
+    const second = answers.second;
     for (let i = 0; i < answers.confidences.length; i++) {
-      if (!(answers.confidences[i]! >= t)) continue;
-      certified++;
-      if (answers.wrong[i]) disagreements++;
+      if (answers.confidences[i]! >= t) {
+        certified++;
+        if (answers.wrong[i]) disagreements++;
+      } else if (second !== undefined && second.confidences[i]! >= t) {
+        certified++;
+        if (second.wrong[i]) disagreements++;
+      } else continue;
       if (answers.units !== undefined) {
         const u = answers.units[i]!;
         perUnit.set(u, (perUnit.get(u) ?? 0) + 1);

@@ -129,6 +129,8 @@ export class QuestionTally {
   readonly #driftRules = new Map<string, number>();
   readonly #confidences: number[] = [];
   readonly #wrong: boolean[] = [];
+  /** With a second tier: per frontier answer, its confidence (-1: none) and disagreement. */
+  #second: { confidences: number[]; wrong: boolean[] } | null = null;
   #unlearned = 0;
 
   /** A tally for a question with these options (yes/no: `true`, `false`). */
@@ -148,13 +150,16 @@ export class QuestionTally {
   /**
    * Counts one trace: the served assessment, the same text assessed with no
    * threshold (`open`), and the reference model's answer; `learned` says
-   * whether the bundle knows that option.
+   * whether the bundle knows that option. With a second tier served,
+   * `second` is its answer to the text at no threshold (null where it
+   * cannot answer), for the frontier of both tiers.
    */
   add(
     served: Assessment,
     open: Assessment,
     expected: string,
     learned: boolean,
+    second?: Assessment | null,
   ): void {
     const a = served.answer;
     const wrong = disagrees(a, expected);
@@ -189,6 +194,12 @@ export class QuestionTally {
     if (open.answer.certified) {
       this.#confidences.push(open.fullConfidence);
       this.#wrong.push(disagrees(open.answer, expected));
+      if (second !== undefined) {
+        this.#second ??= { confidences: [], wrong: [] };
+        const ok = second !== null && second.answer.certified;
+        this.#second.confidences.push(ok ? second.fullConfidence : -1);
+        this.#second.wrong.push(ok && disagrees(second.answer, expected));
+      }
     }
   }
 
@@ -202,7 +213,11 @@ export class QuestionTally {
     const served: OptionCounts[] = [];
     const all: OptionCounts[] = [];
     const support = new Map<string, number>();
-    for (const [name, f] of this.#options) {
+    // Options by label, as scikit-learn's classification_report.
+    const byLabel = [...this.#options].sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0
+    );
+    for (const [name, f] of byLabel) {
       const s = {
         support: f.answers,
         named: f.certified,
@@ -225,6 +240,7 @@ export class QuestionTally {
       total: measured.n,
       confidences: this.#confidences,
       wrong: this.#wrong,
+      second: this.#second ?? undefined,
     };
     return {
       ...measured,

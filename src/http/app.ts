@@ -17,7 +17,6 @@
  */
 
 import { type Context, Hono } from "hono";
-import { assess, prepareText } from "../engine/mod.ts";
 import { bundleIdOf } from "../live/mod.ts";
 import {
   BODY_TIMEOUT_MS,
@@ -44,11 +43,7 @@ import { gateRequests } from "./middleware/gate_requests.ts";
 import { tokenAuth } from "./middleware/token_auth.ts";
 import type { HealthDocument } from "./openapi/decision_schemas.ts";
 import type { StatsDocument, TiersStats } from "./openapi/stats_schemas.ts";
-import {
-  parsePlayground,
-  PLAYGROUND_BODY,
-  playgroundResponse,
-} from "./playground.ts";
+import { parsePlayground, PLAYGROUND_BODY } from "./playground.ts";
 import {
   type DecisionRouteSpec,
   methodsOf,
@@ -183,14 +178,13 @@ export function appFor(
     const body = await readBodyText(c.req.raw, MAX_BODY_BYTES, deadlines);
     const w = writer;
     w.reset();
-    if ("batch" in route) service.decideBatch(route, body, w);
-    else {
-      // A decision the second tier answers finishes later, in a writer of
-      // its own; every other one is written here without yielding.
-      const later = service.decide(route, body, w);
-      if (later !== undefined) {
-        return new Response((await later).view(), { headers: JSON_HEADERS });
-      }
+    // A decision the second tier answers finishes later, in a writer of
+    // its own; every other one is written here without yielding.
+    const later = "batch" in route
+      ? service.decideBatch(route, body, w)
+      : service.decide(route, body, w);
+    if (later !== undefined) {
+      return new Response((await later).view(), { headers: JSON_HEADERS });
     }
     const res = new Response(w.view(), { headers: JSON_HEADERS });
     if (w.buffer.length > KEPT_WRITER_BYTES) {
@@ -201,7 +195,7 @@ export function appFor(
 
   const others: Record<OtherRoute, Handler> = {
     "/v1/playground": async (c) => {
-      const { table, state, monitor, peek, questionNames } = service.served;
+      const { table } = service.served;
       const request = parsePlayground(
         await readJsonBody(
           c.req.raw,
@@ -211,18 +205,8 @@ export function appFor(
         ),
         table,
       );
-      const a = assess(
-        table,
-        state,
-        prepareText(table, state, request.text),
-        request.question,
-        {},
-        peek,
-      );
       stats.recordPlayground();
-      return c.json(
-        playgroundResponse(a, monitor.state(a.question), questionNames),
-      );
+      return c.json(await service.playground(request));
     },
     "/v1/feedback": async (c) =>
       c.json(
@@ -255,10 +239,17 @@ export function appFor(
     },
     "/v1/stats": (c) => {
       c.header("Cache-Control", "no-store");
+      const snapshot = stats.snapshot();
+      const { semanticThresholds, table } = service.served;
+      snapshot.bundle.questions = snapshot.bundle.questions.map((q, i) =>
+        semanticThresholds[i] == null
+          ? q
+          : { ...q, table_threshold: table.questions[i]!.calibration.threshold }
+      );
       return c.json(
         {
-          ...stats.snapshot(),
-          live: liveStats(service.live, service.served.table),
+          ...snapshot,
+          live: liveStats(service.live, table),
           ...tiersOf(service),
           ...(service.learning === null
             ? {}

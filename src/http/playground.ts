@@ -14,6 +14,7 @@ import {
   type DriftState,
   reasonInWords,
   type Table,
+  type TierContext,
   topOptions,
 } from "../engine/mod.ts";
 import { Type } from "@sinclair/typebox";
@@ -86,15 +87,18 @@ function names(table: Table): string {
 
 /**
  * The playground response for an assessment, its reason naming the drift
- * guard's state, or the table's `questions` when the question is unknown.
+ * guard's state, or the table's `questions` when the question is unknown;
+ * with `tiers` (a second tier served for the question), the tier that
+ * answered and the thresholds.
  */
 export function playgroundResponse(
   a: Assessment,
   drift?: DriftState,
   questions?: readonly string[],
+  tiers?: TierContext,
 ): PlaygroundResponse {
   const { answer } = a;
-  return {
+  const reply: PlaygroundResponse = {
     question: a.question,
     answer: answerOf(answer),
     confidence: answer.confidence,
@@ -102,8 +106,10 @@ export function playgroundResponse(
     alpha: a.alpha,
     certified: answer.certified,
     flag: answer.flag,
-    reason: reasonInWords(a, { drift, questions }),
+    reason: reasonInWords(a, { drift, questions, tiers }),
     radius: answer.radius,
     top: topOptions(answer),
   };
+  if (tiers !== undefined) reply.tier = tiers.tier;
+  return reply;
 }

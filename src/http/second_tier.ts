@@ -34,26 +34,36 @@ export function hasSecondTier(table: Table): boolean {
   return table.questions.some((q) => q.semantic !== undefined);
 }
 
-/** Something that embeds one text, or refuses at once when busy. */
+/** Something that embeds texts, or refuses at once when busy. */
 export interface TextEncoder512 {
-  /** The text's embedding, or null at once when the queue is full. */
-  tryEmbed(text: string): Promise<Float32Array> | null;
+  /**
+   * The texts' embeddings (one batch to the encoder), or null at once when
+   * the queue is full: a batch is taken when its texts fit in the room the
+   * queue has left, or whole when nothing waits (an idle encoder takes any
+   * batch of a request, which is bounded by the batch route's limit).
+   */
+  tryEmbed(texts: readonly string[]): Promise<Float32Array[]> | null;
   /** Texts at the encoder now. */
   readonly inFlight: number;
   close(): void;
 }
 
 /** The encoder pool behind a queue bound counted in texts. */
-class PoolEncoder implements TextEncoder512 {
+export class PoolEncoder implements TextEncoder512 {
+  #texts = 0;
+
   constructor(readonly pool: EncoderPool, readonly queue: number) {}
 
-  tryEmbed(text: string): Promise<Float32Array> | null {
-    if (this.pool.inFlight >= this.queue) return null;
-    return this.pool.embed([text]).then((v) => v[0]!);
+  tryEmbed(texts: readonly string[]): Promise<Float32Array[]> | null {
+    if (this.#texts > 0 && this.#texts + texts.length > this.queue) {
+      return null;
+    }
+    this.#texts += texts.length;
+    return this.pool.embed(texts).finally(() => this.#texts -= texts.length);
   }
 
   get inFlight(): number {
-    return this.pool.inFlight;
+    return this.#texts;
   }
 
   close(): void {

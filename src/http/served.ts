@@ -53,19 +53,22 @@ export interface ServedTable {
  * the default word cache unless given), a new drift guard from its
  * settings unless one is given, its reply fragments (built now, not per
  * request), and `second` when a question of the table has a second tier
- * (whose threshold `L` is then put in force for both tiers).
+ * (whose threshold `L` is then put in force for both tiers). With
+ * `secondTier` true and no `second`, the engine serves the second tiers
+ * (thresholds and all) and the caller embeds the texts itself (`predict`).
  */
 export function serveTable(
   table: Table,
   monitor?: DriftMonitor,
   state?: TableState,
   second?: SecondTier | null,
+  secondTier: boolean = second != null,
 ): ServedTable {
   const tiered = second != null && hasSecondTier(table) ? second : null;
   const bundle = new ServedBundle(table, {
     state,
     monitor,
-    secondTier: tiered !== null,
+    secondTier: secondTier && hasSecondTier(table),
   });
   return {
     bundle,

@@ -11,13 +11,18 @@
  * @module
  */
 
-import type {
-  AnsweringTier,
-  Assessment,
-  DriftMonitor,
-  Table,
-  TableState,
+import {
+  type AnsweringTier,
+  type Assessment,
+  type DriftMonitor,
+  questionThresholds,
+  type SecondTierAsk,
+  type Table,
+  type TableState,
+  type TierContext,
 } from "../engine/mod.ts";
+import type { PlaygroundResponse } from "./openapi/decision_schemas.ts";
+import { type PlaygroundRequest, playgroundResponse } from "./playground.ts";
 import { LiveController, type LiveOptions } from "../live/mod.ts";
 import type { FeedbackSink } from "../serve/mod.ts";
 import type { LearnStats } from "./openapi/learn_schemas.ts";
@@ -124,6 +129,17 @@ function recordTiers(
     else semantic = true;
   }
   second.stats.recordLatency(table, semantic, latencyUs);
+}
+
+/** One decision on its way: its request, its answers so far, what it asks of the second tier. */
+interface PendingDecision {
+  request: DecisionRequest;
+  answers: Assessment[];
+  ask: SecondTierAsk | null;
+  /** Per answer the tier that gave it; undefined when no second tier is served. */
+  tiers: AnsweringTier[] | undefined;
+  /** Milliseconds of its latency so far. */
+  ms: number;
 }
 
 /** A running service: what every route reads and records. */
@@ -265,7 +281,8 @@ export class Service {
    * decision and writes the JSON reply into `w`. Throws `HTTPException`
    * (400) for a body of the wrong shape, having recorded nothing;
    * `app.onError` writes that reply. `latency_us` runs from here (the body
-   * received as text) to the answers ready.
+   * received as text) to the answers ready. A decision the second tier is
+   * asked for finishes later, in a writer of its own (the promise).
    */
   decide(
     route: DecisionRouteSpec,
@@ -276,67 +293,130 @@ export class Service {
     const start = performance.now();
     const shape: DecisionShape = route.decision;
     const request = shape.parse(parseJsonBody(body, shape.needed));
-    const { bundle, second } = served;
-    const { table, state, monitor } = bundle;
-    const prepared = bundle.prepare(request.text);
-    const answers = assessRequest(
-      table,
-      state,
-      prepared,
-      request,
-      monitor,
-      this.learning?.registry,
-    );
-    let tiers: AnsweringTier[] | undefined;
-    if (second !== null) {
-      let asked: number[] | null = null;
-      for (let i = 0; i < answers.length; i++) {
-        if (bundle.asksSecondTier(answers[i]!, request.exposed)) {
-          (asked ??= []).push(i);
-        }
-      }
-      if (asked !== null) {
-        const embedding = second.encoder.tryEmbed(request.text);
-        if (embedding !== null) {
-          // The table's probabilities the second tier reads are taken now:
-          // the prepared text is the state's scratch, reused by the next
-          // request.
-          const tableProbabilities = asked.map((i) =>
-            bundle.tableInput(answers[i]!, prepared)
-          );
-          return this.#withSecondTier(
-            route,
-            served,
-            request,
-            answers,
-            asked,
-            tableProbabilities,
-            embedding,
-            start,
-          );
-        }
-        second.stats.shed++;
-      }
-      tiers = answers.map(() => "table");
+    const item = this.#assess(served, request, start);
+    const later = this.#askSecondTier(served, [item]);
+    if (later !== undefined) {
+      return later.then(() => {
+        const out = new JsonWriter(4096);
+        this.#finish(route, served, item, out);
+        return out;
+      });
     }
-    this.#finish(route, served, request, answers, tiers, start, w);
+    this.#finish(route, served, item, w);
     return undefined;
   }
 
   /**
+   * One request answered by the table (its answers taken in order, feeding
+   * the drift guard), with what it asks of the second tier, its latency
+   * clock started at `start` plus `shareMs` (its share of reading a batch).
+   */
+  #assess(
+    served: ServedTable,
+    request: DecisionRequest,
+    start: number,
+    shareMs = 0,
+  ): PendingDecision {
+    const { bundle } = served;
+    const prepared = bundle.prepare(request.text);
+    const answers = assessRequest(
+      bundle.table,
+      bundle.state,
+      prepared,
+      request,
+      bundle.monitor,
+      this.learning?.registry,
+    );
+    // What the second tier reads is taken now: the prepared text is the
+    // state's scratch, reused by the next text.
+    const ask = served.second === null
+      ? null
+      : bundle.secondTierAsk(answers, prepared, request.exposed);
+    return {
+      request,
+      answers,
+      ask,
+      tiers: served.second === null
+        ? undefined
+        : answers.map((): AnsweringTier => "table"),
+      ms: performance.now() - start + shareMs,
+    };
+  }
+
+  /**
+   * Sends the texts of `items` that ask the second tier to the encoder as
+   * one batch, through its bounded queue: undefined when none asks it (or
+   * the queue is full: each is then shed, its table answers standing), else
+   * a promise that resolves once each asked answer is given by the
+   * two-tier rule (a failed embedding leaves the table's, counted as
+   * failed). The wait is added to each waiting item's latency.
+   */
+  #askSecondTier(
+    served: ServedTable,
+    items: readonly PendingDecision[],
+  ): Promise<void> | undefined {
+    const second = served.second;
+    if (second === null) return undefined;
+    const waiting = items.filter((d) => d.ask !== null);
+    if (waiting.length === 0) return undefined;
+    const texts = [...new Set(waiting.map((d) => d.request.text))];
+    const embedding = second.encoder.tryEmbed(texts);
+    if (embedding === null) {
+      second.stats.shed += waiting.length;
+      return undefined;
+    }
+    const sent = performance.now();
+    return embedding.then(
+      (vectors) => this.#secondTierAnswers(served, waiting, texts, vectors),
+      (e) => {
+        second.stats.failed += waiting.length;
+        this.log(
+          `The second tier failed; the table's answers went back: ${
+            e instanceof Error ? e.message : String(e)
+          }`,
+        );
+      },
+    ).finally(() => {
+      const waited = performance.now() - sent;
+      for (const d of waiting) d.ms += waited;
+    });
+  }
+
+  /** Each waiting item's asked answers, given by the two-tier rule on its text's embedding. */
+  #secondTierAnswers(
+    served: ServedTable,
+    waiting: readonly PendingDecision[],
+    texts: readonly string[],
+    vectors: readonly Float32Array[],
+  ): void {
+    const { bundle, table } = served;
+    const second = served.second!;
+    const at = new Map(texts.map((t, i) => [t, i]));
+    for (const d of waiting) {
+      const r = bundle.answerAsked(
+        d.answers,
+        d.ask,
+        vectors[at.get(d.request.text)!] ?? null,
+        (slot, l) => this.live.semanticThreshold(table, slot, l),
+      );
+      second.stats.asked += r.asked;
+      second.stats.novel += r.novel;
+      d.tiers = r.tiers;
+    }
+  }
+
+  /**
    * The end of every decision: its answers recorded (audit ids picked,
-   * statistics, and with `tiers` the second tier's counts) and its reply
-   * written into `w`, `latency_us` running from `start` to now.
+   * statistics, and with tiers the second tier's counts) and its reply
+   * written into `w`.
    */
   #finish(
     route: DecisionRouteSpec,
     served: ServedTable,
-    request: DecisionRequest,
-    answers: Assessment[],
-    tiers: AnsweringTier[] | undefined,
-    start: number,
+    d: PendingDecision,
     w: JsonWriter,
   ): void {
+    const { request, answers, tiers } = d;
     const audits = this.live.recordDecisions(
       served.table,
       answers,
@@ -344,7 +424,7 @@ export class Service {
       tiers,
       this.#learnable(served.table, request),
     );
-    const latencyUs = round1((performance.now() - start) * 1000);
+    const latencyUs = round1(d.ms * 1000);
     this.stats.recordDecision(route.path, request.text, answers, latencyUs);
     if (tiers !== undefined) {
       recordTiers(served.second!, answers, tiers, latencyUs);
@@ -354,70 +434,75 @@ export class Service {
   }
 
   /**
-   * The rest of a decision whose answers `asked` go to the second tier,
-   * once `embedding` arrives: each answer is given by the two-tier rule,
-   * recorded, and the reply written into a writer of its own (the shared
-   * one serves other requests meanwhile). A failed embedding leaves the
-   * table's answers, counted as failed.
+   * The playground's answer to `request`: the question answered as a
+   * decision would be, both tiers included (the second tier through the
+   * same queue), but reading the drift guard without feeding it and
+   * counted nowhere (neither decisions, the live certificate nor the
+   * tiers' counts). Its reason names the tier that answered and the
+   * threshold in force.
    */
-  async #withSecondTier(
-    route: DecisionRouteSpec,
-    served: ServedTable,
-    request: DecisionRequest,
-    answers: Assessment[],
-    asked: readonly number[],
-    tableProbabilities: readonly (Float64Array | undefined)[],
-    embedding: Promise<Float32Array>,
-    start: number,
-  ): Promise<JsonWriter> {
-    const { table } = served;
-    const second = served.second!;
-    const tiers: AnsweringTier[] = answers.map(() => "table");
-    let vector: Float32Array | null = null;
-    try {
-      vector = await embedding;
-    } catch (e) {
-      second.stats.failed++;
-      this.log(
-        `The second tier failed; the table's answers went back: ${
-          e instanceof Error ? e.message : String(e)
-        }`,
-      );
+  async playground(request: PlaygroundRequest): Promise<PlaygroundResponse> {
+    const served = this.#served;
+    const { bundle, table, peek, monitor, questionNames } = served;
+    const prepared = bundle.prepare(request.text);
+    const answers = [bundle.answer(prepared, request.question, {}, peek)];
+    const a = answers[0]!;
+    const drift = a.slot < 0 ? undefined : monitor.state(a.question);
+    if (served.second === null || a.slot < 0) {
+      return playgroundResponse(a, drift, questionNames);
     }
-    if (vector !== null) {
-      for (let j = 0; j < asked.length; j++) {
-        const i = asked[j]!;
-        const a = answers[i]!;
-        const r = served.bundle.answerWithSecondTier(
-          a,
-          vector,
-          tableProbabilities[j],
-          this.live.semanticThreshold(
-            table,
-            a.slot,
-            served.semanticThresholds[a.slot] ?? null,
-          ),
-        );
-        second.stats.asked++;
-        if (r.tier === "table") second.stats.novel++;
-        answers[i] = r.assessment;
-        tiers[i] = r.tier;
+    const q = table.questions[a.slot]!;
+    const tiers: TierContext = {
+      tier: "table",
+      tableThreshold: questionThresholds(q).table,
+    };
+    if (q.semantic === undefined) {
+      return playgroundResponse(a, drift, questionNames, tiers);
+    }
+    const ask = bundle.secondTierAsk(answers, prepared, false);
+    if (ask !== null) {
+      tiers.tableConfidence = a.fullConfidence;
+      const embedding = served.second.encoder.tryEmbed([request.text]);
+      let vector: Float32Array | null = null;
+      if (embedding === null) tiers.notAnswered = "shed";
+      else {
+        try {
+          vector = (await embedding)[0] ?? null;
+        } catch {
+          tiers.notAnswered = "failed";
+        }
       }
+      const r = bundle.answerAsked(
+        answers,
+        ask,
+        vector,
+        (slot, l) => this.live.semanticThreshold(table, slot, l),
+      );
+      tiers.tier = r.tiers[0]!;
+      if (r.novel > 0) tiers.notAnswered = "novel";
     }
-    const w = new JsonWriter(4096);
-    this.#finish(route, served, request, answers, tiers, start, w);
-    return w;
+    return playgroundResponse(answers[0]!, drift, questionNames, tiers);
   }
 
   /**
    * Answers a batch `route` (`batch.ts`): checks every item first (a 400
-   * naming the bad item's index, with nothing recorded), then answers,
-   * records and writes each item as `decide` would, in order: each item
-   * is one decision for the statistics, the drift guard and the audits.
-   * An item's `latency_us` is its own time plus an equal share of reading
-   * the batch; the batch's runs from the body received to its last item.
+   * naming the bad item's index, with nothing recorded), then answers each
+   * item by the table in order (feeding the drift guard as single
+   * requests would), sends the texts the table withholds for low
+   * confidence to the second tier as one batch through the same queue
+   * (shed whole when it is full), then records and writes each item as
+   * `decide` would: each item is one decision for the statistics, the
+   * drift guard and the audits, and its reply is `/v1/decide`'s. An
+   * item's `latency_us` is its own time plus an equal share of reading
+   * the batch (and the second tier's wait, when it waited); the batch's
+   * runs from the body received to its last item. A batch the second tier
+   * is asked for finishes later, in a writer of its own (the promise).
    */
-  decideBatch(route: DecisionRouteSpec, body: string, w: JsonWriter): void {
+  decideBatch(
+    route: DecisionRouteSpec,
+    body: string,
+    w: JsonWriter,
+  ): Promise<JsonWriter> | undefined {
     const served = this.#served;
     const start = performance.now();
     const shape: DecisionShape = route.decision;
@@ -425,49 +510,29 @@ export class Service {
       parseJsonBody(body, BATCH_BODY.needed),
       shape,
     );
-    const { bundle } = served;
-    const { table, state, monitor } = bundle;
-    // A batch is answered by the table alone: the second tier is for single
-    // requests (its answers arrive later), so with one served every item
-    // says so with its tier.
     const shareMs = requests.length === 0
       ? 0
       : (performance.now() - start) / requests.length;
-    w.ascii('{"items":[');
-    for (let i = 0; i < requests.length; i++) {
-      const itemStart = performance.now();
-      const request = requests[i]!;
-      const answers = assessRequest(
-        table,
-        state,
-        bundle.prepare(request.text),
-        request,
-        monitor,
-        this.learning?.registry,
-      );
-      const tiers = served.second === null
-        ? undefined
-        : answers.map((): AnsweringTier => "table");
-      const audits = this.live.recordDecisions(
-        table,
-        answers,
-        request.text,
-        tiers,
-        this.#learnable(table, request),
-      );
-      const latencyUs = round1(
-        (performance.now() - itemStart + shareMs) * 1000,
-      );
-      this.stats.recordDecision(route.path, request.text, answers, latencyUs);
-      if (tiers !== undefined) {
-        recordTiers(served.second!, answers, tiers, latencyUs);
-      }
-      if (i > 0) w.ascii(",");
-      shape.write(w, served, request, answers, latencyUs, audits, tiers);
+    const items = requests.map((r) =>
+      this.#assess(served, r, performance.now(), shareMs)
+    );
+    const write = (out: JsonWriter) => {
+      out.ascii('{"items":[');
+      items.forEach((d, i) => {
+        if (i > 0) out.ascii(",");
+        this.#finish(route, served, d, out);
+      });
+      out.ascii('],"latency_us":').number(
+        round1((performance.now() - start) * 1000),
+      ).ascii("}");
+      return out;
+    };
+    const later = this.#askSecondTier(served, items);
+    if (later !== undefined) {
+      return later.then(() => write(new JsonWriter(16384)));
     }
-    w.ascii('],"latency_us":').number(
-      round1((performance.now() - start) * 1000),
-    ).ascii("}");
+    write(w);
+    return undefined;
   }
 
   /**

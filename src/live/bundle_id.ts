@@ -25,3 +25,21 @@ export function bundleIdOf(table: Table): string {
   }
   return own;
 }
+
+/** Hex digits of a bundle id shown to people (`versions`, `eval`, `serve`, the dashboard); `/v1/health` shows all 64. */
+export const SHOWN_ID_DIGITS = 12;
+
+/**
+ * A bundle id as people see it: its first `SHOWN_ID_DIGITS` hex digits,
+ * the beginning of the id `/v1/health` and `/v1/stats` show whole.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { shownBundleId } from "./bundle_id.ts";
+ * assert.equal(shownBundleId("3f2a9c1b4e7d".padEnd(64, "0")), "3f2a9c1b4e7d");
+ * ```
+ */
+export function shownBundleId(id: string): string {
+  return id.slice(0, SHOWN_ID_DIGITS);
+}

@@ -11,7 +11,7 @@
 
 export { AuditKeyFile } from "./audit_key.ts";
 export { type AuditMiss } from "./audits.ts";
-export { bundleIdOf } from "./bundle_id.ts";
+export { bundleIdOf, SHOWN_ID_DIGITS, shownBundleId } from "./bundle_id.ts";
 export {
   DEFAULT_AUDIT_RATE,
   LiveController,

@@ -1,19 +1,27 @@
 /**
  * The learning-curve stage of training: advice for each uncalibrated
- * question with enough calibration answers, from refits on shares of its
- * fit part (see `learning_curve.ts`). Advice only: the table is unchanged.
+ * question with enough calibration answers, and for each calibrated one
+ * that certifies under `COVERAGE_ADVICE` of them (how many traces would
+ * certify that share), from refits on shares of its fit part (see
+ * `learning_curve.ts`). Advice only: the table is unchanged.
  *
  * @module
  */
 
 import type { QuestionAnswers } from "../traces/mod.ts";
 import type { ScoredAnswers } from "./calibrate.ts";
-import { adviceWith, curveInWords } from "./words.ts";
+import { adviceWith, coverageAdvice, curveInWords } from "./words.ts";
 import type { FitTable, FittedModel } from "./fit.ts";
 import { learningCurves } from "./learning_curve.ts";
 import type { TrainOptions } from "./options.ts";
 import type { QuestionParts } from "./parts.ts";
 import { minimumCertifiable } from "./distributions.ts";
+
+/**
+ * A calibrated question certifying under this share of its calibration
+ * answers is told how many traces would likely lift it to this share.
+ */
+export const COVERAGE_ADVICE = 0.6;
 
 /** A calibrated question as the learning-curve stage reads it. */
 export interface AdvisedQuestion {
@@ -23,6 +31,12 @@ export interface AdvisedQuestion {
   scored: ScoredAnswers;
   /** Its advice (null when calibrated), which this stage adds to. */
   calibration: { advice: string | null };
+  /**
+   * When calibrated: the share of its calibration answers certified (both
+   * tiers' when it keeps a second tier) and whether both tiers count;
+   * null when uncalibrated.
+   */
+  coverage: { share: number; tiers: boolean } | null;
 }
 
 /**
@@ -39,8 +53,10 @@ export function curveAdviceStage<Q extends AdvisedQuestion>(
 ): void {
   if (options.learningCurve === false) return;
   const needed = minimumCertifiable(options.alpha, options.delta);
+  const low = (f: Q) =>
+    f.coverage !== null && f.coverage.share < COVERAGE_ADVICE;
   const curved = questions.filter((f) =>
-    f.calibration.advice !== null &&
+    (f.calibration.advice !== null || low(f)) &&
     f.parts.calibration.length >= needed && f.parts.fit.length >= 8
   );
   const curves = learningCurves(
@@ -53,6 +69,7 @@ export function curveAdviceStage<Q extends AdvisedQuestion>(
       options: f.qa.options.length,
       scored: f.scored,
       score: (model) => score(f, model),
+      ...(low(f) ? { minShare: COVERAGE_ADVICE } : {}),
     })),
     { ...options, scopeP: options.settings.drift.scope_p },
     options.progress,
@@ -62,9 +79,18 @@ export function curveAdviceStage<Q extends AdvisedQuestion>(
     const p = f.parts;
     const answering = p.fit.length + p.validation.length +
       p.calibration.length + p.test.length;
-    c.advice = adviceWith(
-      c.advice!,
-      curveInWords(curves[i]!, answering, options.alpha),
-    );
+    c.advice = low(f)
+      ? coverageAdvice(
+        f.coverage!.share,
+        f.coverage!.tiers,
+        COVERAGE_ADVICE,
+        curves[i]!,
+        answering,
+        options.alpha,
+      )
+      : adviceWith(
+        c.advice!,
+        curveInWords(curves[i]!, answering, options.alpha),
+      );
   });
 }

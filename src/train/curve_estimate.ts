@@ -54,6 +54,19 @@ export interface CurveTargets {
   replicates?: number;
   /** Seed of the bootstrap. */
   seed?: number;
+  /**
+   * The question's options: a curve is called flat only where the table
+   * has learned it, its most confident answers disagreeing at most half as
+   * often as a blind guess among them would. Absent: not judged.
+   */
+  options?: number;
+  /**
+   * Read the growth a pass needs at a coverage level of at least this
+   * share of the calibration answers (a calibrated question that
+   * certifies little: how many traces would certify this share); 0 by
+   * default (any level).
+   */
+  minShare?: number;
 }
 
 /** The curve's reading: how much larger the log would have to be for a pass. */
@@ -69,12 +82,22 @@ export interface CurveEstimate {
   high: number | null;
   /**
    * True when the evidence points at the labels rather than the size: the
-   * most confident answers disagree at least alpha at every size, and the
+   * table has learned the question (its most confident answers disagree at
+   * most half as often as a blind guess would, `options` given) or has seen
+   * `ANSWERS_PER_OPTION` training answers an option (a table at a few
+   * answers an option may sit at chance on clean labels: its curve says
+   * nothing of them), they disagree at least alpha at every size, and the
    * smallest fit's disagree no more than the trained table's beyond two
    * standard errors.
    */
   flat: boolean;
 }
+
+/**
+ * Training answers an option at which a table still at chance is taken to
+ * have had its chance to learn (the curve may then be called flat).
+ */
+export const ANSWERS_PER_OPTION = 30;
 
 /** Extrapolation stops here: beyond, the curve only says "many times as many". */
 export const MAX_GROWTH = 20;
@@ -126,6 +149,7 @@ export function estimateGrowth(
   const orders = points.map((p) => confidentFirst(p.confidences));
   const logN = points.map((p) => Math.log(p.trainAnswers));
   const level = START_SHARE * targets.delta;
+  const minShare = targets.minShare ?? 0;
   const ones = new Float64Array(unitCount).fill(1);
   const design = designEffect(unitIndex.of, unitCount);
 
@@ -145,7 +169,7 @@ export function estimateGrowth(
     let best = Infinity;
     SHARES.forEach((share, s) => {
       const size = share * n;
-      if (size < FEWEST) return;
+      if (size < FEWEST || share < minShare - 1e-9) return;
       const ys: number[] = [];
       for (const r of rates) {
         const v = r[s];
@@ -205,7 +229,17 @@ export function estimateGrowth(
   const pooled = (first + lastRate) / 2;
   const falling = first - lastRate >
     2 * Math.sqrt((2 * pooled * (1 - pooled)) / top);
-  const flat = topRates.every((r) => r >= targets.alpha) && !falling;
+  // Judged: the trained table has learned the question (its most confident
+  // answers disagree at most half as often as a blind guess among the
+  // options), or has seen enough answers of each option that it would have
+  // (a coin toss stays at chance with hundreds per option: its labels are
+  // noise). At a few answers an option, a curve still at chance says
+  // nothing of the labels.
+  const k = targets.options;
+  const learned = k === undefined || lastRate <= (1 - 1 / k) / 2 ||
+    points[points.length - 1]!.trainAnswers / k >= ANSWERS_PER_OPTION;
+  const flat = learned && topRates.every((r) => r >= targets.alpha) &&
+    !falling;
   return {
     points: points.map((p, j) => ({
       trainAnswers: p.trainAnswers,

@@ -67,15 +67,18 @@ export async function embedTraces(
         }`,
       );
       pool = await EncoderPool.start(await readThisEncoder(), { workers });
+      // The estimate starts from the pace measured once the first batch is
+      // done: loading the encoder and its first batch say nothing of it.
+      const eta = new RemainingTime();
       let next = performance.now() + 1000;
       const out = await pool.embedAll(missing, undefined, (done, total) => {
         const now = performance.now();
-        if (now < next || done === total) return;
+        const left = eta.seconds(done, total, now);
+        if (now < next || done === total || left === null) return;
         next = now + (printer.terminal ? 1000 : 10_000);
-        const rate = done / ((now - started) / 1000);
         printer.meterLine(
           `embedding: ${done} of ${total} texts, about ${
-            Math.ceil((total - done) / rate)
+            Math.ceil(left)
           } s left`,
           false,
         );
@@ -129,4 +132,39 @@ export async function embedSample(
   const out: (Float32Array | undefined)[] = new Array(texts.length);
   picked.forEach((i, j) => out[i] = vectors[j]);
   return out;
+}
+
+/**
+ * How long a job of countable steps has left, from the throughput measured
+ * since its first step was done: the time before it (loading a model,
+ * warming it up) says nothing of the pace, so no estimate is given until a
+ * step after the first has been measured.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { RemainingTime } from "./embed.ts";
+ * const eta = new RemainingTime();
+ * assert.equal(eta.seconds(32, 1000, 9_000), null); // the first batch, after a slow start
+ * assert.equal(eta.seconds(64, 1000, 9_500), 14.625); // 32 texts in 0.5 s since
+ * ```
+ */
+export class RemainingTime {
+  #from: { done: number; at: number } | null = null;
+
+  /**
+   * Seconds left for `total` steps with `done` done at `atMs`
+   * (milliseconds on any clock that only goes forward); null until a
+   * pace has been measured.
+   */
+  seconds(done: number, total: number, atMs: number): number | null {
+    if (this.#from === null) {
+      this.#from = { done, at: atMs };
+      return null;
+    }
+    const steps = done - this.#from.done;
+    const ms = atMs - this.#from.at;
+    if (steps <= 0 || ms <= 0) return null;
+    return ((total - done) * ms) / steps / 1000;
+  }
 }

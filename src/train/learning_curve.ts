@@ -28,10 +28,12 @@ import {
 } from "./fit.ts";
 import { shuffle } from "./split.ts";
 
-/** An uncalibrated question, as the curve needs it. */
+/** A question to advise on (uncalibrated, or certifying little), as the curve needs it. */
 export interface CurveQuestion extends FitQuestion {
   /** Its calibration answers as the trained table scored them. */
   scored: ScoredAnswers;
+  /** Read the growth that certifies at least this share (see `CurveTargets.minShare`). */
+  minShare?: number;
   /** Scores the same calibration answers with another fit of the question. */
   score: (model: FittedModel) => ScoredAnswers;
 }
@@ -110,6 +112,8 @@ export function learningCurves(
       delta: settings.delta,
       units: q.scored.units,
       seed: settings.seed,
+      options: q.options,
+      ...(q.minShare === undefined ? {} : { minShare: q.minShare }),
     });
   });
 }

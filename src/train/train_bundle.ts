@@ -22,7 +22,7 @@ import { type EmbedProgress, SILENT_EMBED } from "./embed.ts";
 import type { TrainOptions } from "./options.ts";
 import { uncalibratedSummary } from "./refusal.ts";
 import { SEMANTIC_SAMPLE_MAX } from "./semantic_sample.ts";
-import { train } from "./trainer.ts";
+import { trainTiers } from "./trainer.ts";
 import {
   trainOptions as checkedTrainOptions,
   type TrainOptionsInput,
@@ -63,8 +63,9 @@ export interface TrainedBundle {
 /**
  * Trains `traces` with `options` (see `TrainBundleOptions`): checks the
  * options (throws `TrainOptionError`, a `RangeError`, before any work),
- * embeds the texts when the second tier is asked for (the encoder is
- * loaded only then), trains, and applies the refusal rule. Throws
+ * trains the table, embeds the texts when the second tier is asked for
+ * and (with `auto`) could add something (the encoder is loaded only
+ * then), finishes both tiers (`trainTiers`), and applies the refusal rule. Throws
  * `TrainingError` when no question can be trained. Deterministic for a
  * seed, as `train()` is.
  */
@@ -80,18 +81,22 @@ export async function trainBundle(
     );
   }
   const started = performance.now();
-  // The encoder (TensorFlow.js) is loaded only when asked for.
-  const embeddings = checked.semantic === "off"
-    ? undefined
-    : await (await import("./embed.ts")).embedSample(
-      traces.texts,
-      embedMax,
-      checked.seed,
-      options.embedCache,
-      options.embedWorkers ?? Math.min(2, checked.workers),
-      options.embedProgress ?? SILENT_EMBED,
-    );
-  const result = train(traces, checked, embeddings);
+  // The encoder (TensorFlow.js) is loaded only when the texts are embedded:
+  // with `auto`, only where the second tier could add something.
+  let embeddings: (Float32Array | undefined)[] | undefined;
+  const result = await trainTiers(
+    traces,
+    checked,
+    async () =>
+      embeddings = await (await import("./embed.ts")).embedSample(
+        traces.texts,
+        embedMax,
+        checked.seed,
+        options.embedCache,
+        options.embedWorkers ?? Math.min(2, checked.workers),
+        options.embedProgress ?? SILENT_EMBED,
+      ),
+  );
   const uncalibrated = uncalibratedSummary(result.report);
   return {
     result,

@@ -9,9 +9,13 @@
  * 4. fit (`fit.ts`): hyper-parameters and temperature chosen on validation,
  *    weights fitted on fit and validation;
  * 5. calibrate (`calibrate_stage.ts`), per question: the certified
- *    threshold on calibration and the leakage check;
- * 6. second tier (`second_tier.ts`), per question, with embeddings;
- * 7. learning curve (`curve_advice.ts`): advice for uncalibrated questions;
+ *    threshold on calibration and the leakage check (`trainTable` stops
+ *    here; `finishTraining` goes on);
+ * 6. second tier (`second_tier.ts`), per question, with embeddings
+ *    (`trainTiers` asks for them only where `second_tier_reach.ts` finds
+ *    the second tier could add something);
+ * 7. learning curve (`curve_advice.ts`): advice for uncalibrated questions,
+ *    and for calibrated ones that certify little;
  * 8. measure (`measure.ts`): the test part answered exactly as serving
  *    would, for the report only;
  * 9. contents (`contents.ts`): the bundle files' contents.
@@ -23,28 +27,32 @@ import {
   calibrationReport,
   type QuestionReport,
   questionReport,
+  type TrainReport,
   trainReport,
 } from "./report.ts";
-import type { QuestionTable } from "../engine/mod.ts";
+import type { QuestionTable, Table } from "../engine/mod.ts";
 import type { QuestionAnswers, TraceSet } from "../traces/mod.ts";
-import type { ScoredAnswers } from "./calibrate.ts";
+import { inScopeConfidences, type ScoredAnswers } from "./calibrate.ts";
 import { admitQuestions } from "./admit.ts";
-import { calibrateStage } from "./calibrate_stage.ts";
+import { type CalibratedQuestion, calibrateStage } from "./calibrate_stage.ts";
 import type { TrainResult } from "./contents.ts";
 import { curveAdviceStage } from "./curve_advice.ts";
 import { featuriseStage } from "./featurise.ts";
-import { fitQuestions } from "./fit.ts";
+import { fitQuestions, type FitTable, type FittedModel } from "./fit.ts";
 import { calibrationTwins } from "./leakage.ts";
 import { measureStage } from "./measure.ts";
 import type { TrainOptions } from "./options.ts";
 import {
   type QuestionParts,
   questionParts,
+  type SplitOutcome,
   splitStage,
   thinOptions,
 } from "./parts.ts";
 import { scoreAnswers } from "./score.ts";
 import { secondTierStage } from "./second_tier.ts";
+import type { SemanticReport } from "./semantic.ts";
+import { reachInWords, secondTierReach } from "./second_tier_reach.ts";
 import { validateTrainOptions } from "./validate_options.ts";
 import {
   describeSplit,
@@ -64,6 +72,33 @@ interface FittedQuestion {
   report: Omit<QuestionReport, "test">;
   /** `report.calibration`, which the learning-curve stage adds advice to. */
   calibration: QuestionReport["calibration"];
+  /** When calibrated, the share of calibration answers certified (both tiers' with a second tier). */
+  coverage: { share: number; tiers: boolean } | null;
+}
+
+/**
+ * The table trained and calibrated, every question (stages 1 to 5), waiting
+ * for the second tier and the rest: what `trainTable` gives and
+ * `finishTraining` takes. Between the two a caller may look at it
+ * (`secondTierReach`) and embed the texts only when the second tier could
+ * add something.
+ */
+export interface TableTraining {
+  readonly traces: TraceSet;
+  readonly options: TrainOptions;
+  readonly refused: TrainReport["refused"];
+  readonly split: SplitOutcome["split"];
+  readonly fed: SplitOutcome["fed"];
+  readonly fromFeedback: SplitOutcome["fromFeedback"];
+  readonly sample: SplitOutcome["sample"];
+  readonly base: Table;
+  readonly fitTable: FitTable;
+  readonly rowBuckets: TrainResult["rowBuckets"];
+  readonly trainable: readonly QuestionAnswers[];
+  readonly partsOf: readonly QuestionParts[];
+  readonly thin: readonly ReturnType<typeof thinOptions>[];
+  readonly models: readonly FittedModel[];
+  readonly calibrated: readonly CalibratedQuestion[];
 }
 
 /**
@@ -79,15 +114,42 @@ export function train(
   options: TrainOptions,
   embeddings?: readonly (Float32Array | undefined)[],
 ): TrainResult {
-  validateTrainOptions(options);
-  if (embeddings !== undefined && embeddings.length !== traces.texts.length) {
-    throw new RangeError(
-      `Expected one embedding per trace (${traces.texts.length}): got ${embeddings.length}`,
-    );
+  return finishTraining(trainTable(traces, options), embeddings);
+}
+
+/**
+ * `train` for a caller that embeds the texts itself (the `train`
+ * command): the table first; then, with `options.semantic` `on`, or
+ * `auto` where `secondTierReach` finds a question that leaves enough of
+ * its calibration answers to low confidence for the second tier to
+ * matter, `embed()` is called for the embeddings and both tiers are
+ * finished; else the table alone, no text embedded. `say` hears why.
+ */
+export async function trainTiers(
+  traces: TraceSet,
+  options: TrainOptions,
+  embed: () => Promise<readonly (Float32Array | undefined)[]>,
+): Promise<TrainResult> {
+  const trained = trainTable(traces, options);
+  const say = options.progress ?? (() => {});
+  if (options.semantic === "off") return finishTraining(trained);
+  if (options.semantic === "auto") {
+    const reach = secondTierReach(trained);
+    say(reachInWords(reach));
+    if (!reach.worth) return finishTraining(trained);
   }
-  const semantic = embeddings !== undefined && options.semantic !== "off"
-    ? options.semantic
-    : "off";
+  return finishTraining(trained, await embed());
+}
+
+/**
+ * Stages 1 to 5 of training (see the module doc): admit, split,
+ * featurise, fit, calibrate. Throws as `train` does.
+ */
+export function trainTable(
+  traces: TraceSet,
+  options: TrainOptions,
+): TableTraining {
+  validateTrainOptions(options);
   const say = options.progress ?? (() => {});
   const warn = options.warn ?? say;
   const { texts } = traces;
@@ -137,10 +199,8 @@ export function train(
   );
 
   say("fitted; calibrating and measuring");
-  const fitted = trainable.map((qa, q): FittedQuestion => {
-    const parts = partsOf[q]!;
-    const model = models[q]!;
-    const calibrated = calibrateStage(
+  const calibrated = trainable.map((qa, q) =>
+    calibrateStage(
       {
         base,
         rowKinds,
@@ -151,11 +211,59 @@ export function train(
         unanswered: sample.unanswered,
       },
       qa,
-      parts,
-      model,
+      partsOf[q]!,
+      models[q]!,
       options,
       warn,
+    )
+  );
+  return {
+    traces,
+    options,
+    refused,
+    split,
+    fed,
+    fromFeedback,
+    sample,
+    base,
+    fitTable,
+    rowBuckets,
+    trainable,
+    partsOf,
+    thin,
+    models,
+    calibrated,
+  };
+}
+
+/**
+ * Stages 6 to 9 (see the module doc) on a table trained by `trainTable`:
+ * with `embeddings` and `options.semantic` not `off`, each question's
+ * second tier; the learning-curve advice; the test part measured; the
+ * bundle's contents. Call it once per `TableTraining` (the second tier
+ * is set on its questions).
+ */
+export function finishTraining(
+  trained: TableTraining,
+  embeddings?: readonly (Float32Array | undefined)[],
+): TrainResult {
+  const { traces, options, base, fitTable, trainable } = trained;
+  if (embeddings !== undefined && embeddings.length !== traces.texts.length) {
+    throw new RangeError(
+      `Expected one embedding per trace (${traces.texts.length}): got ${embeddings.length}`,
     );
+  }
+  const semantic = embeddings !== undefined && options.semantic !== "off"
+    ? options.semantic
+    : "off";
+  const say = options.progress ?? (() => {});
+  const warn = options.warn ?? say;
+  const { texts } = traces;
+
+  const fitted = trainable.map((qa, q): FittedQuestion => {
+    const parts = trained.partsOf[q]!;
+    const model = trained.models[q]!;
+    const calibrated = trained.calibrated[q]!;
     const semanticReport = semantic === "off" ? undefined : secondTierStage(
       base,
       texts,
@@ -175,10 +283,16 @@ export function train(
       question: calibrated.question,
       scored: calibrated.scored,
       calibration,
+      coverage: coverageOf(
+        calibrated,
+        semanticReport,
+        parts.calibration.filter((i) => embeddings?.[i] !== undefined).length,
+        options,
+      ),
       report: questionReport(
         qa,
         parts,
-        thin[q]!,
+        trained.thin[q]!,
         model,
         calibration,
         calibrated.leakage,
@@ -202,9 +316,10 @@ export function train(
     ));
   for (const f of fitted) {
     const c = f.calibration;
-    if (c.advice !== null) {
-      warn(uncalibratedInWords(f.qa.name, c.reason, c.advice));
-    }
+    if (c.advice === null) continue;
+    if (c.status === "calibrated") {
+      warn(`question "${f.qa.name}" ${c.advice}`);
+    } else warn(uncalibratedInWords(f.qa.name, c.reason, c.advice));
   }
 
   const { table, tests } = measureStage(
@@ -213,6 +328,7 @@ export function train(
     texts,
     embeddings,
   );
+  const { split, fed, fromFeedback, sample, rowBuckets, refused } = trained;
   const report = trainReport(options, {
     split,
     fed,
@@ -229,4 +345,31 @@ export function train(
     report,
     parts: split.parts,
   };
+}
+
+/**
+ * The share of a calibrated question's calibration answers certified:
+ * both tiers' when it keeps a second tier (over the `embedded` calibration
+ * answers its stage used), else the table's; null when uncalibrated.
+ */
+function coverageOf(
+  calibrated: CalibratedQuestion,
+  semantic: SemanticReport | undefined,
+  embedded: number,
+  options: TrainOptions,
+): { share: number; tiers: boolean } | null {
+  const s = semantic?.used ? semantic.calibration : null;
+  if (s != null && s.threshold !== null && embedded > 0) {
+    return { share: (s.by_table + s.by_semantic) / embedded, tiers: true };
+  }
+  const threshold = calibrated.outcome.calibration.threshold;
+  if (threshold === null) return null;
+  const confidences = inScopeConfidences(
+    calibrated.scored,
+    options.settings.drift.scope_p,
+  );
+  if (confidences.length === 0) return null;
+  let certified = 0;
+  for (const c of confidences) if (c >= threshold) certified++;
+  return { share: certified / confidences.length, tiers: false };
 }

@@ -247,6 +247,7 @@ export function curveInWords(
   e: CurveEstimate,
   answering: number,
   alpha: number,
+  goal = "a pass",
 ): string {
   const first = e.points[0]!;
   const last = e.points[e.points.length - 1]!;
@@ -268,7 +269,7 @@ export function curveInWords(
       : ` (the calibration sample allows as few as about ${
         round(e.low * answering)
       } in all)`;
-    return `${seen}; at the pace it falls, a pass needs more than ${MAX_GROWTH} times as many traces answering it (over ${
+    return `${seen}; at the pace it falls, ${goal} needs more than ${MAX_GROWTH} times as many traces answering it (over ${
       round(MAX_GROWTH * answering)
     } more)${low}: the curve cannot say how many`;
   }
@@ -280,13 +281,57 @@ export function curveInWords(
       : round(Math.max(0, g - 1) * answering);
   const span = (f: (g: number | null) => string) =>
     `${f(e.low)}${e.high === null ? " to " : "-"}${f(e.high)}`;
-  return `${seen}; at the pace it falls, a pass needs about ${
+  return `${seen}; at the pace it falls, ${goal} needs about ${
     total(e.growth)
   } traces answering it in all (80% range ${span(total)}), about ${
     more(e.growth)
   } more (${
     span(more)
   }), of as many different kinds as the ones it has (the range is the calibration sample's and the curve's; it assumes the curve keeps its pace)`;
+}
+
+/**
+ * The advice for a calibrated question that certifies little: the share
+ * it certifies (`tiers`: of both tiers), then what its learning curve,
+ * read at a coverage of at least `target`, says of the traces that would
+ * certify that share (the table alone; a second tier adds to it).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { coverageAdvice } from "./words.ts";
+ * const words = coverageAdvice(0.387, false, 0.6, {
+ *   points: [{ trainAnswers: 600, topRate: 0.04 }, { trainAnswers: 2200, topRate: 0.02 }],
+ *   topShare: 0.02,
+ *   growth: 2.8,
+ *   low: 2.2,
+ *   high: 4,
+ *   flat: false,
+ * }, 3_000, 0.05);
+ * assert.match(words, /^certifies 38\.7% of its calibration answers; .*certifying 60% of them needs about 8,400 traces answering it in all \(80% range 6,600-12,000\)/);
+ * ```
+ */
+export function coverageAdvice(
+  share: number,
+  tiers: boolean,
+  target: number,
+  e: CurveEstimate,
+  answering: number,
+  alpha: number,
+): string {
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  return `certifies ${pct(share)} of its calibration answers${
+    tiers ? " with both tiers" : ""
+  }; ${
+    curveInWords(
+      e,
+      answering,
+      alpha,
+      `certifying ${Math.round(100 * target)}% of them${
+        tiers ? " (the table alone; its second tier adds to it)" : ""
+      }`,
+    )
+  }`;
 }
 
 /** A count with thousands separators. */

@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { QuestionSummary } from "./stats.ts";
+
 const intFormat = new Intl.NumberFormat(undefined, {
   maximumFractionDigits: 0,
 });
@@ -157,15 +159,38 @@ export function plural(n: number | null | undefined, noun: string): string {
 }
 
 /**
- * " · bundle 1a2b3c4d, reloaded at 12:03:04 (2 reloads)": the bundle's id
+ * " · bundle 1a2b3c4d5e6f, reloaded at 12:03:04 (2 reloads)": the bundle's
+ * id (its first 12 hex digits, as `versions`, `eval` and `serve` show it)
  * and, after `reloads` reloads, when it began serving; "" before stats say.
  */
 export function reloadInWords(
   bundle: { id?: string; loaded_at?: string } | undefined,
   reloads: number,
 ): string {
-  const id = bundle?.id ? ` · bundle ${bundle.id.slice(0, 8)}` : "";
+  const id = bundle?.id ? ` · bundle ${bundle.id.slice(0, 12)}` : "";
   const at = bundle?.loaded_at;
   if (reloads === 0 || !at) return id;
   return `${id}, reloaded at ${fmtClock(at)} (${plural(reloads, "reload")})`;
+}
+
+/**
+ * "threshold 87.3% · α 5.0%", or why the question is never certified; for
+ * a question served with its second tier, the threshold in force named as
+ * both tiers' and the table's own beside it: "threshold in force 95.2%
+ * (both tiers) · table's own 97.2% · α 5.0%".
+ */
+export function calibrationInWords(q: QuestionSummary): string {
+  const alpha = isNum(q.alpha) ? ` · α ${fmtPct(q.alpha, 1)}` : "";
+  if (q.table_threshold !== undefined) {
+    const own = isNum(q.table_threshold)
+      ? `table's own ${fmtPct(q.table_threshold)}`
+      : "uncalibrated for the table alone";
+    return isNum(q.threshold)
+      ? `threshold in force ${
+        fmtPct(q.threshold)
+      } (both tiers) · ${own}${alpha}`
+      : `uncalibrated: never certified · ${own}`;
+  }
+  if (!isNum(q.threshold)) return "uncalibrated: never certified";
+  return `threshold ${fmtPct(q.threshold)}${alpha}`;
 }

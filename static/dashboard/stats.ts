@@ -20,7 +20,10 @@ export interface QuestionSummary {
   name: string;
   kind: string;
   options: string[];
+  /** The threshold in force (with a second tier served, the two-tier rule's). */
   threshold: number | null;
+  /** The table's own threshold; present only for a question served with its second tier. */
+  table_threshold?: number | null;
   alpha: number | null;
 }
 

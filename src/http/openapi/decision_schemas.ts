@@ -202,12 +202,16 @@ export const PlaygroundResponse = Type.Object({
   answer: Type.Union([Type.String(), Type.Boolean(), Type.Null()]),
   confidence,
   threshold: nullable(Type.Number(), {
-    description: "The certified threshold; null when uncalibrated.",
+    description:
+      "The threshold in force the answer was certified against (with a second tier served, the two-tier rule's, for both tiers); null when uncalibrated.",
   }),
   alpha: nullableNumber,
   certified: Type.Boolean(),
   flag: ref("Flag", Flag),
-  reason: Type.String({ description: "The verdict in words." }),
+  reason: Type.String({
+    description:
+      "The verdict in words; with a second tier served, it names the tier that answered and the threshold in force beside the table's own.",
+  }),
   radius,
   top: Type.Array(
     Type.Object({ option: Type.String(), probability }),
@@ -216,6 +220,13 @@ export const PlaygroundResponse = Type.Object({
       description: "The three most likely options, best first.",
     },
   ),
+  tier: Type.Optional(Type.Union([
+    Type.Literal("table"),
+    Type.Literal("semantic"),
+  ], {
+    description:
+      "Which tier answered, as in a /v1/decide answer: present only when the bundle served has a second tier.",
+  })),
 });
 
 /** The playground reply. */

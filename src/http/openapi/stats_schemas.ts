@@ -73,8 +73,12 @@ export const QuestionSummary = Type.Object({
   options: Type.Array(Type.String()),
   threshold: nullable(Type.Number(), {
     description:
-      "The threshold in force (the calibrated one unless serving moved it).",
+      "The threshold in force (the calibrated one unless serving moved it): for a question served with its second tier, the two-tier rule's, for both tiers.",
   }),
+  table_threshold: Type.Optional(nullable(Type.Number(), {
+    description:
+      "Present only for a question served with its second tier: the table's own calibrated threshold, which a server without the second tier would use (threshold, the two-tier rule's, is in force instead).",
+  })),
   alpha: nullableNumber,
 });
 

@@ -6,8 +6,8 @@
  */
 
 import { byId, h, widthOf } from "../dom.ts";
-import { fmtInt, fmtPct, isNum } from "../format.ts";
-import type { QuestionSummary, Stats } from "../stats.ts";
+import { calibrationInWords, fmtInt, fmtPct, isNum } from "../format.ts";
+import type { Stats } from "../stats.ts";
 
 /** " · to model: low_confidence 20, drift 1", most frequent first; "" when none. */
 export function flagsInWords(
@@ -17,14 +17,6 @@ export function flagsInWords(
   if (!list.length) return "";
   list.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   return ` · to model: ${list.map(([f, n]) => `${f} ${fmtInt(n)}`).join(", ")}`;
-}
-
-/** "threshold 87.3% · α 5.0%", or why the question is never certified. */
-function calibrationInWords(q: QuestionSummary): string {
-  if (!isNum(q.threshold)) return "uncalibrated: never certified";
-  return `threshold ${fmtPct(q.threshold)}${
-    isNum(q.alpha) ? ` · α ${fmtPct(q.alpha, 1)}` : ""
-  }`;
 }
 
 /** Fills the card from `st`. */
