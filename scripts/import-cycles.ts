@@ -8,7 +8,20 @@
  * that import one another, directly or not) with one shortest cycle
  * through each of its files. Prints `no cycles` when there are none.
  *
- * Usage: deno run --allow-read --allow-write --allow-run scripts/import-cycles.ts [--code-only] [--under src/http]
+ * With `--check` (what `deno task check` runs) it also holds the house's
+ * rules and exits 1 when one is broken, naming each import that breaks it:
+ *
+ * - no file cycle (above), and no cycle between the folders of `src/` (an
+ *   arrow that runs back up: folder A imports folder B while B, through
+ *   any of its files, imports A);
+ * - doors: an import of a file from outside that file's folder goes
+ *   through the folder's `mod.ts` (a file under a folder is inside it, so
+ *   `src/http/openapi/x.ts` may import `src/http/y.ts`, not the reverse),
+ *   except for the modules a door must not load, listed in `DOORLESS`;
+ * - private files: a file whose name starts with `_` is imported only from
+ *   its own folder (tests, outside `src/`, are not held to these rules).
+ *
+ * Usage: deno run --allow-read --allow-write --allow-run scripts/import-cycles.ts [--code-only] [--under src/http] [--check]
  *
  * @module
  */
@@ -20,6 +33,7 @@ const { values } = parseArgs({
   options: {
     "code-only": { type: "boolean", default: false },
     under: { type: "string", default: "src" },
+    check: { type: "boolean", default: false },
   },
 });
 
@@ -143,6 +157,83 @@ function shortestCycle(
   return [start];
 }
 
+/**
+ * The modules a folder's door must not load, each imported straight where
+ * it is asked for, with why. An import of one of these from another folder
+ * is allowed; any other deep import is not.
+ */
+const DOORLESS: Record<string, string> = {
+  "src/encoder/model.ts":
+    "the TensorFlow.js model: loaded only by a process that embeds texts",
+  "src/encoder/identity.ts":
+    "the encoder's files and hashes: read only by the main thread",
+  "src/live/redis_store.ts":
+    "the Redis client: loaded only when serve is given --redis",
+};
+
+/** The folder of a path (`src/http/app.ts` -> `src/http`). */
+function folderOf(path: string): string {
+  return path.slice(0, path.lastIndexOf("/"));
+}
+
+/** The top folder under `src/` of a path (`src/http/stats/x.ts` -> `src/http`), or null for a file of `src/` itself. */
+function roomOf(path: string): string | null {
+  const parts = path.split("/");
+  return parts.length > 2 ? `${parts[0]}/${parts[1]}` : null;
+}
+
+/** The imports that go round a door or into another folder's private file. */
+function doorBreaches(edges: Map<string, Set<string>>): string[] {
+  const out: string[] = [];
+  for (const [fromUrl, tos] of edges) {
+    const from = name(fromUrl);
+    for (const toUrl of tos) {
+      const to = name(toUrl);
+      const home = folderOf(to);
+      const base = to.slice(home.length + 1);
+      if (base.startsWith("_") && folderOf(from) !== home) {
+        out.push(`${from} imports ${to}, private to ${home}/`);
+        continue;
+      }
+      const inside = from.startsWith(home + "/");
+      if (!inside && base !== "mod.ts" && !(to in DOORLESS)) {
+        out.push(`${from} imports ${to}: go through ${home}/mod.ts`);
+      }
+    }
+  }
+  return out.sort();
+}
+
+/** Arrows between the top folders of `src/` that run back up: each pair of folders that import one another, directly or not. */
+function folderCycles(edges: Map<string, Set<string>>): string[] {
+  const rooms = new Map<string, Set<string>>();
+  const why = new Map<string, string>();
+  for (const [fromUrl, tos] of edges) {
+    const a = roomOf(name(fromUrl));
+    if (a === null) continue;
+    if (!rooms.has(a)) rooms.set(a, new Set());
+    for (const toUrl of tos) {
+      const b = roomOf(name(toUrl));
+      if (b === null || b === a) continue;
+      rooms.get(a)!.add(b);
+      if (!why.has(`${a} ${b}`)) {
+        why.set(`${a} ${b}`, `${name(fromUrl)} -> ${name(toUrl)}`);
+      }
+    }
+  }
+  const out: string[] = [];
+  for (const group of components(rooms)) {
+    const cycle = shortestCycle(rooms, new Set(group), group[0]!);
+    out.push(
+      `${group.join(", ")} import one another: ` +
+        cycle.slice(1).map((b, i) => why.get(`${cycle[i]} ${b}`)).join(
+          "; ",
+        ),
+    );
+  }
+  return out;
+}
+
 const edges = await graph(values["code-only"]);
 const name = (f: string) => f.slice(root.href.length);
 const groups = components(edges).filter((g) =>
@@ -159,4 +250,14 @@ for (const group of groups) {
     seen.add(key);
     console.log(`  ${cycle.join(" -> ")}`);
   }
+}
+if (values.check) {
+  const folders = folderCycles(edges);
+  for (const line of folders) console.log(`folders: ${line}`);
+  const breaches = doorBreaches(edges);
+  for (const line of breaches) console.log(`door: ${line}`);
+  if (folders.length === 0 && breaches.length === 0) {
+    console.log("no folder cycles; every import through a door");
+  }
+  if (groups.length + folders.length + breaches.length > 0) Deno.exit(1);
 }
