@@ -19,11 +19,12 @@ import { assess } from "../src/engine/answer.ts";
 import { type PreparedText, prepareText } from "../src/engine/prepare.ts";
 import { DriftMonitor, QUIET_GUARD } from "../src/engine/drift.ts";
 import { TableState } from "../src/engine/state.ts";
-import { argmax, scoreEntries, type Table } from "../src/engine/table.ts";
+import type { Table } from "../src/engine/table.ts";
 import { evaluate } from "../src/eval/evaluate.ts";
 import { readTraces } from "../src/traces/mod.ts";
 import { shuffle } from "../src/train/split.ts";
 import { seededRandom } from "../src/engine/random.ts";
+import { argmax, scoreEntries } from "../src/engine/score.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

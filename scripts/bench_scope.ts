@@ -30,7 +30,7 @@ import {
   type ScopeScore,
   spreadOf,
 } from "../src/engine/scope.ts";
-import { argmax, scoreText, softmax, type Table } from "../src/engine/table.ts";
+import type { Table } from "../src/engine/table.ts";
 import { TableState } from "../src/engine/state.ts";
 import { disagrees } from "../src/engine/verdict.ts";
 import { evaluate } from "../src/eval/evaluate.ts";
@@ -57,6 +57,7 @@ import {
   timedLog,
   topUpOptions,
 } from "./proxies.ts";
+import { argmax, scoreText, softmax } from "../src/engine/score.ts";
 
 /** Where the data is and how much to run. */
 export interface ScopeBenchOptions {

@@ -28,9 +28,8 @@
 
 import { parseArgs } from "node:util";
 import { assess } from "../src/engine/answer.ts";
-import { prepareText } from "../src/engine/prepare.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
-import { fullProbabilities, semanticAssess } from "../src/engine/semantic.ts";
+import { semanticAssess } from "../src/engine/semantic.ts";
 import { setThresholdInForce, TableState } from "../src/engine/state.ts";
 import { largestPassing } from "../src/train/distributions.ts";
 import { percent as pct } from "../src/train/meter.ts";
@@ -41,6 +40,7 @@ import { DATA, EMBED_CACHE_OPTION, exitWithoutData } from "./bench_data.ts";
 import { readPublicData } from "./proxies.ts";
 import { embedTexts } from "./semantic_eval.ts";
 import { smallSubset } from "./small_subsets.ts";
+import { fullProbabilities, prepareText } from "../src/engine/prepare.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { NoveltyReference, SemanticTier } from "../src/engine/semantic.ts";
+import type { NoveltyReference, SemanticTier } from "../src/engine/table.ts";
 
 /** The small tier with `bias` and the guard's `scores`, level `p` and other tests (`extra`). */
 export function smallTier(

@@ -15,9 +15,7 @@ import { EMBEDDING_SIZE } from "../src/encoder/package.ts";
 import { assess } from "../src/engine/answer.ts";
 import { prepareText } from "../src/engine/prepare.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
-import type { SemanticTier } from "../src/engine/semantic.ts";
 import { setThresholdInForce, TableState } from "../src/engine/state.ts";
-import type { Table } from "../src/engine/table.ts";
 import type { TrainResult } from "../src/train/contents.ts";
 import {
   bundleFiles,
@@ -26,6 +24,7 @@ import {
   TOPIC_WORDS,
   TOPICS,
 } from "./_fixtures.ts";
+import type { SemanticTier, Table } from "../src/engine/table.ts";
 
 /** The second tier's answer to every text. */
 export function favouriteOf(table: Table): string {

@@ -7,13 +7,14 @@ import {
   WEIGHTS_FILE,
 } from "../src/bundle/codec.ts";
 import { SEMANTIC_FILE } from "../src/bundle/semantic_part.ts";
-import { semanticAssess, type SemanticTier } from "../src/engine/semantic.ts";
+import { semanticAssess } from "../src/engine/semantic.ts";
 import { seededRandom } from "../src/engine/random.ts";
 import { quantizeTexts } from "../src/engine/nearest.ts";
 import { trainedContents, type TrainResult } from "../src/train/contents.ts";
 import { THIS_ENCODER } from "../src/encoder/identity.ts";
 import { rejectsWith, smallTable, tempDir } from "./_fixtures.ts";
 import { withSemanticTier } from "./_two_tier.ts";
+import type { SemanticTier } from "../src/engine/table.ts";
 
 /** A second tier of random numbers for a question of `k` options over `dim` numbers. */
 function randomTier(k: number, dim: number, seed: number): SemanticTier {

@@ -6,12 +6,10 @@ import {
 } from "../src/engine/answer.ts";
 import { prepareText } from "../src/engine/prepare.ts";
 import { type DriftGuard, QUIET_GUARD } from "../src/engine/drift.ts";
-import {
-  type QuestionTable,
-  scoreEntries,
-  scoreText,
-  type Table,
-  type TableSettings,
+import type {
+  QuestionTable,
+  Table,
+  TableSettings,
 } from "../src/engine/table.ts";
 import { TableState } from "../src/engine/state.ts";
 import { reasonInWords } from "../src/engine/reason.ts";
@@ -21,6 +19,7 @@ import {
   syntheticTraces,
   yesNoAnswer,
 } from "./_fixtures.ts";
+import { scoreEntries, scoreText } from "../src/engine/score.ts";
 
 // The single-text drift rule is switched off here so that each test checks
 // the rule it names; its own test below switches it back on.

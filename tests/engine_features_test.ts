@@ -8,8 +8,8 @@ import {
   wordBucketsOf,
 } from "../src/engine/features.ts";
 import { prepareText } from "../src/engine/prepare.ts";
-import { scoreText, softmax } from "../src/engine/table.ts";
 import { smallTable, stateOf } from "./_fixtures.ts";
+import { scoreText, softmax } from "../src/engine/score.ts";
 
 const S: FeaturizerSettings = { ...DEFAULT_FEATURIZER, buckets_log2: 16 };
 

@@ -5,9 +5,9 @@ import { seededRandom } from "../src/engine/random.ts";
 import {
   guardPValue,
   semanticAssess,
-  type SemanticTier,
   spreadOfProbabilities,
 } from "../src/engine/semantic.ts";
+import type { SemanticTier } from "../src/engine/table.ts";
 
 function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let ab = 0, aa = 0, bb = 0;

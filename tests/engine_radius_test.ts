@@ -2,12 +2,7 @@ import assert from "node:assert/strict";
 import { assess } from "../src/engine/answer.ts";
 import { prepareText } from "../src/engine/prepare.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
-import {
-  argmax,
-  type QuestionTable,
-  scoreText,
-  type Table,
-} from "../src/engine/table.ts";
+import type { QuestionTable, Table } from "../src/engine/table.ts";
 import { normalizeText, segmentWords } from "../src/engine/text.ts";
 import {
   BIGRAM_ROW,
@@ -28,6 +23,7 @@ import {
   TOPIC_WORDS,
   URGENT_WORDS,
 } from "./_fixtures.ts";
+import { argmax, scoreText } from "../src/engine/score.ts";
 
 /** Raw scores of a text, exactly as the engine computes them. */
 function scores(table: Table, q: QuestionTable, text: string): Float64Array {

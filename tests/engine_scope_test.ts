@@ -12,8 +12,8 @@ import { assess } from "../src/engine/answer.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
 import { prepareText } from "../src/engine/prepare.ts";
 import { reasonInWords } from "../src/engine/reason.ts";
-import { argmax, softmax } from "../src/engine/table.ts";
 import { rng, SCOPED, smallTable, stateOf } from "./_fixtures.ts";
+import { argmax, softmax } from "../src/engine/score.ts";
 
 Deno.test("spreadOf() is sum p ln p over the options, from the softmax's own terms", () => {
   const random = rng(3);

@@ -5,10 +5,10 @@ import {
   noveltyScore,
   semanticAssess,
   semanticLogits,
-  type SemanticTier,
   twoTierVerdict,
 } from "../src/engine/semantic.ts";
 import { noveltyReference } from "../src/train/semantic_fit.ts";
+import type { SemanticTier } from "../src/engine/table.ts";
 
 /** The small tier (`_small_tier.ts`), bias 0.5 towards option 0, guard at level `p`. */
 function tier(p = 0): SemanticTier {

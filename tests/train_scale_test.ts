@@ -10,7 +10,7 @@ import {
   textWords,
   wordBucketsOf,
 } from "../src/engine/features.ts";
-import { scoreText, type Table } from "../src/engine/table.ts";
+import type { Table } from "../src/engine/table.ts";
 import {
   buildCorpus,
   shared,
@@ -37,6 +37,7 @@ import {
   syntheticTraceSet,
   throwsWith,
 } from "./_fixtures.ts";
+import { scoreText } from "../src/engine/score.ts";
 
 const settings = { ...DEFAULT_FEATURIZER, buckets_log2: 18 };
 

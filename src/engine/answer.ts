@@ -27,7 +27,8 @@
  * @module
  */
 
-import { argmax, type QuestionTable, softmax, type Table } from "./table.ts";
+import { argmax, softmax } from "./score.ts";
+import type { QuestionTable, Table } from "./table.ts";
 import { type PreparedText, prepareText, scorePrepared } from "./prepare.ts";
 import { suggestQuestion } from "./suggest.ts";
 import { energyOfAnswer, looksInScope, spreadOf } from "./scope.ts";

@@ -83,13 +83,16 @@ export {
 } from "./reason.ts";
 export type {
   Calibration,
+  DriftReference,
   DriftSettings,
+  NoveltyReference,
   QuestionKind,
   QuestionTable,
+  SemanticTier,
   Table,
   TableSettings,
 } from "./table.ts";
-export { stateText } from "./text.ts";
+export { stateText, textKey, wordsOf } from "./text.ts";
 export {
   nearestDistance,
   type NearestReference,
@@ -100,12 +103,10 @@ export {
   guardPValue,
   guardTests,
   noveltyPValue,
-  type NoveltyReference,
   noveltyScore,
   semanticAssess,
   type SemanticAssessment,
   semanticLogits,
-  type SemanticTier,
   type Tier,
   type TwoTierInputs,
   twoTierVerdict,
@@ -127,8 +128,16 @@ export {
 
 // What the program's other folders (serving, training, the live certificate)
 // use besides answering: features, scope, the live certificate's arithmetic.
-export { type FeaturizerSettings } from "./features.ts";
 export {
+  bucketKind,
+  type FeaturizerSettings,
+  textWords,
+  wordBucketsOf,
+} from "./features.ts";
+export { argmax, softmax } from "./score.ts";
+export { DEFAULT_DRIFT } from "./drift.ts";
+export {
+  calibrationBands,
   type DisagreeRegion,
   FEEDBACK_ALARM_RATE,
   type FeedbackCheckState,
@@ -147,11 +156,12 @@ export {
 export { BIGRAM_ROW, type GainBounds, NGRAM_ROW, WORD_ROW } from "./radius.ts";
 export { seededRandom } from "./random.ts";
 export {
+  calibrationInScope,
   NO_SCOPE,
   SCOPE_SCORES,
   scopeApplies,
   type ScopeScore,
 } from "./scope.ts";
-export { fullProbabilities } from "./semantic.ts";
+export { fullProbabilities } from "./prepare.ts";
 export { closestName } from "./suggest.ts";
 export { DEFAULT_FEATURIZER } from "./features.ts";

@@ -9,12 +9,12 @@
 import { type TextFeatures, textWords, wordBucketsOf } from "./features.ts";
 import {
   noveltyShare,
-  type QuestionTable,
   scoreWords,
-  type Table,
+  softmax,
   unseenBuckets,
   type WordRef,
-} from "./table.ts";
+} from "./score.ts";
+import type { QuestionTable, Table } from "./table.ts";
 import type { TableState } from "./state.ts";
 import { hashWord, type WordCache } from "./word_cache.ts";
 
@@ -154,4 +154,26 @@ export function scorePrepared(
     text.bigramBuckets,
     out,
   );
+}
+
+/**
+ * The table's probabilities over all of question `q`'s options for a
+ * prepared text (what `assess` computes before narrowing to offered
+ * options), as a fresh array: the second tier's input beside the
+ * embedding.
+ */
+export function fullProbabilities(
+  table: Table,
+  state: TableState,
+  text: PreparedText,
+  q: QuestionTable,
+): Float64Array {
+  const logits = scorePrepared(
+    table,
+    state,
+    q,
+    text,
+    new Float64Array(q.options.length),
+  );
+  return softmax(logits, q.temperature);
 }

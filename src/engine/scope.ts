@@ -77,7 +77,7 @@ export function scopeApplies(options: number): boolean {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { softmax } from "./table.ts";
+ * import { softmax } from "./score.ts";
  * import { spreadOf } from "./scope.ts";
  * const logits = Float64Array.of(2, 1, 0);
  * const p = softmax(logits, 1);

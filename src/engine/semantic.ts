@@ -31,69 +31,10 @@
  * @module
  */
 
-import {
-  argmax,
-  type Calibration,
-  type QuestionTable,
-  softmax,
-  type Table,
-} from "./table.ts";
-import { type PreparedText, scorePrepared } from "./prepare.ts";
-import { nearestDistance, type NearestReference } from "./nearest.ts";
+import type { NoveltyReference, SemanticTier } from "./table.ts";
+import { argmax, softmax } from "./score.ts";
+import { nearestDistance } from "./nearest.ts";
 import { scopePValue } from "./scope.ts";
-import type { TableState } from "./state.ts";
-
-/** What the novelty guard compares a text with. */
-export interface NoveltyReference {
-  /**
-   * `dim × rank` row-major: a text's whitened coordinates are
-   * `x^T projection` (for the shared covariance `S`, `projection
-   * projection^T = S^-1`).
-   */
-  projection: Float32Array;
-  rank: number;
-  /** Per option, its mean embedding's whitened coordinates: `options × rank`. */
-  means: Float32Array;
-  /** The calibration texts' distances, sorted ascending. */
-  scores: Float32Array;
-  /** A text whose conformal p-value is at or below this is withheld (0: the guard is off). */
-  p: number;
-  /** The nearest-fit-text test (absent: not applied). */
-  nearest?: NearestReference;
-  /**
-   * The spread test: the calibration texts' spreads of the second tier's
-   * answer (`sum p ln p` over all options), sorted ascending (absent or
-   * empty: not applied).
-   */
-  spreads?: Float32Array;
-}
-
-/** One question's second tier, as trained. */
-export interface SemanticTier {
-  /** Numbers per embedding. */
-  dim: number;
-  /** The embedding is multiplied by this before the weights (the scale it was trained at). */
-  scale: number;
-  /** `dim × options` weights, row-major (row = embedding coordinate). */
-  weights: Float32Array;
-  /** One bias per option. */
-  bias: Float32Array;
-  /** Logits are divided by this before the softmax. */
-  temperature: number;
-  /**
-   * Weight of the table's log-probabilities (over all options) added to
-   * the logits: the second tier reads the table's scores beside the
-   * embedding; 0 reads the embedding alone.
-   */
-  tableWeight: number;
-  novelty: NoveltyReference;
-  /**
-   * The two-tier rule's calibration: its threshold `L` is the one both
-   * tiers are certified against. The question's own `calibration` stays
-   * the table's alone, for a server that does not ask the second tier.
-   */
-  calibration: Calibration;
-}
 
 /** What the second tier says of one text. */
 export interface SemanticAssessment {
@@ -230,7 +171,8 @@ export function noveltyPValue(sorted: Float32Array, score: number): number {
  *
  * @example
  * ```ts
- * import { semanticAssess, type SemanticTier } from "./semantic.ts";
+ * import { semanticAssess } from "./semantic.ts";
+ * import type { SemanticTier } from "./table.ts";
  * const tier: SemanticTier = {
  *   dim: 2, scale: 1, temperature: 1,
  *   weights: Float32Array.of(2, -2, 0, 0), bias: Float32Array.of(0, 0), tableWeight: 0,
@@ -327,28 +269,6 @@ export function guardPValue(
     least = Math.min(least, scopePValue(ref.spreads, spread));
   }
   return Math.min(1, m * least);
-}
-
-/**
- * The table's probabilities over all of question `q`'s options for a
- * prepared text (what `assess` computes before narrowing to offered
- * options), as a fresh array: the second tier's input beside the
- * embedding.
- */
-export function fullProbabilities(
-  table: Table,
-  state: TableState,
-  text: PreparedText,
-  q: QuestionTable,
-): Float64Array {
-  const logits = scorePrepared(
-    table,
-    state,
-    q,
-    text,
-    new Float64Array(q.options.length),
-  );
-  return softmax(logits, q.temperature);
 }
 
 /** Which tier a certified answer comes from; null when neither certifies. */

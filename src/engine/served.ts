@@ -13,7 +13,7 @@
 import { type AskOptions, assess } from "./answer.ts";
 import { type PreparedText, prepareText } from "./prepare.ts";
 import { type DriftGuard, DriftMonitor } from "./drift.ts";
-import { fullProbabilities } from "./semantic.ts";
+import { fullProbabilities } from "./prepare.ts";
 import { setThresholdInForce, TableState } from "./state.ts";
 import type { Table } from "./table.ts";
 import {

@@ -19,7 +19,7 @@
  * @module
  */
 
-import type { QuestionKind } from "../engine/table.ts";
+import type { QuestionKind } from "../engine/mod.ts";
 
 /** The options of a yes/no question, in the order labels refer to. */
 export const YES_NO_OPTIONS: readonly string[] = ["true", "false"];

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { QuestionKind } from "../engine/table.ts";
+import type { QuestionKind } from "../engine/mod.ts";
 import {
   describeAnswers,
   typeAnswers,

@@ -12,7 +12,7 @@
  * @module
  */
 
-import { stateText } from "../engine/text.ts";
+import { stateText } from "../engine/mod.ts";
 import type { LineOrigin, TraceSetBuilder } from "./builder.ts";
 import { parseLedger, parsePick } from "./ledger.ts";
 import { jsonGroup, jsonTime } from "./provenance.ts";

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { QuestionKind } from "../engine/table.ts";
+import type { QuestionKind } from "../engine/mod.ts";
 import type { LedgerEntry } from "./ledger.ts";
 
 /**

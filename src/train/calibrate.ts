@@ -7,10 +7,14 @@
  * @module
  */
 
-import { calibrationBands } from "../engine/feedback_check.ts";
-import { liveGrid } from "../engine/live_certificate.ts";
-import { calibrationInScope, type ScopeScore } from "../engine/scope.ts";
-import type { Calibration, DriftReference } from "../engine/table.ts";
+import {
+  type Calibration,
+  calibrationBands,
+  calibrationInScope,
+  type DriftReference,
+  liveGrid,
+  type ScopeScore,
+} from "../engine/mod.ts";
 import {
   type CertificationPlan,
   fallbackTest,

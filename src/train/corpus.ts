@@ -15,12 +15,14 @@
  */
 
 import {
+  BIGRAM_ROW,
   bucketKind,
   type FeaturizerSettings,
+  NGRAM_ROW,
   textWords,
+  WORD_ROW,
   wordBucketsOf,
-} from "../engine/features.ts";
-import { BIGRAM_ROW, NGRAM_ROW, WORD_ROW } from "../engine/radius.ts";
+} from "../engine/mod.ts";
 import { DEFAULT_KIND_SCALES, type KindScales } from "./kind_scales.ts";
 
 /** Distinct texts, words and buckets of a set of traces. */

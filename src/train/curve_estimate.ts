@@ -27,7 +27,7 @@
  * @module
  */
 
-import { seededRandom } from "../engine/random.ts";
+import { seededRandom } from "../engine/mod.ts";
 import { START_SHARE } from "./certify.ts";
 import { largestPassing } from "./distributions.ts";
 

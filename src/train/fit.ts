@@ -23,7 +23,7 @@
  * @module
  */
 
-import { argmax, softmax } from "../engine/table.ts";
+import { argmax, softmax } from "../engine/mod.ts";
 import { shared, type TrainingLayout } from "./corpus.ts";
 import { type FitJob, type QuestionData } from "./fit_job.ts";
 import { type JobRunner, startRunner } from "./pool.ts";

@@ -6,12 +6,12 @@
  */
 
 import {
+  DEFAULT_DRIFT,
   DEFAULT_FEATURIZER,
   type FeaturizerSettings,
-} from "../engine/features.ts";
-import { DEFAULT_DRIFT } from "../engine/drift.ts";
-import type { ScopeScore } from "../engine/scope.ts";
-import type { TableSettings } from "../engine/table.ts";
+  type ScopeScore,
+  type TableSettings,
+} from "../engine/mod.ts";
 import type { CalibrationOutcome, ScoredAnswers } from "./calibrate.ts";
 import type { FitSettings } from "./fit.ts";
 import type { GuardTests, SemanticMode } from "./semantic.ts";

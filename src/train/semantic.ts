@@ -17,15 +17,16 @@
  */
 
 import {
+  type Calibration,
+  calibrationInScope,
+  liveGrid,
+  quantizeTexts,
+  seededRandom,
   semanticAssess,
   type SemanticTier,
+  softmax,
   twoTierVerdict,
-} from "../engine/semantic.ts";
-import { type Calibration, softmax } from "../engine/table.ts";
-import { liveGrid } from "../engine/live_certificate.ts";
-import { quantizeTexts } from "../engine/nearest.ts";
-import { seededRandom } from "../engine/random.ts";
-import { calibrationInScope } from "../engine/scope.ts";
+} from "../engine/mod.ts";
 import {
   candidateGrid,
   type CertificationPlan,

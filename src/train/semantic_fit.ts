@@ -9,8 +9,7 @@
  * @module
  */
 
-import type { NoveltyReference } from "../engine/semantic.ts";
-import { argmax, softmax } from "../engine/table.ts";
+import { argmax, type NoveltyReference, softmax } from "../engine/mod.ts";
 import type { TrainingLayout } from "./corpus.ts";
 import { type SoftmaxModel, trainSoftmax } from "./softmax_sgd.ts";
 import { fitTemperature, meanNll } from "./temperature.ts";

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { seededRandom } from "../engine/random.ts";
+import { seededRandom } from "../engine/mod.ts";
 
 /** Traces embedded at most by default: about 70 s on two quiet cores. */
 export const SEMANTIC_SAMPLE_MAX = 12_000;

@@ -26,7 +26,7 @@
  * @module
  */
 
-import { wordsOf } from "../engine/text.ts";
+import { wordsOf } from "../engine/mod.ts";
 
 /** Texts as sparse unit vectors over a word vocabulary. */
 export interface TextVectors {

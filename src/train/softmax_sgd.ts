@@ -10,7 +10,7 @@
 
 import type { TrainingLayout } from "./corpus.ts";
 import { shuffle } from "./split.ts";
-import { seededRandom } from "../engine/random.ts";
+import { seededRandom } from "../engine/mod.ts";
 
 /** Training settings. */
 export interface SgdOptions {

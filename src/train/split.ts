@@ -34,7 +34,7 @@
  * @module
  */
 
-import { textKey } from "../engine/text.ts";
+import { textKey } from "../engine/mod.ts";
 import { SimilarityIndex, textVectors } from "./similar.ts";
 import { effectiveSize, UnionFind } from "./union_find.ts";
 
