@@ -9,7 +9,6 @@
 import type { QuestionAnswers, TraceSet } from "../traces/mod.ts";
 import { type FeedbackSample, feedbackSample } from "./feedback_sample.ts";
 import type { TrainOptions } from "./options.ts";
-import { THIN_OPTION, type ThinOption } from "./report.ts";
 import {
   type FedOption,
   FIT_ONLY,
@@ -107,18 +106,4 @@ export function questionParts(
     if (labels[i]! >= 0) byPart[parts[i]!]!.push(i);
   }
   return out;
-}
-
-/** A question's options with fewer than `THIN_OPTION` training answers, fewest first. */
-export function thinOptions(
-  qa: QuestionAnswers,
-  parts: QuestionParts,
-): ThinOption[] {
-  const counts = new Int32Array(qa.options.length);
-  for (const i of parts.fit) counts[qa.labels[i]!]!++;
-  for (const i of parts.validation) counts[qa.labels[i]!]!++;
-  return qa.options
-    .map((option, o) => ({ option, answers: counts[o]! }))
-    .filter((t) => t.answers < THIN_OPTION)
-    .sort((a, b) => a.answers - b.answers || (a.option < b.option ? -1 : 1));
 }

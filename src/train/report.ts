@@ -18,6 +18,7 @@ import {
 } from "./options.ts";
 import type { QuestionParts } from "./parts.ts";
 import type { SemanticReport } from "./semantic.ts";
+import type { ThinOption } from "./thin_options.ts";
 import {
   type FedOption,
   PART_NAMES,
@@ -66,16 +67,6 @@ export interface FeedbackSampleReport {
   missing: number;
   fit_only: number;
   stretches: number;
-}
-
-/** Fewest training answers (fit and validation) an option should have; fewer earns a warning. */
-export const THIN_OPTION = 10;
-
-/** An option with few training answers. */
-export interface ThinOption {
-  option: string;
-  /** Its training answers (fit and validation). */
-  answers: number;
 }
 
 /** One question's part of the training report. */

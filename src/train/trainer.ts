@@ -47,8 +47,8 @@ import {
   questionParts,
   type SplitOutcome,
   splitStage,
-  thinOptions,
 } from "./parts.ts";
+import { thinOptions } from "./thin_options.ts";
 import { scoreAnswers } from "./score.ts";
 import { secondTierStage } from "./second_tier.ts";
 import type { SemanticReport } from "./semantic.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { THIN_OPTION, type ThinOption } from "./report.ts";
+import { THIN_OPTION, type ThinOption } from "./thin_options.ts";
 import { type FedOption, PART_NAMES, type Split } from "./split.ts";
 import {
   CURVE_SHARES,
