@@ -183,7 +183,7 @@ async function embeddingsFor(
   printer.note(
     `${which} a second tier: embedding the traces to answer as serve does (--table-only skips it)`,
   );
-  const { embedTraces } = await import("../train/embed.ts");
+  const { embedTraces } = await import("../train/mod.ts");
   return await embedTraces(
     traces.texts,
     values["embed-cache"] === undefined

@@ -14,7 +14,7 @@ import {
   type ScoredAnswers,
   type TrainOptions,
 } from "../train/mod.ts";
-import type { TrainResult } from "../train/contents.ts";
+import type { TrainResult } from "../train/mod.ts";
 import type { TraceSet } from "../traces/mod.ts";
 import { frontierOf, QuestionTally } from "../eval/mod.ts";
 import {

@@ -16,6 +16,7 @@ import type { Table } from "../engine/mod.ts";
 import { evaluate } from "../eval/mod.ts";
 import { readTraces, type TraceSet } from "../traces/mod.ts";
 import {
+  embedSample,
   SEMANTIC_SAMPLE_MAX,
   TEST_PART,
   trainBundle,
@@ -363,7 +364,6 @@ export async function embedAhead(
     if (e instanceof RangeError) return 0;
     throw e;
   }
-  const { embedSample } = await import("../train/embed.ts");
   await embedSample(
     traces.texts,
     SEMANTIC_SAMPLE_MAX,

@@ -11,7 +11,7 @@
 
 export { TrainingError } from "./admit.ts";
 export { type TrainResult } from "./contents.ts";
-export { type EmbedProgress } from "./embed.ts";
+export { type EmbedProgress, embedSample, embedTraces } from "./embed.ts";
 export { SEMANTIC_SAMPLE_MAX } from "./semantic_sample.ts";
 export {
   trainBundle,
