@@ -23,9 +23,9 @@
 import { parseArgs } from "node:util";
 import { exitWithoutData, readBanking77Train } from "./bench_data.ts";
 import { inScopeConfidences } from "../src/train/calibrate.ts";
-import { fallbackTest } from "../src/train/certify.ts";
+import { fallbackTest } from "../src/guarantee/certify.ts";
 import { seededRandom } from "../src/engine/random.ts";
-import { binomialTail } from "../src/train/distributions.ts";
+import { binomialTail } from "../src/guarantee/distributions.ts";
 import { train } from "../src/train/trainer.ts";
 import { DEFAULT_TRAIN_OPTIONS } from "../src/train/options.ts";
 import { smallSubset } from "./small_subsets.ts";

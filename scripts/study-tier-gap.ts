@@ -31,7 +31,7 @@ import { assess } from "../src/engine/answer.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
 import { semanticAssess } from "../src/engine/semantic.ts";
 import { setThresholdInForce, TableState } from "../src/engine/state.ts";
-import { largestPassing } from "../src/train/distributions.ts";
+import { largestPassing } from "../src/guarantee/distributions.ts";
 import { percent as pct } from "../src/train/meter.ts";
 import { train } from "../src/train/trainer.ts";
 import { DEFAULT_TRAIN_OPTIONS } from "../src/train/options.ts";

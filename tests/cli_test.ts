@@ -3,7 +3,7 @@ import { loadBundle } from "../src/bundle/files.ts";
 import { assess } from "../src/engine/answer.ts";
 import { prepareText } from "../src/engine/prepare.ts";
 import { QUIET_GUARD } from "../src/engine/drift.ts";
-import { clopperPearson } from "../src/train/distributions.ts";
+import { clopperPearson } from "../src/guarantee/distributions.ts";
 import { AUTO_MIN_GROUPS } from "../src/train/split.ts";
 import { readTraces } from "../src/traces/mod.ts";
 import {

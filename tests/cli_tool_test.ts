@@ -20,7 +20,7 @@ import { alphaToPass } from "../src/eval/frontier.ts";
 import { closestName } from "../src/engine/suggest.ts";
 import { adviceInBrief } from "../src/train/mod.ts";
 import { readTraces } from "../src/traces/mod.ts";
-import { binomialTail } from "../src/train/distributions.ts";
+import { binomialTail } from "../src/guarantee/distributions.ts";
 import { chromium } from "./_browser_playwright.ts";
 import { exists, runCli, syntheticTraces, toJsonl } from "./_fixtures.ts";
 

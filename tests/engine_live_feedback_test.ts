@@ -1,13 +1,16 @@
 import assert from "node:assert/strict";
 import {
-  bandBounds,
   type CalibrationBand,
   calibrationBands,
   FEEDBACK_ALARM_RATE,
   FeedbackCheck,
-} from "../src/engine/feedback_check.ts";
-import { LiveCertificate, liveGrid } from "../src/engine/live_certificate.ts";
-import { binomialTail } from "../src/train/distributions.ts";
+} from "../src/guarantee/feedback_check.ts";
+import { clopperPearsonBounds } from "../src/guarantee/distributions.ts";
+import {
+  LiveCertificate,
+  liveGrid,
+} from "../src/guarantee/live_certificate.ts";
+import { binomialTail } from "../src/guarantee/distributions.ts";
 import { rng } from "./_fixtures.ts";
 
 const ALPHA = 0.05;
@@ -172,9 +175,9 @@ Deno.test("calibrationBands() counts the answers between consecutive candidates;
     () => new FeedbackCheck(bands, [0.9, 0.8], 0.8),
     /do not match the live candidates/,
   );
-  const b = bandBounds(5, 100, 0.001);
+  const b = clopperPearsonBounds(5, 100, 0.001);
   assert.ok(b.lower > 0 && b.lower < 0.05 && b.upper > 0.05 && b.upper < 0.2);
-  assert.deepEqual(bandBounds(0, 0, 0.001), { lower: 0, upper: 1 });
+  assert.deepEqual(clopperPearsonBounds(0, 0, 0.001), { lower: 0, upper: 1 });
 });
 
 Deno.test("an honest proxy on exchangeable traffic raises the feedback alarm within the stated rate, at several calibration sizes, audit rates and stream lengths", async (t) => {

@@ -2,8 +2,11 @@ import assert from "node:assert/strict";
 import {
   type CalibrationBand,
   calibrationBands,
-} from "../src/engine/feedback_check.ts";
-import { LiveCertificate, liveGrid } from "../src/engine/live_certificate.ts";
+} from "../src/guarantee/feedback_check.ts";
+import {
+  LiveCertificate,
+  liveGrid,
+} from "../src/guarantee/live_certificate.ts";
 import { rng } from "./_fixtures.ts";
 
 const ALPHA = 0.05;

@@ -8,7 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import type { LiveCertificate } from "../src/engine/live_certificate.ts";
+import type { LiveCertificate } from "../src/guarantee/live_certificate.ts";
 import type { Table } from "../src/engine/table.ts";
 import {
   RECENT_KEY_CHARS,

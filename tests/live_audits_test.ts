@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { AuditSampler, PendingAudits } from "../src/live/audits.ts";
-import { LiveCertificate } from "../src/engine/live_certificate.ts";
+import { LiveCertificate } from "../src/guarantee/live_certificate.ts";
 import { smallTable } from "./_fixtures.ts";
 
 const table = smallTable().table;

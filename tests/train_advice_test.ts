@@ -10,7 +10,10 @@ import {
   type ScoredAnswers,
   uncalibratedAdvice,
 } from "../src/train/calibrate.ts";
-import { type CertificationPlan, fallbackTest } from "../src/train/certify.ts";
+import {
+  type CertificationPlan,
+  fallbackTest,
+} from "../src/guarantee/certify.ts";
 import {
   type CurvePoint,
   estimateGrowth,

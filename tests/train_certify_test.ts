@@ -4,13 +4,13 @@ import {
   fallbackTest,
   passStart,
   planCertification,
-} from "../src/train/certify.ts";
+} from "../src/guarantee/certify.ts";
 import { measure, Meter } from "../src/train/meter.ts";
 import {
   binomialTail,
   clopperPearson,
   minimumCertifiable,
-} from "../src/train/distributions.ts";
+} from "../src/guarantee/distributions.ts";
 import { rng } from "./_fixtures.ts";
 
 /** `P(Binomial(n, p) <= k)` summed term by term in log space. */

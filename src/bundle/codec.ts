@@ -33,7 +33,6 @@ import { createHash } from "node:crypto";
 import {
   type Calibration,
   type FeaturizerSettings,
-  liveGrid,
   NO_SCOPE,
   type QuestionKind,
   type QuestionTable,
@@ -42,6 +41,7 @@ import {
   type Table,
   type TableSettings,
 } from "../engine/mod.ts";
+import { liveGrid } from "../guarantee/mod.ts";
 import {
   checkEncoder,
   checkSemanticEntry,

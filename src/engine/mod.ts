@@ -126,8 +126,8 @@ export {
   type ServedOptions,
 } from "./served.ts";
 
-// What the program's other folders (serving, training, the live certificate)
-// use besides answering: features, scope, the live certificate's arithmetic.
+// What the program's other folders (serving, training, the live loop) use
+// besides answering: features, scoring, scope, the radius's rows.
 export {
   bucketKind,
   type FeaturizerSettings,
@@ -136,23 +136,6 @@ export {
 } from "./features.ts";
 export { argmax, softmax } from "./score.ts";
 export { DEFAULT_DRIFT } from "./drift.ts";
-export {
-  calibrationBands,
-  type DisagreeRegion,
-  FEEDBACK_ALARM_RATE,
-  type FeedbackCheckState,
-} from "./feedback_check.ts";
-export {
-  addEvidence,
-  emptyEvidence,
-  LiveCertificate,
-  type LiveDecision,
-  type LiveEvidence,
-  liveGrid,
-  type LivePolicy,
-  type LiveReason,
-  type LiveState,
-} from "./live_certificate.ts";
 export { BIGRAM_ROW, type GainBounds, NGRAM_ROW, WORD_ROW } from "./radius.ts";
 export { seededRandom } from "./random.ts";
 export {

@@ -7,7 +7,7 @@
  */
 
 import type { FeaturizerSettings } from "./features.ts";
-import type { CalibrationBand } from "./feedback_check.ts";
+import type { CalibrationBand } from "../guarantee/mod.ts";
 import type { NearestReference } from "./nearest.ts";
 import type { ScopeReference } from "./scope.ts";
 

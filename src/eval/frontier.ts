@@ -8,7 +8,7 @@
  * @module
  */
 
-import { binomialTail } from "../train/mod.ts";
+import { binomialTail } from "../guarantee/mod.ts";
 
 /** One threshold of the frontier. */
 export interface FrontierPoint {

@@ -7,11 +7,8 @@
  * @module
  */
 
-import {
-  type Calibration,
-  LiveCertificate,
-  type QuestionTable,
-} from "../engine/mod.ts";
+import type { Calibration, QuestionTable } from "../engine/mod.ts";
+import { LiveCertificate } from "../guarantee/mod.ts";
 
 /**
  * A fresh live certificate of question `q` at audit rate `auditRate` (with

@@ -9,13 +9,13 @@
  */
 
 import {
-  type LiveDecision,
   reinstateCertification,
   setThresholdInForce,
   type Table,
   type TableState,
   withdrawCertification,
 } from "../engine/mod.ts";
+import type { LiveDecision } from "../guarantee/mod.ts";
 
 /**
  * Puts `decision` in force for question `name` of `table` in its serving

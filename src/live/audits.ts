@@ -18,11 +18,8 @@
  * @module
  */
 
-import {
-  type LiveCertificate,
-  seededRandom,
-  type Table,
-} from "../engine/mod.ts";
+import { seededRandom, type Table } from "../engine/mod.ts";
+import type { LiveCertificate } from "../guarantee/mod.ts";
 
 /** Most audits waiting for an answer at once; the oldest is dropped first. */
 export const MAX_PENDING_AUDITS = 65_536;

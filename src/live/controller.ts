@@ -30,11 +30,10 @@ import {
   type AnsweringTier,
   answerOf,
   type Assessment,
-  LiveCertificate,
-  type LiveState,
   type Table,
   type TableState,
 } from "../engine/mod.ts";
+import { LiveCertificate, type LiveState } from "../guarantee/mod.ts";
 import { applyLiveDecision } from "./apply_decision.ts";
 import type { AuditKeyFile } from "./audit_key.ts";
 import {

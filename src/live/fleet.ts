@@ -43,6 +43,7 @@
  * @module
  */
 
+import type { Table, TableState } from "../engine/mod.ts";
 import {
   addEvidence,
   emptyEvidence,
@@ -51,9 +52,7 @@ import {
   type LiveEvidence,
   type LivePolicy,
   type LiveState,
-  type Table,
-  type TableState,
-} from "../engine/mod.ts";
+} from "../guarantee/mod.ts";
 import { applyLiveDecision } from "./apply_decision.ts";
 import { type FleetTrack, fleetTracks, poolName } from "./fleet_tracks.ts";
 import { journalAudits, type JournalEntry } from "./journal.ts";

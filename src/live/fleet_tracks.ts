@@ -7,7 +7,8 @@
  * @module
  */
 
-import type { LiveCertificate, Table } from "../engine/mod.ts";
+import type { Table } from "../engine/mod.ts";
+import type { LiveCertificate } from "../guarantee/mod.ts";
 import { bundleIdOf } from "./bundle_id.ts";
 import { newCertificate } from "./_new_certificate.ts";
 

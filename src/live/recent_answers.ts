@@ -12,7 +12,8 @@
  */
 
 import { createHash } from "node:crypto";
-import type { LiveCertificate, Table } from "../engine/mod.ts";
+import type { Table } from "../engine/mod.ts";
+import type { LiveCertificate } from "../guarantee/mod.ts";
 
 /** Most uncertified answers remembered. */
 export const RECENT_ANSWERS = 16_384;

@@ -25,7 +25,7 @@
  */
 
 import { createClient, ErrorReply } from "@redis/client";
-import type { LivePolicy } from "../engine/mod.ts";
+import type { LivePolicy } from "../guarantee/mod.ts";
 import { StoreRejected, StoreReplyLost } from "./fleet.ts";
 import {
   type AuditOutcome,

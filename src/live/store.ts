@@ -40,7 +40,7 @@ import {
   emptyEvidence,
   type LiveEvidence,
   type LivePolicy,
-} from "../engine/mod.ts";
+} from "../guarantee/mod.ts";
 
 /** How long a store remembers a batch id, in ms: a batch sent again within it is not counted twice. */
 export const BATCH_MEMORY_MS = 60 * 60 * 1000;

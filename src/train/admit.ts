@@ -7,7 +7,7 @@
 
 import type { QuestionAnswers, TraceSet } from "../traces/mod.ts";
 import type { TrainOptions } from "./options.ts";
-import { minimumCertifiable } from "./distributions.ts";
+import { minimumCertifiable } from "../guarantee/mod.ts";
 import {
   freeTextInWords,
   singleOptionInWords,

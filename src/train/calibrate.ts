@@ -9,20 +9,21 @@
 
 import {
   type Calibration,
-  calibrationBands,
   calibrationInScope,
   type DriftReference,
-  liveGrid,
   type ScopeScore,
 } from "../engine/mod.ts";
 import {
+  binomialTail,
+  calibrationBands,
   type CertificationPlan,
   fallbackTest,
+  liveGrid,
+  minimumCertifiable,
   planCertification,
   type ThresholdChoice,
-} from "./certify.ts";
+} from "../guarantee/mod.ts";
 import type { ValidationFigures } from "./fit.ts";
-import { binomialTail, minimumCertifiable } from "./distributions.ts";
 import { effectiveSize } from "./union_find.ts";
 import { type AdviceFacts, adviceInWords } from "./words.ts";
 

@@ -15,7 +15,7 @@ import type { FitTable, FittedModel } from "./fit.ts";
 import { learningCurves } from "./learning_curve.ts";
 import type { TrainOptions } from "./options.ts";
 import type { QuestionParts } from "./parts.ts";
-import { minimumCertifiable } from "./distributions.ts";
+import { minimumCertifiable } from "../guarantee/mod.ts";
 
 /**
  * A calibrated question certifying under this share of its calibration

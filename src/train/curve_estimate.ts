@@ -28,8 +28,7 @@
  */
 
 import { seededRandom } from "../engine/mod.ts";
-import { START_SHARE } from "./certify.ts";
-import { largestPassing } from "./distributions.ts";
+import { largestPassing, START_SHARE } from "../guarantee/mod.ts";
 
 /** Shares of the fit part the learning curve refits on; the trained table is the curve's last point. */
 export const CURVE_SHARES = [0.25, 0.5, 0.75];

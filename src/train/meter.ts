@@ -9,7 +9,7 @@
  * @module
  */
 
-import { clopperPearson } from "./distributions.ts";
+import { clopperPearson } from "../guarantee/mod.ts";
 
 /** Certified share and disagreement among certified answers, with a 95% Clopper-Pearson interval. */
 export interface Measurement {

@@ -34,7 +34,6 @@ export {
   type StoredQuestionReport,
   type StoredReport,
 } from "./bundle_info.ts";
-export { binomialTail } from "./distributions.ts";
 export { type LeakageReport } from "./leakage.ts";
 export { type Measurement, Meter, percent } from "./meter.ts";
 export { type TrainingSettings } from "./options.ts";

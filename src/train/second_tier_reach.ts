@@ -14,7 +14,7 @@
 
 import { inScopeConfidences } from "./calibrate.ts";
 import type { CalibratedQuestion } from "./calibrate_stage.ts";
-import { minimumCertifiable } from "./distributions.ts";
+import { minimumCertifiable } from "../guarantee/mod.ts";
 import type { TrainOptions } from "./options.ts";
 import { MIN_REACH } from "./semantic.ts";
 

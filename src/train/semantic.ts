@@ -19,7 +19,6 @@
 import {
   type Calibration,
   calibrationInScope,
-  liveGrid,
   quantizeTexts,
   seededRandom,
   semanticAssess,
@@ -32,9 +31,11 @@ import {
   type CertificationPlan,
   fixedSequence,
   type GridCount,
+  largestPassing,
+  liveGrid,
   planCertification,
   type ThresholdChoice,
-} from "./certify.ts";
+} from "../guarantee/mod.ts";
 import {
   type CalibrationOutcome,
   inScopeConfidences,
@@ -48,7 +49,6 @@ import {
   noveltyReference,
   type SemanticFitSettings,
 } from "./semantic_fit.ts";
-import { largestPassing } from "./distributions.ts";
 import { effectiveSize } from "./union_find.ts";
 
 /** Whether training adds a second tier. */

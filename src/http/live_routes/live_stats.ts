@@ -8,14 +8,14 @@
  * @module
  */
 
+import type { Table } from "../../engine/mod.ts";
 import {
   type DisagreeRegion,
   FEEDBACK_ALARM_RATE,
   type FeedbackCheckState,
   type LiveReason,
   type LiveState,
-  type Table,
-} from "../../engine/mod.ts";
+} from "../../guarantee/mod.ts";
 import type {
   LiveFeedbackCheckStats,
   LiveQuestionStats,

@@ -7,7 +7,7 @@
  */
 
 import { type Static, Type } from "@sinclair/typebox";
-import type { LiveReason } from "../../engine/mod.ts";
+import type { LiveReason } from "../../guarantee/mod.ts";
 import type { AuditMiss } from "../../live/mod.ts";
 import type { MissedAudit as LiveMissedAudit } from "../../live/mod.ts";
 import {

@@ -87,11 +87,7 @@
  * @module
  */
 
-import jStatModule from "jstat";
-
-const { jStat } = jStatModule as unknown as {
-  jStat: { beta: { inv(p: number, a: number, b: number): number } };
-};
+import { clopperPearsonBounds } from "./distributions.ts";
 
 /** One band of a question's calibration answers (see the module doc). */
 export interface CalibrationBand {
@@ -168,20 +164,6 @@ export function calibrationBands(
     });
   }
   return bands;
-}
-
-/** One-sided Clopper-Pearson bounds of `k` in `n` at level `gamma` each side (with `k` and `n` effective counts, the same beta quantiles). */
-export function bandBounds(
-  k: number,
-  n: number,
-  gamma: number,
-): { lower: number; upper: number } {
-  if (n <= 0) return { lower: 0, upper: 1 };
-  // k and n may be effective (non-integer) counts: the beta quantiles take them.
-  return {
-    lower: k <= 0 ? 0 : jStat.beta.inv(gamma, k, n - k + 1),
-    upper: k >= n ? 1 : jStat.beta.inv(1 - gamma, k + 1, n - k),
-  };
 }
 
 /**
@@ -316,7 +298,7 @@ export class FeedbackCheck {
       // disagreements scaled alike (as the calibration test counts them).
       const n = b.effective ?? b.answers;
       const k = b.answers === 0 ? 0 : (b.disagreements * n) / b.answers;
-      const { lower, upper } = bandBounds(k, n, gamma);
+      const { lower, upper } = clopperPearsonBounds(k, n, gamma);
       this.lower[j] = lower;
       this.upper[j] = upper;
     });

@@ -1,6 +1,8 @@
 /**
- * The distributions certification needs, from jStat's well-tested special
- * functions (regularised incomplete beta and its inverse).
+ * The distributions the guarantee needs, from jStat's well-tested special
+ * functions (regularised incomplete beta and its inverse): the binomial
+ * and beta-binomial tails of certification, and the one Clopper-Pearson
+ * bound that training's figures and the feedback check both use.
  *
  * @module
  */
@@ -23,8 +25,36 @@ export function binomialTail(k: number, n: number, p: number): number {
 }
 
 /**
+ * Clopper-Pearson bounds of a rate seen as `k` in `n`, each one-sided at
+ * level `tail`: the rate is below `lower` (above `upper`) with probability
+ * at most `tail`. `k` and `n` may be effective, non-integer counts (the
+ * beta quantiles take them); 0 and 1 for no successes, no failures or no
+ * answers.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { clopperPearsonBounds } from "./distributions.ts";
+ * const { lower, upper } = clopperPearsonBounds(5, 100, 0.025);
+ * assert.ok(lower < 0.05 && 0.05 < upper);
+ * ```
+ */
+export function clopperPearsonBounds(
+  k: number,
+  n: number,
+  tail: number,
+): { lower: number; upper: number } {
+  if (n <= 0) return { lower: 0, upper: 1 };
+  return {
+    lower: k <= 0 ? 0 : jStat.beta.inv(tail, k, n - k + 1),
+    upper: k >= n ? 1 : jStat.beta.inv(1 - tail, k + 1, n - k),
+  };
+}
+
+/**
  * Two-sided Clopper-Pearson interval for `k` successes out of `n` at
- * confidence `level` (0.95 by default); null bounds when `n` is 0.
+ * confidence `level` (0.95 by default): `clopperPearsonBounds` at
+ * `(1 - level) / 2` each side; null bounds when `n` is 0.
  */
 export function clopperPearson(
   k: number,
@@ -32,10 +62,7 @@ export function clopperPearson(
   level = 0.95,
 ): { lower: number | null; upper: number | null } {
   if (n === 0) return { lower: null, upper: null };
-  const tail = (1 - level) / 2;
-  const lower = k === 0 ? 0 : jStat.beta.inv(tail, k, n - k + 1);
-  const upper = k === n ? 1 : jStat.beta.inv(1 - tail, k + 1, n - k);
-  return { lower, upper };
+  return clopperPearsonBounds(k, n, (1 - level) / 2);
 }
 
 /**
