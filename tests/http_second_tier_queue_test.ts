@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import type { EncoderPool } from "../src/encoder/mod.ts";
-import { PoolEncoder } from "../src/http/second_tier.ts";
+import { PoolEncoder } from "../src/encoder/queue.ts";
 
 /** A pool whose batches finish when the test says. */
 function heldPool() {

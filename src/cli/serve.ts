@@ -14,6 +14,7 @@
 import {
   DEFAULT_WORD_CACHE_BYTES,
   DriftMonitor,
+  hasSecondTier,
   markOptionsAdded,
   questionThresholds,
   type Table,
@@ -21,11 +22,7 @@ import {
   tableWithoutQuestions,
 } from "../engine/mod.ts";
 import { LEARN_FILES, Learner, ratesOf } from "../learn/mod.ts";
-import {
-  DEFAULT_SECOND_TIER,
-  hasSecondTier,
-  SecondTier,
-} from "../http/second_tier.ts";
+import { DEFAULT_ENCODER_QUEUE, EncoderQueue } from "../encoder/mod.ts";
 import { appFor, DEFAULT_REQUEST_LIMITS } from "../http/app.ts";
 import { RequestGate } from "../http/gate.ts";
 import { ROUTE_TABLE } from "../http/routes.ts";
@@ -184,11 +181,11 @@ reverse proxy in front of a public service (see the README).
 The second tier (only for a bundle with one, format 4; a table-only bundle
 starts no encoder):
   --semantic-workers N     encoder workers, each with its own copy of the model
-                           (default ${DEFAULT_SECOND_TIER.workers}); 0 serves the table alone, at its
+                           (default ${DEFAULT_ENCODER_QUEUE.workers}); 0 serves the table alone, at its
                            own threshold, without loading the encoder
   --semantic-queue N       texts waiting or running at the encoder at most; a text
                            beyond them gets the table's answer at once, uncertified,
-                           counted as shed (default ${DEFAULT_SECOND_TIER.queue})
+                           counted as shed (default ${DEFAULT_ENCODER_QUEUE.queue})
   --help                   this text`;
 
 /**
@@ -303,7 +300,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   let auditKeys: AuditKeyFile | undefined;
   let store: LiveStore | undefined;
   let journal: LiveJournal | null = null;
-  let secondTier: SecondTier | null = null;
+  let encoderQueue: EncoderQueue | null = null;
   try {
     settings = parseServeFlags(args);
     if (settings === null) {
@@ -334,7 +331,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     }
     store = await openStore(settings);
     if (hasSecondTier(table) && settings.semantic.workers > 0) {
-      secondTier = await SecondTier.start(settings.semantic);
+      encoderQueue = await EncoderQueue.start(settings.semantic);
     }
   } catch (e) {
     auditKeys?.close();
@@ -392,7 +389,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     },
     feedbackLog: feedbackLog?.append,
     acceptNewOptions: s.acceptNewOptions,
-    secondTier,
+    encoderQueue,
     learning: learner ?? undefined,
   });
   // What the last stop could not deliver goes to the store first.
@@ -413,8 +410,8 @@ export async function serveCommand(args: string[]): Promise<number> {
       `decision tables ${TOOL_VERSION}: serving bundle ${s.bundle} (bundle id ${
         shownBundleId(bundleIdOf(table))
       }, loaded in ${loadMs.toFixed(1)} ms)`,
-      ...describeQuestions(table, secondTier !== null),
-      ...(secondTier !== null
+      ...describeQuestions(table, encoderQueue !== null),
+      ...(encoderQueue !== null
         ? [
           `  second tier: sentence encoder on ${s.semantic.workers} worker(s), queue of ${s.semantic.queue} texts (--semantic-workers, --semantic-queue)`,
         ]

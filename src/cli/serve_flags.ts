@@ -6,9 +6,9 @@
  */
 
 import {
-  DEFAULT_SECOND_TIER,
-  type SecondTierOptions,
-} from "../http/second_tier.ts";
+  DEFAULT_ENCODER_QUEUE,
+  type EncoderQueueOptions,
+} from "../encoder/mod.ts";
 import { DEFAULT_WORD_CACHE_BYTES, type DriftSettings } from "../engine/mod.ts";
 import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from "../http/app.ts";
 import { DRAIN_MS } from "../http/server.ts";
@@ -88,7 +88,7 @@ export interface ServeSettings {
   /** Most milliseconds a shutdown waits for requests in flight. */
   drainMs: number;
   /** The second tier's encoder workers and queue (used only for a bundle with a second tier). */
-  semantic: SecondTierOptions;
+  semantic: EncoderQueueOptions;
 }
 
 /** The flags of `serve`. */
@@ -210,14 +210,14 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
       workers: numberFlag(
         "semantic-workers",
         values["semantic-workers"],
-        DEFAULT_SECOND_TIER.workers,
+        DEFAULT_ENCODER_QUEUE.workers,
         (n) => Number.isInteger(n) && n >= 0 && n <= 64,
         "an integer from 0 to 64 (0: the table alone)",
       ),
       queue: numberFlag(
         "semantic-queue",
         values["semantic-queue"],
-        DEFAULT_SECOND_TIER.queue,
+        DEFAULT_ENCODER_QUEUE.queue,
         (n) => Number.isInteger(n) && n >= 1 && n <= 100_000,
         "an integer from 1 to 100000",
       ),

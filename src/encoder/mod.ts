@@ -1,8 +1,8 @@
 /**
  * The sentence encoder (an edge module: it reads the model's files and
  * runs TensorFlow.js): its name and files (`package.ts`), the model in one
- * thread (`model.ts`), a pool of workers (`pool.ts`) and the embedding
- * cache (`cache.ts`). The engine never imports it: it takes embeddings as
+ * thread (`model.ts`), a pool of workers (`pool.ts`), the queue a service
+ * asks it through (`queue.ts`) and the embedding cache (`cache.ts`). The engine never imports it: it takes embeddings as
  * input (`src/engine/semantic.ts`).
  *
  * @module
@@ -37,3 +37,10 @@ export {
   QueueFull,
 } from "./pool.ts";
 export { EmbeddingCache, readCache, writeCache } from "./cache.ts";
+export {
+  DEFAULT_ENCODER_QUEUE,
+  EncoderQueue,
+  type EncoderQueueOptions,
+  PoolEncoder,
+  type TextEncoder512,
+} from "./queue.ts";

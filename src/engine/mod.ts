@@ -115,6 +115,7 @@ export {
   type AnsweringTier,
   answerWithSecondTier,
   asksSecondTier,
+  hasSecondTier,
   type QuestionThresholds,
   questionThresholds,
   type TieredAssessment,

@@ -25,6 +25,11 @@ import type { Answer, Assessment } from "./verdict.ts";
 /** Which tier an answer comes from. */
 export type AnsweringTier = "table" | "semantic";
 
+/** True when a question of `table` has a second tier. */
+export function hasSecondTier(table: Table): boolean {
+  return table.questions.some((q) => q.semantic !== undefined);
+}
+
 /**
  * True when a server should ask the second tier for `a`: the table
  * withheld it for low confidence alone, its question has a calibrated

@@ -121,13 +121,14 @@ function openApiJson(): Promise<string> {
 
 /** The `tiers` block of `/v1/stats`, present only while a second tier is served. */
 function tiersOf(service: Service): { tiers?: TiersStats } {
-  const second = service.served.second;
-  if (second === null) return {};
+  const queue = service.served.second;
+  const stats = service.tierStats;
+  if (queue === null || stats === null) return {};
   return {
-    tiers: second.stats.document(
-      second.options.workers,
-      second.options.queue,
-      second.encoder.inFlight,
+    tiers: stats.document(
+      queue.options.workers,
+      queue.options.queue,
+      queue.encoder.inFlight,
     ),
   };
 }
@@ -266,8 +267,10 @@ export function appFor(
       if (service.learning !== null) {
         writeLearnMetrics(e, service.learning.stats());
       }
-      if (service.served.second !== null) {
-        writeTierMetrics(e, service.served.second);
+      const queue = service.served.second;
+      const tiers = service.tierStats;
+      if (queue !== null && tiers !== null) {
+        writeTierMetrics(e, queue, tiers);
       }
       return c.body(e.text());
     },

@@ -9,16 +9,17 @@
  * @module
  */
 
+import type { EncoderQueue } from "../encoder/mod.ts";
 import {
   type DriftGuard,
   type DriftMonitor,
+  hasSecondTier,
   peekGuard,
   ServedBundle,
   type Table,
   type TableState,
 } from "../engine/mod.ts";
 import { type QuestionFragments, replyFragments } from "./fragments.ts";
-import { hasSecondTier, type SecondTier } from "./second_tier.ts";
 
 /** One served table and what belongs to it. */
 export interface ServedTable {
@@ -36,11 +37,11 @@ export interface ServedTable {
   /** The table's question names, in order. */
   readonly questionNames: readonly string[];
   /**
-   * The second tier this table is served with: the service's encoder when
-   * a question of the table has a second tier, else null (a table-only
-   * bundle never touches it).
+   * The encoder's queue this table's second tier is served with: the
+   * service's when a question of the table has a second tier, else null (a
+   * table-only bundle never touches it).
    */
-  readonly second: SecondTier | null;
+  readonly second: EncoderQueue | null;
   /**
    * Per question position, the second tier's threshold in force (its
    * calibrated `L` unless its live certificate moved it); null without one.
@@ -61,7 +62,7 @@ export function serveTable(
   table: Table,
   monitor?: DriftMonitor,
   state?: TableState,
-  second?: SecondTier | null,
+  second?: EncoderQueue | null,
   secondTier: boolean = second != null,
 ): ServedTable {
   const tiered = second != null && hasSecondTier(table) ? second : null;

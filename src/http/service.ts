@@ -15,6 +15,7 @@ import {
   type AnsweringTier,
   type Assessment,
   type DriftMonitor,
+  hasSecondTier,
   questionThresholds,
   type SecondTierAsk,
   type Table,
@@ -37,15 +38,15 @@ import {
 } from "./decision_request.ts";
 import { JsonWriter } from "./json_writer.ts";
 import {
-  DEFAULT_SECOND_TIER,
-  hasSecondTier,
-  SecondTier,
-  type SecondTierOptions,
-} from "./second_tier.ts";
+  DEFAULT_ENCODER_QUEUE,
+  EncoderQueue,
+  type EncoderQueueOptions,
+} from "../encoder/mod.ts";
 import type { DecisionRouteSpec } from "./routes.ts";
 import { type ServedTable, serveTable } from "./served.ts";
 import { round1 } from "./stats/latency.ts";
 import { ServiceStats } from "./stats/service_stats.ts";
+import { TierStats } from "./stats/tiers.ts";
 import { NO_TOKEN, type TokenSource } from "./token.ts";
 
 /** What the service serves and how. */
@@ -91,11 +92,11 @@ export interface AppDeps {
    */
   acceptNewOptions?: boolean | undefined;
   /**
-   * The second tier's encoder, when `table` has a second tier (`serve`
-   * starts it then, and only then); without it a format-4 bundle is served
-   * by its table alone, against the table's own threshold.
+   * The encoder's queue, when `table` has a second tier (`serve` starts it
+   * then, and only then); without it a format-4 bundle is served by its
+   * table alone, against the table's own threshold.
    */
-  secondTier?: SecondTier | null | undefined;
+  encoderQueue?: EncoderQueue | null | undefined;
   /** The learner of a learning service (`serve --learn`); absent otherwise. */
   learning?: Learning | undefined;
 }
@@ -115,7 +116,7 @@ export interface Learning {
 
 /** Counts each answer under the tier that gave it, and the latency under each tier present. */
 function recordTiers(
-  second: SecondTier,
+  stats: TierStats,
   answers: readonly Assessment[],
   tiers: readonly AnsweringTier[],
   latencyUs: number,
@@ -124,11 +125,11 @@ function recordTiers(
   let semantic = false;
   for (let i = 0; i < answers.length; i++) {
     const tier = tiers[i]!;
-    second.stats.recordAnswer(tier, answers[i]!.answer.certified);
+    stats.recordAnswer(tier, answers[i]!.answer.certified);
     if (tier === "table") table = true;
     else semantic = true;
   }
-  second.stats.recordLatency(table, semantic, latencyUs);
+  stats.recordLatency(table, semantic, latencyUs);
 }
 
 /** One decision on its way: its request, its answers so far, what it asks of the second tier. */
@@ -145,7 +146,9 @@ interface PendingDecision {
 /** A running service: what every route reads and records. */
 export class Service {
   #served: ServedTable;
-  #second: SecondTier | null;
+  #encoder: EncoderQueue | null;
+  /** Counts by tier, kept once the encoder's queue runs (across reloads). */
+  #tierStats: TierStats | null;
   readonly #subscribers: ((served: ServedTable, loadMs?: number) => void)[] =
     [];
   /** Counters, latency and recent decisions. */
@@ -169,12 +172,13 @@ export class Service {
 
   /** A service for `deps`, counting from now. */
   constructor(deps: AppDeps) {
-    this.#second = deps.secondTier ?? null;
+    this.#encoder = deps.encoderQueue ?? null;
+    this.#tierStats = this.#encoder === null ? null : new TierStats();
     this.#served = serveTable(
       deps.table,
       deps.monitor,
       deps.state,
-      this.#second,
+      this.#encoder,
     );
     this.log = deps.log ?? ((m: string) => console.error(m));
     this.dashboardHtml = deps.dashboardHtml ?? defaultDashboard;
@@ -226,30 +230,40 @@ export class Service {
     this.#subscribers.push(listener);
   }
 
-  /** The second tier's encoder; null when none was started. */
-  get secondTier(): SecondTier | null {
-    return this.#second;
+  /** The encoder's queue; null when none was started. */
+  get encoderQueue(): EncoderQueue | null {
+    return this.#encoder;
   }
 
   /**
-   * Gets ready to serve `table`: starts the second tier's encoder (with
+   * The counts by tier while the table served now has its second tier
+   * served (the `tiers` block of `/v1/stats` and its `/metrics` families);
+   * null otherwise.
+   */
+  get tierStats(): TierStats | null {
+    return this.#served.second === null ? null : this.#tierStats;
+  }
+
+  /**
+   * Gets ready to serve `table`: starts the encoder's queue (with
    * `options`) when the table has a second tier, none runs yet and
    * `options.workers` is above 0; a table-only bundle starts nothing.
    */
   async prepare(
     table: Table,
-    options: SecondTierOptions = DEFAULT_SECOND_TIER,
+    options: EncoderQueueOptions = DEFAULT_ENCODER_QUEUE,
   ): Promise<void> {
     if (
-      this.#second === null && hasSecondTier(table) && options.workers > 0
+      this.#encoder === null && hasSecondTier(table) && options.workers > 0
     ) {
-      this.#second = await SecondTier.start(options);
+      this.#encoder = await EncoderQueue.start(options);
+      this.#tierStats ??= new TierStats();
     }
   }
 
-  /** Stops the second tier's workers (at shutdown). */
+  /** Stops the encoder's workers (at shutdown). */
   close(): void {
-    this.#second?.close();
+    this.#encoder?.close();
   }
 
   /** The table served now; a request reads it once, at its start. */
@@ -270,7 +284,7 @@ export class Service {
     loadMs?: number,
     state?: TableState,
   ): ServedTable {
-    const next = serveTable(table, monitor, state, this.#second);
+    const next = serveTable(table, monitor, state, this.#encoder);
     this.#served = next;
     for (const listener of this.#subscribers) listener(next, loadMs);
     return next;
@@ -359,17 +373,18 @@ export class Service {
     if (second === null) return undefined;
     const waiting = items.filter((d) => d.ask !== null);
     if (waiting.length === 0) return undefined;
+    const stats = this.#tierStats!;
     const texts = [...new Set(waiting.map((d) => d.request.text))];
     const embedding = second.encoder.tryEmbed(texts);
     if (embedding === null) {
-      second.stats.shed += waiting.length;
+      stats.shed += waiting.length;
       return undefined;
     }
     const sent = performance.now();
     return embedding.then(
       (vectors) => this.#secondTierAnswers(served, waiting, texts, vectors),
       (e) => {
-        second.stats.failed += waiting.length;
+        stats.failed += waiting.length;
         this.log(
           `The second tier failed; the table's answers went back: ${
             e instanceof Error ? e.message : String(e)
@@ -390,7 +405,7 @@ export class Service {
     vectors: readonly Float32Array[],
   ): void {
     const { bundle, table } = served;
-    const second = served.second!;
+    const stats = this.#tierStats!;
     const at = new Map(texts.map((t, i) => [t, i]));
     for (const d of waiting) {
       const r = bundle.answerAsked(
@@ -399,8 +414,8 @@ export class Service {
         vectors[at.get(d.request.text)!] ?? null,
         (slot, l) => this.live.semanticThreshold(table, slot, l),
       );
-      second.stats.asked += r.asked;
-      second.stats.novel += r.novel;
+      stats.asked += r.asked;
+      stats.novel += r.novel;
       d.tiers = r.tiers;
     }
   }
@@ -427,7 +442,7 @@ export class Service {
     const latencyUs = round1(d.ms * 1000);
     this.stats.recordDecision(route.path, request.text, answers, latencyUs);
     if (tiers !== undefined) {
-      recordTiers(served.second!, answers, tiers, latencyUs);
+      recordTiers(this.#tierStats!, answers, tiers, latencyUs);
     }
     const shape: DecisionShape = route.decision;
     shape.write(w, served, request, answers, latencyUs, audits, tiers);

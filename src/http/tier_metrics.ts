@@ -8,14 +8,18 @@
  */
 
 import { type Exposition, sampleValue } from "./exposition.ts";
-import type { SecondTier } from "./second_tier.ts";
+import type { EncoderQueue } from "../encoder/mod.ts";
+import type { TierStats } from "./stats/tiers.ts";
 import { EXPOSED_BOUNDS_S, type LatencyHistogram } from "./stats/latency.ts";
 
 const TIERS = ["table", "semantic"] as const;
 
-/** Writes the families of `second` (see the module doc). */
-export function writeTierMetrics(e: Exposition, second: SecondTier): void {
-  const s = second.stats;
+/** Writes the families of the second tier served with `queue`, counted in `s` (see the module doc). */
+export function writeTierMetrics(
+  e: Exposition,
+  queue: EncoderQueue,
+  s: TierStats,
+): void {
   const counts = (tier: (typeof TIERS)[number]) =>
     tier === "table" ? s.table : s.semantic;
   const byTier = (
@@ -62,13 +66,13 @@ export function writeTierMetrics(e: Exposition, second: SecondTier): void {
     "dtable_semantic_in_flight",
     "gauge",
     "Texts waiting or running at the encoder.",
-    second.encoder.inFlight,
+    queue.encoder.inFlight,
   );
   e.single(
     "dtable_semantic_queue_capacity",
     "gauge",
     "Texts the encoder's queue holds at most (--semantic-queue).",
-    second.options.queue,
+    queue.options.queue,
   );
   const name = "dtable_tier_decision_latency_seconds";
   e.family(

@@ -1,19 +1,17 @@
 /**
- * The second tier as a service runs it: the sentence encoder on a pool of
- * Web Workers (off the event loop) behind a bounded queue, started only
- * when a served bundle has a second tier, and its per-tier counters. A
- * text that finds the queue full is shed: its table answer goes back at
- * once, uncertified, and the shed is counted.
+ * The encoder's queue, as a service runs it: the sentence encoder on a
+ * pool of Web Workers (off the event loop) behind a bound counted in
+ * texts, started only when a served bundle has a second tier. A text
+ * that finds the queue full is refused at once (the service then sheds
+ * it: its table answer goes back, uncertified).
  *
  * @module
  */
 
-import type { EncoderPool } from "../encoder/mod.ts";
-import type { Table } from "../engine/mod.ts";
-import { TierStats } from "./stats/tiers.ts";
+import { EncoderPool } from "./pool.ts";
 
-/** How the second tier runs (`serve --semantic-workers`, `--semantic-queue`). */
-export interface SecondTierOptions {
+/** How the encoder's queue runs (`serve --semantic-workers`, `--semantic-queue`). */
+export interface EncoderQueueOptions {
   /** Encoder workers, each with its own copy of the model. */
   workers: number;
   /** Texts waiting or running at the encoder at most; more are shed. */
@@ -27,12 +25,10 @@ export interface SecondTierOptions {
  * about 190 MB (docs/benchmarks.md). At about 12 ms a text, a text waits at most about
  * 200 ms.
  */
-export const DEFAULT_SECOND_TIER: SecondTierOptions = { workers: 1, queue: 16 };
-
-/** True when a question of `table` has a second tier. */
-export function hasSecondTier(table: Table): boolean {
-  return table.questions.some((q) => q.semantic !== undefined);
-}
+export const DEFAULT_ENCODER_QUEUE: EncoderQueueOptions = {
+  workers: 1,
+  queue: 16,
+};
 
 /** Something that embeds texts, or refuses at once when busy. */
 export interface TextEncoder512 {
@@ -71,14 +67,11 @@ export class PoolEncoder implements TextEncoder512 {
   }
 }
 
-/** A service's second tier: the encoder, its bounds and its counters. */
-export class SecondTier {
-  /** Counts by tier. */
-  readonly stats = new TierStats();
-
+/** The encoder's queue a service asks: the encoder and its bounds. */
+export class EncoderQueue {
   constructor(
     readonly encoder: TextEncoder512,
-    readonly options: SecondTierOptions,
+    readonly options: EncoderQueueOptions,
   ) {}
 
   /**
@@ -87,15 +80,13 @@ export class SecondTier {
    * a whole number of at least 1.
    */
   static async start(
-    options: SecondTierOptions = DEFAULT_SECOND_TIER,
-  ): Promise<SecondTier> {
+    options: EncoderQueueOptions = DEFAULT_ENCODER_QUEUE,
+  ): Promise<EncoderQueue> {
     checkOptions(options);
     // Loaded here, not at the top: TensorFlow.js and the model's files are
     // never loaded by a process that serves no second tier.
-    const { EncoderPool, readThisEncoder } = await import(
-      "../encoder/mod.ts"
-    );
-    const pool = await EncoderPool.start(await readThisEncoder(), {
+    const { embeddedEncoder } = await import("./embedded.ts");
+    const pool = await EncoderPool.start(await embeddedEncoder(), {
       workers: options.workers,
       queue: options.queue,
     });
@@ -105,7 +96,7 @@ export class SecondTier {
     await Promise.all(
       Array.from({ length: options.workers }, () => pool.embed(["warm up"])),
     );
-    return new SecondTier(new PoolEncoder(pool, options.queue), options);
+    return new EncoderQueue(new PoolEncoder(pool, options.queue), options);
   }
 
   /** Stops the workers. */
@@ -115,7 +106,7 @@ export class SecondTier {
 }
 
 /** Throws a RangeError naming the first bound that is not a whole number of at least 1. */
-export function checkOptions(options: SecondTierOptions): void {
+function checkOptions(options: EncoderQueueOptions): void {
   for (const [name, v] of Object.entries(options)) {
     if (!Number.isInteger(v) || v < 1) {
       throw new RangeError(
