@@ -576,7 +576,7 @@ Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, app.fetch);
     );
     const { TableState } = await import("../src/engine/state.ts");
     const { DriftMonitor } = await import("../src/engine/drift.ts");
-    const { parseDecide } = await import("../src/http/decide.ts");
+    const { parseDecide } = await import("../src/wire/decide.ts");
     const table = await loadBundle(bundle);
     const state = new TableState(table);
     warmUp(table, state);
@@ -600,10 +600,10 @@ Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, app.fetch);
     );
     // The same, piece by piece, with the reply writer and the Response a
     // decide request adds: the best of 5 rounds of 20,000 calls each.
-    const { serveTable } = await import("../src/http/served.ts");
-    const { writeDecideReply } = await import("../src/http/decide.ts");
-    const { JsonWriter } = await import("../src/http/json_writer.ts");
-    const { assessRequest } = await import("../src/http/decision_request.ts");
+    const { serveTable } = await import("../src/wire/served.ts");
+    const { writeDecideReply } = await import("../src/wire/decide.ts");
+    const { JsonWriter } = await import("../src/wire/json_writer.ts");
+    const { assessRequest } = await import("../src/wire/decision_request.ts");
     const served = serveTable(table, guard, state);
     const requests = seqBodies.map((b) => parseDecide(JSON.parse(b)));
     const answers = requests.map((r) =>

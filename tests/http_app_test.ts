@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { appFor, createApp } from "../src/http/app.ts";
 import { Service } from "../src/http/service.ts";
 import { fileToken, fixedToken } from "../src/http/token.ts";
-import { MAX_BODY_BYTES } from "../src/http/body.ts";
+import { MAX_BODY_BYTES } from "../src/wire/fields.ts";
 import { DriftMonitor } from "../src/engine/mod.ts";
 import { smallTable, tempDir } from "./_fixtures.ts";
 import { INTERFACE_VERSION, TOOL_VERSION } from "../src/version.ts";

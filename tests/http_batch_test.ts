@@ -7,8 +7,8 @@
 
 import assert from "node:assert/strict";
 import { createApp } from "../src/http/app.ts";
-import { MAX_BATCH_ITEMS } from "../src/http/batch.ts";
-import { MAX_BODY_BYTES } from "../src/http/body.ts";
+import { MAX_BATCH_ITEMS } from "../src/wire/batch.ts";
+import { MAX_BODY_BYTES } from "../src/wire/fields.ts";
 import { DriftMonitor, type Table } from "../src/engine/mod.ts";
 import { fixedToken } from "../src/http/token.ts";
 import type { AppDeps } from "../src/http/service.ts";

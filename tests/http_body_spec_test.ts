@@ -12,31 +12,31 @@ import {
   ALT_OBJECT,
   ALT_QUESTION,
   parseAltDecisions,
-} from "../src/http/altdecisions.ts";
-import { BATCH_BODY, BATCH_OBJECT } from "../src/http/batch.ts";
-import { BodyShape } from "../src/http/fields.ts";
-import { ObjectSpec } from "../src/http/body_spec.ts";
+} from "../src/wire/altdecisions.ts";
+import { BATCH_BODY, BATCH_OBJECT } from "../src/wire/batch.ts";
+import { BodyShape } from "../src/wire/fields.ts";
+import { ObjectSpec } from "../src/wire/body_spec.ts";
 import {
   DECIDE_BODY,
   DECIDE_OBJECT,
   DECIDE_QUESTION,
   parseDecide,
-} from "../src/http/decide.ts";
+} from "../src/wire/decide.ts";
 import {
   DECISIONS_BODY,
   DECISIONS_OBJECT,
   DECISIONS_QUESTION,
   parseDecisions,
-} from "../src/http/decisions.ts";
-import {
-  FEEDBACK_BODY,
-  FEEDBACK_ITEM,
-} from "../src/http/live_routes/feedback_body.ts";
+} from "../src/wire/decisions.ts";
+import { FEEDBACK_BODY, FEEDBACK_ITEM } from "../src/wire/feedback_body.ts";
 import {
   LIVE_RESET_BODY,
   LIVE_RESET_OBJECT,
-} from "../src/http/live_routes/reset.ts";
-import { PLAYGROUND_BODY, PLAYGROUND_OBJECT } from "../src/http/playground.ts";
+} from "../src/wire/live_reset_body.ts";
+import {
+  PLAYGROUND_BODY,
+  PLAYGROUND_OBJECT,
+} from "../src/wire/playground_body.ts";
 import { OPENAPI_JSON } from "../src/http/openapi.ts";
 
 Deno.test("an object's description gives its known fields, other words, sentence and schema", () => {

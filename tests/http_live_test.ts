@@ -10,7 +10,7 @@ import { createApp } from "../src/http/app.ts";
 import { DriftMonitor, QUIET_GUARD } from "../src/engine/drift.ts";
 import { setThresholdInForce, thresholdInForce } from "../src/engine/state.ts";
 import { prepareText } from "../src/engine/prepare.ts";
-import { assessRequest } from "../src/http/decision_request.ts";
+import { assessRequest } from "../src/wire/decision_request.ts";
 import { LiveController } from "../src/live/controller.ts";
 import { RECENT_ANSWERS } from "../src/live/recent_answers.ts";
 import type { Table } from "../src/engine/table.ts";

@@ -15,14 +15,14 @@ import {
   type Table,
   TableState,
 } from "../src/engine/mod.ts";
-import { writeAltReply } from "../src/http/altdecisions.ts";
+import { writeAltReply } from "../src/wire/altdecisions.ts";
 import { appFor } from "../src/http/app.ts";
-import { writeDecideAnswer, writeDecideReply } from "../src/http/decide.ts";
-import type { ModelRequest } from "../src/http/decision_request.ts";
-import { writeDecisionsReply } from "../src/http/decisions.ts";
-import { probabilityText } from "../src/http/json_number.ts";
-import { JsonWriter } from "../src/http/json_writer.ts";
-import { serveTable } from "../src/http/served.ts";
+import { writeDecideAnswer, writeDecideReply } from "../src/wire/decide.ts";
+import type { ModelRequest } from "../src/wire/decision_request.ts";
+import { writeDecisionsReply } from "../src/wire/decisions.ts";
+import { probabilityText } from "../src/wire/json_number.ts";
+import { JsonWriter } from "../src/wire/json_writer.ts";
+import { serveTable } from "../src/wire/served.ts";
 import { Service } from "../src/http/service.ts";
 import { choiceAnswer, rng, smallTable, stateOf } from "./_fixtures.ts";
 

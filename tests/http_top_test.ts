@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { createApp } from "../src/http/app.ts";
-import { topPositions } from "../src/http/top_options.ts";
+import { topPositions } from "../src/wire/top_options.ts";
 import { rng, smallTable, stateOf } from "./_fixtures.ts";
 
 type Json = Record<string, unknown>;

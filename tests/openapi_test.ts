@@ -9,13 +9,13 @@
 
 import assert from "node:assert/strict";
 import { ROUTE_TABLE } from "../src/http/routes.ts";
-import { MAX_BODY_BYTES } from "../src/http/body.ts";
+import { MAX_BODY_BYTES } from "../src/wire/fields.ts";
 import { OPENAPI_JSON, openApiDocument } from "../src/http/openapi.ts";
 import {
   ERROR_RESPONSES,
   type Operation,
 } from "../src/http/openapi/operations.ts";
-import { FLAGS } from "../src/http/openapi/schema_parts.ts";
+import { FLAGS } from "../src/wire/schema_parts.ts";
 
 import { freePort, startServer } from "./_http_helpers.ts";
 import { tempDir } from "./_fixtures.ts";

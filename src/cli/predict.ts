@@ -17,11 +17,15 @@ import {
   type SecondTierAsk,
 } from "../engine/mod.ts";
 import type { EncoderPool } from "../encoder/mod.ts";
-import { writeDecideAnswer } from "../http/decide.ts";
-import { type Ask, assessRequest } from "../http/decision_request.ts";
-import { JsonWriter } from "../http/json_writer.ts";
-import { writeQuestionKey } from "../http/reply_parts.ts";
-import { type ServedTable, serveTable } from "../http/served.ts";
+import {
+  type Ask,
+  assessRequest,
+  JsonWriter,
+  type ServedTable,
+  serveTable,
+  writeDecideAnswer,
+  writeQuestionKey,
+} from "../wire/mod.ts";
 import { parseFlags, UsageError, userPath } from "./common.ts";
 import {
   csvHeaderOf,

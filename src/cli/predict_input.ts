@@ -10,7 +10,7 @@
 import { Buffer } from "node:buffer";
 import { parse as csvStream } from "csv-parse/stream";
 import { stateText } from "../engine/mod.ts";
-import { MAX_BODY_BYTES } from "../http/body.ts";
+import { MAX_BODY_BYTES } from "../wire/mod.ts";
 
 /** How input lines are read. */
 export const INPUT_MODES = ["auto", "text", "jsonl", "csv", "tsv"] as const;

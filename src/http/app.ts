@@ -21,20 +21,25 @@ import { bundleIdOf } from "../live/mod.ts";
 import {
   BODY_TIMEOUT_MS,
   BodyDeadlines,
-  MAX_BODY_BYTES,
   readBodyText,
   readJsonBody,
 } from "./body.ts";
+import {
+  FEEDBACK_BODY,
+  JsonWriter,
+  LIVE_RESET_BODY,
+  MAX_BODY_BYTES,
+  parsePlayground,
+  PLAYGROUND_BODY,
+} from "../wire/mod.ts";
 import { errorResponse, methodNotAllowed, notFound } from "./errors.ts";
 import { RequestGate } from "./gate.ts";
-import { JsonWriter } from "./json_writer.ts";
-import { FEEDBACK_BODY } from "./live_routes/feedback_body.ts";
 import { answerFeedback } from "./live_routes/feedback_route.ts";
 import { Exposition, METRICS_CONTENT_TYPE } from "./exposition.ts";
 import { writeLiveMetrics } from "./live_routes/live_metrics.ts";
 import { liveStats } from "./live_routes/live_stats.ts";
 import { writeLearnMetrics } from "./stats/learn_metrics.ts";
-import { answerLiveReset, LIVE_RESET_BODY } from "./live_routes/reset.ts";
+import { answerLiveReset } from "./live_routes/reset.ts";
 import { writeServiceMetrics } from "./service_metrics.ts";
 import { writeTierMetrics } from "./tier_metrics.ts";
 import { clientBodies } from "./middleware/client_bodies.ts";
@@ -43,7 +48,6 @@ import { gateRequests } from "./middleware/gate_requests.ts";
 import { tokenAuth } from "./middleware/token_auth.ts";
 import type { HealthDocument } from "./openapi/decision_schemas.ts";
 import type { StatsDocument, TiersStats } from "./openapi/stats_schemas.ts";
-import { parsePlayground, PLAYGROUND_BODY } from "./playground.ts";
 import {
   type DecisionRouteSpec,
   methodsOf,

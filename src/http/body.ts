@@ -16,9 +16,7 @@
  */
 
 import { HTTPException } from "hono/http-exception";
-
-/** The largest accepted request body: 1 MiB. */
-export const MAX_BODY_BYTES = 1_048_576;
+import { badBody, MAX_BODY_BYTES } from "../wire/mod.ts";
 
 /** How long a request body may take to arrive by default: 10 s. */
 export const BODY_TIMEOUT_MS = 10_000;
@@ -192,11 +190,6 @@ export async function readJsonBody(
   deadlines: BodyDeadlines = new BodyDeadlines(),
 ): Promise<unknown> {
   return parseJsonBody(await readBodyText(request, limit, deadlines), needed);
-}
-
-/** A 400 whose message says what was wrong and what body is needed. */
-export function badBody(reason: string, needed: string): HTTPException {
-  return new HTTPException(400, { message: `${reason}. Send ${needed}` });
 }
 
 /** The 413 for a body over `limit` bytes. */

@@ -29,7 +29,7 @@ export {
   DEFAULT_REQUEST_LIMITS,
   type RequestLimits,
 } from "./app.ts";
-export { BODY_TIMEOUT_MS, MAX_BODY_BYTES } from "./body.ts";
+export { BODY_TIMEOUT_MS } from "./body.ts";
 export {
   DRAIN_MS,
   type HttpServer,
@@ -38,7 +38,7 @@ export {
 } from "./server.ts";
 export { type AppDeps, Service } from "./service.ts";
 export { type DecisionRoute, ROUTE_TABLE, type RouteSpec } from "./routes.ts";
-export { type ServedTable } from "./served.ts";
+export { MAX_BODY_BYTES, type ServedTable } from "../wire/mod.ts";
 export { type StatsDocument } from "./openapi/stats_schemas.ts";
 export {
   fileToken,

@@ -33,7 +33,7 @@
  */
 
 import { INTERFACE_VERSION, TOOL_VERSION } from "../version.ts";
-import { MAX_BODY_BYTES } from "./body.ts";
+import { type JsonSchema, MAX_BODY_BYTES } from "../wire/mod.ts";
 import {
   getRoute,
   jsonRoute,
@@ -42,7 +42,6 @@ import {
   TAGS,
 } from "./openapi/operations.ts";
 import { ROUTE_TABLE, type RouteSpec } from "./routes.ts";
-import type { JsonSchema } from "./openapi/refs.ts";
 import { SCHEMAS } from "./openapi/schemas.ts";
 
 /** The OpenAPI document (the fields this document uses). */

@@ -10,10 +10,12 @@
  * @module
  */
 
-import { ALT_SHAPE } from "./altdecisions.ts";
-import { DECIDE_SHAPE } from "./decide.ts";
-import type { DecisionShape } from "./decision_request.ts";
-import { DECISIONS_SHAPE } from "./decisions.ts";
+import {
+  ALT_SHAPE,
+  DECIDE_SHAPE,
+  DECISIONS_SHAPE,
+  type DecisionShape,
+} from "../wire/mod.ts";
 import type { GetRouteSpec, JsonRouteSpec } from "./openapi/operations.ts";
 import {
   ALT_DECISIONS_DOC,

@@ -23,27 +23,30 @@ import {
   type TierContext,
 } from "../engine/mod.ts";
 import type { PlaygroundResponse } from "./openapi/decision_schemas.ts";
-import { type PlaygroundRequest, playgroundResponse } from "./playground.ts";
+import { playgroundResponse } from "./playground.ts";
+import {
+  assessRequest,
+  BATCH_BODY,
+  type DecisionRequest,
+  type DecisionShape,
+  JsonWriter,
+  parseBatch,
+  type PlaygroundRequest,
+  type ServedTable,
+  serveTable,
+  type UnlearnedQuestions,
+} from "../wire/mod.ts";
 import { LiveController, type LiveOptions } from "../live/mod.ts";
 import type { FeedbackSink } from "../serve/mod.ts";
 import type { LearnStats } from "./openapi/learn_schemas.ts";
 import { dashboardHtml as defaultDashboard } from "../../static/mod.ts";
-import { BATCH_BODY, parseBatch } from "./batch.ts";
 import { parseJsonBody } from "./body.ts";
-import {
-  assessRequest,
-  type DecisionRequest,
-  type DecisionShape,
-  type UnlearnedQuestions,
-} from "./decision_request.ts";
-import { JsonWriter } from "./json_writer.ts";
 import {
   DEFAULT_ENCODER_QUEUE,
   EncoderQueue,
   type EncoderQueueOptions,
 } from "../encoder/mod.ts";
 import type { DecisionRouteSpec } from "./routes.ts";
-import { type ServedTable, serveTable } from "./served.ts";
 import { round1 } from "./stats/latency.ts";
 import { ServiceStats } from "./stats/service_stats.ts";
 import { TierStats } from "./stats/tiers.ts";

@@ -14,12 +14,14 @@ import {
   countFeedback,
   countFleetFeedback,
   feedbackOrigin,
+  type FeedbackTally,
   feedbackTrace,
   loggableItems,
 } from "../../live/mod.ts";
+import { HTTPException } from "hono/http-exception";
 import { traceLine } from "../../traces/mod.ts";
 import type { Service } from "../service.ts";
-import { feedbackReply, logFailure, parseFeedback } from "./feedback_body.ts";
+import { parseFeedback, type RefusedItem } from "../../wire/mod.ts";
 import { type FeedbackReply } from "../openapi/live_schemas.ts";
 
 /** Answers a parsed `/v1/feedback` `body` for `service`; throws a 400 or 503 (see the module doc). */
@@ -67,4 +69,28 @@ export async function answerFeedback(
     ? countFeedback(live, served.table, served.peek, items)
     : await countFleetFeedback(live, served.table, served.peek, items);
   return feedbackReply(tally, refused);
+}
+
+/** The reply of `/v1/feedback` for a `tally` of the items kept and the items `refused`. */
+export function feedbackReply(
+  tally: FeedbackTally,
+  refused: readonly RefusedItem[] = [],
+): FeedbackReply {
+  return {
+    received: tally.received + refused.length,
+    audits: tally.audits,
+    feedback: tally.feedback,
+    traces_only: tally.tracesOnly,
+    missed_audits: tally.missedAudits,
+    refused: [...refused],
+  };
+}
+
+/** The 503 when the feedback log cannot be written (nothing was counted). */
+export function logFailure(error: unknown): HTTPException {
+  return new HTTPException(503, {
+    message: `Cannot write the feedback log (${
+      (error as Error)?.message ?? String(error)
+    }); nothing of this request was counted, send it again`,
+  });
 }

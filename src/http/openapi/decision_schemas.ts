@@ -21,6 +21,7 @@ import {
   confidence,
   count,
   Flag,
+  type JsonSchema,
   nonNegative,
   nullable,
   nullableNumber,
@@ -28,8 +29,7 @@ import {
   radius,
   recordOf,
   ref,
-} from "./schema_parts.ts";
-import { type JsonSchema } from "./refs.ts";
+} from "../../wire/mod.ts";
 
 const yes = Type.Number({
   minimum: 0,

@@ -18,7 +18,7 @@ import {
   probability,
   recordOf,
   ref,
-} from "./schema_parts.ts";
+} from "../../wire/mod.ts";
 import type { Same } from "./type_equality.ts";
 
 const AUDIT_MISSES = [

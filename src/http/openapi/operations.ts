@@ -8,8 +8,11 @@
  * @module
  */
 
-import { MAX_BODY_BYTES } from "../body.ts";
-import { componentRef, type JsonSchema } from "./refs.ts";
+import {
+  componentRef,
+  type JsonSchema,
+  MAX_BODY_BYTES,
+} from "../../wire/mod.ts";
 import type { SchemaName } from "./schemas.ts";
 
 /** A reference to the component schema `name`, a name the document has. */

@@ -15,13 +15,16 @@ import {
   type JsonRouteSpec,
   schemaRef,
 } from "./operations.ts";
-import { ALT_BODY } from "../altdecisions.ts";
-import { BATCH_BODY, MAX_BATCH_ITEMS } from "../batch.ts";
-import { DECIDE_BODY } from "../decide.ts";
-import { DECISIONS_BODY } from "../decisions.ts";
-import { FEEDBACK_BODY } from "../live_routes/feedback_body.ts";
-import { LIVE_RESET_BODY } from "../live_routes/reset.ts";
-import { PLAYGROUND_BODY } from "../playground.ts";
+import {
+  ALT_BODY,
+  BATCH_BODY,
+  DECIDE_BODY,
+  DECISIONS_BODY,
+  FEEDBACK_BODY,
+  LIVE_RESET_BODY,
+  MAX_BATCH_ITEMS,
+  PLAYGROUND_BODY,
+} from "../../wire/mod.ts";
 import { ReadyDocument } from "./ready_schema.ts";
 
 /** The demo bundle's answer to `topic` for the parcel text, in the examples of both decide routes. */

@@ -6,16 +6,21 @@
  * @module
  */
 
-import { ALT_BODY, ALT_QUESTION } from "../altdecisions.ts";
-import { BATCH_BODY } from "../batch.ts";
-import { DECIDE_BODY } from "../decide.ts";
-import { DECISIONS_BODY, DECISIONS_QUESTION } from "../decisions.ts";
-import { FEEDBACK_BODY, FEEDBACK_ITEM } from "../live_routes/feedback_body.ts";
-import { LIVE_RESET_BODY } from "../live_routes/reset.ts";
-import { PLAYGROUND_BODY } from "../playground.ts";
+import {
+  ALT_BODY,
+  ALT_QUESTION,
+  BATCH_BODY,
+  DECIDE_BODY,
+  DECISIONS_BODY,
+  DECISIONS_QUESTION,
+  FEEDBACK_BODY,
+  FEEDBACK_ITEM,
+  type JsonSchema,
+  LIVE_RESET_BODY,
+  PLAYGROUND_BODY,
+} from "../../wire/mod.ts";
 import { DECISION_SCHEMAS as D } from "./decision_schemas.ts";
 import { LIVE_SCHEMAS as L } from "./live_schemas.ts";
-import type { JsonSchema } from "./refs.ts";
 import { STATS_SCHEMAS } from "./stats_schemas.ts";
 
 /** The component schemas, by name, in the document's order. */

@@ -22,7 +22,7 @@ import {
   radius,
   recordOf,
   ref,
-} from "./schema_parts.ts";
+} from "../../wire/mod.ts";
 import type { Same } from "./type_equality.ts";
 
 /** A percentile summary of latencies. */

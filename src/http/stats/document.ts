@@ -6,7 +6,6 @@
  */
 
 import type { StatsDocument } from "../openapi/stats_schemas.ts";
-import { setKey } from "../fields.ts";
 
 /**
  * The `/v1/stats` document as the statistics make it: everything but the
@@ -24,4 +23,25 @@ export function record<T>(entries: Iterable<[string, T]>): Record<string, T> {
   const out: Record<string, T> = {};
   for (const [k, v] of entries) setKey(out, k, v);
   return out;
+}
+
+/**
+ * Sets `key` on `target` as an own enumerable property, even when the key
+ * is `__proto__` (which plain assignment would treat as the prototype).
+ * Objects stay ordinary so `JSON.stringify` keeps its fast path (objects
+ * without a prototype make it several times slower).
+ */
+export function setKey<T>(
+  target: Record<string, T>,
+  key: string,
+  value: T,
+): void {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  } else target[key] = value;
 }

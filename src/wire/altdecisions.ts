@@ -24,7 +24,7 @@ import {
   STATE,
   TOP,
 } from "./decision_fields.ts";
-import { recordOf, ref } from "./openapi/schema_parts.ts";
+import { recordOf, ref } from "./schema_parts.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import { writeQuestionKey } from "./reply_parts.ts";
 import type { ServedTable } from "./served.ts";

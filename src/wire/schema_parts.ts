@@ -20,7 +20,7 @@ import {
 import {
   type Flag as EngineFlag,
   FLAGS as ENGINE_FLAGS,
-} from "../../engine/mod.ts";
+} from "../engine/mod.ts";
 import { componentRef, type JsonSchema } from "./refs.ts";
 
 /**

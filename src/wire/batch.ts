@@ -15,7 +15,7 @@ import type { DecisionRequest, DecisionShape } from "./decision_request.ts";
 import { Type } from "@sinclair/typebox";
 import { BodySpec, ObjectSpec, PARCEL } from "./body_spec.ts";
 import { DECIDE_BODY } from "./decide.ts";
-import { ref } from "./openapi/schema_parts.ts";
+import { ref } from "./schema_parts.ts";
 
 /** Most bodies one batch may carry (more gets 400); the 1 MiB body limit holds too. */
 export const MAX_BATCH_ITEMS = 256;

@@ -16,7 +16,7 @@ import {
 import { Type } from "@sinclair/typebox";
 import { BodySpec, ObjectSpec, PARCEL } from "./body_spec.ts";
 import { EXPOSED, STATE, TOP } from "./decision_fields.ts";
-import { nullable, recordOf } from "./openapi/schema_parts.ts";
+import { nullable, recordOf } from "./schema_parts.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import {
   writeChoice,

@@ -8,7 +8,7 @@
 
 import { Type } from "@sinclair/typebox";
 import type { FieldSpec } from "./body_spec.ts";
-import { nullable } from "./openapi/schema_parts.ts";
+import { nullable } from "./schema_parts.ts";
 
 /** The text to decide on: a string, or an object serialised as JSON (`state`). */
 export const STATE = {

@@ -1,7 +1,8 @@
 /**
- * `POST /v1/feedback`: what the caller's reference model answered, one
- * item or an array of them. This module checks the body and writes the
- * reply; counting lives in `src/live/feedback.ts`.
+ * The body of `POST /v1/feedback`: what the caller's reference model
+ * answered, one item or an array of them, described once and checked here
+ * (the route, `src/http/live_routes/feedback_route.ts`, logs and counts
+ * the items and writes the reply; counting lives in `src/live/feedback.ts`).
  *
  * The whole body is checked before anything happens (a bad item is a 400
  * and nothing of the request is counted or logged). An item whose answer
@@ -16,18 +17,12 @@
  * @module
  */
 
-import { HTTPException } from "hono/http-exception";
-import {
-  closestName,
-  type QuestionTable,
-  type Table,
-} from "../../engine/mod.ts";
-import type { FeedbackItem, FeedbackTally } from "../../live/mod.ts";
-import type { FeedbackReply } from "../openapi/live_schemas.ts";
+import { closestName, type QuestionTable, type Table } from "../engine/mod.ts";
+import type { FeedbackItem } from "../live/mod.ts";
 import { Type } from "@sinclair/typebox";
-import { BodySpec, ObjectSpec, PARCEL } from "../body_spec.ts";
-import { describe, isObject } from "../fields.ts";
-import { ref } from "../openapi/schema_parts.ts";
+import { BodySpec, ObjectSpec, PARCEL } from "./body_spec.ts";
+import { describe, isObject } from "./fields.ts";
+import { ref } from "./schema_parts.ts";
 
 /** Most items one feedback request may carry (more gets 400). */
 export const MAX_FEEDBACK_ITEMS = 1000;
@@ -285,28 +280,4 @@ function checkAnswer(
     );
   }
   return value;
-}
-
-/** The reply of `/v1/feedback` for a `tally` of the items kept and the items `refused`. */
-export function feedbackReply(
-  tally: FeedbackTally,
-  refused: readonly RefusedItem[] = [],
-): FeedbackReply {
-  return {
-    received: tally.received + refused.length,
-    audits: tally.audits,
-    feedback: tally.feedback,
-    traces_only: tally.tracesOnly,
-    missed_audits: tally.missedAudits,
-    refused: [...refused],
-  };
-}
-
-/** The 503 when the feedback log cannot be written (nothing was counted). */
-export function logFailure(error: unknown): HTTPException {
-  return new HTTPException(503, {
-    message: `Cannot write the feedback log (${
-      (error as Error)?.message ?? String(error)
-    }); nothing of this request was counted, send it again`,
-  });
 }

@@ -23,7 +23,7 @@ import {
   TOP,
 } from "./decision_fields.ts";
 import { describe, isObject } from "./fields.ts";
-import { nullable, ref } from "./openapi/schema_parts.ts";
+import { nullable, ref } from "./schema_parts.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import type { ServedTable } from "./served.ts";
 import { writeModelAnswer } from "./model_answer.ts";

@@ -1,13 +1,22 @@
 /**
  * Checking the fields of a parsed JSON body. Every failure is a 400 whose
  * message names the field, what it held, and the body the route needs.
+ * Also the largest body the interface accepts (the transport refuses a
+ * longer one with 413 before reading it; `predict` caps a line the same).
  *
  * @module
  */
 
-import type { HTTPException } from "hono/http-exception";
+import { HTTPException } from "hono/http-exception";
 import { stateText } from "../engine/mod.ts";
-import { badBody } from "./body.ts";
+
+/** The largest accepted request body: 1 MiB. */
+export const MAX_BODY_BYTES = 1_048_576;
+
+/** A 400 whose message says what was wrong and what body is needed. */
+export function badBody(reason: string, needed: string): HTTPException {
+  return new HTTPException(400, { message: `${reason}. Send ${needed}` });
+}
 
 /** A JSON object (not an array, not null). */
 export type JsonObject = Record<string, unknown>;
@@ -148,25 +157,4 @@ export class BodyShape {
     }
     return items as string[];
   }
-}
-
-/**
- * Sets `key` on `target` as an own enumerable property, even when the key
- * is `__proto__` (which plain assignment would treat as the prototype).
- * Objects stay ordinary so `JSON.stringify` keeps its fast path (objects
- * without a prototype make it several times slower).
- */
-export function setKey<T>(
-  target: Record<string, T>,
-  key: string,
-  value: T,
-): void {
-  if (key === "__proto__") {
-    Object.defineProperty(target, key, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  } else target[key] = value;
 }
