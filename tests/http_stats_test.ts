@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { DriftMonitor, TableState } from "../src/engine/mod.ts";
-import { ServiceStats } from "../src/http/stats/service_stats.ts";
+import { DECISION_ROUTES, ROUTE_LABELS } from "../src/http/routes.ts";
+import { ServiceStats } from "../src/metrics/service_stats.ts";
 import { smallTable } from "./_fixtures.ts";
 
 const table = smallTable().table;
@@ -8,6 +9,7 @@ const table = smallTable().table;
 Deno.test("ServiceStats reports recent latency over the last 10 to 20 seconds, and the total since start", () => {
   let clock = 1_000_000;
   const stats = new ServiceStats({
+    routes: { decisions: DECISION_ROUTES, labels: ROUTE_LABELS },
     table,
     state: new TableState(table),
     bundlePath: "b",

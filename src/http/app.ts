@@ -35,13 +35,16 @@ import {
 import { errorResponse, methodNotAllowed, notFound } from "./errors.ts";
 import { RequestGate } from "./gate.ts";
 import { answerFeedback } from "./live_routes/feedback_route.ts";
-import { Exposition, METRICS_CONTENT_TYPE } from "./exposition.ts";
-import { writeLiveMetrics } from "./live_routes/live_metrics.ts";
-import { liveStats } from "./live_routes/live_stats.ts";
-import { writeLearnMetrics } from "./stats/learn_metrics.ts";
+import {
+  Exposition,
+  liveStats,
+  METRICS_CONTENT_TYPE,
+  writeLearnMetrics,
+  writeLiveMetrics,
+  writeServiceMetrics,
+  writeTierMetrics,
+} from "../metrics/mod.ts";
 import { answerLiveReset } from "./live_routes/reset.ts";
-import { writeServiceMetrics } from "./service_metrics.ts";
-import { writeTierMetrics } from "./tier_metrics.ts";
 import { clientBodies } from "./middleware/client_bodies.ts";
 import { countResponses } from "./middleware/count_responses.ts";
 import { gateRequests } from "./middleware/gate_requests.ts";

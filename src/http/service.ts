@@ -46,10 +46,12 @@ import {
   EncoderQueue,
   type EncoderQueueOptions,
 } from "../encoder/mod.ts";
-import type { DecisionRouteSpec } from "./routes.ts";
-import { round1 } from "./stats/latency.ts";
-import { ServiceStats } from "./stats/service_stats.ts";
-import { TierStats } from "./stats/tiers.ts";
+import {
+  DECISION_ROUTES,
+  type DecisionRouteSpec,
+  ROUTE_LABELS,
+} from "./routes.ts";
+import { round1, ServiceStats, TierStats } from "../metrics/mod.ts";
 import { NO_TOKEN, type TokenSource } from "./token.ts";
 
 /** What the service serves and how. */
@@ -197,6 +199,7 @@ export class Service {
     this.acceptNewOptions = (deps.acceptNewOptions ?? false) ||
       this.learning !== null;
     this.stats = new ServiceStats({
+      routes: { decisions: DECISION_ROUTES, labels: ROUTE_LABELS },
       table: deps.table,
       state: this.#served.state,
       monitor: this.#served.monitor,

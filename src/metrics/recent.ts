@@ -6,9 +6,8 @@
  * @module
  */
 
-import { answerOf, type Assessment } from "../../engine/mod.ts";
-import type { RecentDecision } from "../openapi/stats_schemas.ts";
-import type { DecisionRoute } from "../routes.ts";
+import { answerOf, type Assessment } from "../engine/mod.ts";
+import type { RecentDecision } from "../http/openapi/stats_schemas.ts";
 
 /** How many recent decisions are kept. */
 export const RECENT_LIMIT = 50;
@@ -64,7 +63,7 @@ export class RecentDecisions {
   /** Records one answer given at wall time `nowMs`; `text` is null unless kept. */
   record(
     nowMs: number,
-    route: DecisionRoute,
+    route: string,
     a: Assessment,
     text: string | null,
   ): void {

@@ -19,11 +19,10 @@ import {
   thresholdInForce,
 } from "../engine/mod.ts";
 import { type Exposition, type MetricType, sampleValue } from "./exposition.ts";
-import { DECISION_ROUTES } from "./routes.ts";
-import type { StatsSnapshot } from "./stats/document.ts";
-import { EXPOSED_BOUNDS_S } from "./stats/latency.ts";
+import type { StatsSnapshot } from "./stats_document.ts";
+import { EXPOSED_BOUNDS_S } from "./latency.ts";
 import { writeOpsMetrics } from "./ops_metrics.ts";
-import type { ServiceStats } from "./stats/service_stats.ts";
+import type { ServiceStats } from "./service_stats.ts";
 
 /**
  * Writes the service's counters, latency and drift state, and the
@@ -112,11 +111,8 @@ function writeRequestCounts(e: Exposition, stats: ServiceStats): void {
     "counter",
     "Decision requests answered, by route.",
   );
-  const byRoute = stats.requestsByRoute();
-  for (const route of DECISION_ROUTES) {
-    e.sample("dtable_decision_requests_total", byRoute.get(route) ?? 0, {
-      route,
-    });
+  for (const [route, n] of stats.requestsByRoute()) {
+    e.sample("dtable_decision_requests_total", n, { route });
   }
 }
 

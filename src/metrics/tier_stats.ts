@@ -7,8 +7,8 @@
  * @module
  */
 
-import type { AnsweringTier } from "../../engine/mod.ts";
-import type { TiersStats as TiersDocument } from "../openapi/stats_schemas.ts";
+import type { AnsweringTier } from "../engine/mod.ts";
+import type { TiersStats as TiersDocument } from "../http/openapi/stats_schemas.ts";
 import { LatencyHistogram } from "./latency.ts";
 
 type TierCountsDocument = TiersDocument["table"];

@@ -19,28 +19,29 @@ import {
   type Table,
   type TableState,
   thresholdInForce,
-} from "../../engine/mod.ts";
-import { bundleIdOf } from "../../live/mod.ts";
+} from "../engine/mod.ts";
+import { bundleIdOf } from "../live/mod.ts";
 import { AnswerCounts, ResponseCounts } from "./counters.ts";
-import { record, share, type StatsSnapshot } from "./document.ts";
-import { type QuestionCounts } from "../openapi/stats_schemas.ts";
+import { record, share, type StatsSnapshot } from "./stats_document.ts";
+import { type QuestionCounts } from "../http/openapi/stats_schemas.ts";
 import { LatencyHistogram, round1, WindowedLatency } from "./latency.ts";
 import { RequestRate } from "./rate.ts";
 import { ReloadLog } from "./reloads.ts";
 import { DescriptorProbe } from "./descriptors.ts";
 import { TransportCounters } from "./transport.ts";
 import { keptText, RecentDecisions } from "./recent.ts";
-import {
-  DECISION_ROUTES,
-  type DecisionRoute,
-  ROUTE_LABELS,
-} from "../routes.ts";
 
 /** Seconds over which the request rate (and each recent-latency window) is measured. */
 export const RATE_WINDOW_S = 10;
 
 /** Options of `ServiceStats`. */
 export interface StatsOptions {
+  /**
+   * The routes counted: the decision routes (their requests, in the order
+   * the statistics report them) and every route label a response is
+   * counted under (the route table's `DECISION_ROUTES` and `ROUTE_LABELS`).
+   */
+  routes: { decisions: readonly string[]; labels: readonly string[] };
   /** The served table. */
   table: Table;
   /** Its serving state (threshold in force, word cache). */
@@ -91,8 +92,10 @@ export class ServiceStats {
   readonly #descriptors = new DescriptorProbe();
   #playground = 0;
   #feedbackRefused = 0;
-  /** Decision requests answered, per route (in `DECISION_ROUTES` order). */
-  readonly #requests = new Float64Array(DECISION_ROUTES.length);
+  /** The decision routes, in the order they are reported. */
+  readonly #decisionRoutes: readonly string[];
+  /** Decision requests answered, per route (in `#decisionRoutes` order). */
+  readonly #requests: Float64Array;
   readonly #responses: ResponseCounts;
   /** The served table's questions, by position, since it began serving. */
   #bySlot: QuestionCounter[] = [];
@@ -116,7 +119,9 @@ export class ServiceStats {
     this.#now = options.now ?? Date.now;
     this.#memoryUsage = options.memoryUsage ?? (() => Deno.memoryUsage());
     this.#startedAt = this.#now();
-    this.#responses = new ResponseCounts(ROUTE_LABELS);
+    this.#decisionRoutes = options.routes.decisions;
+    this.#requests = new Float64Array(this.#decisionRoutes.length);
+    this.#responses = new ResponseCounts(options.routes.labels);
     this.#reloads = new ReloadLog(bundleIdOf(options.table), this.#startedAt);
     this.serve(options.table, options.state, options.monitor);
   }
@@ -164,13 +169,13 @@ export class ServiceStats {
    * latency and, with `keepText`, its text.
    */
   recordDecision(
-    route: DecisionRoute,
+    route: string,
     text: string,
     assessments: readonly Assessment[],
     latencyUs: number,
   ): void {
     const now = this.#now();
-    this.#requests[DECISION_ROUTES.indexOf(route)]!++;
+    this.#requests[this.#decisionRoutes.indexOf(route)]!++;
     this.#latency.record(latencyUs);
     this.#recentLatency.record(now, latencyUs);
     this.#rate.count(now);
@@ -208,9 +213,11 @@ export class ServiceStats {
     this.#responses.count(label, status);
   }
 
-  /** Decision requests answered, per route. */
-  requestsByRoute(): ReadonlyMap<DecisionRoute, number> {
-    return new Map(DECISION_ROUTES.map((r, i) => [r, this.#requests[i]!]));
+  /** Decision requests answered, per decision route, in the order given. */
+  requestsByRoute(): ReadonlyMap<string, number> {
+    return new Map(
+      this.#decisionRoutes.map((r, i) => [r, this.#requests[i]!]),
+    );
   }
 
   /** Responses as route label, status code and count. */

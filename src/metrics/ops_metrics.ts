@@ -15,7 +15,7 @@
 
 import { INTERFACE_VERSION, TOOL_VERSION } from "../version.ts";
 import type { Exposition } from "./exposition.ts";
-import type { StatsSnapshot } from "./stats/document.ts";
+import type { StatsSnapshot } from "./stats_document.ts";
 
 /** Every family `writeOpsMetrics` may write, for dashboards and tests. */
 export const OPS_METRICS = [

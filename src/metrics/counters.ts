@@ -7,7 +7,7 @@
  * @module
  */
 
-import { type Flag, FLAGS } from "../../engine/mod.ts";
+import { type Flag, FLAGS } from "../engine/mod.ts";
 
 const FLAG_INDEX: Record<Flag, number> = Object.fromEntries(
   FLAGS.map((f, i) => [f, i]),

@@ -7,11 +7,11 @@
  * @module
  */
 
-import type { Exposition, MetricType } from "../exposition.ts";
+import type { Exposition, MetricType } from "./exposition.ts";
 import type {
   LiveQuestionStats,
   LiveStatsDocument,
-} from "../openapi/live_schemas.ts";
+} from "../http/openapi/live_schemas.ts";
 
 /** A per-question family; a null value writes no sample for the question. */
 type Family = [

@@ -9,8 +9,8 @@
 
 import { type Exposition, sampleValue } from "./exposition.ts";
 import type { EncoderQueue } from "../encoder/mod.ts";
-import type { TierStats } from "./stats/tiers.ts";
-import { EXPOSED_BOUNDS_S, type LatencyHistogram } from "./stats/latency.ts";
+import type { TierStats } from "./tier_stats.ts";
+import { EXPOSED_BOUNDS_S, type LatencyHistogram } from "./latency.ts";
 
 const TIERS = ["table", "semantic"] as const;
 

@@ -8,22 +8,22 @@
  * @module
  */
 
-import type { Table } from "../../engine/mod.ts";
+import type { Table } from "../engine/mod.ts";
 import {
   type DisagreeRegion,
   FEEDBACK_ALARM_RATE,
   type FeedbackCheckState,
   type LiveReason,
   type LiveState,
-} from "../../guarantee/mod.ts";
+} from "../guarantee/mod.ts";
 import type {
   LiveFeedbackCheckStats,
   LiveQuestionStats,
   LiveStatsDocument,
-} from "../openapi/live_schemas.ts";
-import { record } from "../stats/document.ts";
+} from "../http/openapi/live_schemas.ts";
+import { record } from "./stats_document.ts";
 
-import type { LiveController } from "../../live/mod.ts";
+import type { LiveController } from "../live/mod.ts";
 
 const REASON_WORDS: Record<LiveReason, string> = {
   bundle: "bundle's",
