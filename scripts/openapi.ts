@@ -1,6 +1,6 @@
 /**
- * Writes the service's OpenAPI document (built by `src/http/openapi.ts`,
- * served at `GET /v1/openapi.json`) to `docs/openapi.json`, the committed
+ * Writes the service's OpenAPI document (built by `src/openapi/` from the
+ * route table, served at `GET /v1/openapi.json`) to `docs/openapi.json`, the committed
  * copy a user generates a client from. Run it after changing a route or a
  * body; `tests/openapi_test.ts` fails while the committed copy differs.
  *
@@ -9,7 +9,8 @@
  * @module
  */
 
-import { OPENAPI_JSON } from "../src/http/openapi.ts";
+import { ROUTE_TABLE } from "../src/http/mod.ts";
+import { openApiJson } from "../src/openapi/mod.ts";
 
 /** Where the committed document lives. */
 export const OPENAPI_FILE = new URL("../docs/openapi.json", import.meta.url);
@@ -18,7 +19,7 @@ if (import.meta.main) {
   // Written beside the target, then renamed: never a half-written document.
   const temp = new URL(`openapi.json.${crypto.randomUUID()}.tmp`, OPENAPI_FILE);
   try {
-    await Deno.writeTextFile(temp, OPENAPI_JSON);
+    await Deno.writeTextFile(temp, await openApiJson(ROUTE_TABLE));
     await Deno.rename(temp, OPENAPI_FILE);
   } catch (e) {
     await Deno.remove(temp).catch(() => {});

@@ -9,7 +9,7 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020";
 import formats from "ajv-formats";
-import type { OpenApiDocument } from "../src/http/openapi.ts";
+import type { OpenApiDocument } from "../src/openapi/document.ts";
 
 type Json = Record<string, unknown>;
 

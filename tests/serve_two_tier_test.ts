@@ -25,10 +25,11 @@ import {
   writeTwoTierBundle,
 } from "./_two_tier.ts";
 import { missingTool, promtoolCheck } from "./_tools.ts";
-import { openApiDocument } from "../src/http/openapi.ts";
+import { openApiDocument } from "../src/openapi/document.ts";
+import { ROUTE_TABLE } from "../src/http/routes.ts";
 import { SchemaValidator } from "./_openapi_validation.ts";
 
-const validator = new SchemaValidator(openApiDocument());
+const validator = new SchemaValidator(openApiDocument(ROUTE_TABLE));
 
 /** Asserts `value` fits the OpenAPI document's schema `name`. */
 function assertFits(name: string, value: unknown): void {

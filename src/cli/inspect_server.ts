@@ -8,11 +8,11 @@
  * @module
  */
 
-import type { LearnStats } from "../http/openapi/learn_schemas.ts";
 import type {
+  LearnStats,
   LiveResetReply,
   LiveStatsDocument,
-} from "../http/openapi/live_schemas.ts";
+} from "../openapi/mod.ts";
 import { oneLine, UsageError } from "./common.ts";
 
 /** `path` on the server at `url`; throws `UsageError` for a URL that is not one. */

@@ -49,8 +49,13 @@ import { clientBodies } from "./middleware/client_bodies.ts";
 import { countResponses } from "./middleware/count_responses.ts";
 import { gateRequests } from "./middleware/gate_requests.ts";
 import { tokenAuth } from "./middleware/token_auth.ts";
-import type { HealthDocument } from "./openapi/decision_schemas.ts";
-import type { StatsDocument, TiersStats } from "./openapi/stats_schemas.ts";
+import {
+  type HealthDocument,
+  openApiJson,
+  type ReadyDocument,
+  type StatsDocument,
+  type TiersStats,
+} from "../openapi/mod.ts";
 import {
   type DecisionRouteSpec,
   methodsOf,
@@ -59,7 +64,6 @@ import {
 } from "./routes.ts";
 import { type AppDeps, Service } from "./service.ts";
 import { readiness } from "./ready.ts";
-import { type ReadyDocument } from "./openapi/ready_schema.ts";
 import { INTERFACE_VERSION, TOOL_VERSION } from "../version.ts";
 
 const JSON_TYPE = "application/json";
@@ -121,8 +125,8 @@ let openApi: Promise<string> | null = null;
  * never asked for the document, such as every command but a `serve` asked
  * for it.
  */
-function openApiJson(): Promise<string> {
-  openApi ??= import("./openapi.ts").then((m) => m.OPENAPI_JSON);
+function openApiText(): Promise<string> {
+  openApi ??= openApiJson(ROUTE_TABLE);
   return openApi;
 }
 
@@ -300,7 +304,7 @@ export function appFor(
       return c.json(doc satisfies ReadyDocument, doc.ready ? 200 : 503);
     },
     "/v1/openapi.json": async (c) =>
-      c.body(await openApiJson(), 200, { "Content-Type": JSON_TYPE }),
+      c.body(await openApiText(), 200, { "Content-Type": JSON_TYPE }),
   };
 
   for (const route of ROUTE_TABLE) {

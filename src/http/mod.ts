@@ -39,7 +39,7 @@ export {
 export { type AppDeps, Service } from "./service.ts";
 export { type DecisionRoute, ROUTE_TABLE, type RouteSpec } from "./routes.ts";
 export { MAX_BODY_BYTES, type ServedTable } from "../wire/mod.ts";
-export { type StatsDocument } from "./openapi/stats_schemas.ts";
+export type { StatsDocument } from "../openapi/mod.ts";
 export {
   fileToken,
   type FileTokenOptions,

@@ -17,7 +17,7 @@ import {
   type TierContext,
   topOptions,
 } from "../engine/mod.ts";
-import type { PlaygroundResponse } from "./openapi/decision_schemas.ts";
+import type { PlaygroundResponse } from "../openapi/mod.ts";
 
 /**
  * The playground response for an assessment, its reason naming the drift

@@ -13,7 +13,7 @@
  */
 
 import type { FleetLive } from "../live/mod.ts";
-import type { ReadyDocument } from "./openapi/ready_schema.ts";
+import type { ReadyDocument } from "../openapi/mod.ts";
 
 /**
  * Whether a process serving bundle `bundleId` (with `fleet`, its live

@@ -16,7 +16,6 @@ import {
   DECISIONS_SHAPE,
   type DecisionShape,
 } from "../wire/mod.ts";
-import type { GetRouteSpec, JsonRouteSpec } from "./openapi/operations.ts";
 import {
   ALT_DECISIONS_DOC,
   DASHBOARD_DOC,
@@ -24,14 +23,16 @@ import {
   DECIDE_DOC,
   DECISIONS_DOC,
   FEEDBACK_DOC,
+  type GetRouteSpec,
   HEALTH_DOC,
+  type JsonRouteSpec,
   LIVE_RESET_DOC,
   METRICS_DOC,
   OPENAPI_DOC,
   PLAYGROUND_DOC,
   READY_DOC,
   STATS_DOC,
-} from "./openapi/route_docs.ts";
+} from "../openapi/mod.ts";
 
 /** What every route says, whatever its method. */
 interface RouteFacts {

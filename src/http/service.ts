@@ -22,7 +22,7 @@ import {
   type TableState,
   type TierContext,
 } from "../engine/mod.ts";
-import type { PlaygroundResponse } from "./openapi/decision_schemas.ts";
+import type { LearnStats, PlaygroundResponse } from "../openapi/mod.ts";
 import { playgroundResponse } from "./playground.ts";
 import {
   assessRequest,
@@ -38,7 +38,6 @@ import {
 } from "../wire/mod.ts";
 import { LiveController, type LiveOptions } from "../live/mod.ts";
 import type { FeedbackSink } from "../serve/mod.ts";
-import type { LearnStats } from "./openapi/learn_schemas.ts";
 import { dashboardHtml as defaultDashboard } from "../../static/mod.ts";
 import { parseJsonBody } from "./body.ts";
 import {

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { LatencySummary } from "../http/openapi/stats_schemas.ts";
+import type { LatencySummary } from "../openapi/mod.ts";
 
 /** Upper bounds of the exposed buckets, in seconds (Prometheus `le`). */
 export const EXPOSED_BOUNDS_S: readonly number[] = [

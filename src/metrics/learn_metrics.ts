@@ -7,7 +7,7 @@
  */
 
 import type { Exposition } from "./exposition.ts";
-import type { LearnStats } from "../http/openapi/learn_schemas.ts";
+import type { LearnStats } from "../openapi/mod.ts";
 
 /** Writes the learner's families from its `/v1/stats` section. */
 export function writeLearnMetrics(e: Exposition, s: LearnStats): void {

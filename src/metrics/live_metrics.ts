@@ -8,10 +8,7 @@
  */
 
 import type { Exposition, MetricType } from "./exposition.ts";
-import type {
-  LiveQuestionStats,
-  LiveStatsDocument,
-} from "../http/openapi/live_schemas.ts";
+import type { LiveQuestionStats, LiveStatsDocument } from "../openapi/mod.ts";
 
 /** A per-question family; a null value writes no sample for the question. */
 type Family = [

@@ -20,7 +20,7 @@ import type {
   LiveFeedbackCheckStats,
   LiveQuestionStats,
   LiveStatsDocument,
-} from "../http/openapi/live_schemas.ts";
+} from "../openapi/mod.ts";
 import { record } from "./stats_document.ts";
 
 import type { LiveController } from "../live/mod.ts";

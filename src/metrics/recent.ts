@@ -7,7 +7,7 @@
  */
 
 import { answerOf, type Assessment } from "../engine/mod.ts";
-import type { RecentDecision } from "../http/openapi/stats_schemas.ts";
+import type { RecentDecision } from "../openapi/mod.ts";
 
 /** How many recent decisions are kept. */
 export const RECENT_LIMIT = 50;

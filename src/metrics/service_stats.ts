@@ -23,7 +23,7 @@ import {
 import { bundleIdOf } from "../live/mod.ts";
 import { AnswerCounts, ResponseCounts } from "./counters.ts";
 import { record, share, type StatsSnapshot } from "./stats_document.ts";
-import { type QuestionCounts } from "../http/openapi/stats_schemas.ts";
+import type { QuestionCounts } from "../openapi/mod.ts";
 import { LatencyHistogram, round1, WindowedLatency } from "./latency.ts";
 import { RequestRate } from "./rate.ts";
 import { ReloadLog } from "./reloads.ts";

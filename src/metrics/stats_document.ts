@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { StatsDocument } from "../http/openapi/stats_schemas.ts";
+import type { StatsDocument } from "../openapi/mod.ts";
 
 /**
  * The `/v1/stats` document as the statistics make it: everything but the

@@ -8,7 +8,7 @@
  */
 
 import type { AnsweringTier } from "../engine/mod.ts";
-import type { TiersStats as TiersDocument } from "../http/openapi/stats_schemas.ts";
+import type { TiersStats as TiersDocument } from "../openapi/mod.ts";
 import { LatencyHistogram } from "./latency.ts";
 
 type TierCountsDocument = TiersDocument["table"];

@@ -22,7 +22,7 @@ import { HTTPException } from "hono/http-exception";
 import { traceLine } from "../../traces/mod.ts";
 import type { Service } from "../service.ts";
 import { parseFeedback, type RefusedItem } from "../../wire/mod.ts";
-import { type FeedbackReply } from "../openapi/live_schemas.ts";
+import type { FeedbackReply } from "../../openapi/mod.ts";
 
 /** Answers a parsed `/v1/feedback` `body` for `service`; throws a 400 or 503 (see the module doc). */
 export async function answerFeedback(

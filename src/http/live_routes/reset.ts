@@ -12,7 +12,7 @@
 import { HTTPException } from "hono/http-exception";
 import type { Table } from "../../engine/mod.ts";
 import type { LiveController } from "../../live/mod.ts";
-import type { LiveResetReply } from "../openapi/live_schemas.ts";
+import type { LiveResetReply } from "../../openapi/mod.ts";
 import { LIVE_RESET_BODY, parseLiveReset } from "../../wire/mod.ts";
 
 /** Resets what `body` names on `live` for the served `table`; a 400 when the live certificate is off, a 503 when the fleet's store cannot be reached. */

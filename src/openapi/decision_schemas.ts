@@ -29,7 +29,7 @@ import {
   radius,
   recordOf,
   ref,
-} from "../../wire/mod.ts";
+} from "../wire/mod.ts";
 
 const yes = Type.Number({
   minimum: 0,

@@ -24,7 +24,7 @@ import {
   LIVE_RESET_BODY,
   MAX_BATCH_ITEMS,
   PLAYGROUND_BODY,
-} from "../../wire/mod.ts";
+} from "../wire/mod.ts";
 import { ReadyDocument } from "./ready_schema.ts";
 
 /** The demo bundle's answer to `topic` for the parcel text, in the examples of both decide routes. */

@@ -7,9 +7,9 @@
  */
 
 import { type Static, Type } from "@sinclair/typebox";
-import type { LiveReason } from "../../guarantee/mod.ts";
-import type { AuditMiss } from "../../live/mod.ts";
-import type { MissedAudit as LiveMissedAudit } from "../../live/mod.ts";
+import type { LiveReason } from "../guarantee/mod.ts";
+import type { AuditMiss } from "../live/mod.ts";
+import type { MissedAudit as LiveMissedAudit } from "../live/mod.ts";
 import {
   count,
   nullable,
@@ -18,7 +18,7 @@ import {
   probability,
   recordOf,
   ref,
-} from "../../wire/mod.ts";
+} from "../wire/mod.ts";
 import type { Same } from "./type_equality.ts";
 
 const AUDIT_MISSES = [

@@ -8,11 +8,7 @@
  * @module
  */
 
-import {
-  componentRef,
-  type JsonSchema,
-  MAX_BODY_BYTES,
-} from "../../wire/mod.ts";
+import { componentRef, type JsonSchema, MAX_BODY_BYTES } from "../wire/mod.ts";
 import type { SchemaName } from "./schemas.ts";
 
 /** A reference to the component schema `name`, a name the document has. */

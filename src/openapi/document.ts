@@ -7,26 +7,30 @@
  * the same bytes to `docs/openapi.json`, which is committed, and a test
  * keeps the two equal. The version comes from `src/version.ts`.
  *
- * Its paths are the rows of the route table (`routes.ts`: method, path,
- * whether the token is needed); the parts live in `src/http/openapi/`: the
- * reply schemas (`decision_schemas.ts`, `stats_schemas.ts`,
- * `live_schemas.ts`), the operation builders and error replies
- * (`operations.ts`) and what each route does (`route_docs.ts`). A request
- * body's schema and examples come from its description, kept with its
- * route (`../body_spec.ts`). A new route is a row of the table with its
- * description, its body described beside its parser, and its schemas
- * listed in `openapi/schemas.ts`. `tests/openapi_test.ts` then sends every example
- * request to a real server and validates each reply against the documented
- * schema.
+ * Its paths are the rows of the route table it is given (the service's,
+ * `src/http/routes.ts`: method, path, whether the token is needed, and the
+ * operation each row carries); the parts live beside this file: the reply
+ * schemas (`decision_schemas.ts`, `stats_schemas.ts`, `live_schemas.ts`),
+ * the operation builders and error replies (`operations.ts`) and what each
+ * route does (`route_docs.ts`). A request body's schema and examples come
+ * from its description, kept with its parser (`src/wire/body_spec.ts`). A
+ * new route is a row of the table with its description, its body described
+ * beside its parser, and its schemas listed in `schemas.ts`.
+ * `tests/openapi_test.ts` then sends every example request to a real
+ * server and validates each reply against the documented schema.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { OPENAPI_JSON, openApiDocument } from "./openapi.ts";
+ * import { documentJson, openApiDocument } from "./document.ts";
+ * import { ROUTE_TABLE } from "../http/routes.ts";
  *
- * const doc = openApiDocument();
+ * const doc = openApiDocument(ROUTE_TABLE);
  * assert.ok("/v1/decide" in doc.paths);
- * assert.deepEqual(JSON.parse(OPENAPI_JSON), JSON.parse(JSON.stringify(doc)));
+ * assert.deepEqual(
+ *   JSON.parse(documentJson(ROUTE_TABLE)),
+ *   JSON.parse(JSON.stringify(doc)),
+ * );
  * ```
  *
  * @module
@@ -36,13 +40,32 @@ import { INTERFACE_VERSION, TOOL_VERSION } from "../version.ts";
 import { type JsonSchema, MAX_BODY_BYTES } from "../wire/mod.ts";
 import {
   getRoute,
+  type GetRouteSpec,
   jsonRoute,
+  type JsonRouteSpec,
   type Operation,
   RESPONSES,
   TAGS,
-} from "./openapi/operations.ts";
-import { ROUTE_TABLE, type RouteSpec } from "./routes.ts";
-import { SCHEMAS } from "./openapi/schemas.ts";
+} from "./operations.ts";
+import { SCHEMAS } from "./schemas.ts";
+
+/**
+ * What the document reads of a route: its method, its path, whether it
+ * needs the token and its operation (a row of the service's route table).
+ */
+export type DocumentedRoute =
+  | {
+    readonly method: "POST";
+    readonly path: string;
+    readonly guarded: boolean;
+    readonly operation: JsonRouteSpec;
+  }
+  | {
+    readonly method: "GET";
+    readonly path: string;
+    readonly guarded: boolean;
+    readonly operation: GetRouteSpec;
+  };
 
 /** The OpenAPI document (the fields this document uses). */
 export interface OpenApiDocument {
@@ -70,7 +93,7 @@ const DESCRIPTION =
 This program is decision-tables ${TOOL_VERSION}; it implements release ${INTERFACE_VERSION} of the HTTP interface.`;
 
 /** The OpenAPI operation of `route`. */
-function operationOf(route: RouteSpec): Operation {
+function operationOf(route: DocumentedRoute): Operation {
   return route.method === "POST"
     ? jsonRoute(route.operation, route.guarded)
     : getRoute(route.operation, route.guarded);
@@ -78,7 +101,7 @@ function operationOf(route: RouteSpec): Operation {
 
 /** The document's paths: every route of the table, path then method. */
 function pathsOf(
-  routes: readonly RouteSpec[],
+  routes: readonly DocumentedRoute[],
 ): Record<string, Record<string, Operation>> {
   const paths: Record<string, Record<string, Operation>> = {};
   for (const route of routes) {
@@ -89,8 +112,10 @@ function pathsOf(
   return paths;
 }
 
-/** Builds the OpenAPI document of the service. */
-export function openApiDocument(): OpenApiDocument {
+/** Builds the OpenAPI document of a service answering `routes`. */
+export function openApiDocument(
+  routes: readonly DocumentedRoute[],
+): OpenApiDocument {
   return {
     openapi: "3.1.0",
     info: {
@@ -111,7 +136,7 @@ export function openApiDocument(): OpenApiDocument {
       name,
       description,
     })),
-    paths: pathsOf(ROUTE_TABLE),
+    paths: pathsOf(routes),
     components: {
       schemas: SCHEMAS,
       responses: RESPONSES,
@@ -139,8 +164,9 @@ export function openApiDocument(): OpenApiDocument {
 }
 
 /**
- * The document as served and committed (`docs/openapi.json`): JSON with
- * two-space indentation and a final newline.
+ * The document of `routes` as served and committed (`docs/openapi.json`):
+ * JSON with two-space indentation and a final newline.
  */
-export const OPENAPI_JSON: string = JSON.stringify(openApiDocument(), null, 2) +
-  "\n";
+export function documentJson(routes: readonly DocumentedRoute[]): string {
+  return JSON.stringify(openApiDocument(routes), null, 2) + "\n";
+}

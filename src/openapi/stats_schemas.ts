@@ -7,8 +7,8 @@
  */
 
 import { type Static, Type } from "@sinclair/typebox";
-import type { DriftState as EngineDriftState } from "../../engine/mod.ts";
-import type { QuestionKind } from "../../engine/mod.ts";
+import type { DriftState as EngineDriftState } from "../engine/mod.ts";
+import type { QuestionKind } from "../engine/mod.ts";
 import { LearnStats } from "./learn_schemas.ts";
 import { LiveStats } from "./live_schemas.ts";
 import {
@@ -22,7 +22,7 @@ import {
   radius,
   recordOf,
   ref,
-} from "../../wire/mod.ts";
+} from "../wire/mod.ts";
 import type { Same } from "./type_equality.ts";
 
 /** A percentile summary of latencies. */

@@ -18,7 +18,7 @@ import {
   type JsonSchema,
   LIVE_RESET_BODY,
   PLAYGROUND_BODY,
-} from "../../wire/mod.ts";
+} from "../wire/mod.ts";
 import { DECISION_SCHEMAS as D } from "./decision_schemas.ts";
 import { LIVE_SCHEMAS as L } from "./live_schemas.ts";
 import { STATS_SCHEMAS } from "./stats_schemas.ts";

@@ -6,7 +6,7 @@
  */
 
 import { type Static, Type } from "@sinclair/typebox";
-import { count, nullable } from "../../wire/mod.ts";
+import { count, nullable } from "../wire/mod.ts";
 
 /** One retrain. */
 const Retrain = Type.Object({
