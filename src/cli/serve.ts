@@ -23,11 +23,21 @@ import {
 } from "../engine/mod.ts";
 import { LEARN_FILES, Learner, ratesOf } from "../learn/mod.ts";
 import { DEFAULT_ENCODER_QUEUE, EncoderQueue } from "../encoder/mod.ts";
-import { appFor, DEFAULT_REQUEST_LIMITS } from "../http/app.ts";
-import { RequestGate } from "../http/gate.ts";
-import { ROUTE_TABLE } from "../http/routes.ts";
-import { DRAIN_MS, type HttpServer, startServer } from "../http/server.ts";
-import { Service } from "../http/service.ts";
+import {
+  appFor,
+  DEFAULT_REQUEST_LIMITS,
+  DRAIN_MS,
+  fileToken,
+  fixedToken,
+  type HttpServer,
+  NO_TOKEN,
+  RequestGate,
+  ROUTE_TABLE,
+  Service,
+  startServer,
+  tokenProblem,
+  type TokenSource,
+} from "../http/mod.ts";
 import {
   AuditKeyFile,
   bundleIdOf,
@@ -37,13 +47,6 @@ import {
   shownBundleId,
   STOP_SYNC_MS,
 } from "../live/mod.ts";
-import {
-  fileToken,
-  fixedToken,
-  NO_TOKEN,
-  tokenProblem,
-  type TokenSource,
-} from "../http/token.ts";
 import { TOOL_VERSION } from "../version.ts";
 import { oneLine, UsageError } from "./common.ts";
 import { reportFailure } from "./failure.ts";

@@ -10,8 +10,11 @@ import {
   type EncoderQueueOptions,
 } from "../encoder/mod.ts";
 import { DEFAULT_WORD_CACHE_BYTES, type DriftSettings } from "../engine/mod.ts";
-import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from "../http/app.ts";
-import { DRAIN_MS } from "../http/server.ts";
+import {
+  DEFAULT_REQUEST_LIMITS,
+  DRAIN_MS,
+  type RequestLimits,
+} from "../http/mod.ts";
 import {
   DEFAULT_AUDIT_RATE,
   journalBeside,

@@ -34,7 +34,7 @@ import {
 } from "../wire/mod.ts";
 import { errorResponse, methodNotAllowed, notFound } from "./errors.ts";
 import { RequestGate } from "./gate.ts";
-import { answerFeedback } from "./live_routes/feedback_route.ts";
+import { answerFeedback, answerLiveReset } from "./live_routes/mod.ts";
 import {
   Exposition,
   liveStats,
@@ -44,11 +44,12 @@ import {
   writeServiceMetrics,
   writeTierMetrics,
 } from "../metrics/mod.ts";
-import { answerLiveReset } from "./live_routes/reset.ts";
-import { clientBodies } from "./middleware/client_bodies.ts";
-import { countResponses } from "./middleware/count_responses.ts";
-import { gateRequests } from "./middleware/gate_requests.ts";
-import { tokenAuth } from "./middleware/token_auth.ts";
+import {
+  clientBodies,
+  countResponses,
+  gateRequests,
+  tokenAuth,
+} from "./middleware/mod.ts";
 import {
   type HealthDocument,
   openApiJson,

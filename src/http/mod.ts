@@ -45,6 +45,7 @@ export {
   type FileTokenOptions,
   fixedToken,
   NO_TOKEN,
+  tokenProblem,
   type TokenSource,
 } from "./token.ts";
 export { type Admission, RequestGate } from "./gate.ts";
