@@ -19,7 +19,9 @@
  *   `src/http/openapi/x.ts` may import `src/http/y.ts`, not the reverse),
  *   except for the modules a door must not load, listed in `DOORLESS`;
  * - private files: a file whose name starts with `_` is imported only from
- *   its own folder (tests, outside `src/`, are not held to these rules).
+ *   its own folder (tests, outside `src/`, are not held to these rules);
+ * - purity: the engine and the guarantee (`PURE_ROOMS`) import nothing of
+ *   the other rooms and no package but jStat, and never call `Deno`.
  *
  * Usage: deno run --allow-read --allow-write --allow-run scripts/import-cycles.ts [--code-only] [--under src/http] [--check]
  *
@@ -54,10 +56,14 @@ function sources(dir: URL): string[] {
 interface InfoModule {
   specifier: string;
   dependencies?: {
+    specifier: string;
     code?: { specifier: string };
     type?: { specifier: string };
   }[];
 }
+
+/** Per `src/` file, the modules it imports from outside `src/`, as written (`jstat`, `node:fs`, `../../deno.json`). */
+const outside = new Map<string, Set<string>>();
 
 /** The graph of imports among `src/` files: file to the files it imports. */
 async function graph(codeOnly: boolean): Promise<Map<string, Set<string>>> {
@@ -82,12 +88,16 @@ async function graph(codeOnly: boolean): Promise<Map<string, Set<string>>> {
     for (const m of info.modules) {
       if (!m.specifier.startsWith(src.href)) continue;
       const to = new Set<string>();
+      const other = new Set<string>();
       for (const d of m.dependencies ?? []) {
         for (const target of [d.code, codeOnly ? undefined : d.type]) {
-          if (target?.specifier.startsWith(src.href)) to.add(target.specifier);
+          if (target === undefined) continue;
+          if (target.specifier.startsWith(src.href)) to.add(target.specifier);
+          else other.add(d.specifier);
         }
       }
       edges.set(m.specifier, to);
+      outside.set(m.specifier, other);
     }
     return edges;
   } finally {
@@ -163,13 +173,40 @@ function shortestCycle(
  * is allowed; any other deep import is not.
  */
 const DOORLESS: Record<string, string> = {
-  "src/encoder/model.ts":
-    "the TensorFlow.js model: loaded only by a process that embeds texts",
-  "src/encoder/identity.ts":
-    "the encoder's files and hashes: read only by the main thread",
   "src/live/redis_store.ts":
-    "the Redis client: loaded only when serve is given --redis",
+    "the Redis client: loaded only when serve is given --live-store",
 };
+
+/**
+ * The pure rooms: no I/O, no clock, no process (the engine answers, the
+ * guarantee counts). Their files import only one another, the modules of
+ * `PURE_PACKAGES`, and never name `Deno`.
+ */
+const PURE_ROOMS = ["src/engine", "src/guarantee"];
+/** What a pure room may import from outside `src/`: jStat's special functions. */
+const PURE_PACKAGES = new Set(["jstat"]);
+
+/** The imports and calls that would make a pure room impure. */
+function impurities(edges: Map<string, Set<string>>): string[] {
+  const out: string[] = [];
+  const pure = (path: string) => PURE_ROOMS.includes(roomOf(path) ?? "");
+  for (const [fromUrl, tos] of edges) {
+    const from = name(fromUrl);
+    if (!pure(from)) continue;
+    for (const toUrl of tos) {
+      if (!pure(name(toUrl))) out.push(`${from} imports ${name(toUrl)}`);
+    }
+    for (const spec of outside.get(fromUrl) ?? []) {
+      if (!PURE_PACKAGES.has(spec)) out.push(`${from} imports ${spec}`);
+    }
+    const code = Deno.readTextFileSync(new URL(fromUrl)).split("\n")
+      .filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line));
+    if (code.some((line) => /\bDeno\./.test(line))) {
+      out.push(`${from} calls Deno`);
+    }
+  }
+  return out.sort();
+}
 
 /** The folder of a path (`src/http/app.ts` -> `src/http`). */
 function folderOf(path: string): string {
@@ -256,8 +293,13 @@ if (values.check) {
   for (const line of folders) console.log(`folders: ${line}`);
   const breaches = doorBreaches(edges);
   for (const line of breaches) console.log(`door: ${line}`);
-  if (folders.length === 0 && breaches.length === 0) {
-    console.log("no folder cycles; every import through a door");
+  const impure = impurities(edges);
+  for (const line of impure) console.log(`pure: ${line}`);
+  const broken = folders.length + breaches.length + impure.length;
+  if (broken === 0) {
+    console.log(
+      "no folder cycles; every import through a door; engine and guarantee pure",
+    );
   }
-  if (groups.length + folders.length + breaches.length > 0) Deno.exit(1);
+  if (groups.length + broken > 0) Deno.exit(1);
 }

@@ -51,8 +51,7 @@ import {
   SEMANTIC_FILE,
   SEMANTIC_VERSION,
 } from "./semantic_part.ts";
-import type { EncoderName } from "../encoder/mod.ts";
-import { THIS_ENCODER } from "../encoder/identity.ts";
+import { type EncoderName, THIS_ENCODER } from "../encoder/mod.ts";
 
 /** Names the format in every manifest. */
 export const BUNDLE_FORMAT = "decision-table-bundle";

@@ -33,8 +33,8 @@ import {
   encoderInWords,
   type EncoderName,
   sameEncoder,
+  THIS_ENCODER,
 } from "../encoder/mod.ts";
-import { THIS_ENCODER } from "../encoder/identity.ts";
 
 /** The file of the second tiers. */
 export const SEMANTIC_FILE = "semantic.bin";

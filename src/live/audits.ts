@@ -108,7 +108,7 @@ export interface PendingAuditsOptions {
  * @example
  * ```ts
  * import { PendingAudits } from "./audits.ts";
- * import type { LiveCertificate } from "../engine/mod.ts";
+ * import type { LiveCertificate } from "../guarantee/mod.ts";
  * import type { Table } from "../engine/mod.ts";
  * declare const table: Table;
  * declare const certificate: LiveCertificate;
