@@ -2,12 +2,22 @@ import assert from "node:assert/strict";
 import {
   normalizeText,
   segmentWords,
-  segmentWordsSlow,
   stateText,
   textKey,
   wordsOf,
 } from "../src/engine/text.ts";
 import { pick, randInt, rng } from "./_fixtures.ts";
+
+const segmenter = new Intl.Segmenter("und", { granularity: "word" });
+
+/** UAX #29 word segmentation by `Intl.Segmenter` alone (as the engine's is set up), to check its fast path against. */
+function segmentWordsSlow(text: string): string[] {
+  const out: string[] = [];
+  for (const s of segmenter.segment(text)) {
+    if (s.isWordLike) out.push(s.segment);
+  }
+  return out;
+}
 
 /** Characters the ASCII property test draws from, weighted towards the tricky ones. */
 const PIECES = [

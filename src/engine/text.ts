@@ -56,15 +56,6 @@ export function wordsOf(text: string): string[] {
   return segmentWords(normalizeText(text));
 }
 
-/** UAX #29 word segmentation by `Intl.Segmenter` alone, to check the fast path against. */
-export function segmentWordsSlow(text: string): string[] {
-  const out: string[] = [];
-  for (const s of segmenter.segment(text)) {
-    if (s.isWordLike) out.push(s.segment);
-  }
-  return out;
-}
-
 const LETTER = 1;
 const DIGIT = 2;
 const JOIN = 3; // underscore (ExtendNumLet)
