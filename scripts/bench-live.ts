@@ -63,6 +63,7 @@ import {
 import { trainedContents } from "../src/train/contents.ts";
 import { paraphraseFamilies } from "./proxies.ts";
 import { benchFleet } from "./bench_fleet.ts";
+import { percent } from "../src/format.ts";
 
 const { values } = parseArgs({
   options: {
@@ -101,10 +102,6 @@ const SHIFTED_OPTIONS: Partial<TrainOptions> = {
     drift: { ...DEFAULT_TRAIN_OPTIONS.settings.drift, scope_p: SHIFT_SCOPE_P },
   },
 };
-
-function pct(x: number): string {
-  return `${(x * 100).toFixed(1)}%`;
-}
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -575,14 +572,14 @@ try {
         if (live.withdrawn) withdrawals++;
         console.log(
           `  seed ${seed}: second half certified ${
-            pct(live.certifiedShare)
+            percent(live.certifiedShare)
           } with audits at R = ${rate} vs ${
-            pct(base.certifiedShare)
+            percent(base.certifiedShare)
           } without (difference ${
             ((live.certifiedShare - base.certifiedShare) * 100).toFixed(2)
           } points; target within 1), disagreement ${
-            pct(live.disagreement)
-          } vs ${pct(base.disagreement)}; ${live.audits} audits; ${
+            percent(live.disagreement)
+          } vs ${percent(base.disagreement)}; ${live.audits} audits; ${
             live.withdrawn ? "WITHDRAWN" : "never withdrawn"
           }`,
         );
@@ -604,14 +601,14 @@ try {
       const live = await replay(shifted, texts, labels, shiftRate, seed);
       console.log(
         `  seed ${seed}: without audits: second half certified ${
-          pct(base.certifiedShare)
-        } at ${pct(base.disagreement)} disagreement`,
+          percent(base.certifiedShare)
+        } at ${percent(base.disagreement)} disagreement`,
       );
       console.log(
         `  seed ${seed}: with audits at R = ${shiftRate}: second half certified ${
-          pct(live.certifiedShare)
-        } at ${pct(live.disagreement)} disagreement (targets: <= ${
-          pct(alpha)
+          percent(live.certifiedShare)
+        } at ${percent(live.disagreement)} disagreement (targets: <= ${
+          percent(alpha)
         } and >= 70% certified); ${live.audits} audits`,
       );
       for (const m of live.moves) console.log(`    ${m}`);

@@ -28,7 +28,7 @@ import {
   quantizeTexts,
 } from "../src/engine/nearest.ts";
 import { seededRandom } from "../src/engine/random.ts";
-import { percent as pct } from "../src/train/meter.ts";
+import { percent as pct } from "../src/format.ts";
 import { noveltyReference } from "../src/train/semantic_fit.ts";
 import { drawOptions, keepOptions, readPublicData } from "./proxies.ts";
 import { embedTexts } from "./semantic_eval.ts";

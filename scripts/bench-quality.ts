@@ -25,6 +25,7 @@ import { readTraces } from "../src/traces/mod.ts";
 import { shuffle } from "../src/train/split.ts";
 import { seededRandom } from "../src/engine/random.ts";
 import { argmax, scoreEntries } from "../src/engine/score.ts";
+import { percent } from "../src/format.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -34,8 +35,6 @@ const { values } = parseArgs({
 await exitWithoutData();
 
 const work = await Deno.makeTempDir({ prefix: "dtable-bench-" });
-const pct = (x: number | null | undefined) =>
-  x == null ? "n/a" : `${(x * 100).toFixed(1)}%`;
 
 /** Peak resident memory of a child process, from /proc (VmHWM), in MB. */
 async function trainMeasured(
@@ -99,12 +98,12 @@ const figures = evaluate(table, test, false).questions["category"]!;
 const evalSeconds = (performance.now() - t0) / 1000;
 console.log(
   `certified ${
-    pct(figures.coverage)
+    percent(figures.coverage)
   } (${figures.certified}/${figures.n}), disagreement ${
-    pct(figures.disagreement)
+    percent(figures.disagreement)
   } ` +
-    `(95% CI up to ${pct(figures.disagreement_upper)}), accuracy ${
-      pct(figures.accuracy)
+    `(95% CI up to ${percent(figures.disagreement_upper)}), accuracy ${
+      percent(figures.accuracy)
     }`,
 );
 console.log(
@@ -152,8 +151,8 @@ console.log(
   };
   console.log(
     `ceiling of this model's confidence ranking (threshold picked on the test answers themselves): ` +
-      `${pct(ceiling(0.05))} at <= 5% disagreement, ${
-        pct(ceiling(0.04))
+      `${percent(ceiling(0.05))} at <= 5% disagreement, ${
+        percent(ceiling(0.04))
       } at <= 4%`,
   );
 }
@@ -176,9 +175,11 @@ if (!values.quick) {
   }
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   console.log(
-    `seeds 1-5: certified ${coverages.map(pct).join(", ")} (mean ${
-      pct(mean(coverages))
-    }); disagreement ${rates.map(pct).join(", ")} (mean ${pct(mean(rates))})`,
+    `seeds 1-5: certified ${
+      coverages.map((x) => percent(x)).join(", ")
+    } (mean ${percent(mean(coverages))}); disagreement ${
+      rates.map((x) => percent(x)).join(", ")
+    } (mean ${percent(mean(rates))})`,
   );
 }
 
@@ -303,10 +304,10 @@ const inGuard = certifiedShare(table, test.texts);
 const foreignGuard = certifiedShare(table, hotels);
 console.log(
   `single texts: NLU++ hotels certified ${
-    pct(foreignGuard)
-  } (without the single-text rule ${pct(foreignNoGuard)}); ` +
-    `BANKING77 test certified ${pct(inGuard)} (without ${
-      pct(inNoGuard)
+    percent(foreignGuard)
+  } (without the single-text rule ${percent(foreignNoGuard)}); ` +
+    `BANKING77 test certified ${percent(inGuard)} (without ${
+      percent(inNoGuard)
     }, a loss of ${((inNoGuard - inGuard) * 100).toFixed(2)} points)`,
 );
 const bank: PreparedText[] = test.texts.map((x) =>
@@ -421,16 +422,18 @@ const shares = Object.entries(nluFigures).map(([name, f]) => ({ name, ...f }))
 for (const s of shares) {
   console.log(
     `  ${s.name.padEnd(36)} "${ontology[s.name]!.description}" certified ${
-      pct(s.coverage)
-    }, disagreement ${pct(s.disagreement)}, accuracy ${pct(s.accuracy)}`,
+      percent(s.coverage)
+    }, disagreement ${percent(s.disagreement)}, accuracy ${
+      percent(s.accuracy)
+    }`,
   );
 }
 const med = shares[shares.length >> 1]!;
 const pooledCert = shares.reduce((n, s) => n + s.certified, 0);
 const pooledWrong = shares.reduce((n, s) => n + s.disagreements, 0);
 console.log(
-  `median question certifies ${pct(med.coverage)}; pooled disagreement ${
-    pct(pooledWrong / pooledCert)
+  `median question certifies ${percent(med.coverage)}; pooled disagreement ${
+    percent(pooledWrong / pooledCert)
   }; ` +
     `training ${nluTrain.seconds.toFixed(1)} s, peak ${
       nluTrain.peakMb.toFixed(0)

@@ -25,7 +25,7 @@
 import { parseArgs } from "node:util";
 import { DATA, EMBED_CACHE_OPTION, exitWithoutData } from "./bench_data.ts";
 import type { TraceSet } from "../src/traces/types.ts";
-import { percent as pct } from "../src/train/meter.ts";
+import { percent as pct } from "../src/format.ts";
 import { train } from "../src/train/trainer.ts";
 import { DEFAULT_TRAIN_OPTIONS } from "../src/train/options.ts";
 import { type TrainResult } from "../src/train/contents.ts";

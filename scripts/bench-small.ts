@@ -28,7 +28,7 @@ import {
 import { evaluate } from "../src/eval/evaluate.ts";
 import { readTraces } from "../src/traces/mod.ts";
 import type { TraceSet } from "../src/traces/types.ts";
-import { percent as pct } from "../src/train/meter.ts";
+import { percent as pct } from "../src/format.ts";
 import { train } from "../src/train/trainer.ts";
 import { DEFAULT_TRAIN_OPTIONS } from "../src/train/options.ts";
 import { smallSubset } from "./small_subsets.ts";

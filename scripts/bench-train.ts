@@ -46,6 +46,7 @@ import { seededRandom } from "../src/engine/random.ts";
 import { tracesAt } from "./small_subsets.ts";
 import { banking77Rows, writeScaleTraces } from "./scale_data.ts";
 import { type CurvePoint, learningCurveSvg } from "./learning_curve_svg.ts";
+import { percent } from "../src/format.ts";
 
 const DATA = new URL("../../shared/data/banking77/", import.meta.url).pathname;
 const SELF = new URL(import.meta.url).pathname;
@@ -106,8 +107,6 @@ try {
 const work = await Deno.makeTempDir({ prefix: "dtable-bench-train-" });
 const rows = banking77Rows(await Deno.readTextFile(`${DATA}train.csv`));
 const test = await readTraces([`${DATA}test.csv`]);
-const pct = (x: number | null | undefined) =>
-  x == null ? "n/a" : `${(x * 100).toFixed(1)}%`;
 const s1 = (x: number) => x.toFixed(1);
 console.log(
   `machine: ${cores} cores; split ${splitMode}${
@@ -158,7 +157,7 @@ async function scaleBySize(): Promise<void> {
         s1(p.featurise ?? 0).padStart(11)
       } | ${s1(p.fit ?? 0).padStart(5)} | ${
         s1(p.calibrate ?? 0).padStart(19)
-      } | ${pct(f.coverage).padStart(9)} | ${pct(f.disagreement)}`,
+      } | ${percent(f.coverage).padStart(9)} | ${percent(f.disagreement)}`,
     );
     last = file;
     lastBundle = out;
@@ -290,8 +289,8 @@ async function learningCurve(): Promise<void> {
     points.push(point);
     console.log(
       `${String(share).padStart(3)}% (${used} traces): certified ${
-        pct(point.certified)
-      }, disagreement ${pct(point.disagreement)}`,
+        percent(point.certified)
+      }, disagreement ${percent(point.disagreement)}`,
     );
   }
   const svg = learningCurveSvg(

@@ -29,12 +29,9 @@ import {
   startRedis,
   startServe,
 } from "./processes.ts";
+import { percent } from "../src/format.ts";
 
 const KEY = "bench audit key of the fleet, 32B";
-
-function pct(x: number): string {
-  return `${(x * 100).toFixed(1)}%`;
-}
 
 /** Microseconds per id: HMAC-SHA256 through node:crypto and through WebCrypto. */
 async function signingCost(): Promise<void> {
@@ -236,10 +233,10 @@ async function replayFleet(
 function describeStream(name: string, r: FleetStream, alpha: number): void {
   const missed = Object.entries(r.missed).map(([k, v]) => `${v} ${k}`);
   console.log(
-    `  ${name}: second half certified ${pct(r.certifiedShare)} at ${
-      pct(r.disagreement)
+    `  ${name}: second half certified ${percent(r.certifiedShare)} at ${
+      percent(r.disagreement)
     } disagreement (targets <= ${
-      pct(alpha)
+      percent(alpha)
     }, >= 70%); ${r.audits} audits, missed: ${
       missed.length === 0 ? "none" : missed.join(", ")
     }; thresholds at the end: ${

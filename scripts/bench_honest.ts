@@ -17,7 +17,7 @@
 
 import { evaluate } from "../src/eval/evaluate.ts";
 import type { TraceSet } from "../src/traces/types.ts";
-import { percent as pct } from "../src/train/meter.ts";
+import { percent as pct } from "../src/format.ts";
 import {
   intentsOf,
   nluYesNo,

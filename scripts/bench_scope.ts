@@ -35,7 +35,7 @@ import { TableState } from "../src/engine/state.ts";
 import { disagrees } from "../src/engine/verdict.ts";
 import { evaluate } from "../src/eval/evaluate.ts";
 import type { TraceSet } from "../src/traces/mod.ts";
-import { percent as pct } from "../src/train/meter.ts";
+import { percent as pct } from "../src/format.ts";
 import { textVectors } from "../src/train/similar.ts";
 import { train } from "../src/train/trainer.ts";
 import {

@@ -32,7 +32,7 @@ import { QUIET_GUARD } from "../src/engine/drift.ts";
 import { semanticAssess } from "../src/engine/semantic.ts";
 import { setThresholdInForce, TableState } from "../src/engine/state.ts";
 import { largestPassing } from "../src/guarantee/distributions.ts";
-import { percent as pct } from "../src/train/meter.ts";
+import { percent as pct } from "../src/format.ts";
 import { train } from "../src/train/trainer.ts";
 import { DEFAULT_TRAIN_OPTIONS } from "../src/train/options.ts";
 import type { TraceSet } from "../src/traces/types.ts";

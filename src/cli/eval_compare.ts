@@ -10,6 +10,7 @@ import { questionThresholds, type Table } from "../engine/mod.ts";
 import { bundleIdOf, shownBundleId } from "../live/mod.ts";
 import type { Measurement } from "../train/mod.ts";
 import type { TraceSet } from "../traces/mod.ts";
+import { percent } from "../format.ts";
 
 /** One bundle of a comparison. */
 export interface ComparedBundle {
@@ -99,8 +100,6 @@ export function compareBundles(
 }
 
 /** A share in percent; a figure that does not exist is said in words. */
-const pct = (x: number | null, none: string) =>
-  x === null ? none : `${(x * 100).toFixed(1)}%`;
 
 /** A comparison as a table in plain words, one block per question. */
 export function comparisonLines(c: Comparison): string[] {
@@ -119,10 +118,13 @@ export function comparisonLines(c: Comparison): string[] {
       (m) => m.threshold === null ? "none" : m.threshold.toFixed(4),
     ],
     ["answers", (m) => String(m.n)],
-    ["certified", (m) => `${pct(m.coverage, "no answers")} (${m.certified})`],
-    ["disagreement", (m) => pct(m.disagreement, "none certified")],
-    ["  95% up to", (m) => pct(m.disagreement_upper, "none certified")],
-    ["accuracy", (m) => pct(m.accuracy, "no answers")],
+    [
+      "certified",
+      (m) => `${percent(m.coverage, "no answers")} (${m.certified})`,
+    ],
+    ["disagreement", (m) => percent(m.disagreement, "none certified")],
+    ["  95% up to", (m) => percent(m.disagreement_upper, "none certified")],
+    ["accuracy", (m) => percent(m.accuracy, "no answers")],
   ];
   const lacking = Object.values(c.questions).some((f) => f.includes(null));
   for (const [name, figures] of Object.entries(c.questions)) {

@@ -16,11 +16,9 @@ import type {
   Prf,
   TiersFigures,
 } from "../eval/mod.ts";
+import { percent } from "../format.ts";
 
 /** A share as a percentage with one decimal. */
-function pct(x: number): string {
-  return `${(x * 100).toFixed(1)}%`;
-}
 
 /** A table as aligned text: the first column left-aligned, the others right. */
 export function textTable(
@@ -43,17 +41,17 @@ export function textTable(
 export function questionLine(name: string, f: EvalFigures): string {
   const parts = [`${name}: ${f.n} answers`];
   if (f.n === 0) return `${name}: no answers to measure`;
-  parts.push(`${f.certified} certified (${pct(f.coverage!)})`);
+  parts.push(`${f.certified} certified (${percent(f.coverage!)})`);
   if (f.certified === 0) {
     parts.push("so no disagreement rate to measure");
   } else {
     parts.push(
       `${f.disagreements} disagreements (${
-        pct(f.disagreement!)
-      } of certified, 95% CI up to ${pct(f.disagreement_upper!)})`,
+        percent(f.disagreement!)
+      } of certified, 95% CI up to ${percent(f.disagreement_upper!)})`,
     );
   }
-  parts.push(`accuracy ${pct(f.accuracy!)} over all answers`);
+  parts.push(`accuracy ${percent(f.accuracy!)} over all answers`);
   if (f.unlearned_answers > 0) {
     parts.push(
       `${f.unlearned_answers} answers name options the bundle never learned`,
@@ -112,7 +110,7 @@ export function notCertifiedLine(f: EvalFigures): string {
 
 /** A share, or `-` when undefined. */
 function cell(x: number | null): string {
-  return x === null ? "-" : pct(x);
+  return x === null ? "-" : percent(x);
 }
 
 /** The options table, sorted by label: answers, certified, disagreements, precision, recall, F1. */
@@ -166,7 +164,7 @@ export function confusionLines(confusions: readonly Confusion[]): string[] {
     confusions.map((c) => [
       `${c.reference} -> ${c.answer ?? "(none)"}`,
       String(c.count),
-      pct(c.share),
+      percent(c.share),
       String(c.certified),
     ]),
     "    ",
@@ -177,8 +175,8 @@ export function confusionLines(confusions: readonly Confusion[]): string[] {
 export function frontierLines(frontier: readonly FrontierPoint[]): string[] {
   const rows = frontier.map((p) => [
     `${p.threshold.toFixed(4)}${p.in_force ? " *" : ""}`,
-    p.coverage === null ? "-" : pct(p.coverage),
-    p.disagreement === null ? "-" : pct(p.disagreement),
+    p.coverage === null ? "-" : percent(p.coverage),
+    p.disagreement === null ? "-" : percent(p.disagreement),
     p.passes_at_alpha === null ? "-" : p.passes_at_alpha.toFixed(3),
   ]);
   return textTable(
@@ -241,12 +239,10 @@ export function streamInWords(ev: { raised: number[]; cleared: number[] }) {
 
 /** The figures by tier in words, one line. */
 export function tiersInWords(f: TiersFigures): string {
-  const pct = (x: number | null) =>
-    x === null ? "-" : `${(x * 100).toFixed(1)}%`;
   const s = f.semantic;
   return `  by tier: table ${f.table.certified} of ${f.table.answers} certified (disagreement ${
-    pct(f.table.disagreement)
+    percent(f.table.disagreement, "-")
   }); second tier asked ${s.asked} (${s.novel} novel), ${s.certified} of ${s.answers} certified (disagreement ${
-    pct(s.disagreement)
+    percent(s.disagreement, "-")
   })`;
 }

@@ -6,10 +6,7 @@
  */
 
 import type { FrontierPoint } from "../eval/mod.ts";
-
-function pct(x: number | null): string {
-  return x === null ? "&ndash;" : `${(x * 100).toFixed(1)}%`;
-}
+import { percent } from "../format.ts";
 
 /**
  * The frontier as an inline SVG: disagreement (and the alpha each threshold
@@ -108,8 +105,10 @@ export function frontierSvg(
       }" stroke="#1f5fa8" stroke-width="2" class="${
         p.in_force ? "in-force" : "point"
       }"><title>threshold ${p.threshold.toFixed(4)}: ${
-        pct(p.coverage)
-      } certified, ${pct(p.disagreement)} disagree, passes at alpha ${
+        percent(p.coverage, "&ndash;")
+      } certified, ${
+        percent(p.disagreement, "&ndash;")
+      } disagree, passes at alpha ${
         p.passes_at_alpha?.toFixed(3) ?? "&ndash;"
       }</title></circle>`,
     );

@@ -37,6 +37,7 @@ import {
   thresholdInWords,
   ZERO_THRESHOLD,
 } from "./report_words.ts";
+import { percent } from "../format.ts";
 
 /** Usage text of `inspect`. */
 export const INSPECT_USAGE = `Usage: inspect --bundle DIR [--json]
@@ -242,8 +243,6 @@ export async function inspectCommand(args: string[]): Promise<number> {
     console.log(JSON.stringify(d, null, 2));
     return 0;
   }
-  const pct = (x: unknown) =>
-    typeof x === "number" ? `${(x * 100).toFixed(1)}%` : "none";
   console.log(
     `bundle ${bundle}: format ${d.format} v${d.format_version}, tool ${d.tool_version}, ${table.rowCount} rows`,
   );
@@ -288,14 +287,14 @@ export async function inspectCommand(args: string[]): Promise<number> {
       `- ${q.name} (${q.kind}, ${q.options.length} options): ${q.calibration.status}, ${
         thresholdInWords(table.byName.get(q.name)!, true)
       } at alpha ${q.calibration.alpha}, delta ${q.calibration.delta}; test: ${
-        pct(t.coverage)
+        percent(t.coverage, "none")
       } certified, ${
         typeof t.disagreement === "number"
-          ? `${pct(t.disagreement)} disagreement (CI up to ${
-            pct(t.disagreement_upper)
+          ? `${percent(t.disagreement, "none")} disagreement (CI up to ${
+            percent(t.disagreement_upper, "none")
           })`
           : "so no disagreement rate to measure"
-      }, accuracy ${pct(t.accuracy)}`,
+      }, accuracy ${percent(t.accuracy, "none")}`,
     );
     if (q.calibration.threshold === 0) {
       console.log(`  threshold 0: ${ZERO_THRESHOLD}`);

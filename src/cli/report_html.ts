@@ -30,6 +30,7 @@ import {
   thresholdInWords,
 } from "./report_words.ts";
 import { questionLine, streamInWords, whyNotCertified } from "./eval_words.ts";
+import { percent } from "../format.ts";
 
 /** One question of a report. */
 export interface ReportQuestion {
@@ -153,10 +154,6 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
-function pct(x: number | null): string {
-  return x === null ? "&ndash;" : `${(x * 100).toFixed(1)}%`;
-}
-
 function table(
   header: readonly string[],
   rows: readonly (readonly string[])[],
@@ -206,9 +203,9 @@ function questionSection(q: ReportQuestion): string {
       q.frontier.map((p) => [
         `${p.threshold.toFixed(4)}${p.in_force ? " (in force)" : ""}`,
         String(p.certified),
-        pct(p.coverage),
+        percent(p.coverage, "&ndash;"),
         String(p.disagreements),
-        pct(p.disagreement),
+        percent(p.disagreement, "&ndash;"),
         p.passes_at_alpha === null ? "&ndash;" : p.passes_at_alpha.toFixed(3),
       ]),
       "frontier",
@@ -239,12 +236,12 @@ function questionSection(q: ReportQuestion): string {
           String(f.answers),
           String(f.certified),
           String(f.disagreements),
-          pct(f.precision),
-          pct(f.recall),
-          pct(f.f1),
-          pct(f.all_answers.precision),
-          pct(f.all_answers.recall),
-          pct(f.all_answers.f1),
+          percent(f.precision, "&ndash;"),
+          percent(f.recall, "&ndash;"),
+          percent(f.f1, "&ndash;"),
+          percent(f.all_answers.precision, "&ndash;"),
+          percent(f.all_answers.recall, "&ndash;"),
+          percent(f.all_answers.f1, "&ndash;"),
         ]),
       "options",
     ));
@@ -252,9 +249,9 @@ function questionSection(q: ReportQuestion): string {
   if (q.averages !== null) {
     const row = (name: string, p: Prf) => [
       name,
-      pct(p.precision),
-      pct(p.recall),
-      pct(p.f1),
+      percent(p.precision, "&ndash;"),
+      percent(p.recall, "&ndash;"),
+      percent(p.f1, "&ndash;"),
     ];
     const { certified, all_answers } = q.averages;
     out.push(
@@ -283,7 +280,7 @@ function questionSection(q: ReportQuestion): string {
                 escapeHtml(c.reference),
                 c.answer === null ? "(none)" : escapeHtml(c.answer),
                 String(c.count),
-                pct(c.share),
+                percent(c.share, "&ndash;"),
                 String(c.certified),
               ]),
               "confusions",

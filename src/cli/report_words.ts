@@ -6,7 +6,8 @@
  */
 
 import { type QuestionTable, questionThresholds } from "../engine/mod.ts";
-import { type LeakageReport, percent, type SplitReport } from "../train/mod.ts";
+import type { LeakageReport, SplitReport } from "../train/mod.ts";
+import { percent } from "../format.ts";
 
 /**
  * What a question's threshold in force is, for a bundle with a second
@@ -193,14 +194,13 @@ export function testInWords(
   delta: number,
 ): string | null {
   if (t.disagreement === null || t.disagreement_upper === null) return null;
-  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   const share = (x: number) => `${+(100 * x).toFixed(2)}%`;
   const certified = t.certified;
   const what =
     `the test part is a small sample (${certified} certified of ${t.n} held-out answers): its 95% interval, ${
-      pct(t.disagreement_lower ?? 0)
+      percent(t.disagreement_lower ?? 0)
     }-${
-      pct(t.disagreement_upper)
+      percent(t.disagreement_upper)
     }, says how far its disagreement may be from the traffic's; the bound (at most ${
       share(alpha)
     } with probability ${
@@ -212,7 +212,7 @@ export function testInWords(
   }
   if (t.disagreement > alpha) {
     return `${what}; ${
-      pct(t.disagreement)
+      percent(t.disagreement)
     } here is above alpha but within what its interval allows, no evidence against the bound`;
   }
   return what;

@@ -48,6 +48,7 @@ import {
   TRACE_FLAGS,
   TRACE_FLAGS_USAGE,
 } from "./trace_input.ts";
+import { percent } from "../format.ts";
 
 /** Usage text of `train`. */
 export const TRAIN_USAGE =
@@ -390,18 +391,17 @@ function checkAgainstTraces(traces: TraceSet, options: TrainOptions): void {
 /** Prints the split and, per question, the calibration, test figures and leakage check. */
 function printReport(result: TrainResult): void {
   console.log(`split: ${splitInWords(result.report.split)}`);
-  const pct = (x: number | null) => `${((x ?? 0) * 100).toFixed(1)}%`;
   for (const q of result.report.questions) {
     const t = q.test;
     const figures = t.n === 0
       ? "no test answers to measure"
-      : `${pct(t.coverage)} certified, ${
+      : `${percent(t.coverage ?? 0)} certified, ${
         t.disagreement === null
           ? "so no disagreement rate to measure"
-          : `${pct(t.disagreement)} disagreement (95% CI up to ${
-            pct(t.disagreement_upper)
+          : `${percent(t.disagreement ?? 0)} disagreement (95% CI up to ${
+            percent(t.disagreement_upper ?? 0)
           })`
-      }, accuracy ${pct(t.accuracy)}`;
+      }, accuracy ${percent(t.accuracy ?? 0)}`;
     console.log(
       `${q.name} (${
         kindInWords(q.kind, q.options)

@@ -29,6 +29,7 @@ import {
   ZERO_THRESHOLD,
 } from "./report_words.ts";
 import { whyNotCertified } from "./eval_words.ts";
+import { percent } from "../format.ts";
 
 /** What calibration decided per question, as `TrainOptions.onCalibration` tells it. */
 export type CalibrationRecord = Map<
@@ -42,10 +43,6 @@ export function recordCalibration(
 ): NonNullable<TrainOptions["onCalibration"]> {
   return (question, scored, outcome) =>
     record.set(question, { scored, outcome });
-}
-
-function pct(x: number | null): string {
-  return x === null ? "none" : `${(x * 100).toFixed(1)}%`;
 }
 
 /** The report model of one training run. */
@@ -102,13 +99,15 @@ export function trainReportModel(
     const t = q.test;
     return {
       name: q.name,
-      summary: `held-out test: ${t.n} answers, ${pct(t.coverage)} certified, ${
+      summary: `held-out test: ${t.n} answers, ${
+        percent(t.coverage, "none")
+      } certified, ${
         t.disagreement === null
           ? "so no disagreement rate to measure"
-          : `${pct(t.disagreement)} disagreement (95% CI up to ${
-            pct(t.disagreement_upper)
+          : `${percent(t.disagreement, "none")} disagreement (95% CI up to ${
+            percent(t.disagreement_upper, "none")
           })`
-      }, accuracy ${pct(t.accuracy)} over all answers`,
+      }, accuracy ${percent(t.accuracy, "none")} over all answers`,
       status: statusInWords(tq, true),
       alpha: report.alpha,
       options: options_,

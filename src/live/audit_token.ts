@@ -34,6 +34,7 @@
  */
 
 import { createHash, timingSafeEqual } from "node:crypto";
+import { hex } from "../format.ts";
 
 /** Bytes of a token's payload (format 2, and format 1) and of its tag. */
 const PAYLOAD_BYTES = 54;
@@ -189,19 +190,14 @@ export function claimProblem(claim: AuditClaim): string | null {
   return null;
 }
 
-function hexBytes(hex: string, n: number): Uint8Array {
+/** The first `n` bytes `digits` (hex) spell; 0 for a pair that is not hex. */
+function hexBytes(digits: string, n: number): Uint8Array {
   const out = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
-    const byte = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+    const byte = parseInt(digits.slice(2 * i, 2 * i + 2), 16);
     out[i] = Number.isNaN(byte) ? 0 : byte;
   }
   return out;
-}
-
-function bytesHex(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += b.toString(16).padStart(2, "0");
-  return s;
 }
 
 function base64url(bytes: Uint8Array): string {
@@ -253,7 +249,7 @@ export class AuditTokens {
 
   /** The issuing process's random id in the ids made here: 8 hex digits. */
   get issuer(): string {
-    return bytesHex(this.#payload.subarray(33, 37));
+    return hex(this.#payload.subarray(33, 37));
   }
 
   /** Replaces the keys (a key file read again). */
@@ -308,14 +304,14 @@ export class AuditTokens {
       answer: v.getUint16(3, true),
       confidence: v.getFloat64(5, true),
       issuedAt: v.getFloat64(13, true),
-      bundle: bytesHex(payload.subarray(21, 29)),
-      pool: bytesHex(payload.subarray(29, 33)),
-      tag: bytesHex(tag),
+      bundle: hex(payload.subarray(21, 29)),
+      pool: hex(payload.subarray(29, 33)),
+      tag: hex(tag),
       kind,
       eligible: (kindByte & ELIGIBLE) !== 0,
       rate: v2 ? v.getFloat64(42, true) : NaN,
       ...(v2 ? { question: v.getUint32(50, true) } : {}),
-      issuer: bytesHex(payload.subarray(33, 37)),
+      issuer: hex(payload.subarray(33, 37)),
     };
   }
 }

@@ -20,6 +20,7 @@
 
 import { seededRandom, type Table } from "../engine/mod.ts";
 import type { LiveCertificate } from "../guarantee/mod.ts";
+import { hex } from "../format.ts";
 
 /** Most audits waiting for an answer at once; the oldest is dropped first. */
 export const MAX_PENDING_AUDITS = 65_536;
@@ -259,5 +260,5 @@ export class PendingAudits {
 /** Eight random hex digits and a dash. */
 function randomPrefix(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(4));
-  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("") + "-";
+  return hex(bytes) + "-";
 }

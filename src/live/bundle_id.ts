@@ -10,6 +10,7 @@
  */
 
 import type { Table } from "../engine/mod.ts";
+import { hex } from "../format.ts";
 
 const made = new WeakMap<Table, string>();
 
@@ -20,7 +21,7 @@ export function bundleIdOf(table: Table): string {
   let own = made.get(table);
   if (own === undefined) {
     const bytes = crypto.getRandomValues(new Uint8Array(32));
-    own = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+    own = hex(bytes);
     made.set(table, own);
   }
   return own;

@@ -22,6 +22,7 @@
  */
 
 import type { Batch } from "./store.ts";
+import { hex } from "../format.ts";
 
 /** One evidence pool's undelivered sync (see the module doc). */
 export interface JournalEntry {
@@ -70,8 +71,7 @@ async function sumOf(text: string): Promise<string> {
     "SHA-256",
     new TextEncoder().encode(text),
   );
-  return [...new Uint8Array(digest).subarray(0, 16)]
-    .map((b) => b.toString(16).padStart(2, "0")).join("");
+  return hex(new Uint8Array(digest).subarray(0, 16));
 }
 
 /** One entry as a journal line (with its `sum`, without the newline). */

@@ -41,6 +41,7 @@ import {
   type LiveEvidence,
   type LivePolicy,
 } from "../guarantee/mod.ts";
+import { hex } from "../format.ts";
 
 /** How long a store remembers a batch id, in ms: a batch sent again within it is not counted twice. */
 export const BATCH_MEMORY_MS = 60 * 60 * 1000;
@@ -231,7 +232,7 @@ export function recordPolicy(
 /** Eight random hex digits. */
 export function randomHex8(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(4));
-  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return hex(bytes);
 }
 
 /**

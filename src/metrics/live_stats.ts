@@ -24,6 +24,7 @@ import type {
 import { record } from "./stats_document.ts";
 
 import type { LiveController } from "../live/mod.ts";
+import { percent } from "../format.ts";
 
 const REASON_WORDS: Record<LiveReason, string> = {
   bundle: "bundle's",
@@ -32,10 +33,6 @@ const REASON_WORDS: Record<LiveReason, string> = {
   withdrawn: "withdrawn",
   uncalibrated: "uncalibrated",
 };
-
-function percent(x: number): string {
-  return `${(x * 100).toFixed(1)}%`;
-}
 
 /** The estimate as shown: clamped to [0, 1] (null stays null). */
 export function clampRate(x: number | null): number | null {

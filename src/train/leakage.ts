@@ -19,6 +19,7 @@
 
 import { CALIBRATION, FIT, VALIDATION } from "./split.ts";
 import { SimilarityIndex, textVectors } from "./similar.ts";
+import { percent } from "../format.ts";
 
 /** What the leakage check found for one question. */
 export interface LeakageReport {
@@ -145,16 +146,15 @@ export function leakageCheck(
     );
     z = se === 0 ? 0 : gap / se;
     if (optimism >= OPTIMISM_WARNING && z >= Z_WARNING) {
-      const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
       warning =
         `${
-          pct(share)
+          percent(share)
         } of calibration answers have a near-twin in the train split ` +
         `(TF-IDF cosine >= ${similarity}); they agree with the model ${
-          pct(accWith)
+          percent(accWith)
         } of the time, ` +
         `the others ${
-          pct(accWithout)
+          percent(accWithout)
         }. For traffic with fewer near-twins (new users, templates ` +
         `or weeks), calibration overstates agreement by about ${
           (optimism * 100).toFixed(1)

@@ -79,8 +79,3 @@ export function measure(certified: Uint8Array, wrong: Uint8Array): Measurement {
   }
   return meter.result();
 }
-
-/** A share as a percentage with one decimal, or `n/a` for null. */
-export function percent(x: number | null | undefined): string {
-  return x === null || x === undefined ? "n/a" : `${(x * 100).toFixed(1)}%`;
-}

@@ -35,7 +35,8 @@ export {
   type StoredReport,
 } from "./bundle_info.ts";
 export { type LeakageReport } from "./leakage.ts";
-export { type Measurement, Meter, percent } from "./meter.ts";
+export { type Measurement, Meter } from "./meter.ts";
+export { percent } from "../format.ts";
 export { type TrainingSettings } from "./options.ts";
 export {
   type QuestionReport,

@@ -17,6 +17,7 @@ import type { CalibratedQuestion } from "./calibrate_stage.ts";
 import { minimumCertifiable } from "../guarantee/mod.ts";
 import type { TrainOptions } from "./options.ts";
 import { MIN_REACH } from "./semantic.ts";
+import { percent } from "../format.ts";
 
 /** One question's reach. */
 export interface QuestionReach {
@@ -84,22 +85,21 @@ export function secondTierReach(trained: ReachInput): SecondTierReach {
 
 /** What `auto` decided, in one line. */
 export function reachInWords(r: SecondTierReach): string {
-  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   const best = [...r.questions].filter((q) => q.answers >= r.needed).sort((
     a,
     b,
   ) => b.reach - a.reach)[0];
   if (r.worth) {
     return `second tier (--semantic auto): "${best!.name}" leaves ${
-      pct(best!.reach)
+      percent(best!.reach)
     } of its calibration answers to low confidence, which the second tier may certify: embedding the texts (it is kept per question where it certifies more on the validation part)`;
   }
   if (best === undefined) {
     return `second tier (--semantic auto): no question has the ${r.needed} calibration answers a threshold needs; the table alone, no text embedded (--semantic on embeds anyway)`;
   }
   return `second tier (--semantic auto): the table leaves at most ${
-    pct(best.reach)
+    percent(best.reach)
   } of a question's calibration answers to low confidence ("${best.name}"), under the ${
-    pct(MIN_REACH)
+    percent(MIN_REACH)
   } that would make embedding worth its cost; the table alone, no text embedded (--semantic on embeds anyway)`;
 }

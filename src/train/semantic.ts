@@ -50,6 +50,7 @@ import {
   type SemanticFitSettings,
 } from "./semantic_fit.ts";
 import { effectiveSize } from "./union_find.ts";
+import { percent } from "../format.ts";
 
 /** Whether training adds a second tier. */
 export type SemanticMode = "auto" | "on" | "off";
@@ -308,11 +309,11 @@ export function semanticStage(
         ...base,
         used: false,
         reason: `on the validation part the same test would certify ${
-          pct(shares.both)
+          percent(shares.both)
         } with the second tier and ${
-          pct(shares.table)
+          percent(shares.table)
         } with the table alone (noise about ${
-          pct(noise)
+          percent(noise)
         }): kept the table alone`,
         calibration: null,
       },
@@ -363,8 +364,10 @@ export function semanticStage(
       reason: targets.mode === "on"
         ? "--semantic on"
         : `on the validation part the same test would certify ${
-          pct(shares.both)
-        } with the second tier and ${pct(shares.table)} with the table alone`,
+          percent(shares.both)
+        } with the second tier and ${
+          percent(shares.table)
+        } with the table alone`,
       calibration: {
         threshold: choice.threshold,
         by_table: byTable,
@@ -603,10 +606,6 @@ export function nearestSample(
     [order[i], order[j]] = [order[j]!, order[i]!];
   }
   return order.slice(0, NEAREST_MAX).sort((a, b) => a - b);
-}
-
-function pct(x: number): string {
-  return `${(100 * x).toFixed(1)}%`;
 }
 
 /** The default fit settings, with the training seed. */

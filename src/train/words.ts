@@ -12,6 +12,7 @@ import {
   type CurveEstimate,
   MAX_GROWTH,
 } from "./curve_estimate.ts";
+import { percent } from "../format.ts";
 
 /** The thin options of a question, in words, with what would help. */
 export function thinInWords(
@@ -251,14 +252,13 @@ export function curveInWords(
 ): string {
   const first = e.points[0]!;
   const last = e.points[e.points.length - 1]!;
-  const rate = (r: number) => `${(100 * r).toFixed(1)}%`;
   const top = `its most confident ${Math.round(100 * e.topShare)}%`;
   const seen = `learning curve (the table refitted on ${
     CURVE_SHARES.map((s) => s * 100).join(", ")
   } and 100% of its fit part, scored on the same calibration answers): ${top} of calibration answers disagree ${
-    rate(first.topRate)
+    percent(first.topRate)
   } at ${count(first.trainAnswers)} training answers and ${
-    rate(last.topRate)
+    percent(last.topRate)
   } at ${count(last.trainAnswers)}`;
   if (e.flat) {
     return `${seen}, at least alpha (${alpha}) at every size and not falling: more traces of the same kind would not help; cleaner labels would (the model answering alike texts alike), or a larger --alpha`;
@@ -319,8 +319,7 @@ export function coverageAdvice(
   answering: number,
   alpha: number,
 ): string {
-  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-  return `certifies ${pct(share)} of its calibration answers${
+  return `certifies ${percent(share)} of its calibration answers${
     tiers ? " with both tiers" : ""
   }; ${
     curveInWords(
