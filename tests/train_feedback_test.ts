@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { parseJsonlTraces, traceLine } from "../src/traces/mod.ts";
 import { train } from "../src/train/trainer.ts";
-import { splitInWords } from "../src/cli/report_words.ts";
+import { splitInWords } from "../src/train/split_words.ts";
 import { smallTrainOptions, syntheticTraces, TOPICS } from "./_fixtures.ts";
 
 const DAY = 86_400_000;

@@ -5,7 +5,6 @@
  */
 
 import { loadBundle } from "../bundle/mod.ts";
-import { bundleInfo, questionReportOf } from "../train/mod.ts";
 import {
   type Calibration,
   type DriftSettings,
@@ -32,11 +31,11 @@ import {
 } from "./inspect_server.ts";
 import {
   leakageInWords,
-  splitInWords,
   testInWords,
   thresholdInWords,
   ZERO_THRESHOLD,
 } from "./report_words.ts";
+import { bundleInfo, questionReportOf, splitInWords } from "../train/mod.ts";
 import { percent } from "../format.ts";
 
 /** Usage text of `inspect`. */

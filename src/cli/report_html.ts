@@ -23,12 +23,13 @@ import type {
   TiersFigures,
 } from "../eval/mod.ts";
 import { frontierSvg } from "./frontier_svg.ts";
-import { adviceInBrief, bundleInfo, questionReportOf } from "../train/mod.ts";
+import { leakageInWords, thresholdInWords } from "./report_words.ts";
 import {
-  leakageInWords,
+  adviceInBrief,
+  bundleInfo,
+  questionReportOf,
   splitInWords,
-  thresholdInWords,
-} from "./report_words.ts";
+} from "../train/mod.ts";
 import { questionLine, streamInWords, whyNotCertified } from "./eval_words.ts";
 import { percent } from "../format.ts";
 

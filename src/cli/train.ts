@@ -5,11 +5,19 @@
  */
 
 import { checkBundleDestination, DEFAULT_KEEP } from "../bundle/mod.ts";
+import type { TraceSet } from "../traces/mod.ts";
+import {
+  kindInWords,
+  leakageInWords,
+  testInWords,
+  ZERO_THRESHOLD,
+} from "./report_words.ts";
 import {
   AUTO_MIN_GROUPS,
   resolveMode,
   SEMANTIC_SAMPLE_MAX,
   type SemanticMode,
+  splitInWords,
   type SplitMode,
   trainBundle,
   TrainOptionError,
@@ -20,14 +28,6 @@ import {
   withoutTimeColumns,
   writeTrainedBundle,
 } from "../train/mod.ts";
-import type { TraceSet } from "../traces/mod.ts";
-import {
-  kindInWords,
-  leakageInWords,
-  splitInWords,
-  testInWords,
-  ZERO_THRESHOLD,
-} from "./report_words.ts";
 import {
   DRIFT_FLAGS,
   driftFlagSettings,

@@ -8,12 +8,6 @@
  */
 
 import { assess, prepareText, QUIET_GUARD, TableState } from "../engine/mod.ts";
-import {
-  type CalibrationOutcome,
-  inScopeConfidences,
-  type ScoredAnswers,
-  type TrainOptions,
-} from "../train/mod.ts";
 import type { TrainResult } from "../train/mod.ts";
 import type { TraceSet } from "../traces/mod.ts";
 import { frontierOf, QuestionTally } from "../eval/mod.ts";
@@ -22,12 +16,14 @@ import {
   type ReportQuestion,
   statusInWords,
 } from "./report_html.ts";
+import { leakageInWords, testInWords, ZERO_THRESHOLD } from "./report_words.ts";
 import {
-  leakageInWords,
+  type CalibrationOutcome,
+  inScopeConfidences,
+  type ScoredAnswers,
   splitInWords,
-  testInWords,
-  ZERO_THRESHOLD,
-} from "./report_words.ts";
+  type TrainOptions,
+} from "../train/mod.ts";
 import { whyNotCertified } from "./eval_words.ts";
 import { percent } from "../format.ts";
 

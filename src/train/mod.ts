@@ -51,6 +51,7 @@ export {
   TEST as TEST_PART,
 } from "./split.ts";
 export { type SemanticMode } from "./semantic.ts";
+export { sampleInWords, splitInWords } from "./split_words.ts";
 export { withoutTimeColumns } from "./time_column.ts";
 export {
   type CalibrationOutcome,

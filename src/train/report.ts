@@ -127,11 +127,17 @@ export interface TrainReport {
   refused: string[];
 }
 
-/** The split as the report states it. */
+/**
+ * The split as the report states it: the parts, the options fed, the
+ * feedback lines kept in fit (`fromFeedback`) and what a feedback log's
+ * ledger made of its lines (`sample`).
+ */
 export function splitReport(
   split: Split,
   similarity: number,
   fed: FedOption[],
+  fromFeedback: number,
+  sample?: ReadonlyMap<string, FeedbackSampleFigures>,
 ): SplitReport {
   const parts = Object.fromEntries(
     PART_NAMES.map((name, p) => [name, {
@@ -146,6 +152,8 @@ export function splitReport(
     similar_links: split.similarLinks,
     parts,
     fed_options: fed,
+    feedback_in_fit: fromFeedback,
+    ...sampleReport(sample),
   };
 }
 
@@ -229,11 +237,13 @@ export function trainReport(
       test: options.testShare,
       validation: options.validationShare,
     },
-    split: {
-      ...splitReport(parts.split, options.similarity, parts.fed),
-      feedback_in_fit: parts.fromFeedback,
-      ...sampleReport(parts.sample),
-    },
+    split: splitReport(
+      parts.split,
+      options.similarity,
+      parts.fed,
+      parts.fromFeedback,
+      parts.sample,
+    ),
     traces: parts.traces,
     rows: parts.rows,
     questions: parts.questions,

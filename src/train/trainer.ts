@@ -27,9 +27,11 @@ import {
   calibrationReport,
   type QuestionReport,
   questionReport,
+  splitReport,
   type TrainReport,
   trainReport,
 } from "./report.ts";
+import { splitInWords } from "./split_words.ts";
 import type { QuestionTable, Table } from "../engine/mod.ts";
 import type { QuestionAnswers, TraceSet } from "../traces/mod.ts";
 import { inScopeConfidences, type ScoredAnswers } from "./calibrate.ts";
@@ -55,7 +57,6 @@ import type { SemanticReport } from "./semantic.ts";
 import { reachInWords, secondTierReach } from "./second_tier_reach.ts";
 import { validateTrainOptions } from "./validate_options.ts";
 import {
-  describeSplit,
   fedInWords,
   thinInWords,
   trainingInWords,
@@ -165,7 +166,11 @@ export function trainTable(
     trainable,
     options,
   );
-  say(`split: ${describeSplit(split)}`);
+  say(`split: ${
+    splitInWords(
+      splitReport(split, options.similarity, fed, fromFeedback, sample.figures),
+    )
+  }`);
   if (fed.length > 0) warn(fedInWords(fed));
 
   say(`featurising ${texts.length} texts`);

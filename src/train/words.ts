@@ -6,7 +6,7 @@
  */
 
 import { THIN_OPTION, type ThinOption } from "./thin_options.ts";
-import { type FedOption, PART_NAMES, type Split } from "./split.ts";
+import type { FedOption } from "./split.ts";
 import {
   CURVE_SHARES,
   type CurveEstimate,
@@ -43,19 +43,6 @@ export function fedInWords(fed: readonly FedOption[]): string {
   } oldest traces train the table and calibration takes the next newest: ${
     shown.join(", ")
   }${more}`;
-}
-
-/** The split in one line, for progress. */
-export function describeSplit(split: Split): string {
-  const unit = split.mode === "group"
-    ? "groups"
-    : split.mode === "random"
-    ? "clusters"
-    : "texts";
-  const parts = PART_NAMES.map((name, p) =>
-    `${name} ${split.traces[p]} traces (${split.units[p]} ${unit})`
-  ).join(", ");
-  return `${split.mode} (${split.reason}): ${parts}`;
 }
 
 /** The questions about to be fitted and on how many threads, in words. */
