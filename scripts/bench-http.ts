@@ -600,11 +600,11 @@ Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, app.fetch);
     );
     // The same, piece by piece, with the reply writer and the Response a
     // decide request adds: the best of 5 rounds of 20,000 calls each.
-    const { serveTable } = await import("../src/wire/served.ts");
+    const { serviceTable } = await import("../src/wire/service_table.ts");
     const { writeDecideReply } = await import("../src/wire/decide.ts");
     const { JsonWriter } = await import("../src/wire/json_writer.ts");
     const { assessRequest } = await import("../src/wire/decision_request.ts");
-    const served = serveTable(table, guard, state);
+    const served = serviceTable(table, guard, state);
     const requests = seqBodies.map((b) => parseDecide(JSON.parse(b)));
     const answers = requests.map((r) =>
       assessRequest(table, state, prepareText(table, state, r.text), r, guard)

@@ -51,7 +51,7 @@ import { DecisionClient, type ModelAsk } from "../src/client/mod.ts";
 import { LiveController } from "../src/live/controller.ts";
 import { countFeedback } from "../src/live/feedback.ts";
 import { parseFeedback } from "../src/wire/feedback_body.ts";
-import { serveTable } from "../src/wire/served.ts";
+import { serviceTable } from "../src/wire/service_table.ts";
 import { startServe } from "./processes.ts";
 import { readTraces } from "../src/traces/mod.ts";
 import type { TraceSet } from "../src/traces/types.ts";
@@ -287,7 +287,7 @@ function feedbackBodies(
  * request. The last of three rounds is reported (the first ones warm up).
  */
 function feedbackCost(table: Table, test: TraceSet): void {
-  const served = serveTable(table);
+  const served = serviceTable(table);
   for (const batch of [1, 100]) {
     for (const kind of FEEDBACK_KINDS) {
       // Every certified answer audited, or none (so that answers come back
@@ -338,7 +338,7 @@ function feedbackCheck(
       ["without (no bands)", unchecked],
     ] as const
   ) {
-    const served = serveTable(t);
+    const served = serviceTable(t);
     const live = new LiveController({ auditRate: 1e-9, auditSeed: 1 });
     live.serve(served.table, served.state);
     const certificate = live.certificates(served.table)[0]!;
@@ -368,7 +368,7 @@ function feedbackCheck(
     );
   }
   for (const proxy of ["echo", "liar", "liar-amid-honest"] as const) {
-    const served = serveTable(table);
+    const served = serviceTable(table);
     const live = new LiveController({ auditRate: 0.05, auditSeed: 1 });
     live.serve(served.table, served.state);
     let items = 0;

@@ -57,7 +57,7 @@ async function writerOf(root: string) {
       answers: readonly Assessment[],
       latencyUs: number,
     ) => void,
-    serveTable: served.serveTable as (table: Module) => Module,
+    serviceTable: served.serviceTable as (table: Module) => Module,
     writer: () => new json.JsonWriter(),
   };
 }
@@ -101,11 +101,11 @@ function ns(
 }
 
 const now = await writerOf(new URL("../", import.meta.url).href);
-const nowServed = now.serveTable(table);
+const nowServed = now.serviceTable(table);
 const before = values.before === undefined ? null : await writerOf(
   new URL(`${Deno.realPathSync(values.before)}/`, "file:///").href,
 );
-const beforeServed = before?.serveTable(table);
+const beforeServed = before?.serviceTable(table);
 const first = ns(now, nowServed, null);
 if (before === null) {
   console.log(

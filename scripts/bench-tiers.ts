@@ -34,7 +34,7 @@
 import { parseArgs } from "node:util";
 import { parse } from "csv-parse/sync";
 import { loadBundle } from "../src/bundle/mod.ts";
-import { QUIET_GUARD, ServedBundle } from "../src/engine/mod.ts";
+import { Answerer, QUIET_GUARD } from "../src/engine/mod.ts";
 import { SERVE_V8_FLAGS } from "../src/cli/serve.ts";
 import { freePort, rssMbOrNull as rssMb } from "./processes.ts";
 
@@ -75,8 +75,8 @@ async function sortTexts(
   const table = await loadBundle(bundle);
   const q = table.questions.find((x) => x.semantic !== undefined);
   if (q === undefined) throw new Error(`${bundle} has no second tier`);
-  const tiered = new ServedBundle(table, { secondTier: true });
-  const alone = new ServedBundle(table);
+  const tiered = new Answerer(table, { secondTier: true });
+  const alone = new Answerer(table);
   const rows = parse(await Deno.readTextFile(testCsv), {
     columns: true,
   }) as { text: string }[];

@@ -22,7 +22,9 @@
  *   its own folder (tests, outside `src/`, are not held to these rules);
  * - purity: the engine and the guarantee (`PURE_ROOMS`) import nothing of
  *   the other rooms but `src/format.ts` and no package but jStat, and
- *   never call `Deno`.
+ *   never call `Deno`;
+ * - workers: the encoder's worker loads nothing from outside
+ *   `src/encoder/` (`serve` may read no other source: `WORKER_FOLDERS`).
  *
  * Usage: deno run --allow-read --allow-write --allow-run scripts/import-cycles.ts [--code-only] [--under src/http] [--check]
  *
@@ -65,6 +67,8 @@ interface InfoModule {
 
 /** Per `src/` file, the modules it imports from outside `src/`, as written (`jstat`, `node:fs`, `../../deno.json`). */
 const outside = new Map<string, Set<string>>();
+/** Per `src/` file, the `src/` files it loads when it runs (type imports left out). */
+const running = new Map<string, Set<string>>();
 
 /** The graph of imports among `src/` files: file to the files it imports. */
 async function graph(codeOnly: boolean): Promise<Map<string, Set<string>>> {
@@ -90,7 +94,11 @@ async function graph(codeOnly: boolean): Promise<Map<string, Set<string>>> {
       if (!m.specifier.startsWith(src.href)) continue;
       const to = new Set<string>();
       const other = new Set<string>();
+      const loads = new Set<string>();
       for (const d of m.dependencies ?? []) {
+        if (d.code?.specifier.startsWith(src.href)) {
+          loads.add(d.code.specifier);
+        }
         for (const target of [d.code, codeOnly ? undefined : d.type]) {
           if (target === undefined) continue;
           if (target.specifier.startsWith(src.href)) to.add(target.specifier);
@@ -99,6 +107,7 @@ async function graph(codeOnly: boolean): Promise<Map<string, Set<string>>> {
       }
       edges.set(m.specifier, to);
       outside.set(m.specifier, other);
+      running.set(m.specifier, loads);
     }
     return edges;
   } finally {
@@ -212,6 +221,36 @@ function impurities(edges: Map<string, Set<string>>): string[] {
   return out.sort();
 }
 
+/**
+ * Workers whose modules must all lie in one folder: `serve` may be run
+ * with `--allow-read=BUNDLE,src/encoder` (docs/operations.md), and a
+ * worker reads its modules under the process's permissions.
+ */
+const WORKER_FOLDERS: Record<string, string> = {
+  "src/encoder/worker.ts": "src/encoder/",
+};
+
+/** The modules a worker of `WORKER_FOLDERS` would load from outside its folder. */
+function workerReaches(): string[] {
+  const out: string[] = [];
+  for (const [worker, folder] of Object.entries(WORKER_FOLDERS)) {
+    const start = new URL(worker, root).href;
+    const seen = new Set([start]);
+    const queue = [start];
+    for (let i = 0; i < queue.length; i++) {
+      for (const next of running.get(queue[i]!) ?? []) {
+        if (seen.has(next)) continue;
+        seen.add(next);
+        queue.push(next);
+        if (!name(next).startsWith(folder)) {
+          out.push(`${worker} loads ${name(next)}, outside ${folder}`);
+        }
+      }
+    }
+  }
+  return out.sort();
+}
+
 /** The folder of a path (`src/http/app.ts` -> `src/http`). */
 function folderOf(path: string): string {
   return path.slice(0, path.lastIndexOf("/"));
@@ -299,10 +338,13 @@ if (values.check) {
   for (const line of breaches) console.log(`door: ${line}`);
   const impure = impurities(edges);
   for (const line of impure) console.log(`pure: ${line}`);
-  const broken = folders.length + breaches.length + impure.length;
+  const reaches = workerReaches();
+  for (const line of reaches) console.log(`worker: ${line}`);
+  const broken = folders.length + breaches.length + impure.length +
+    reaches.length;
   if (broken === 0) {
     console.log(
-      "no folder cycles; every import through a door; engine and guarantee pure",
+      "no folder cycles; every import through a door; engine and guarantee pure; the encoder's worker inside its folder",
     );
   }
   if (groups.length + broken > 0) Deno.exit(1);

@@ -10,8 +10,8 @@
 
 import {
   type Answer,
+  Answerer,
   QUIET_GUARD,
-  ServedBundle,
   type Table,
 } from "../src/engine/mod.ts";
 import { embedTraces } from "../src/train/embed.ts";
@@ -29,11 +29,11 @@ export function embedTexts(
   return embedTraces(texts, path, 2, new ProgressPrinter());
 }
 
-/** One text's verdict: certified or not, by which tier, and the answer served. */
+/** One text's verdict: certified or not, by which tier, and the answer answerer. */
 export interface TierAnswer {
   certified: boolean;
   tier: "table" | "semantic" | null;
-  /** The option served (yes/no: "true" or "false"). */
+  /** The option answerer (yes/no: "true" or "false"). */
   option: string;
 }
 
@@ -48,18 +48,18 @@ export function answerTexts(
   texts: readonly string[],
   embeddings: readonly Float32Array[] | null,
 ): TierAnswer[] {
-  const served = new ServedBundle(table, { secondTier: embeddings !== null });
+  const answerer = new Answerer(table, { secondTier: embeddings !== null });
   return texts.map((text, i) => {
-    const prepared = served.prepare(text);
-    const a = served.answer(prepared, name, {}, QUIET_GUARD);
+    const prepared = answerer.prepare(text);
+    const a = answerer.answer(prepared, name, {}, QUIET_GUARD);
     if (a.answer.certified) {
       return { certified: true, tier: "table", option: optionOf(a.answer) };
     }
-    if (embeddings !== null && served.asksSecondTier(a, false)) {
-      const r = served.answerWithSecondTier(
+    if (embeddings !== null && answerer.asksSecondTier(a, false)) {
+      const r = answerer.answerWithSecondTier(
         a,
         embeddings[i]!,
-        served.tableInput(a, prepared),
+        answerer.tableInput(a, prepared),
       );
       const answer = r.assessment.answer;
       if (answer.certified) {

@@ -6,12 +6,12 @@
 
 import assert from "node:assert/strict";
 import {
+  Answerer,
   answerWithSecondTier,
   asksSecondTier,
   assess,
   prepareText,
   QUIET_GUARD,
-  ServedBundle,
   setThresholdInForce,
   TableState,
   thresholdInForce,
@@ -107,10 +107,10 @@ Deno.test("answerWithSecondTier() leaves the table's answer when the novelty gua
   assert.equal(r.assessment, a);
 });
 
-Deno.test("ServedBundle: with its second tier served, L is in force for the table and the second tier is asked; without, neither", () => {
+Deno.test("Answerer: with its second tier served, L is in force for the table and the second tier is asked; without, neither", () => {
   const { table: t } = twoTierResult();
   const q = t.byName.get("topic")!;
-  const tiered = new ServedBundle(t, { secondTier: true });
+  const tiered = new Answerer(t, { secondTier: true });
   assert.equal(tiered.tiered, true);
   assert.equal(
     thresholdInForce(t, tiered.state, "topic"),
@@ -120,7 +120,7 @@ Deno.test("ServedBundle: with its second tier served, L is in force for the tabl
   assert.equal(tiered.asksSecondTier(a, false), true);
   const r = tiered.answerWithSecondTier(a, embedding, undefined);
   assert.equal(r.tier, "semantic");
-  const alone = new ServedBundle(t);
+  const alone = new Answerer(t);
   assert.equal(alone.tiered, false);
   assert.equal(
     alone.asksSecondTier(alone.answer(alone.prepare(low), "topic"), false),

@@ -22,14 +22,14 @@ import type { ModelRequest } from "../src/wire/decision_request.ts";
 import { writeDecisionsReply } from "../src/wire/decisions.ts";
 import { probabilityText } from "../src/wire/json_number.ts";
 import { JsonWriter } from "../src/wire/json_writer.ts";
-import { serveTable } from "../src/wire/served.ts";
+import { serviceTable } from "../src/wire/service_table.ts";
 import { Service } from "../src/http/service.ts";
 import { choiceAnswer, rng, smallTable, stateOf } from "./_fixtures.ts";
 
 type Json = Record<string, unknown>;
 
 const table: Table = { ...smallTable().table };
-const served = serveTable(table, undefined, stateOf(table));
+const served = serviceTable(table, undefined, stateOf(table));
 const CLEAR = "i need my parcel";
 const ask = (text: string, question: string, options?: string[]) =>
   assess(

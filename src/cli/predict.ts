@@ -21,8 +21,8 @@ import {
   type Ask,
   assessRequest,
   JsonWriter,
-  type ServedTable,
-  serveTable,
+  type ServiceTable,
+  serviceTable,
   writeDecideAnswer,
   writeQuestionKey,
 } from "../wire/mod.ts";
@@ -104,7 +104,7 @@ interface Answered {
  * is prepared).
  */
 function answerByTable(
-  served: ServedTable,
+  served: ServiceTable,
   read: ReadLine,
   asks: readonly Ask[] | null,
   exposed: boolean,
@@ -113,21 +113,21 @@ function answerByTable(
   if ("error" in read) {
     return { read, answers: [], ask: null, tiers: undefined };
   }
-  const { bundle } = served;
-  const prepared = bundle.prepare(read.text);
+  const { answerer } = served;
+  const prepared = answerer.prepare(read.text);
   const answers = assessRequest(
-    bundle.table,
-    bundle.state,
+    answerer.table,
+    answerer.state,
     prepared,
     { text: read.text, asks, exposed, model: null, top },
-    bundle.monitor,
+    answerer.monitor,
   );
-  const ask = bundle.secondTierAsk(answers, prepared, exposed);
+  const ask = answerer.secondTierAsk(answers, prepared, exposed);
   return {
     read,
     answers,
     ask,
-    tiers: bundle.tiered ? answers.map(() => "table" as const) : undefined,
+    tiers: answerer.tiered ? answers.map(() => "table" as const) : undefined,
   };
 }
 
@@ -138,7 +138,7 @@ function answerByTable(
  */
 export function writePrediction(
   w: JsonWriter,
-  served: ServedTable,
+  served: ServiceTable,
   read: ReadLine,
   answers: readonly Assessment[],
   top: number | null = null,
@@ -196,7 +196,7 @@ class LazyEncoder {
  * its bundle's two-tier threshold, as `serve` starts.
  */
 async function answerBySecondTier(
-  served: ServedTable,
+  served: ServiceTable,
   group: readonly Answered[],
   encoder: LazyEncoder,
 ): Promise<void> {
@@ -209,7 +209,7 @@ async function answerBySecondTier(
   const at = new Map(texts.map((t, i) => [t, i]));
   for (const d of waiting) {
     const text = (d.read as { text: string }).text;
-    d.tiers = served.bundle.answerAsked(
+    d.tiers = served.answerer.answerAsked(
       d.answers,
       d.ask,
       vectors[at.get(text)!] ?? null,
@@ -302,7 +302,7 @@ export async function predictCommand(
       options: undefined,
       type: undefined,
     }));
-  const served = serveTable(
+  const served = serviceTable(
     table,
     undefined,
     undefined,

@@ -54,7 +54,7 @@ import { thresholdNote, ZERO_THRESHOLD } from "./report_words.ts";
 import {
   type FeedbackLog,
   type LedgerFlush,
-  loadServedTable,
+  loadBundleToServe,
   openFeedbackLog,
   type Reloader,
   startLedgerFlush,
@@ -313,7 +313,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     token = await tokenSourceOf(settings);
     feedbackToken = await feedbackTokenSourceOf(settings);
     ({ table, state, loadMs } = settings.learn === null
-      ? await loadServedTable(settings)
+      ? await loadBundleToServe(settings)
       : await learnStart(settings));
     monitor = new DriftMonitor(table.settings.drift);
     if (settings.feedbackLog !== undefined) {
@@ -601,9 +601,9 @@ async function learnStart(
       `Cannot make the learning folder ${learn.dir}: ${oneLine(e)}`,
     );
   }
-  if (existsSync(s.bundle)) return await loadServedTable(s);
+  if (existsSync(s.bundle)) return await loadBundleToServe(s);
   if (learn.startBundle !== undefined) {
-    return await loadServedTable({ ...s, bundle: learn.startBundle });
+    return await loadBundleToServe({ ...s, bundle: learn.startBundle });
   }
   const table = tableWithoutQuestions();
   return { table, state: new TableState(table), loadMs: 0 };

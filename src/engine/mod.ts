@@ -121,11 +121,11 @@ export {
   type TieredAssessment,
 } from "./two_tier.ts";
 export {
+  Answerer,
+  type AnswererOptions,
   type AskedAnswers,
   type SecondTierAsk,
-  ServedBundle,
-  type ServedOptions,
-} from "./served.ts";
+} from "./answerer.ts";
 
 // What the program's other folders (serving, training, the live loop) use
 // besides answering: features, scoring, scope, the radius's rows.

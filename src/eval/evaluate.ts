@@ -7,6 +7,7 @@
  */
 
 import {
+  Answerer,
   assess,
   type Assessment,
   type DriftGuard,
@@ -14,7 +15,6 @@ import {
   peekGuard,
   prepareText,
   QUIET_GUARD,
-  ServedBundle,
   type Table,
   thresholdInForce,
 } from "../engine/mod.ts";
@@ -63,11 +63,11 @@ export function evaluate(
     : peekGuard(monitor);
   // With the texts' embeddings, both tiers answer as `serve` has them:
   // certified against the two-tier rule's threshold.
-  const servedBundle = new ServedBundle(table, {
+  const answerer = new Answerer(table, {
     secondTier: embeddings !== undefined,
     monitor,
   });
-  const { state } = servedBundle;
+  const { state } = answerer;
   const tierTallies = new Map<string, TierTally>();
   const open = unthresholdedState(table);
   const asked = traces.questions.filter((q) => table.byName.has(q.name));
@@ -90,20 +90,20 @@ export function evaluate(
       prepared ??= prepareText(table, state, traces.texts[i]!);
       openPrepared ??= prepareText(table, open, traces.texts[i]!);
       const tq = table.byName.get(q.name)!;
-      let served = servedBundle.answer(prepared, q.name, {}, guard);
+      let served = answerer.answer(prepared, q.name, {}, guard);
       const unthresholded = assess(table, open, openPrepared, q.name, {}, peek);
       // The second tier's answer at no threshold, for the frontier of both
       // tiers (null where its novelty guard withholds the text).
       let second: Assessment | null | undefined;
       const embedding = embeddings?.[i];
       if (
-        embedding !== undefined && servedBundle.tiered &&
+        embedding !== undefined && answerer.tiered &&
         tq.semantic !== undefined && tq.semantic.calibration.threshold !== null
       ) {
-        const r = servedBundle.answerWithSecondTier(
+        const r = answerer.answerWithSecondTier(
           unthresholded,
           embedding,
-          servedBundle.tableInput(unthresholded, prepared),
+          answerer.tableInput(unthresholded, prepared),
           0,
         );
         second = r.tier === "semantic" ? r.assessment : null;
@@ -114,7 +114,7 @@ export function evaluate(
           tierTallies.set(q.name, tally = new TierTally());
         }
         const r = answerAsServed(
-          servedBundle,
+          answerer,
           prepared,
           served,
           embeddings[i],

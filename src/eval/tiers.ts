@@ -9,11 +9,11 @@
  */
 
 import {
+  type Answerer,
   type AnsweringTier,
   type Assessment,
   disagrees,
   type PreparedText,
-  type ServedBundle,
 } from "../engine/mod.ts";
 
 /** One tier's figures for a question. */
@@ -87,25 +87,25 @@ export class TierTally {
 
 /**
  * The answer `serve` gives for `assessment` (the table's, from
- * `served.answer` on a prepared `text`) with the second tier on and
+ * `answerer.answer` on a prepared `text`) with the second tier on and
  * `embedding` the text's, and the tier that gave it; counted in `tally`.
  * The second tier's threshold is its bundle's `L` (no live evidence in
  * eval).
  */
 export function answerAsServed(
-  served: ServedBundle,
+  answerer: Answerer,
   text: PreparedText,
   assessment: Assessment,
   embedding: Float32Array | undefined,
   tally: TierTally,
 ): { assessment: Assessment; tier: AnsweringTier } {
-  if (embedding === undefined || !served.asksSecondTier(assessment, false)) {
+  if (embedding === undefined || !answerer.asksSecondTier(assessment, false)) {
     return { assessment, tier: "table" };
   }
-  const r = served.answerWithSecondTier(
+  const r = answerer.answerWithSecondTier(
     assessment,
     embedding,
-    served.tableInput(assessment, text),
+    answerer.tableInput(assessment, text),
   );
   tally.asked(r.tier === "table");
   return r;

@@ -38,7 +38,7 @@ export {
 } from "./server.ts";
 export { type AppDeps, Service } from "./service.ts";
 export { type DecisionRoute, ROUTE_TABLE, type RouteSpec } from "./routes.ts";
-export { MAX_BODY_BYTES, type ServedTable } from "../wire/mod.ts";
+export { MAX_BODY_BYTES, type ServiceTable } from "../wire/mod.ts";
 export type { StatsDocument } from "../openapi/mod.ts";
 export {
   fileToken,

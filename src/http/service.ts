@@ -32,8 +32,8 @@ import {
   JsonWriter,
   parseBatch,
   type PlaygroundRequest,
-  type ServedTable,
-  serveTable,
+  type ServiceTable,
+  serviceTable,
   type UnlearnedQuestions,
 } from "../wire/mod.ts";
 import { LiveController, type LiveOptions } from "../live/mod.ts";
@@ -149,11 +149,11 @@ interface PendingDecision {
 
 /** A running service: what every route reads and records. */
 export class Service {
-  #served: ServedTable;
+  #served: ServiceTable;
   #encoder: EncoderQueue | null;
   /** Counts by tier, kept once the encoder's queue runs (across reloads). */
   #tierStats: TierStats | null;
-  readonly #subscribers: ((served: ServedTable, loadMs?: number) => void)[] =
+  readonly #subscribers: ((served: ServiceTable, loadMs?: number) => void)[] =
     [];
   /** Counters, latency and recent decisions. */
   readonly stats: ServiceStats;
@@ -178,7 +178,7 @@ export class Service {
   constructor(deps: AppDeps) {
     this.#encoder = deps.encoderQueue ?? null;
     this.#tierStats = this.#encoder === null ? null : new TierStats();
-    this.#served = serveTable(
+    this.#served = serviceTable(
       deps.table,
       deps.monitor,
       deps.state,
@@ -231,7 +231,7 @@ export class Service {
    * Calls `listener` with every served object published from now on (each
    * reload), with its load time when known.
    */
-  subscribe(listener: (served: ServedTable, loadMs?: number) => void): void {
+  subscribe(listener: (served: ServiceTable, loadMs?: number) => void): void {
     this.#subscribers.push(listener);
   }
 
@@ -272,7 +272,7 @@ export class Service {
   }
 
   /** The table served now; a request reads it once, at its start. */
-  get served(): ServedTable {
+  get served(): ServiceTable {
     return this.#served;
   }
 
@@ -288,8 +288,8 @@ export class Service {
     monitor?: DriftMonitor,
     loadMs?: number,
     state?: TableState,
-  ): ServedTable {
-    const next = serveTable(table, monitor, state, this.#encoder);
+  ): ServiceTable {
+    const next = serviceTable(table, monitor, state, this.#encoder);
     this.#served = next;
     for (const listener of this.#subscribers) listener(next, loadMs);
     return next;
@@ -331,26 +331,26 @@ export class Service {
    * clock started at `start` plus `shareMs` (its share of reading a batch).
    */
   #assess(
-    served: ServedTable,
+    served: ServiceTable,
     request: DecisionRequest,
     start: number,
     shareMs = 0,
   ): PendingDecision {
-    const { bundle } = served;
-    const prepared = bundle.prepare(request.text);
+    const { answerer } = served;
+    const prepared = answerer.prepare(request.text);
     const answers = assessRequest(
-      bundle.table,
-      bundle.state,
+      answerer.table,
+      answerer.state,
       prepared,
       request,
-      bundle.monitor,
+      answerer.monitor,
       this.learning?.registry,
     );
     // What the second tier reads is taken now: the prepared text is the
     // state's scratch, reused by the next text.
     const ask = served.second === null
       ? null
-      : bundle.secondTierAsk(answers, prepared, request.exposed);
+      : answerer.secondTierAsk(answers, prepared, request.exposed);
     return {
       request,
       answers,
@@ -371,7 +371,7 @@ export class Service {
    * failed). The wait is added to each waiting item's latency.
    */
   #askSecondTier(
-    served: ServedTable,
+    served: ServiceTable,
     items: readonly PendingDecision[],
   ): Promise<void> | undefined {
     const second = served.second;
@@ -404,16 +404,16 @@ export class Service {
 
   /** Each waiting item's asked answers, given by the two-tier rule on its text's embedding. */
   #secondTierAnswers(
-    served: ServedTable,
+    served: ServiceTable,
     waiting: readonly PendingDecision[],
     texts: readonly string[],
     vectors: readonly Float32Array[],
   ): void {
-    const { bundle, table } = served;
+    const { answerer, table } = served;
     const stats = this.#tierStats!;
     const at = new Map(texts.map((t, i) => [t, i]));
     for (const d of waiting) {
-      const r = bundle.answerAsked(
+      const r = answerer.answerAsked(
         d.answers,
         d.ask,
         vectors[at.get(d.request.text)!] ?? null,
@@ -432,7 +432,7 @@ export class Service {
    */
   #finish(
     route: DecisionRouteSpec,
-    served: ServedTable,
+    served: ServiceTable,
     d: PendingDecision,
     w: JsonWriter,
   ): void {
@@ -463,9 +463,9 @@ export class Service {
    */
   async playground(request: PlaygroundRequest): Promise<PlaygroundResponse> {
     const served = this.#served;
-    const { bundle, table, peek, monitor, questionNames } = served;
-    const prepared = bundle.prepare(request.text);
-    const answers = [bundle.answer(prepared, request.question, {}, peek)];
+    const { answerer, table, peek, monitor, questionNames } = served;
+    const prepared = answerer.prepare(request.text);
+    const answers = [answerer.answer(prepared, request.question, {}, peek)];
     const a = answers[0]!;
     const drift = a.slot < 0 ? undefined : monitor.state(a.question);
     if (served.second === null || a.slot < 0) {
@@ -479,7 +479,7 @@ export class Service {
     if (q.semantic === undefined) {
       return playgroundResponse(a, drift, questionNames, tiers);
     }
-    const ask = bundle.secondTierAsk(answers, prepared, false);
+    const ask = answerer.secondTierAsk(answers, prepared, false);
     if (ask !== null) {
       tiers.tableConfidence = a.fullConfidence;
       const embedding = served.second.encoder.tryEmbed([request.text]);
@@ -492,7 +492,7 @@ export class Service {
           tiers.notAnswered = "failed";
         }
       }
-      const r = bundle.answerAsked(
+      const r = answerer.answerAsked(
         answers,
         ask,
         vector,

@@ -12,13 +12,7 @@
  * @module
  */
 
-import {
-  assess,
-  type DriftGuard,
-  prepareText,
-  type Table,
-  type TableState,
-} from "../engine/mod.ts";
+import type { Answerer, DriftGuard, Table } from "../engine/mod.ts";
 import type { TraceRecord } from "../traces/mod.ts";
 import type { AuditMiss } from "./audits.ts";
 import { auditLogName } from "./_log_name.ts";
@@ -90,14 +84,14 @@ export interface FeedbackOrigin {
 
 /**
  * The origin of `item` (see `FeedbackSource`): an item with an id the
- * service gave is what its id says; another is `uncertified` when `table`
- * (served with `state`), read through `guard` (not fed), leaves its answer
- * uncertified and eligible, else `trace`. Nothing is counted or taken.
+ * service gave is what its id says; another is `uncertified` when
+ * `answerer` (the table served), read through `guard` (not fed), leaves
+ * its answer uncertified and eligible, else `trace`. Nothing is counted or
+ * taken.
  */
 export function feedbackOrigin(
   live: LiveController,
-  table: Table,
-  state: TableState,
+  answerer: Answerer,
   guard: DriftGuard,
   item: FeedbackItem,
   bundle: string,
@@ -117,10 +111,8 @@ export function feedbackOrigin(
       bundle: o.bundle ?? bundle.slice(0, 16),
     };
   }
-  const a = assess(
-    table,
-    state,
-    prepareText(table, state, item.text),
+  const a = answerer.answer(
+    answerer.prepare(item.text),
     item.question,
     {},
     guard,

@@ -25,7 +25,7 @@ export {
   startLedgerFlush,
 } from "./ledger_flush.ts";
 export {
-  loadServedTable,
+  loadBundleToServe,
   type LoadSettings,
   RELOAD_COLLECT_MS,
   type Reloader,

@@ -58,7 +58,7 @@ function messageOf(e: unknown): string {
  * serving state made (word cache of `s.wordCacheBytes`), hot paths
  * compiled.
  */
-export async function loadServedTable(
+export async function loadBundleToServe(
   s: LoadSettings<unknown>,
 ): Promise<{ table: Table; state: TableState; loadMs: number }> {
   const start = performance.now();
@@ -109,7 +109,7 @@ export function startReloader<S>(
   let again = false;
   const once = async () => {
     try {
-      const { table, state, loadMs } = await loadServedTable(s);
+      const { table, state, loadMs } = await loadBundleToServe(s);
       // A bundle with a second tier starts the encoder before it serves.
       await service.prepare(table, s.semantic);
       service.swap(table, undefined, loadMs, state);

@@ -6,10 +6,10 @@
  */
 
 import {
+  Answerer,
   disagrees,
   type QuestionTable,
   QUIET_GUARD,
-  ServedBundle,
   type Table,
 } from "../engine/mod.ts";
 import type { QuestionAnswers } from "../traces/mod.ts";
@@ -40,42 +40,42 @@ export function measureStage(
     questions: questions.map((q) => q.question),
     byName: new Map(questions.map((q) => [q.question.name, q.question])),
   };
-  const served = new ServedBundle(table, {
+  const answerer = new Answerer(table, {
     secondTier: embeddings !== undefined,
   });
   const tests = questions.map((q) =>
-    measureAnswers(served, q.qa, texts, q.test, embeddings)
+    measureAnswers(answerer, q.qa, texts, q.test, embeddings)
   );
   return { table, tests };
 }
 
 /**
- * Answers `indices` exactly as `served` serves them (single-text drift
+ * Answers `indices` exactly as `answerer` serves them (single-text drift
  * rule included; the second tier where the table's only failing rule is
  * `low_confidence`, for a text with an embedding) and measures them. With
- * `embeddings`, a question with a second tier served is measured on the
+ * `embeddings`, a question with a second tier answerer is measured on the
  * indices that have one.
  */
 export function measureAnswers(
-  served: ServedBundle,
+  answerer: Answerer,
   qa: QuestionAnswers,
   texts: readonly string[],
   indices: readonly number[],
   embeddings?: readonly (Float32Array | undefined)[],
 ): Measurement {
   const meter = new Meter();
-  const tiered = served.tiered &&
-    served.table.byName.get(qa.name)?.semantic !== undefined;
+  const tiered = answerer.tiered &&
+    answerer.table.byName.get(qa.name)?.semantic !== undefined;
   for (const i of indices) {
     const embedding = embeddings?.[i];
     if (tiered && embedding === undefined) continue;
-    const text = served.prepare(texts[i]!);
-    let a = served.answer(text, qa.name, {}, QUIET_GUARD);
-    if (embedding !== undefined && served.asksSecondTier(a, false)) {
-      a = served.answerWithSecondTier(
+    const text = answerer.prepare(texts[i]!);
+    let a = answerer.answer(text, qa.name, {}, QUIET_GUARD);
+    if (embedding !== undefined && answerer.asksSecondTier(a, false)) {
+      a = answerer.answerWithSecondTier(
         a,
         embedding,
-        served.tableInput(a, text),
+        answerer.tableInput(a, text),
       ).assessment;
     }
     meter.add(

@@ -27,7 +27,7 @@ import {
 import { recordOf, ref } from "./schema_parts.ts";
 import type { JsonWriter } from "./json_writer.ts";
 import { writeQuestionKey } from "./reply_parts.ts";
-import type { ServedTable } from "./served.ts";
+import type { ServiceTable } from "./service_table.ts";
 import { writeModelAnswer } from "./model_answer.ts";
 
 /** A question object of `/v1/altdecisions`. */
@@ -140,7 +140,7 @@ export function parseAltDecisions(body: unknown): ModelRequest {
  */
 export function writeAltReply(
   w: JsonWriter,
-  served: ServedTable,
+  served: ServiceTable,
   request: ModelRequest,
   answers: readonly Assessment[],
   latencyUs: number,

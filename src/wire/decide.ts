@@ -25,7 +25,7 @@ import {
   writeProbabilities,
   writeQuestionKey,
 } from "./reply_parts.ts";
-import type { ServedTable } from "./served.ts";
+import type { ServiceTable } from "./service_table.ts";
 
 /** A question entry of `/v1/decide`: the options it narrows a choice to. */
 export const DECIDE_QUESTION = new ObjectSpec({
@@ -140,7 +140,7 @@ export function parseDecide(body: unknown): DecideRequest {
  */
 export function writeDecideAnswer(
   w: JsonWriter,
-  served: ServedTable,
+  served: ServiceTable,
   a: Assessment,
   audit?: string,
   top: number | null = null,
@@ -180,7 +180,7 @@ export function writeDecideAnswer(
  */
 export function writeDecideReply(
   w: JsonWriter,
-  served: ServedTable,
+  served: ServiceTable,
   request: DecideRequest,
   answers: readonly Assessment[],
   latencyUs: number,

@@ -28,7 +28,7 @@ import {
   unsupportedAssessment,
 } from "../engine/mod.ts";
 import type { JsonWriter } from "./json_writer.ts";
-import type { ServedTable } from "./served.ts";
+import type { ServiceTable } from "./service_table.ts";
 
 /** Most questions one request may ask (more gets 400): keeps every reply bounded. */
 export const MAX_QUESTIONS = 1000;
@@ -103,7 +103,7 @@ export interface DecisionShape<R extends DecisionRequest = DecisionRequest> {
    */
   write(
     w: JsonWriter,
-    served: ServedTable,
+    served: ServiceTable,
     request: R,
     answers: readonly Assessment[],
     latencyUs: number,

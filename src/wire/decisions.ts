@@ -25,7 +25,7 @@ import {
 import { describe, isObject } from "./fields.ts";
 import { nullable, ref } from "./schema_parts.ts";
 import type { JsonWriter } from "./json_writer.ts";
-import type { ServedTable } from "./served.ts";
+import type { ServiceTable } from "./service_table.ts";
 import { writeModelAnswer } from "./model_answer.ts";
 
 /** A question object of `/v1/decisions`. */
@@ -158,7 +158,7 @@ export function parseDecisions(body: unknown): ModelRequest {
  */
 export function writeDecisionsReply(
   w: JsonWriter,
-  served: ServedTable,
+  served: ServiceTable,
   request: ModelRequest,
   answers: readonly Assessment[],
   latencyUs: number,

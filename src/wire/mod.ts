@@ -14,18 +14,18 @@
  *
  * @example
  * ```ts
- * import { assessRequest, DECIDE_SHAPE, JsonWriter, serveTable } from "./mod.ts";
+ * import { assessRequest, DECIDE_SHAPE, JsonWriter, serviceTable } from "./mod.ts";
  * import { loadBundle } from "../bundle/mod.ts";
  *
- * const served = serveTable(await loadBundle("demo/bundle"));
+ * const served = serviceTable(await loadBundle("demo/bundle"));
  * const request = DECIDE_SHAPE.parse({ text: "my parcel is late" });
- * const { bundle } = served;
+ * const { answerer } = served;
  * const answers = assessRequest(
- *   bundle.table,
- *   bundle.state,
- *   bundle.prepare(request.text),
+ *   answerer.table,
+ *   answerer.state,
+ *   answerer.prepare(request.text),
  *   request,
- *   bundle.monitor,
+ *   answerer.monitor,
  * );
  * const w = new JsonWriter(1024);
  * DECIDE_SHAPE.write(w, served, request, answers, 0, undefined);
@@ -79,4 +79,4 @@ export {
   recordOf,
   ref,
 } from "./schema_parts.ts";
-export { type ServedTable, serveTable } from "./served.ts";
+export { type ServiceTable, serviceTable } from "./service_table.ts";

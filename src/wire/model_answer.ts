@@ -18,7 +18,7 @@ import {
   writeQuestionName,
   writeService,
 } from "./reply_parts.ts";
-import type { ServedTable } from "./served.ts";
+import type { ServiceTable } from "./service_table.ts";
 
 /** Which decision-model shape an answer is written in. */
 export type ModelShape = "decisions" | "alt";
@@ -34,7 +34,7 @@ export type ModelShape = "decisions" | "alt";
  */
 export function writeModelAnswer(
   w: JsonWriter,
-  served: ServedTable,
+  served: ServiceTable,
   shape: ModelShape,
   type: string,
   a: Assessment,

@@ -23,7 +23,7 @@ import {
   writeProbabilityKey,
 } from "./json_number.ts";
 import { fragment, JsonWriter } from "./json_writer.ts";
-import type { ServedTable } from "./served.ts";
+import type { ServiceTable } from "./service_table.ts";
 import { topPositions } from "./top_options.ts";
 
 const FLAG_TEXT: Record<Flag, Uint8Array> = {
@@ -48,7 +48,7 @@ export function writeFlag(w: JsonWriter, flag: Flag | null): void {
 /** Writes the question name of an assessment as a JSON string. */
 export function writeQuestionName(
   w: JsonWriter,
-  served: ServedTable,
+  served: ServiceTable,
   a: Assessment,
 ): void {
   if (a.slot >= 0) w.raw(served.fragments[a.slot]!.name);
@@ -58,7 +58,7 @@ export function writeQuestionName(
 /** Writes the question name of an assessment as an object key (`"name":`). */
 export function writeQuestionKey(
   w: JsonWriter,
-  served: ServedTable,
+  served: ServiceTable,
   a: Assessment,
 ): void {
   if (a.slot >= 0) w.raw(served.fragments[a.slot]!.key);
@@ -68,7 +68,7 @@ export function writeQuestionKey(
 /** Writes the best option of a choice answer to the question at `slot` as a JSON string. */
 export function writeChoice(
   w: JsonWriter,
-  served: ServedTable,
+  served: ServiceTable,
   slot: number,
   answer: ChoiceAnswer,
 ): void {
@@ -86,7 +86,7 @@ export function writeChoice(
  */
 export function writeHint(
   w: JsonWriter,
-  served: ServedTable,
+  served: ServiceTable,
   a: Assessment,
 ): void {
   if (a.slot >= 0) return;
@@ -104,7 +104,7 @@ export function writeHint(
  */
 export function writeProbabilities(
   w: JsonWriter,
-  served: ServedTable,
+  served: ServiceTable,
   slot: number,
   answer: ChoiceAnswer,
   array: boolean,
@@ -133,7 +133,7 @@ const NUMBER_ROOM = 26;
  */
 function writeProbabilitiesOnce(
   w: JsonWriter,
-  served: ServedTable,
+  served: ServiceTable,
   slot: number,
   answer: ChoiceAnswer,
   array: boolean,

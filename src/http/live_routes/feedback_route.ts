@@ -47,8 +47,7 @@ export async function answerFeedback(
     for (const item of logged) {
       const origin = feedbackOrigin(
         live,
-        served.table,
-        served.state,
+        served.answerer,
         served.peek,
         item,
         bundle,

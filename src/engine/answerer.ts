@@ -45,8 +45,8 @@ export interface AskedAnswers {
   novel: number;
 }
 
-/** How a bundle is served. */
-export interface ServedOptions {
+/** How an `Answerer` answers. */
+export interface AnswererOptions {
   /** Its serving state; a new one with the default word cache by default. */
   state?: TableState | undefined;
   /** Its drift guard; a new one from the bundle's settings by default. */
@@ -56,18 +56,19 @@ export interface ServedOptions {
 }
 
 /**
- * One bundle as served (see the module doc).
+ * What answers with one bundle (see the module doc): a server's, a
+ * command's or a benchmark's.
  *
  * @example
  * ```ts
- * import { ServedBundle, type Table } from "./mod.ts";
+ * import { Answerer, type Table } from "./mod.ts";
  * declare const table: Table;
- * const served = new ServedBundle(table);
- * const a = served.answer(served.prepare("my card was stolen"), "intent");
- * served.asksSecondTier(a, false); // false: no second tier served
+ * const answerer = new Answerer(table);
+ * const a = answerer.answer(answerer.prepare("my card was stolen"), "intent");
+ * answerer.asksSecondTier(a, false); // false: no second tier served
  * ```
  */
-export class ServedBundle {
+export class Answerer {
   readonly table: Table;
   /** The serving state answers are made with (the table itself stays constant). */
   readonly state: TableState;
@@ -86,7 +87,7 @@ export class ServedBundle {
    * second tier, both tiers are certified against the two-tier rule's
    * threshold `L`, which is then put in force for the table too.
    */
-  constructor(table: Table, options: ServedOptions = {}) {
+  constructor(table: Table, options: AnswererOptions = {}) {
     this.table = table;
     this.state = options.state ?? new TableState(table);
     this.monitor = options.monitor ?? new DriftMonitor(table.settings.drift);

@@ -1,30 +1,31 @@
 /**
- * The table a service answers from, with everything that belongs to it:
- * its serving state (word cache, scratch, thresholds in force), its drift
- * guard, a read-only view of the guard for the playground, and
- * the reply fragments encoded from its names. A request reads the served
- * table once, at its start, so replacing it (a reload) is one assignment
- * between requests.
+ * The table a service answers from (`ServiceTable`), with everything that
+ * belongs to it: the engine's `Answerer` (the table, its serving state,
+ * its drift guard, the second tier's thresholds), a read-only view of the
+ * guard for the playground, the reply fragments encoded from its names and
+ * the encoder's queue its second tier is asked through. A request reads
+ * the service table once, at its start, so replacing it (a reload) is one
+ * assignment between requests. `predict` answers from one too.
  *
  * @module
  */
 
 import type { EncoderQueue } from "../encoder/mod.ts";
 import {
+  Answerer,
   type DriftGuard,
   type DriftMonitor,
   hasSecondTier,
   peekGuard,
-  ServedBundle,
   type Table,
   type TableState,
 } from "../engine/mod.ts";
 import { type QuestionFragments, replyFragments } from "./fragments.ts";
 
 /** One served table and what belongs to it. */
-export interface ServedTable {
+export interface ServiceTable {
   /** The engine's served object: the table, its state, its guard, the second tier's thresholds. */
-  readonly bundle: ServedBundle;
+  readonly answerer: Answerer;
   readonly table: Table;
   /** The serving state answers are made with (the table itself stays constant). */
   readonly state: TableState;
@@ -58,28 +59,28 @@ export interface ServedTable {
  * `secondTier` true and no `second`, the engine serves the second tiers
  * (thresholds and all) and the caller embeds the texts itself (`predict`).
  */
-export function serveTable(
+export function serviceTable(
   table: Table,
   monitor?: DriftMonitor,
   state?: TableState,
   second?: EncoderQueue | null,
   secondTier: boolean = second != null,
-): ServedTable {
+): ServiceTable {
   const tiered = second != null && hasSecondTier(table) ? second : null;
-  const bundle = new ServedBundle(table, {
+  const answerer = new Answerer(table, {
     state,
     monitor,
     secondTier: secondTier && hasSecondTier(table),
   });
   return {
-    bundle,
+    answerer,
     table,
-    state: bundle.state,
-    monitor: bundle.monitor,
-    peek: peekGuard(bundle.monitor),
+    state: answerer.state,
+    monitor: answerer.monitor,
+    peek: peekGuard(answerer.monitor),
     fragments: replyFragments(table),
     questionNames: table.questions.map((q) => q.name),
     second: tiered,
-    semanticThresholds: bundle.semanticThresholds,
+    semanticThresholds: answerer.semanticThresholds,
   };
 }
