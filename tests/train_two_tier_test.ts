@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
+import { autoNoise, keepsTier } from "../src/train/semantic.ts";
 import {
-  autoNoise,
   certifyTwoTiers,
-  keepsTier,
   ruleCertified,
   twoTierCounts,
-} from "../src/train/semantic.ts";
+} from "../src/train/two_tier_certify.ts";
 import { rng } from "./_fixtures.ts";
 
 /**

@@ -1,8 +1,10 @@
 /**
- * The second-tier stage of training, per question: the table's own
- * probabilities on the calibration part handed to `semanticStage`
- * (`semantic.ts`), which fits a tier on sentence embeddings and keeps it
- * where the two tiers certify more.
+ * The trainer's second-tier stage (`trainer.ts` runs it after
+ * calibration, per question): the question's traces that have an
+ * embedding renumbered, the table's own probabilities on them handed to
+ * `chooseSecondTier` (`semantic.ts`, which fits, certifies and judges the
+ * tier), its progress said in words, and the tier set on the question where
+ * it is kept.
  *
  * @module
  */
@@ -20,11 +22,11 @@ import type { FittedModel, ValidationFigures } from "./fit.ts";
 import type { TrainOptions } from "./options.ts";
 import type { QuestionParts } from "./parts.ts";
 import {
+  chooseSecondTier,
   NOVELTY_P,
   semanticFitSettings,
   type SemanticMode,
   type SemanticReport,
-  semanticStage,
 } from "./semantic.ts";
 import { secondTierInWords } from "./words.ts";
 
@@ -77,7 +79,7 @@ export function secondTierStage(
     sampled.calibration,
     options.settings.drift.scope_p,
   );
-  const stage = semanticStage(
+  const stage = chooseSecondTier(
     {
       labels,
       options: qa.options.length,

@@ -1,17 +1,20 @@
 /**
- * The second-tier stage of training (`train --semantic auto|on|off`): for
- * a question already fitted and scored on calibration, fit a softmax
- * regression on the texts' sentence embeddings (`semantic_fit.ts`), then
- * certify the two tiers as one rule (`twoTierVerdict`) with one
- * Learn-then-Test fixed sequence over the threshold `L` on the whole
- * calibration part (`certify.ts`): the table's answer where its confidence
- * reaches `L`, else the second tier's where its confidence does. Every
+ * A question's second tier chosen (`train --semantic auto|on|off`;
+ * `chooseSecondTier`): for a question already fitted and scored on
+ * calibration, fit a softmax regression on the texts' sentence embeddings
+ * (`semantic_fit.ts`), then certify the two tiers as one rule
+ * (`twoTierVerdict`) with one Learn-then-Test fixed sequence over the
+ * threshold `L` on the whole calibration part (`two_tier_certify.ts`): the
+ * table's answer where its confidence reaches `L`, else the second tier's
+ * where its confidence does. Every
  * rule that withholds the table's answer (the out-of-scope rule as the
  * calibration test sees it, an empty text) withholds the second tier's
  * too, and the second tier's own novelty guard (see `semantic.ts` in the
  * engine) withholds it as serving will, its p-value taken leave-one-out
  * among the calibration texts. With `auto`, the second tier is kept only
- * where the same test on the validation part certifies more with it.
+ * where the same test on the validation part certifies more with it. It
+ * reads row numbers and embeddings only; the trainer's stage that runs it
+ * for each question is `second_tier.ts`.
  *
  * @module
  */
@@ -27,20 +30,14 @@ import {
   twoTierVerdict,
 } from "../engine/mod.ts";
 import {
-  candidateGrid,
   type CertificationPlan,
-  fixedSequence,
-  type GridCount,
-  largestPassing,
   liveGrid,
-  planCertification,
   type ThresholdChoice,
 } from "../guarantee/mod.ts";
 import {
   type CalibrationOutcome,
   inScopeConfidences,
   type ScoredAnswers,
-  withWorstCases,
 } from "./calibrate.ts";
 import type { ValidationFigures } from "./fit.ts";
 import {
@@ -49,7 +46,11 @@ import {
   noveltyReference,
   type SemanticFitSettings,
 } from "./semantic_fit.ts";
-import { effectiveSize } from "./union_find.ts";
+import {
+  certifyTwoTiers,
+  ruleCertified,
+  withWorstTiers,
+} from "./two_tier_certify.ts";
 import { percent } from "../format.ts";
 
 /** Whether training adds a second tier. */
@@ -148,8 +149,8 @@ export interface SemanticReport {
   } | null;
 }
 
-/** What the stage decided. */
-export interface SemanticOutcome {
+/** What `chooseSecondTier` decided. */
+export interface SecondTierChoice {
   /** The second tier to serve (with the two-tier rule's calibration), or null when the question keeps the table alone. */
   tier: SemanticTier | null;
   choice: ThresholdChoice;
@@ -162,11 +163,11 @@ export interface SemanticOutcome {
  * doc). `embeddings` holds every trace's embedding (only the question's
  * parts are read).
  */
-export function semanticStage(
+export function chooseSecondTier(
   q: SemanticQuestion,
   embeddings: readonly Float32Array[],
   targets: SemanticTargets,
-): SemanticOutcome {
+): SecondTierChoice {
   const dim = embeddings[q.fit[0] ?? q.calibration[0] ?? 0]?.length ?? 0;
   const k = q.options;
   const fitted = fitTier(
@@ -427,167 +428,6 @@ export function keepsTier(
   if (gain * v >= 2 - 1e-9) return true;
   return 1 - shares.table >= MIN_REACH &&
     gain >= -autoNoise(shares.table, v);
-}
-
-/** Validation answers of both tiers (fit-only models), in the same order. */
-export interface TwoTierValidation {
-  table: { confidences: Float64Array; correct: Uint8Array };
-  tier: { confidences: Float64Array; correct: Uint8Array };
-}
-
-/** Calibration answers of both tiers as served (confidence -1: withheld), in the same order. */
-export interface TwoTierCalibration {
-  tableConf: Float64Array;
-  tableWrong: Uint8Array;
-  tierConf: Float64Array;
-  tierWrong: Uint8Array;
-  units?: Int32Array;
-}
-
-/** Both tiers' calibration answers with `k` worst cases (see `withWorstCases`) added to each. */
-function withWorstTiers(c: TwoTierCalibration, k: number): TwoTierCalibration {
-  if (k === 0) return c;
-  const table = withWorstCases({
-    confidences: c.tableConf,
-    wrong: c.tableWrong,
-    ...(c.units === undefined ? {} : { units: c.units }),
-  }, k);
-  const tier = withWorstCases(
-    { confidences: c.tierConf, wrong: c.tierWrong },
-    k,
-  );
-  return {
-    tableConf: table.confidences,
-    tableWrong: table.wrong,
-    tierConf: tier.confidences,
-    tierWrong: tier.wrong,
-    ...(table.units === undefined ? {} : { units: table.units }),
-  };
-}
-
-/**
- * The two-tier rule's Learn-then-Test: the plan (`planCertification`)
- * from validation answers only (each at the stronger tier's confidence,
- * judged by the tier that would answer there) and the calibration size,
- * then the fixed sequence with fallback over the plan's grid on what the
- * rule certifies at each candidate (`twoTierCounts`). With probability at
- * least `1 - delta`, the answers the rule certifies at the chosen
- * threshold disagree at most `alpha` of the time (exchangeable
- * calibration and serving texts).
- */
-export function certifyTwoTiers(
-  validation: TwoTierValidation,
-  calibration: TwoTierCalibration,
-  alpha: number,
-  delta: number,
-): { plan: CertificationPlan; choice: ThresholdChoice } {
-  const v = validation.table.confidences.length;
-  const both = { confidences: new Float64Array(v), correct: new Uint8Array(v) };
-  for (let t = 0; t < v; t++) {
-    const tc = validation.table.confidences[t]!;
-    const sc = validation.tier.confidences[t] ?? -1;
-    const byTable = tc >= sc;
-    both.confidences[t] = byTable ? tc : sc;
-    both.correct[t] = byTable
-      ? validation.table.correct[t]!
-      : validation.tier.correct[t]!;
-  }
-  const n = calibration.tableConf.length;
-  const { units } = calibration;
-  const plan = planCertification(
-    both,
-    units === undefined ? n : effectiveSize(units),
-    alpha,
-    delta,
-  );
-  const counts = twoTierCounts(
-    plan.grid,
-    calibration.tableConf,
-    calibration.tableWrong,
-    calibration.tierConf,
-    calibration.tierWrong,
-    units,
-  );
-  return { plan, choice: fixedSequence(plan, counts, alpha, n) };
-}
-
-/**
- * What the two-tier rule certifies at each candidate threshold: per
- * answer, the table's answer where its confidence reaches the candidate,
- * else the second tier's where its confidence does (confidence -1:
- * withheld), counted as `fallbackTest` counts (Kish's effective number by
- * unit).
- */
-export function twoTierCounts(
-  grid: readonly number[],
-  tableConf: Float64Array,
-  tableWrong: Uint8Array,
-  tierConf: Float64Array,
-  tierWrong: Uint8Array,
-  units?: Int32Array,
-): GridCount[] {
-  const n = tableConf.length;
-  return grid.map((threshold) => {
-    let count = 0;
-    let k = 0;
-    const perUnit = new Map<number, number>();
-    let squares = 0;
-    for (let t = 0; t < n; t++) {
-      const who = twoTierVerdict({
-        table: tableConf[t]!,
-        semantic: tierConf[t]!,
-      }, threshold);
-      if (who === null) continue;
-      count++;
-      k += who === "table" ? tableWrong[t]! : tierWrong[t]!;
-      if (units !== undefined) {
-        const before = perUnit.get(units[t]!) ?? 0;
-        perUnit.set(units[t]!, before + 1);
-        squares += 2 * before + 1;
-      }
-    }
-    const effective = units === undefined || count === 0
-      ? count
-      : (count * count) / squares;
-    return { n: count, k, effective };
-  });
-}
-
-/**
- * The largest share of validation answers the two-tier rule (or the table
- * alone, without `tier`) certifies at a threshold where their
- * disagreements would pass the binomial test at `delta`: a plain guide to
- * how much a rule can certify, for `auto`; 0 when no threshold would.
- */
-export function ruleCertified(
-  tableConf: Float64Array,
-  tableCorrect: Uint8Array,
-  tier: { confidences: Float64Array; correct: Uint8Array } | null,
-  targets: { alpha: number; delta: number },
-): number {
-  const n = tableConf.length;
-  if (n === 0) return 0;
-  const tierConf = tier?.confidences ?? new Float64Array(n).fill(-1);
-  const all = new Float64Array(2 * n);
-  all.set(tableConf);
-  all.set(tierConf, n);
-  const grid = candidateGrid(all.filter((c) => c >= 0), 0, 400);
-  const counts = twoTierCounts(
-    grid,
-    tableConf,
-    tableCorrect.map((c) => 1 - c),
-    tierConf,
-    tier?.correct.map((c) => 1 - c) ?? new Uint8Array(n),
-  );
-  let best = 0;
-  for (const c of counts) {
-    if (
-      c.n > best && largestPassing(c.n, targets.alpha, targets.delta) >= c.k
-    ) {
-      best = c.n;
-    }
-  }
-  return best / n;
 }
 
 /**
