@@ -6,10 +6,8 @@ import {
   FeedbackCheck,
 } from "../src/guarantee/feedback_check.ts";
 import { clopperPearsonBounds } from "../src/guarantee/distributions.ts";
-import {
-  LiveCertificate,
-  liveGrid,
-} from "../src/guarantee/live_certificate.ts";
+import { LiveCertificate } from "../src/guarantee/live_certificate.ts";
+import { liveGrid } from "../src/guarantee/live_evidence.ts";
 import { binomialTail } from "../src/guarantee/distributions.ts";
 import { rng } from "./_fixtures.ts";
 

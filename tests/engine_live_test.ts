@@ -3,10 +3,8 @@ import {
   type CalibrationBand,
   calibrationBands,
 } from "../src/guarantee/feedback_check.ts";
-import {
-  LiveCertificate,
-  liveGrid,
-} from "../src/guarantee/live_certificate.ts";
+import { LiveCertificate } from "../src/guarantee/live_certificate.ts";
+import { liveGrid } from "../src/guarantee/live_evidence.ts";
 import { rng } from "./_fixtures.ts";
 
 const ALPHA = 0.05;

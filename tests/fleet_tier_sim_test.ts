@@ -15,7 +15,7 @@
 
 import assert from "node:assert/strict";
 import { calibrationBands } from "../src/guarantee/feedback_check.ts";
-import { liveGrid } from "../src/guarantee/live_certificate.ts";
+import { liveGrid } from "../src/guarantee/live_evidence.ts";
 import { TableState } from "../src/engine/state.ts";
 import type { Calibration, Table } from "../src/engine/table.ts";
 import { LiveController } from "../src/live/controller.ts";

@@ -18,7 +18,7 @@ import { AuditKeyFile } from "../src/live/audit_key.ts";
 import { LiveController } from "../src/live/controller.ts";
 import { FleetLive } from "../src/live/fleet.ts";
 import { calibrationBands } from "../src/guarantee/feedback_check.ts";
-import { liveGrid } from "../src/guarantee/live_certificate.ts";
+import { liveGrid } from "../src/guarantee/live_evidence.ts";
 import { MemoryStore } from "../src/live/store.ts";
 import { rng, smallTable, stateOf, TOPIC_WORDS } from "./_fixtures.ts";
 import { withAuditKeys } from "./_audit_ids.ts";

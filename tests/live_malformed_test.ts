@@ -14,7 +14,7 @@ import { AuditKeyFile } from "../src/live/audit_key.ts";
 import { claimProblem } from "../src/live/audit_token.ts";
 import { StoreRejected } from "../src/live/fleet.ts";
 import { MemoryStore, type SyncRequest } from "../src/live/store.ts";
-import type { LivePolicy } from "../src/guarantee/live_certificate.ts";
+import type { LivePolicy } from "../src/guarantee/live_evidence.ts";
 import { rng, smallTable, TOPIC_WORDS } from "./_fixtures.ts";
 import { resign, TEST_AUDIT_KEY, withAuditKeys } from "./_audit_ids.ts";
 

@@ -8,7 +8,8 @@
  *   calibration label is read.
  * - The live certificate (`live_certificate.ts`): tests by betting over the
  *   audited and reported answers while serving, and the threshold policy
- *   they drive.
+ *   they drive; what it keeps and reports, its evidence as counts that add
+ *   up across replicas (`live_evidence.ts`).
  * - The feedback check (`feedback_check.ts`): the calibration bands and
  *   the two alarms that say the feedback is not what calibration saw.
  * - The distributions they share (`distributions.ts`): binomial and
@@ -59,10 +60,10 @@ export {
   FEEDBACK_ALARM_RATE,
   type FeedbackCheckState,
 } from "./feedback_check.ts";
+export { LiveCertificate } from "./live_certificate.ts";
 export {
   addEvidence,
   emptyEvidence,
-  LiveCertificate,
   type LiveDecision,
   type LiveEvidence,
   liveGrid,
@@ -70,4 +71,4 @@ export {
   type LiveReason,
   type LiveSettings,
   type LiveState,
-} from "./live_certificate.ts";
+} from "./live_evidence.ts";
