@@ -31,11 +31,40 @@ const BODIES: Record<string, string> = {
     '{"model":"m","state":"I still have not received my new card","questions":{"category":{"type":"choice","instructions":"pick","criteria":{"card_arrival":"a","lost_or_stolen_card":"b"}}}}',
 };
 
+/**
+ * The first of `paths` that the checkout at `root` (a file URL ending in
+ * `/`) has, imported: the wire format moved from `src/http/` to
+ * `src/wire/` (issue 38), and a checkout from before has it at the old path.
+ */
+async function importFirst(
+  root: string,
+  paths: readonly string[],
+  // deno-lint-ignore no-explicit-any
+): Promise<any> {
+  for (const path of paths.slice(0, -1)) {
+    try {
+      return await import(`${root}${path}`);
+    } catch {
+      // not in this checkout: try the next path
+    }
+  }
+  return await import(`${root}${paths[paths.length - 1]}`);
+}
+
 /** The three parsers of the project rooted at `root` (a file URL ending in `/`). */
 async function parsers(root: string): Promise<Record<string, Parse>> {
-  const decide = await import(`${root}src/http/decide.ts`);
-  const decisions = await import(`${root}src/http/decisions.ts`);
-  const alt = await import(`${root}src/http/altdecisions.ts`);
+  const decide = await importFirst(root, [
+    "src/wire/decide.ts",
+    "src/http/decide.ts",
+  ]);
+  const decisions = await importFirst(root, [
+    "src/wire/decisions.ts",
+    "src/http/decisions.ts",
+  ]);
+  const alt = await importFirst(root, [
+    "src/wire/altdecisions.ts",
+    "src/http/altdecisions.ts",
+  ]);
   return {
     "/v1/decide": decide.parseDecide,
     "/v1/decisions": decisions.parseDecisions,

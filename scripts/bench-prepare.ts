@@ -4,8 +4,10 @@
  * data is absent), rounds interleaved, each version with its own warm
  * `TableState`. Prints the best CPU time per text of each and their ratio
  * (CPU time, not wall time: a busy machine slows both alike only in CPU
- * time). The engine is pure, so the other commit's `src/engine/` runs on a
- * table this tree loads, as long as the table's shape is the same.
+ * time). The engine is pure, so the other commit's `src/engine/` (with the
+ * pure files it imports, `src/guarantee/` and `src/format.ts` since issue 38:
+ * the commit's whole `src/` is written out) runs on a table this tree loads,
+ * as long as the table's shape is the same.
  *
  * Usage: deno run --allow-read --allow-write --allow-run --allow-env
  *   scripts/bench-prepare.ts [--ref COMMIT] [--rounds N]
@@ -45,11 +47,11 @@ async function texts(): Promise<string[]> {
   }
 }
 
-/** `src/engine/` of `ref`, written to a temporary folder and imported. */
+/** `src/engine/` of `ref` (its `src/` written to a temporary folder), imported. */
 async function engineAt(ref: string): Promise<typeof ours> {
   const dir = await Deno.makeTempDir({ prefix: "dtable-engine-" });
   const archive = await new Deno.Command("git", {
-    args: ["-C", ROOT, "archive", ref, "src/engine"],
+    args: ["-C", ROOT, "archive", ref, "src"],
     stdout: "piped",
   }).output();
   if (!archive.success) throw new Error(`git archive ${ref} failed`);

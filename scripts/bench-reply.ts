@@ -44,11 +44,40 @@ const TEXTS = [
 // deno-lint-ignore no-explicit-any
 type Module = any;
 
+/**
+ * The first of `paths` that the checkout at `root` (a file URL ending in
+ * `/`) has, imported: the wire format moved from `src/http/` to
+ * `src/wire/` (issue 38), and a checkout from before has it at the old path.
+ */
+async function importFirst(
+  root: string,
+  paths: readonly string[],
+  // deno-lint-ignore no-explicit-any
+): Promise<any> {
+  for (const path of paths.slice(0, -1)) {
+    try {
+      return await import(`${root}${path}`);
+    } catch {
+      // not in this checkout: try the next path
+    }
+  }
+  return await import(`${root}${paths[paths.length - 1]}`);
+}
+
 /** A checkout's writer pieces, from its root (a file URL ending in `/`). */
 async function writerOf(root: string) {
-  const decide: Module = await import(`${root}src/http/decide.ts`);
-  const served: Module = await import(`${root}src/http/served.ts`);
-  const json: Module = await import(`${root}src/http/json_writer.ts`);
+  const decide: Module = await importFirst(root, [
+    "src/wire/decide.ts",
+    "src/http/decide.ts",
+  ]);
+  const served: Module = await importFirst(root, [
+    "src/wire/service_table.ts",
+    "src/http/served.ts",
+  ]);
+  const json: Module = await importFirst(root, [
+    "src/wire/json_writer.ts",
+    "src/http/json_writer.ts",
+  ]);
   return {
     write: decide.writeDecideReply as (
       w: Module,
@@ -57,7 +86,10 @@ async function writerOf(root: string) {
       answers: readonly Assessment[],
       latencyUs: number,
     ) => void,
-    serviceTable: served.serviceTable as (table: Module) => Module,
+    // `serveTable` before issue 38.
+    serviceTable: (served.serviceTable ?? served.serveTable) as (
+      table: Module,
+    ) => Module,
     writer: () => new json.JsonWriter(),
   };
 }
