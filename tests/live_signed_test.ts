@@ -83,6 +83,27 @@ Deno.test("AuditTokens.verify() gives back the claim of an id it issued, exactly
   assert.equal(decision.question, 12345);
 });
 
+Deno.test("AuditTokens ids carry each claim's own bundle and pool, however they alternate", () => {
+  const tokens = new AuditTokens(hmacSigner([new TextEncoder().encode(KEY)]));
+  const claims = [
+    { ...claim, bundle: "00112233445566ff", pool: "0a0b0c0d" },
+    { ...claim, bundle: "ffeeddccbbaa9988", pool: "0a0b0c0d" },
+    { ...claim, bundle: "ffeeddccbbaa9988", pool: "01020304" },
+    { ...claim, bundle: "00112233445566ff", pool: "01020304" },
+    { ...claim, bundle: "00112233445566ff", pool: "0a0b0c0d" },
+  ];
+  for (const c of [...claims, ...claims.reverse()]) {
+    const back = tokens.verify(tokens.issue(c))!;
+    assert.equal(back.bundle, c.bundle);
+    assert.equal(back.pool, c.pool);
+  }
+  // Base64url without padding, and nothing else, decodes.
+  const id = tokens.issue(claim);
+  assert.equal(tokens.verify(`${id}=`), null);
+  assert.equal(tokens.verify(id.replace(/.$/, "+")), null);
+  assert.equal(tokens.verify(id.slice(0, -1)), null);
+});
+
 Deno.test("hmacSigner() gives HMAC-SHA256 cut to 16 bytes, for short and long keys", () => {
   const payload = new TextEncoder().encode(
     "forty-one bytes of payload, give or take",

@@ -199,24 +199,17 @@ function hexBytes(hex: string, n: number): Uint8Array {
 }
 
 function bytesHex(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += b.toString(16).padStart(2, "0");
-  return s;
+  return bytes.toHex();
 }
 
 function base64url(bytes: Uint8Array): string {
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return bytes.toBase64({ alphabet: "base64url", omitPadding: true });
 }
 
 function fromBase64url(text: string): Uint8Array | null {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
   try {
-    const bin = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
-    const out = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-    return out;
+    return Uint8Array.fromBase64(text, { alphabet: "base64url" });
   } catch {
     return null;
   }
@@ -242,6 +235,10 @@ export class AuditTokens {
   readonly #view = new DataView(this.#payload.buffer);
   readonly #token = new Uint8Array(PAYLOAD_BYTES + TAG_BYTES);
   #counter = 0;
+  // The bundle and pool of the last id, written in the payload already
+  // (they change on a reload or a store epoch, not per id).
+  #bundle = "";
+  #pool = "";
 
   /** Tokens under `signer`; the nonce prefix is random. */
   constructor(signer: AuditSigner, issuer?: string) {
@@ -270,8 +267,14 @@ export class AuditTokens {
     v.setUint16(3, claim.answer, true);
     v.setFloat64(5, claim.confidence, true);
     v.setFloat64(13, claim.issuedAt, true);
-    p.set(hexBytes(claim.bundle, 8), 21);
-    p.set(hexBytes(claim.pool, 4), 29);
+    if (claim.bundle !== this.#bundle) {
+      p.set(hexBytes(claim.bundle, 8), 21);
+      this.#bundle = claim.bundle;
+    }
+    if (claim.pool !== this.#pool) {
+      p.set(hexBytes(claim.pool, 4), 29);
+      this.#pool = claim.pool;
+    }
     v.setUint32(37, this.#counter, true);
     this.#counter = (this.#counter + 1) >>> 0;
     const kind = KINDS.indexOf(claim.kind ?? "audit");
