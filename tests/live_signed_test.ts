@@ -118,6 +118,26 @@ Deno.test("hmacSigner() gives HMAC-SHA256 cut to 16 bytes, for short and long ke
   }
 });
 
+Deno.test("hmacSigner() gives each payload its own tag, id after id (its scratch state reused)", () => {
+  const keys = [KEY, "an older key of the fleet"].map((k) =>
+    new TextEncoder().encode(k)
+  );
+  const signer = hmacSigner(keys);
+  const older = hmacSigner([keys[1]!]);
+  for (let i = 0; i < 200; i++) {
+    const payload = crypto.getRandomValues(new Uint8Array(1 + (i % 70)));
+    const expected = createHmac("sha256", keys[0]!).update(payload).digest()
+      .subarray(0, 16);
+    const tag = signer.sign(payload);
+    assert.deepEqual(tag, new Uint8Array(expected));
+    // A tag stays as it was given when the next id is signed.
+    signer.sign(new Uint8Array(8));
+    assert.deepEqual(tag, new Uint8Array(expected));
+    assert.ok(signer.verify(payload, older.sign(payload)));
+    assert.ok(!signer.verify(payload, older.sign(new Uint8Array(3))));
+  }
+});
+
 Deno.test("AuditTokens.verify() refuses a changed id, another key's id and junk", () => {
   const mine = new AuditTokens(hmacSigner([new TextEncoder().encode(KEY)]));
   const theirs = new AuditTokens(
