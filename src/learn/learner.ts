@@ -139,6 +139,8 @@ export class Learner {
   readonly #changedAt = new Map<string, number>();
   /** Per held question, its labels since its first added option. */
   readonly #since = new Map<string, number>();
+  /** Per question, the labels in the log when it was held (the schedule counts from there). */
+  readonly #changedLabels = new Map<string, number>();
 
   /** A learner for `options.dir`; starts looking at its schedule every `tickMs`. */
   constructor(options: LearnerOptions) {
@@ -153,7 +155,10 @@ export class Learner {
         Deno.readTextFileSync(`${this.dir}/${LEARN_FILES.changes}`),
       ) as Record<string, unknown>;
       for (const [q, at] of Object.entries(changes)) {
-        if (typeof at === "number") this.#changedAt.set(q, at);
+        if (typeof at !== "number") continue;
+        this.#changedAt.set(q, at);
+        // Not recorded: counted from this start's labels.
+        this.#changedLabels.set(q, this.#labels);
       }
     } catch { /* none recorded */ }
     const every = options.tickMs ?? 1000;
@@ -193,7 +198,17 @@ export class Learner {
 
   /** The labels at which the next retrain is due. */
   get nextAt(): number {
-    return nextRetrainLabels(this.#lastLabels);
+    return nextRetrainLabels(this.#lastLabels, this.#heldSince());
+  }
+
+  /** The labels in the log when the earliest change of a question held now began (undefined: none held). */
+  #heldSince(): number | undefined {
+    let at: number | undefined;
+    for (const q of this.#held) {
+      const from = this.#changedLabels.get(q);
+      if (from !== undefined && (at === undefined || from < at)) at = from;
+    }
+    return at;
   }
 
   /**
@@ -229,6 +244,7 @@ export class Learner {
       this.#options.optionsAdded?.(question, true);
       this.#held.add(question);
       this.#changedAt.set(question, this.#clock());
+      this.#changedLabels.set(question, this.#labels);
       this.#saveChanges();
       this.#log(
         `learn: the model answered ${question} with ${
@@ -260,6 +276,7 @@ export class Learner {
     this.#added.delete(question);
     this.#held.delete(question);
     this.#changedAt.delete(question);
+    this.#changedLabels.delete(question);
     this.#saveChanges();
     this.#options.optionsAdded?.(question, false);
     this.#log(
@@ -347,6 +364,7 @@ export class Learner {
       lastLabels: this.#lastLabels,
       lastAt: this.#lastAt,
       now: this.#clock(),
+      changedLabels: this.#heldSince(),
     });
     if (due) void this.retrainNow();
     else if (
