@@ -17,13 +17,16 @@
  * one); `--rate N` requests a second (50 by default), `--limit N` streams
  * only the first N texts, `--repeat N` streams them N times (the second time
  * round the texts are not new, but the labels are: `--repeat 2` gives 20,000
- * labels). It also measures what a retrain costs serving: the `latency_us`
+ * labels), `--held N` holds back N options (0: none), `--no-batch` skips
+ * the batch bundles and `--learn-log` prints what the learner logged. It
+ * also measures what a retrain costs serving: the `latency_us`
  * of certified answers while a retrain runs and while none does (p50, p99),
  * and the server's resident memory at its highest (sampled every second,
  * retrain workers included).
  *
  * ```sh
  * deno task bench:cold [--semantic auto|off|both] [--rate 50] [--limit N] [--repeat N]
+ *   [--held 8] [--no-batch] [--learn-log]
  * ```
  *
  * @module
@@ -47,6 +50,7 @@ const { values } = parseArgs({
     seed: { type: "string", default: "1" },
     held: { type: "string", default: "8" },
     "no-batch": { type: "boolean", default: false },
+    "learn-log": { type: "boolean", default: false },
     "embed-cache": EMBED_CACHE_OPTION,
   },
 });
@@ -238,6 +242,12 @@ async function run(
     watching = false;
     await watch;
     await server.stop();
+  }
+  if (values["learn-log"]) {
+    // What the learner said, as it said it (holds, retrains, swaps).
+    for (const line of server.stderr().split("\n")) {
+      if (line.startsWith("learn:")) console.log(`  ${semantic} ${line}`);
+    }
   }
   const history = await Deno.readTextFile(`${dir}/retrains.jsonl`).catch(() =>
     ""
