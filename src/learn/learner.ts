@@ -28,6 +28,12 @@ import { nextRetrainLabels, retrainDue } from "./schedule.ts";
 /** How long after a ledger stretch ends its feedback counts as arrived: 5 s. */
 export const SETTLE_MS = 5_000;
 /**
+ * How long after the last label its evidence is settled: its decision's
+ * ledger stretch (5 s long) ends at most 5 s later, is settled `SETTLE_MS`
+ * after that, and a second more for the log to be written.
+ */
+const SETTLED_AFTER_MS = 2 * SETTLE_MS + 1_000;
+/**
  * Labels naming options a question's table lacks before the question's
  * answers stop being certified and a retrain starts at once: the first.
  */
@@ -54,7 +60,8 @@ export const HISTORY_KEPT = 50;
 export const SERIES_KEPT = 500;
 
 /** One retrain, as `/v1/stats` shows it. */
-export interface RetrainRecord extends Omit<RetrainOutcome, "seen"> {
+export interface RetrainRecord
+  extends Omit<RetrainOutcome, "seen" | "encoder"> {
   /** When it started and ended (ISO 8601). */
   started: string;
   ended: string;
@@ -127,6 +134,12 @@ export class Learner {
   #news = false;
   /** The labels when texts were last embedded ahead. */
   #embeddedAt = 0;
+  /** The labels of the last retrain that ran the encoder's pass (0: none). */
+  #encoderTriedAt = 0;
+  /** When the last label came (ms). */
+  #lastLabelAt = -Infinity;
+  /** When the last retrain began (ms). */
+  #lastStartedAt = -Infinity;
   /**
    * Per question, the options the model answered that the table lacked
    * when first seen, with their labels since: the question is held (not
@@ -218,6 +231,7 @@ export class Learner {
    */
   observe(question: string, answer: string | boolean, table: Table): void {
     this.#labels++;
+    this.#lastLabelAt = this.#clock();
     const q = table.byName.get(question);
     if (q === undefined) {
       this.registry.observe(question, answer);
@@ -359,13 +373,19 @@ export class Learner {
    */
   tick(): void {
     if (this.#closed || this.#running !== null) return;
+    const now = this.#clock();
     const due = this.#news || retrainDue({
       labels: this.#labels,
       lastLabels: this.#lastLabels,
       lastAt: this.#lastAt,
-      now: this.#clock(),
+      now,
       changedLabels: this.#heldSince(),
-    });
+    }) ||
+      // The traffic went quiet with labels the last retrain could not use
+      // yet (too fresh to be settled when it began): read them, once.
+      (this.#lastLabels > 0 &&
+        this.#lastStartedAt < this.#lastLabelAt + SETTLED_AFTER_MS &&
+        now >= this.#lastLabelAt + SETTLED_AFTER_MS);
     if (due) void this.retrainNow();
     else if (
       (this.#options.training().semantic ?? "off") !== "off" &&
@@ -415,6 +435,7 @@ export class Learner {
     const started = this.#clock();
     this.#retrains++;
     this.#news = false;
+    this.#lastStartedAt = started;
     // The added options' labels as this retrain reads them.
     const counted = new Map(
       [...this.#added].map(([q, m]) => [q, new Map(m)]),
@@ -429,7 +450,8 @@ export class Learner {
         this.#holdAdded(counted);
       });
       for (const outcome of outcomes) {
-        const { seen: _seen, ...figures } = outcome;
+        const { seen: _seen, encoder, ...figures } = outcome;
+        if (encoder) this.#encoderTriedAt = outcome.labels;
         records.push({
           ...figures,
           started: new Date(passStarted).toISOString(),
@@ -501,6 +523,7 @@ export class Learner {
       settled: SETTLED_LABELS,
       held: [...this.#held],
       calibrateAfter: Object.fromEntries(this.#changedAt),
+      encoderTriedAt: this.#encoderTriedAt,
     };
   }
 
