@@ -441,31 +441,49 @@ export class Learner {
       [...this.#added].map(([q, m]) => [q, new Map(m)]),
     );
     const job = this.#job(started, counted);
-    const records: RetrainRecord[] = [];
+    // Each pass is shown as it ends (a quick pass's swap long before the
+    // encoder's pass ends), and kept in the history file in order.
+    let written = Promise.resolve();
+    const record = (r: RetrainRecord) => {
+      this.#history.push(r);
+      while (this.#history.length > HISTORY_KEPT) this.#history.shift();
+      written = written.then(() =>
+        Deno.writeTextFile(
+          `${this.dir}/${LEARN_FILES.history}`,
+          JSON.stringify(r) + "\n",
+          { append: true },
+        )
+      ).catch((e) =>
+        this.#log(`learn: cannot write the retrain history: ${e.message}`)
+      );
+    };
     let passStarted = started;
+    let reported = 0;
+    const pass = (outcome: RetrainOutcome) => {
+      reported++;
+      const { seen: _seen, encoder, ...figures } = outcome;
+      if (encoder) this.#encoderTriedAt = outcome.labels;
+      record({
+        ...figures,
+        started: new Date(passStarted).toISOString(),
+        ended: new Date(started + 1000 * outcome.seconds).toISOString(),
+      });
+      passStarted = started + 1000 * outcome.seconds;
+      this.#log(
+        `learn: retrained on ${outcome.labels} labels in ${
+          outcome.seconds.toFixed(1)
+        }s; ${
+          outcome.swapped ? "swapped in" : "kept the bundle in force"
+        }: ${outcome.reason}`,
+      );
+    };
     try {
       const outcomes = await this.#inWorker(job, async () => {
         await this.#options.swapIn();
         this.#swaps++;
         this.#holdAdded(counted);
-      });
-      for (const outcome of outcomes) {
-        const { seen: _seen, encoder, ...figures } = outcome;
-        if (encoder) this.#encoderTriedAt = outcome.labels;
-        records.push({
-          ...figures,
-          started: new Date(passStarted).toISOString(),
-          ended: new Date(started + 1000 * outcome.seconds).toISOString(),
-        });
-        passStarted = started + 1000 * outcome.seconds;
-        this.#log(
-          `learn: retrained on ${outcome.labels} labels in ${
-            outcome.seconds.toFixed(1)
-          }s; ${
-            outcome.swapped ? "swapped in" : "kept the bundle in force"
-          }: ${outcome.reason}`,
-        );
-      }
+      }, pass);
+      for (const outcome of outcomes.slice(reported)) pass(outcome);
       const last = outcomes.at(-1)!;
       this.#lastLabels = Math.max(last.labels, 1);
       // Labels counted while it ran stay counted beyond what it read.
@@ -476,7 +494,8 @@ export class Learner {
       }
       this.registry.learned(this.#options.served());
     } catch (e) {
-      records.push({
+      const error = (e as Error)?.message ?? String(e);
+      record({
         labels: this.#labels,
         seconds: (this.#clock() - started) / 1000,
         swapped: false,
@@ -488,21 +507,13 @@ export class Learner {
         questions: 0,
         started: new Date(started).toISOString(),
         ended: new Date(this.#clock()).toISOString(),
-        error: (e as Error)?.message ?? String(e),
+        error,
       });
       this.#lastLabels = Math.max(this.#labels, 1);
-      this.#log(`learn: retrain failed: ${records.at(-1)!.error}`);
+      this.#log(`learn: retrain failed: ${error}`);
     }
     this.#lastAt = this.#clock();
-    this.#history.push(...records);
-    while (this.#history.length > HISTORY_KEPT) this.#history.shift();
-    await Deno.writeTextFile(
-      `${this.dir}/${LEARN_FILES.history}`,
-      records.map((r) => JSON.stringify(r) + "\n").join(""),
-      { append: true },
-    ).catch((e) =>
-      this.#log(`learn: cannot write the retrain history: ${e.message}`)
-    );
+    await written;
   }
 
   /** The job of a retrain starting at `started` (see `RetrainJob`). */
@@ -534,6 +545,7 @@ export class Learner {
   #inWorker(
     job: RetrainJob,
     swap: () => Promise<void>,
+    pass: (outcome: RetrainOutcome) => void,
   ): Promise<RetrainOutcome[]> {
     return new Promise((resolve, reject) => {
       const worker = new Worker(
@@ -548,6 +560,7 @@ export class Learner {
       worker.onmessage = (e: MessageEvent<RetrainMessage>) => {
         const m = e.data;
         if (m.type === "note") this.#log(`learn: ${m.line}`);
+        else if (m.type === "pass") pass(m.outcome);
         else if (m.type === "swap") {
           swap().catch((e) => this.#log(`learn: swap failed: ${e}`))
             .finally(() =>

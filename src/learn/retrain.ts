@@ -180,14 +180,16 @@ export function heldQuestions(
  * calibrated no question, the encoder's pass (ten times slower) runs only
  * once the labels have doubled since it last ran (`encoderTriedAt`): the
  * evidence that calibrates neither is then too thin for both tiers too,
- * as a rule, and the next quick pass comes the sooner. Returns each pass's
- * outcome.
+ * as a rule, and the next quick pass comes the sooner. Hands each pass's
+ * outcome to `onPass` as it ends (a service shows the quick pass's swap
+ * without waiting for the encoder's) and returns them all.
  */
 export async function retrainPasses(
   job: RetrainJob,
   note: (line: string) => void = () => {},
   quickFirst = true,
   onSwapped: () => Promise<void> = () => Promise.resolve(),
+  onPass: (outcome: RetrainOutcome) => void = () => {},
 ): Promise<RetrainOutcome[]> {
   const started = performance.now();
   const files = [...job.seeds, ...await logFiles(job.dir)];
@@ -292,6 +294,7 @@ export async function retrainPasses(
         ? `${mode === "off" ? "table alone" : "both tiers"}: ${outcome.reason}`
         : outcome.reason,
     });
+    onPass(outcomes.at(-1)!);
   }
   return outcomes;
 }
