@@ -9,19 +9,24 @@
  * share, the disagreement among certified answers, the model calls and the
  * retrains; then the bundles in force at 4,000 and 10,000 requests and at
  * the end on `test.csv`, beside bundles trained in one batch on the first N
- * texts with every label (the same options, the same seed).
+ * texts with every label (the same options, the same seed), and on the
+ * labels of those texts the learner was given (the model's answers to what
+ * it asked, the audits included): what one batch makes of the same labels.
  *
  * Runs the default settings and `--semantic off` (`--semantic MODE` runs
  * one); `--rate N` requests a second (50 by default), `--limit N` streams
  * only the first N texts, `--repeat N` streams them N times (the second time
  * round the texts are not new, but the labels are: `--repeat 2` gives 20,000
- * labels). It also measures what a retrain costs serving: the `latency_us`
+ * labels), `--held N` holds back N options (0: none), `--no-batch` skips
+ * the batch bundles and `--learn-log` prints what the learner logged. It
+ * also measures what a retrain costs serving: the `latency_us`
  * of certified answers while a retrain runs and while none does (p50, p99),
  * and the server's resident memory at its highest (sampled every second,
  * retrain workers included).
  *
  * ```sh
  * deno task bench:cold [--semantic auto|off|both] [--rate 50] [--limit N] [--repeat N]
+ *   [--held 8] [--no-batch] [--learn-log]
  * ```
  *
  * @module
@@ -45,6 +50,7 @@ const { values } = parseArgs({
     seed: { type: "string", default: "1" },
     held: { type: "string", default: "8" },
     "no-batch": { type: "boolean", default: false },
+    "learn-log": { type: "boolean", default: false },
     "embed-cache": EMBED_CACHE_OPTION,
   },
 });
@@ -122,6 +128,8 @@ interface RunResult {
   final: string | null;
   retrains: number;
   seconds: number;
+  /** Per request, whether the proxy asked the model (the learner got its label). */
+  asked: boolean[];
 }
 
 async function post(base: string, path: string, body: unknown) {
@@ -178,6 +186,7 @@ async function run(
   const retrainsSoFar = () =>
     (server.stderr().match(/^learn: retrained/gm) ?? []).length;
   let retrainsBefore = 0;
+  const asked: boolean[] = [];
   try {
     for (let i = 0; i < items.length; i++) {
       const due = started + (i * 1000) / RATE;
@@ -201,6 +210,7 @@ async function run(
         if (isNew) w.newCertified++;
         if (isNew && a.choice !== item.label) w.newWrong++;
       }
+      asked.push(!a.certified || a.audit !== undefined);
       if (!a.certified || a.audit !== undefined) {
         w.calls++;
         await post(server.base, "/v1/feedback", {
@@ -233,6 +243,12 @@ async function run(
     await watch;
     await server.stop();
   }
+  if (values["learn-log"]) {
+    // What the learner said, as it said it (holds, retrains, swaps).
+    for (const line of server.stderr().split("\n")) {
+      if (line.startsWith("learn:")) console.log(`  ${semantic} ${line}`);
+    }
+  }
   const history = await Deno.readTextFile(`${dir}/retrains.jsonl`).catch(() =>
     ""
   );
@@ -253,6 +269,7 @@ async function run(
     final: await inForce(dir),
     retrains: retrainsSoFar(),
     seconds: (performance.now() - started) / 1000,
+    asked,
   };
 }
 
@@ -419,6 +436,11 @@ for (const mode of modes) {
       const batch = await batchBundle(items.slice(0, n), mode);
       line += `; trained in one batch on the first ${n}: ${
         batch === null ? "refused" : await onTest(batch, test, testEmbeddings)
+      }`;
+      const given = items.slice(0, n).filter((_, i) => r.asked[i]);
+      const same = await batchBundle(given, mode);
+      line += `; in one batch on the ${given.length} labels the learner got: ${
+        same === null ? "refused" : await onTest(same, test, testEmbeddings)
       }`;
     }
     console.log(line);

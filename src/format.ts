@@ -36,7 +36,5 @@ export function percent(
  * ```
  */
 export function hex(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += b.toString(16).padStart(2, "0");
-  return s;
+  return bytes.toHex();
 }

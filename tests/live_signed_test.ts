@@ -83,6 +83,27 @@ Deno.test("AuditTokens.verify() gives back the claim of an id it issued, exactly
   assert.equal(decision.question, 12345);
 });
 
+Deno.test("AuditTokens ids carry each claim's own bundle and pool, however they alternate", () => {
+  const tokens = new AuditTokens(hmacSigner([new TextEncoder().encode(KEY)]));
+  const claims = [
+    { ...claim, bundle: "00112233445566ff", pool: "0a0b0c0d" },
+    { ...claim, bundle: "ffeeddccbbaa9988", pool: "0a0b0c0d" },
+    { ...claim, bundle: "ffeeddccbbaa9988", pool: "01020304" },
+    { ...claim, bundle: "00112233445566ff", pool: "01020304" },
+    { ...claim, bundle: "00112233445566ff", pool: "0a0b0c0d" },
+  ];
+  for (const c of [...claims, ...claims.reverse()]) {
+    const back = tokens.verify(tokens.issue(c))!;
+    assert.equal(back.bundle, c.bundle);
+    assert.equal(back.pool, c.pool);
+  }
+  // Base64url without padding, and nothing else, decodes.
+  const id = tokens.issue(claim);
+  assert.equal(tokens.verify(`${id}=`), null);
+  assert.equal(tokens.verify(id.replace(/.$/, "+")), null);
+  assert.equal(tokens.verify(id.slice(0, -1)), null);
+});
+
 Deno.test("hmacSigner() gives HMAC-SHA256 cut to 16 bytes, for short and long keys", () => {
   const payload = new TextEncoder().encode(
     "forty-one bytes of payload, give or take",
@@ -94,6 +115,26 @@ Deno.test("hmacSigner() gives HMAC-SHA256 cut to 16 bytes, for short and long ke
     const tag = hmacSigner([bytes]).sign(payload);
     assert.deepEqual([...tag], [...expected]);
     assert.equal(hmacSigner([bytes]).verify(payload, tag), true);
+  }
+});
+
+Deno.test("hmacSigner() gives each payload its own tag, id after id (its scratch state reused)", () => {
+  const keys = [KEY, "an older key of the fleet"].map((k) =>
+    new TextEncoder().encode(k)
+  );
+  const signer = hmacSigner(keys);
+  const older = hmacSigner([keys[1]!]);
+  for (let i = 0; i < 200; i++) {
+    const payload = crypto.getRandomValues(new Uint8Array(1 + (i % 70)));
+    const expected = createHmac("sha256", keys[0]!).update(payload).digest()
+      .subarray(0, 16);
+    const tag = signer.sign(payload);
+    assert.deepEqual(tag, new Uint8Array(expected));
+    // A tag stays as it was given when the next id is signed.
+    signer.sign(new Uint8Array(8));
+    assert.deepEqual(tag, new Uint8Array(expected));
+    assert.ok(signer.verify(payload, older.sign(payload)));
+    assert.ok(!signer.verify(payload, older.sign(new Uint8Array(3))));
   }
 });
 

@@ -28,6 +28,12 @@ import { nextRetrainLabels, retrainDue } from "./schedule.ts";
 /** How long after a ledger stretch ends its feedback counts as arrived: 5 s. */
 export const SETTLE_MS = 5_000;
 /**
+ * How long after the last label its evidence is settled: its decision's
+ * ledger stretch (5 s long) ends at most 5 s later, is settled `SETTLE_MS`
+ * after that, and a second more for the log to be written.
+ */
+const SETTLED_AFTER_MS = 2 * SETTLE_MS + 1_000;
+/**
  * Labels naming options a question's table lacks before the question's
  * answers stop being certified and a retrain starts at once: the first.
  */
@@ -54,7 +60,8 @@ export const HISTORY_KEPT = 50;
 export const SERIES_KEPT = 500;
 
 /** One retrain, as `/v1/stats` shows it. */
-export interface RetrainRecord extends Omit<RetrainOutcome, "seen"> {
+export interface RetrainRecord
+  extends Omit<RetrainOutcome, "seen" | "encoder"> {
   /** When it started and ended (ISO 8601). */
   started: string;
   ended: string;
@@ -127,6 +134,12 @@ export class Learner {
   #news = false;
   /** The labels when texts were last embedded ahead. */
   #embeddedAt = 0;
+  /** The labels of the last retrain that ran the encoder's pass (0: none). */
+  #encoderTriedAt = 0;
+  /** When the last label came (ms). */
+  #lastLabelAt = -Infinity;
+  /** When the last retrain began (ms). */
+  #lastStartedAt = -Infinity;
   /**
    * Per question, the options the model answered that the table lacked
    * when first seen, with their labels since: the question is held (not
@@ -139,6 +152,8 @@ export class Learner {
   readonly #changedAt = new Map<string, number>();
   /** Per held question, its labels since its first added option. */
   readonly #since = new Map<string, number>();
+  /** Per question, the labels in the log when it was held (the schedule counts from there). */
+  readonly #changedLabels = new Map<string, number>();
 
   /** A learner for `options.dir`; starts looking at its schedule every `tickMs`. */
   constructor(options: LearnerOptions) {
@@ -153,7 +168,10 @@ export class Learner {
         Deno.readTextFileSync(`${this.dir}/${LEARN_FILES.changes}`),
       ) as Record<string, unknown>;
       for (const [q, at] of Object.entries(changes)) {
-        if (typeof at === "number") this.#changedAt.set(q, at);
+        if (typeof at !== "number") continue;
+        this.#changedAt.set(q, at);
+        // Not recorded: counted from this start's labels.
+        this.#changedLabels.set(q, this.#labels);
       }
     } catch { /* none recorded */ }
     const every = options.tickMs ?? 1000;
@@ -193,7 +211,17 @@ export class Learner {
 
   /** The labels at which the next retrain is due. */
   get nextAt(): number {
-    return nextRetrainLabels(this.#lastLabels);
+    return nextRetrainLabels(this.#lastLabels, this.#heldSince());
+  }
+
+  /** The labels in the log when the earliest change of a question held now began (undefined: none held). */
+  #heldSince(): number | undefined {
+    let at: number | undefined;
+    for (const q of this.#held) {
+      const from = this.#changedLabels.get(q);
+      if (from !== undefined && (at === undefined || from < at)) at = from;
+    }
+    return at;
   }
 
   /**
@@ -203,6 +231,7 @@ export class Learner {
    */
   observe(question: string, answer: string | boolean, table: Table): void {
     this.#labels++;
+    this.#lastLabelAt = this.#clock();
     const q = table.byName.get(question);
     if (q === undefined) {
       this.registry.observe(question, answer);
@@ -229,6 +258,7 @@ export class Learner {
       this.#options.optionsAdded?.(question, true);
       this.#held.add(question);
       this.#changedAt.set(question, this.#clock());
+      this.#changedLabels.set(question, this.#labels);
       this.#saveChanges();
       this.#log(
         `learn: the model answered ${question} with ${
@@ -260,6 +290,7 @@ export class Learner {
     this.#added.delete(question);
     this.#held.delete(question);
     this.#changedAt.delete(question);
+    this.#changedLabels.delete(question);
     this.#saveChanges();
     this.#options.optionsAdded?.(question, false);
     this.#log(
@@ -342,12 +373,19 @@ export class Learner {
    */
   tick(): void {
     if (this.#closed || this.#running !== null) return;
+    const now = this.#clock();
     const due = this.#news || retrainDue({
       labels: this.#labels,
       lastLabels: this.#lastLabels,
       lastAt: this.#lastAt,
-      now: this.#clock(),
-    });
+      now,
+      changedLabels: this.#heldSince(),
+    }) ||
+      // The traffic went quiet with labels the last retrain could not use
+      // yet (too fresh to be settled when it began): read them, once.
+      (this.#lastLabels > 0 &&
+        this.#lastStartedAt < this.#lastLabelAt + SETTLED_AFTER_MS &&
+        now >= this.#lastLabelAt + SETTLED_AFTER_MS);
     if (due) void this.retrainNow();
     else if (
       (this.#options.training().semantic ?? "off") !== "off" &&
@@ -397,35 +435,55 @@ export class Learner {
     const started = this.#clock();
     this.#retrains++;
     this.#news = false;
+    this.#lastStartedAt = started;
     // The added options' labels as this retrain reads them.
     const counted = new Map(
       [...this.#added].map(([q, m]) => [q, new Map(m)]),
     );
     const job = this.#job(started, counted);
-    const records: RetrainRecord[] = [];
+    // Each pass is shown as it ends (a quick pass's swap long before the
+    // encoder's pass ends), and kept in the history file in order.
+    let written = Promise.resolve();
+    const record = (r: RetrainRecord) => {
+      this.#history.push(r);
+      while (this.#history.length > HISTORY_KEPT) this.#history.shift();
+      written = written.then(() =>
+        Deno.writeTextFile(
+          `${this.dir}/${LEARN_FILES.history}`,
+          JSON.stringify(r) + "\n",
+          { append: true },
+        )
+      ).catch((e) =>
+        this.#log(`learn: cannot write the retrain history: ${e.message}`)
+      );
+    };
     let passStarted = started;
+    let reported = 0;
+    const pass = (outcome: RetrainOutcome) => {
+      reported++;
+      const { seen: _seen, encoder, ...figures } = outcome;
+      if (encoder) this.#encoderTriedAt = outcome.labels;
+      record({
+        ...figures,
+        started: new Date(passStarted).toISOString(),
+        ended: new Date(started + 1000 * outcome.seconds).toISOString(),
+      });
+      passStarted = started + 1000 * outcome.seconds;
+      this.#log(
+        `learn: retrained on ${outcome.labels} labels in ${
+          outcome.seconds.toFixed(1)
+        }s; ${
+          outcome.swapped ? "swapped in" : "kept the bundle in force"
+        }: ${outcome.reason}`,
+      );
+    };
     try {
       const outcomes = await this.#inWorker(job, async () => {
         await this.#options.swapIn();
         this.#swaps++;
         this.#holdAdded(counted);
-      });
-      for (const outcome of outcomes) {
-        const { seen: _seen, ...figures } = outcome;
-        records.push({
-          ...figures,
-          started: new Date(passStarted).toISOString(),
-          ended: new Date(started + 1000 * outcome.seconds).toISOString(),
-        });
-        passStarted = started + 1000 * outcome.seconds;
-        this.#log(
-          `learn: retrained on ${outcome.labels} labels in ${
-            outcome.seconds.toFixed(1)
-          }s; ${
-            outcome.swapped ? "swapped in" : "kept the bundle in force"
-          }: ${outcome.reason}`,
-        );
-      }
+      }, pass);
+      for (const outcome of outcomes.slice(reported)) pass(outcome);
       const last = outcomes.at(-1)!;
       this.#lastLabels = Math.max(last.labels, 1);
       // Labels counted while it ran stay counted beyond what it read.
@@ -436,7 +494,8 @@ export class Learner {
       }
       this.registry.learned(this.#options.served());
     } catch (e) {
-      records.push({
+      const error = (e as Error)?.message ?? String(e);
+      record({
         labels: this.#labels,
         seconds: (this.#clock() - started) / 1000,
         swapped: false,
@@ -448,21 +507,13 @@ export class Learner {
         questions: 0,
         started: new Date(started).toISOString(),
         ended: new Date(this.#clock()).toISOString(),
-        error: (e as Error)?.message ?? String(e),
+        error,
       });
       this.#lastLabels = Math.max(this.#labels, 1);
-      this.#log(`learn: retrain failed: ${records.at(-1)!.error}`);
+      this.#log(`learn: retrain failed: ${error}`);
     }
     this.#lastAt = this.#clock();
-    this.#history.push(...records);
-    while (this.#history.length > HISTORY_KEPT) this.#history.shift();
-    await Deno.writeTextFile(
-      `${this.dir}/${LEARN_FILES.history}`,
-      records.map((r) => JSON.stringify(r) + "\n").join(""),
-      { append: true },
-    ).catch((e) =>
-      this.#log(`learn: cannot write the retrain history: ${e.message}`)
-    );
+    await written;
   }
 
   /** The job of a retrain starting at `started` (see `RetrainJob`). */
@@ -483,6 +534,7 @@ export class Learner {
       settled: SETTLED_LABELS,
       held: [...this.#held],
       calibrateAfter: Object.fromEntries(this.#changedAt),
+      encoderTriedAt: this.#encoderTriedAt,
     };
   }
 
@@ -493,6 +545,7 @@ export class Learner {
   #inWorker(
     job: RetrainJob,
     swap: () => Promise<void>,
+    pass: (outcome: RetrainOutcome) => void,
   ): Promise<RetrainOutcome[]> {
     return new Promise((resolve, reject) => {
       const worker = new Worker(
@@ -507,6 +560,7 @@ export class Learner {
       worker.onmessage = (e: MessageEvent<RetrainMessage>) => {
         const m = e.data;
         if (m.type === "note") this.#log(`learn: ${m.line}`);
+        else if (m.type === "pass") pass(m.outcome);
         else if (m.type === "swap") {
           swap().catch((e) => this.#log(`learn: swap failed: ${e}`))
             .finally(() =>

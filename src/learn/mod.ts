@@ -29,5 +29,6 @@ export {
   FIRST_LABELS,
   GROWTH,
   nextRetrainLabels,
+  pauseAfter,
   retrainDue,
 } from "./schedule.ts";

@@ -73,6 +73,8 @@ export interface RetrainJob {
   held: readonly string[];
   /** Per question, when the model began answering options a table lacked: calibration stands for the traffic since. */
   calibrateAfter: Record<string, number>;
+  /** The labels of the last retrain that ran the encoder's pass (0: none yet; see `retrainPasses`). */
+  encoderTriedAt: number;
 }
 
 /** What a retrain found, for the history. */
@@ -92,6 +94,8 @@ export interface RetrainOutcome {
   /** Questions calibrated in the new bundle, of those it has. */
   calibrated: number;
   questions: number;
+  /** True for a pass that trained with the encoder (a second tier asked for). */
+  encoder: boolean;
   /** The labels' questions: kind, options and answers per option, for the registry of the unlearned. */
   seen: {
     name: string;
@@ -173,13 +177,20 @@ export function heldQuestions(
  * on a question (the traffic changed), a quick pass with the table alone
  * first, its bundle written (and `onSwapped`
  * awaited, so the service serves it) before the slower pass with the
- * encoder, which is then measured against it. Returns each pass's outcome.
+ * encoder, which is then measured against it. When the quick pass
+ * calibrated no question, the encoder's pass (ten times slower) runs only
+ * once the labels have doubled since it last ran (`encoderTriedAt`): the
+ * evidence that calibrates neither is then too thin for both tiers too,
+ * as a rule, and the next quick pass comes the sooner. Hands each pass's
+ * outcome to `onPass` as it ends (a service shows the quick pass's swap
+ * without waiting for the encoder's) and returns them all.
  */
 export async function retrainPasses(
   job: RetrainJob,
   note: (line: string) => void = () => {},
   quickFirst = true,
   onSwapped: () => Promise<void> = () => Promise.resolve(),
+  onPass: (outcome: RetrainOutcome) => void = () => {},
 ): Promise<RetrainOutcome[]> {
   const started = performance.now();
   const files = [...job.seeds, ...await logFiles(job.dir)];
@@ -194,6 +205,7 @@ export async function retrainPasses(
     certifiedAfter: null,
     calibrated: 0,
     questions: 0,
+    encoder: false,
     seen: [],
   });
   if (files.length === 0) return [none("no labels yet")];
@@ -225,6 +237,18 @@ export async function retrainPasses(
   const outcomes: RetrainOutcome[] = [];
   let held = new Set(job.held);
   for (const mode of modes) {
+    if (
+      mode !== "off" && outcomes.length > 0 &&
+      outcomes.every((o) => o.calibrated === 0) &&
+      labels < 2 * job.encoderTriedAt
+    ) {
+      note(
+        `the encoder's pass waits for a calibrated table or ${
+          2 * job.encoderTriedAt
+        } labels (it last ran on ${job.encoderTriedAt})`,
+      );
+      break;
+    }
     let trained;
     try {
       trained = await trainBundle({
@@ -242,7 +266,11 @@ export async function retrainPasses(
       }, traces);
     } catch (e) {
       if (e instanceof TrainingError) {
-        return [{ ...none(`not trained: ${e.message}`, labels), seen }];
+        return [{
+          ...none(`not trained: ${e.message}`, labels),
+          encoder: mode !== "off",
+          seen,
+        }];
       }
       throw e;
     }
@@ -261,11 +289,13 @@ export async function retrainPasses(
       ...outcome,
       labels,
       seconds: seconds(),
+      encoder: mode !== "off",
       seen,
       reason: modes.length > 1
         ? `${mode === "off" ? "table alone" : "both tiers"}: ${outcome.reason}`
         : outcome.reason,
     });
+    onPass(outcomes.at(-1)!);
   }
   return outcomes;
 }
@@ -281,7 +311,7 @@ function measured(
   traces: TraceSet,
   old: Table | null,
   held: ReadonlySet<string>,
-): Omit<RetrainOutcome, "labels" | "seconds" | "seen"> {
+): Omit<RetrainOutcome, "labels" | "seconds" | "seen" | "encoder"> {
   const table = trained.result.table;
   const calibrated =
     table.questions.filter((q) => q.calibration.threshold !== null).length;

@@ -18,6 +18,8 @@ export type RetrainMessage =
   | { type: "note"; line: string }
   /** A pass wrote `DIR/bundle`: swap it in, then answer `{ type: "swapped" }`. */
   | { type: "swap" }
+  /** One pass ended (the outcomes of `done` list it again). */
+  | { type: "pass"; outcome: Awaited<ReturnType<typeof retrainPasses>>[number] }
   | { type: "done"; outcomes: Awaited<ReturnType<typeof retrainPasses>> }
   | { type: "embedded"; texts: number }
   | { type: "failed"; message: string };
@@ -50,6 +52,7 @@ self.onmessage = async (e: MessageEvent<RetrainRequest>) => {
           swapped = resolve;
           post({ type: "swap" });
         }),
+      (outcome) => post({ type: "pass", outcome }),
     );
     post({ type: "done", outcomes });
   } catch (error) {

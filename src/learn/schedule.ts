@@ -7,6 +7,12 @@
  * a while and changes little between two close ones): `PAUSE_PER_LABEL_MS`
  * per label, at most `MAX_PAUSE_MS`.
  *
+ * While a question is held because the model began answering options its
+ * table lacks, only the labels since that change can calibrate it again
+ * (the census of the traffic since), so the growth is also counted on
+ * them: a retrain `FIRST_LABELS` labels after the change, then each time
+ * the labels since it grew by `GROWTH`, whichever comes first.
+ *
  * @module
  */
 
@@ -29,10 +35,14 @@ export interface ScheduleState {
   lastAt: number;
   /** Now, ms. */
   now: number;
+  /** The labels in the log when the earliest change still held began (none held: undefined). */
+  changedLabels?: number | undefined;
 }
 
 /**
- * The labels at which the next retrain is due (see the module doc).
+ * The labels at which the next retrain is due (see the module doc):
+ * growth on the whole log, or on the labels since `changedLabels` while a
+ * question is held, whichever comes first.
  *
  * @example
  * ```ts
@@ -40,12 +50,21 @@ export interface ScheduleState {
  * import { nextRetrainLabels } from "./schedule.ts";
  * assert.equal(nextRetrainLabels(0), 300);
  * assert.equal(nextRetrainLabels(1000), 1250);
+ * // Held since 5,000 labels, last retrained at 5,100: due at 5,300, not 6,375.
+ * assert.equal(nextRetrainLabels(5100, 5000), 5300);
+ * assert.equal(nextRetrainLabels(5400, 5000), 5500);
  * ```
  */
-export function nextRetrainLabels(lastLabels: number): number {
-  return lastLabels === 0
+export function nextRetrainLabels(
+  lastLabels: number,
+  changedLabels?: number,
+): number {
+  const whole = lastLabels === 0
     ? FIRST_LABELS
     : Math.max(FIRST_LABELS, Math.ceil(lastLabels * GROWTH));
+  if (changedLabels === undefined) return whole;
+  const since = Math.max(0, lastLabels - changedLabels);
+  return Math.min(whole, changedLabels + nextRetrainLabels(since));
 }
 
 /** The pause after a retrain on `labels` labels, in ms. */
@@ -68,6 +87,6 @@ export function pauseAfter(labels: number): number {
  * ```
  */
 export function retrainDue(s: ScheduleState): boolean {
-  return s.labels >= nextRetrainLabels(s.lastLabels) &&
+  return s.labels >= nextRetrainLabels(s.lastLabels, s.changedLabels) &&
     s.now >= s.lastAt + pauseAfter(s.lastLabels);
 }

@@ -23,9 +23,10 @@
  * kind, rate or hash: audits of an earlier version) still verify. The tag
  * is HMAC-SHA256 of the
  * payload under the audit key, cut to 16 bytes; it is computed with
- * `node:crypto` (the keyed hash states made once, copied per id) because
- * an id is made inside the decision route, which does not wait on promises
- * (`scripts/bench-live.ts --replicas 3` measures it against WebCrypto).
+ * `@noble/hashes` (each key's state made once, copied per id), not
+ * WebCrypto, because an id is made inside the decision route, which does
+ * not wait on promises, and not `node:crypto`, whose calls cost three times
+ * as much an id (`deno task bench:versus --uncertified` measures the path).
  *
  * The tag also names the audit across the fleet: a store remembers it for
  * the audit's lifetime, so a replayed id is counted once.
@@ -33,7 +34,9 @@
  * @module
  */
 
-import { createHash, timingSafeEqual } from "node:crypto";
+import { hmac } from "@noble/hashes/hmac.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { timingSafeEqual } from "node:crypto";
 import { hex } from "../format.ts";
 
 /** Bytes of a token's payload (format 2, and format 1) and of its tag. */
@@ -116,34 +119,21 @@ export interface AuditSigner {
 /** HMAC-SHA256 cut to 16 bytes, under `keys` (the first signs); throws `RangeError` without a key. */
 export function hmacSigner(keys: readonly Uint8Array[]): AuditSigner {
   if (keys.length === 0) throw new RangeError("An audit signer needs a key");
-  // HMAC's two keyed hash states, made once per key and copied per id
-  // (half the cost of a fresh `createHmac`, which sets the key up each time).
-  const states = keys.map((key) => {
-    const block = key.length > 64
-      ? new Uint8Array(createHash("sha256").update(key).digest())
-      : key;
-    const inner = new Uint8Array(64).fill(0x36);
-    const outer = new Uint8Array(64).fill(0x5c);
-    block.forEach((b, i) => {
-      inner[i]! ^= b;
-      outer[i]! ^= b;
-    });
-    return {
-      inner: createHash("sha256").update(inner),
-      outer: createHash("sha256").update(outer),
-    };
-  });
+  // Each key's HMAC state is made once and copied into one scratch state per
+  // id, the digest written into one buffer: a third of the cost of
+  // `node:crypto`'s calls, which cross into the runtime several times an id.
+  const keyed = keys.map((key) => hmac.create(sha256, key));
+  const scratch = keyed[0]!.clone();
+  const digest = new Uint8Array(sha256.outputLen);
   const tagOf = (at: number, payload: Uint8Array) => {
-    const { inner, outer } = states[at]!;
-    const digest = outer.copy().update(inner.copy().update(payload).digest())
-      .digest();
-    return new Uint8Array(digest.subarray(0, TAG_BYTES));
+    keyed[at]!._cloneInto(scratch).update(payload).digestInto(digest);
+    return digest.slice(0, TAG_BYTES);
   };
   return {
     sign: (payload) => tagOf(0, payload),
     verify(payload, tag) {
       if (tag.length !== TAG_BYTES) return false;
-      return states.some((_, at) => timingSafeEqual(tagOf(at, payload), tag));
+      return keyed.some((_, at) => timingSafeEqual(tagOf(at, payload), tag));
     },
   };
 }
@@ -201,18 +191,13 @@ function hexBytes(digits: string, n: number): Uint8Array {
 }
 
 function base64url(bytes: Uint8Array): string {
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return bytes.toBase64({ alphabet: "base64url", omitPadding: true });
 }
 
 function fromBase64url(text: string): Uint8Array | null {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
   try {
-    const bin = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
-    const out = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-    return out;
+    return Uint8Array.fromBase64(text, { alphabet: "base64url" });
   } catch {
     return null;
   }
@@ -238,6 +223,10 @@ export class AuditTokens {
   readonly #view = new DataView(this.#payload.buffer);
   readonly #token = new Uint8Array(PAYLOAD_BYTES + TAG_BYTES);
   #counter = 0;
+  // The bundle and pool of the last id, written in the payload already
+  // (they change on a reload or a store epoch, not per id).
+  #bundle = "";
+  #pool = "";
 
   /** Tokens under `signer`; the nonce prefix is random. */
   constructor(signer: AuditSigner, issuer?: string) {
@@ -266,8 +255,14 @@ export class AuditTokens {
     v.setUint16(3, claim.answer, true);
     v.setFloat64(5, claim.confidence, true);
     v.setFloat64(13, claim.issuedAt, true);
-    p.set(hexBytes(claim.bundle, 8), 21);
-    p.set(hexBytes(claim.pool, 4), 29);
+    if (claim.bundle !== this.#bundle) {
+      p.set(hexBytes(claim.bundle, 8), 21);
+      this.#bundle = claim.bundle;
+    }
+    if (claim.pool !== this.#pool) {
+      p.set(hexBytes(claim.pool, 4), 29);
+      this.#pool = claim.pool;
+    }
     v.setUint32(37, this.#counter, true);
     this.#counter = (this.#counter + 1) >>> 0;
     const kind = KINDS.indexOf(claim.kind ?? "audit");

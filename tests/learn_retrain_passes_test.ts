@@ -1,0 +1,59 @@
+/**
+ * A retrain's passes are handed on as each ends: the quick pass with the
+ * table alone (its bundle written and swapped in) is shown before the
+ * encoder's pass is over, and stays shown when that pass fails.
+ */
+
+import assert from "node:assert/strict";
+import {
+  LEARN_FILES,
+  type RetrainOutcome,
+  retrainPasses,
+} from "../src/learn/retrain.ts";
+import { syntheticTraces, tempDir, toJsonl } from "./_fixtures.ts";
+
+Deno.test("retrainPasses hands on the quick pass's swap before the encoder's pass, which then fails", async () => {
+  await using temp = await tempDir();
+  const dir = temp.path;
+  const seed = `${dir}/seed.jsonl`;
+  await Deno.writeTextFile(
+    seed,
+    toJsonl(syntheticTraces({ count: 1500, seed: 7, noise: 0 })),
+  );
+  // The embedding cache is a folder: the encoder's pass fails on reading it.
+  await Deno.mkdir(`${dir}/${LEARN_FILES.embeddings}`);
+  const events: string[] = [];
+  const passes: RetrainOutcome[] = [];
+  await assert.rejects(
+    retrainPasses(
+      {
+        dir,
+        seeds: [seed],
+        training: { semantic: "on", workers: 1, learningCurve: false },
+        inForce: null,
+        settledBefore: Date.now(),
+        keep: 3,
+        added: {},
+        settled: 10,
+        held: [],
+        calibrateAfter: {},
+        encoderTriedAt: 0,
+      },
+      () => {},
+      true,
+      () => {
+        events.push("swapped");
+        return Promise.resolve();
+      },
+      (outcome) => {
+        events.push(`pass ${outcome.encoder ? "encoder" : "table"}`);
+        passes.push(outcome);
+      },
+    ),
+  );
+  // Without the hand-on, the failure would have taken the swap's record with it.
+  assert.deepEqual(events, ["swapped", "pass table"]);
+  assert.equal(passes[0]!.swapped, true);
+  assert.match(passes[0]!.reason, /^table alone: the first calibrated bundle/);
+  await Deno.stat(`${dir}/${LEARN_FILES.bundle}`); // written
+});

@@ -1,0 +1,76 @@
+/**
+ * A learning service's schedule (`src/learn/schedule.ts`): retrains on the
+ * evidence's growth, the labels since a change counted while a question is
+ * held, a pause that grows with the log; and the calibration coin's rate
+ * per question (`rates.ts`).
+ */
+
+import assert from "node:assert/strict";
+import {
+  FIRST_LABELS,
+  GROWTH,
+  MAX_RATE,
+  nextRetrainLabels,
+  pauseAfter,
+  rateFor,
+  retrainDue,
+} from "../src/learn/mod.ts";
+
+Deno.test("the first retrain comes at FIRST_LABELS labels, each next once the log grew by GROWTH", () => {
+  assert.equal(nextRetrainLabels(0), FIRST_LABELS);
+  assert.equal(nextRetrainLabels(100), FIRST_LABELS);
+  assert.equal(nextRetrainLabels(4000), Math.ceil(4000 * GROWTH));
+  const at = (labels: number, lastLabels: number) =>
+    retrainDue({ labels, lastLabels, lastAt: -Infinity, now: 0 });
+  assert.equal(at(FIRST_LABELS - 1, 0), false);
+  assert.equal(at(FIRST_LABELS, 0), true);
+  assert.equal(at(4999, 4000), false);
+  assert.equal(at(5000, 4000), true);
+});
+
+Deno.test("while a question is held, growth is counted on the labels since the change as well", () => {
+  // Held at 5,600 labels; a retrain at 5,700 learned the options but could
+  // not calibrate on 100 labels since: the next comes 300 after the
+  // change, not at 7,125.
+  assert.equal(nextRetrainLabels(5700, 5600), 5600 + FIRST_LABELS);
+  // Then by a quarter more of the labels since: 5,900 -> 5,975.
+  assert.equal(
+    nextRetrainLabels(5900, 5600),
+    5600 + Math.ceil(300 * GROWTH),
+  );
+  // Never later than the whole log's growth would have it.
+  assert.equal(nextRetrainLabels(300, 290), 375);
+  const held = (labels: number) =>
+    retrainDue({
+      labels,
+      lastLabels: 5700,
+      lastAt: -Infinity,
+      now: 0,
+      changedLabels: 5600,
+    });
+  assert.equal(held(5899), false);
+  assert.equal(held(5900), true);
+  assert.equal(
+    retrainDue({ labels: 5900, lastLabels: 5700, lastAt: -Infinity, now: 0 }),
+    false,
+    "without a hold, 5,900 labels are not a quarter more than 5,700",
+  );
+});
+
+Deno.test("the pause after a retrain grows with its labels, up to five minutes, and holds a due retrain back", () => {
+  assert.equal(pauseAfter(1000), 2000);
+  assert.equal(pauseAfter(10_000_000), 5 * 60 * 1000);
+  const s = { labels: 20_000, lastLabels: 10_000, lastAt: 1_000_000 };
+  assert.equal(retrainDue({ ...s, now: 1_000_000 + 19_999 }), false);
+  assert.equal(retrainDue({ ...s, now: 1_000_000 + 20_000 }), true);
+});
+
+Deno.test("the coin's rate is higher while a question's calibration is thin, the base rate once it is large", () => {
+  assert.equal(rateFor(0, 0.02), MAX_RATE);
+  assert.equal(rateFor(100, 0.02), MAX_RATE);
+  assert.equal(rateFor(400, 0.02), 0.05);
+  assert.equal(rateFor(1000, 0.02), 0.02);
+  assert.equal(rateFor(50_000, 0.02), 0.02);
+  // A base above the highest rate is kept as asked.
+  assert.equal(rateFor(0, 0.3), 0.3);
+});
