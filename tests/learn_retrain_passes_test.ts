@@ -9,7 +9,7 @@ import {
   LEARN_FILES,
   type RetrainOutcome,
   retrainPasses,
-} from "../src/learn/retrain.ts";
+} from "../src/learn/mod.ts";
 import { syntheticTraces, tempDir, toJsonl } from "./_fixtures.ts";
 
 Deno.test("retrainPasses hands on the quick pass's swap before the encoder's pass, which then fails", async () => {
