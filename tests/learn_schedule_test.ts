@@ -7,6 +7,9 @@
 
 import assert from "node:assert/strict";
 import {
+  EMBED_AHEAD_LABELS,
+  EMBED_AHEAD_PAUSE_MS,
+  embedAheadDue,
   FIRST_LABELS,
   GROWTH,
   MAX_RATE,
@@ -73,4 +76,36 @@ Deno.test("the coin's rate is higher while a question's calibration is thin, the
   assert.equal(rateFor(50_000, 0.02), 0.02);
   // A base above the highest rate is kept as asked.
   assert.equal(rateFor(0, 0.3), 0.3);
+});
+
+Deno.test("texts are embedded ahead of a retrain only while none is near", () => {
+  const at = (labels: number, lastLabels: number, sinceMs: number) => ({
+    labels,
+    lastLabels,
+    lastAt: 0,
+    now: sinceMs,
+  });
+  // Fewer than EMBED_AHEAD_LABELS new labels since the cache took the log.
+  assert.equal(embedAheadDue(at(1_100, 1_000, 60_000), 1_000), false);
+  // A thousand new, the next retrain not due by its labels: embed.
+  assert.equal(
+    embedAheadDue(at(2_100, 2_000, 60_000), 2_100 - EMBED_AHEAD_LABELS),
+    true,
+  );
+  // Due by its labels with its pause nearly over (a stream in its first
+  // minutes): the retrain starts at once, nothing is embedded ahead of it.
+  assert.equal(embedAheadDue(at(1_900, 861, 100), 861), false);
+  assert.equal(embedAheadDue(at(1_900, 861, 5_000), 0), false);
+  // Due by its labels, but a large log's pause holds it for minutes: embed.
+  assert.equal(
+    embedAheadDue(at(140_000, 100_000, 10_000), 100_000),
+    true,
+  );
+  assert.equal(
+    embedAheadDue(
+      at(140_000, 100_000, pauseAfter(100_000) - EMBED_AHEAD_PAUSE_MS + 1),
+      100_000,
+    ),
+    false,
+  );
 });

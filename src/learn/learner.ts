@@ -23,7 +23,7 @@ import {
   type RetrainOutcome,
 } from "./retrain.ts";
 import type { RetrainMessage, RetrainRequest } from "./retrain_worker.ts";
-import { nextRetrainLabels, retrainDue } from "./schedule.ts";
+import { embedAheadDue, nextRetrainLabels, retrainDue } from "./schedule.ts";
 
 /** How long after a ledger stretch ends its feedback counts as arrived: 5 s. */
 export const SETTLE_MS = 5_000;
@@ -52,8 +52,6 @@ export const NOISE_COUNT = 3;
  * `train` wants an option to have (`THIN_OPTION`).
  */
 export const SETTLED_LABELS = 10;
-/** Labels between two embeddings ahead of a retrain (a second tier asked for). */
-export const EMBED_AHEAD_LABELS = 1000;
 /** Retrains kept in memory for `/v1/stats`. */
 export const HISTORY_KEPT = 50;
 /** Stretches kept for the savings chart (older ones are merged in pairs). */
@@ -368,19 +366,20 @@ export class Learner {
 
   /**
    * Starts a retrain when one is due and none runs (see `schedule.ts`);
-   * otherwise, when a second tier is asked for and `EMBED_AHEAD_LABELS`
-   * labels came since, embeds their texts ahead of the next retrain.
+   * otherwise, when a second tier is asked for and `embedAheadDue` says
+   * so, embeds the new texts ahead of the next retrain.
    */
   tick(): void {
     if (this.#closed || this.#running !== null) return;
     const now = this.#clock();
-    const due = this.#news || retrainDue({
+    const schedule = {
       labels: this.#labels,
       lastLabels: this.#lastLabels,
       lastAt: this.#lastAt,
       now,
       changedLabels: this.#heldSince(),
-    }) ||
+    };
+    const due = this.#news || retrainDue(schedule) ||
       // The traffic went quiet with labels the last retrain could not use
       // yet (too fresh to be settled when it began): read them, once.
       (this.#lastLabels > 0 &&
@@ -389,7 +388,7 @@ export class Learner {
     if (due) void this.retrainNow();
     else if (
       (this.#options.training().semantic ?? "off") !== "off" &&
-      this.#labels >= this.#embeddedAt + EMBED_AHEAD_LABELS
+      embedAheadDue(schedule, this.#embeddedAt)
     ) {
       this.#embeddedAt = this.#labels;
       this.#running = this.#embedAhead().finally(() => this.#running = null);
@@ -462,7 +461,11 @@ export class Learner {
     const pass = (outcome: RetrainOutcome) => {
       reported++;
       const { seen: _seen, encoder, ...figures } = outcome;
-      if (encoder) this.#encoderTriedAt = outcome.labels;
+      if (encoder) {
+        this.#encoderTriedAt = outcome.labels;
+        // The encoder's pass left the texts it needed in the cache.
+        this.#embeddedAt = Math.max(this.#embeddedAt, outcome.labels);
+      }
       record({
         ...figures,
         started: new Date(passStarted).toISOString(),

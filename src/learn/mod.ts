@@ -26,6 +26,9 @@ export {
   retrainPasses,
 } from "./retrain.ts";
 export {
+  EMBED_AHEAD_LABELS,
+  EMBED_AHEAD_PAUSE_MS,
+  embedAheadDue,
   FIRST_LABELS,
   GROWTH,
   nextRetrainLabels,

@@ -13,6 +13,10 @@
  * them: a retrain `FIRST_LABELS` labels after the change, then each time
  * the labels since it grew by `GROWTH`, whichever comes first.
  *
+ * With a second tier asked for, the new texts are embedded ahead of a
+ * retrain (`embedAheadDue`) only while no retrain is near: an embedding
+ * holds the next retrain back until it ends.
+ *
  * @module
  */
 
@@ -24,6 +28,10 @@ export const GROWTH = 1.25;
 export const PAUSE_PER_LABEL_MS = 2;
 /** Longest pause between two retrains: 5 minutes. */
 export const MAX_PAUSE_MS = 5 * 60 * 1000;
+/** Labels between two embeddings ahead of a retrain (a second tier asked for). */
+export const EMBED_AHEAD_LABELS = 1000;
+/** Pause left that still lets an embedding run ahead of a retrain due by its labels: a minute. */
+export const EMBED_AHEAD_PAUSE_MS = 60 * 1000;
 
 /** Where the schedule stands. */
 export interface ScheduleState {
@@ -89,4 +97,30 @@ export function pauseAfter(labels: number): number {
 export function retrainDue(s: ScheduleState): boolean {
   return s.labels >= nextRetrainLabels(s.lastLabels, s.changedLabels) &&
     s.now >= s.lastAt + pauseAfter(s.lastLabels);
+}
+
+/**
+ * True when the log's new texts are worth embedding ahead of the next
+ * retrain: `EMBED_AHEAD_LABELS` labels came since the cache last took the
+ * log's texts (`embeddedAt`: an embedding ahead, or a retrain's pass with
+ * the encoder), and no retrain is near: the labels have not reached the
+ * next retrain's, or the pause still holds it back for
+ * `EMBED_AHEAD_PAUSE_MS` or more. A retrain due in a moment starts at once
+ * rather than waiting for an embedding its own pass would make anyway.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { embedAheadDue } from "./schedule.ts";
+ * // 1,900 labels, retrained on 861 a second ago: the retrain is due once
+ * // its 1.7 s pause is over, so nothing is embedded ahead of it.
+ * assert.equal(embedAheadDue({ labels: 1900, lastLabels: 861, lastAt: 0, now: 1000 }, 861), false);
+ * // 1,100 labels after a retrain on 1,000: the next is due at 1,250.
+ * assert.equal(embedAheadDue({ labels: 2100, lastLabels: 2000, lastAt: 0, now: 1000 }, 1000), true);
+ * ```
+ */
+export function embedAheadDue(s: ScheduleState, embeddedAt: number): boolean {
+  if (s.labels < embeddedAt + EMBED_AHEAD_LABELS) return false;
+  if (s.labels < nextRetrainLabels(s.lastLabels, s.changedLabels)) return true;
+  return s.lastAt + pauseAfter(s.lastLabels) - s.now >= EMBED_AHEAD_PAUSE_MS;
 }
