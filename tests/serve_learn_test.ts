@@ -190,6 +190,20 @@ Deno.test("serve --learn from no bundle learns the question from its feedback, s
           await new Promise((r) => setTimeout(r, 500));
         }
         assert.ok(await learned(), "the new option is learned");
+        // Held no more, the question is calibrated on the labels since the
+        // change alone: the next retrain counts their growth, not the whole
+        // log's (a quarter more of some 5,000 labels would wait 1,250).
+        let learnStats = (await stats(s.base)).learn as Json;
+        for (let i = 0; i < 60 && learnStats.running; i++) {
+          await new Promise((r) => setTimeout(r, 500));
+          learnStats = (await stats(s.base)).learn as Json;
+        }
+        assert.deepEqual(learnStats.held, []);
+        const last = (learnStats.history as Json[]).at(-1)!.labels as number;
+        assert.ok(
+          (learnStats.next_retrain_at as number) < Math.ceil(last * 1.25),
+          JSON.stringify({ last, next: learnStats.next_retrain_at }),
+        );
       },
     );
   } finally {

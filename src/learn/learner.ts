@@ -150,7 +150,7 @@ export class Learner {
   readonly #changedAt = new Map<string, number>();
   /** Per held question, its labels since its first added option. */
   readonly #since = new Map<string, number>();
-  /** Per question, the labels in the log when it was held (the schedule counts from there). */
+  /** Per question, the labels in the log when its traffic changed (the schedule counts from there too). */
   readonly #changedLabels = new Map<string, number>();
 
   /** A learner for `options.dir`; starts looking at its schedule every `tickMs`. */
@@ -209,17 +209,24 @@ export class Learner {
 
   /** The labels at which the next retrain is due. */
   get nextAt(): number {
-    return nextRetrainLabels(this.#lastLabels, this.#heldSince());
+    return nextRetrainLabels(this.#lastLabels, this.#changedSince());
   }
 
-  /** The labels in the log when the earliest change of a question held now began (undefined: none held). */
-  #heldSince(): number | undefined {
-    let at: number | undefined;
-    for (const q of this.#held) {
-      const from = this.#changedLabels.get(q);
-      if (from !== undefined && (at === undefined || from < at)) at = from;
+  /**
+   * The labels in the log when a question's traffic changed (its
+   * calibration stands for the traffic since, held or not), the one that
+   * brings the next retrain soonest; undefined when none changed.
+   */
+  #changedSince(): number | undefined {
+    let best: number | undefined;
+    for (const from of this.#changedLabels.values()) {
+      if (
+        best === undefined ||
+        nextRetrainLabels(this.#lastLabels, from) <
+          nextRetrainLabels(this.#lastLabels, best)
+      ) best = from;
     }
-    return at;
+    return best;
   }
 
   /**
@@ -377,7 +384,7 @@ export class Learner {
       lastLabels: this.#lastLabels,
       lastAt: this.#lastAt,
       now,
-      changedLabels: this.#heldSince(),
+      changedLabels: this.#changedSince(),
     };
     const due = this.#news || retrainDue(schedule) ||
       // The traffic went quiet with labels the last retrain could not use

@@ -7,11 +7,13 @@
  * a while and changes little between two close ones): `PAUSE_PER_LABEL_MS`
  * per label, at most `MAX_PAUSE_MS`.
  *
- * While a question is held because the model began answering options its
- * table lacks, only the labels since that change can calibrate it again
- * (the census of the traffic since), so the growth is also counted on
- * them: a retrain `FIRST_LABELS` labels after the change, then each time
- * the labels since it grew by `GROWTH`, whichever comes first.
+ * Once the model began answering options a question's table lacked, only
+ * the labels since that change calibrate it (the census while it is held,
+ * then the uncertified answers and audits), so the growth is also counted
+ * on them: a retrain `FIRST_LABELS` labels after the change, then each
+ * time the labels since it grew by `GROWTH`, whichever comes first. After
+ * a change the retrains therefore come as often as the evidence that
+ * calibrates grows, not as slowly as the whole log grows.
  *
  * With a second tier asked for, the new texts are embedded ahead of a
  * retrain (`embedAheadDue`) only while no retrain is near: an embedding
@@ -43,14 +45,14 @@ export interface ScheduleState {
   lastAt: number;
   /** Now, ms. */
   now: number;
-  /** The labels in the log when the earliest change still held began (none held: undefined). */
+  /** The labels in the log when a question's traffic changed (none changed: undefined). */
   changedLabels?: number | undefined;
 }
 
 /**
  * The labels at which the next retrain is due (see the module doc):
- * growth on the whole log, or on the labels since `changedLabels` while a
- * question is held, whichever comes first.
+ * growth on the whole log, or on the labels since `changedLabels` once a
+ * question's traffic changed, whichever comes first.
  *
  * @example
  * ```ts
