@@ -122,6 +122,8 @@ export class Learner {
   #lastAt = -Infinity;
   #running: Promise<void> | null = null;
   #worker: Worker | null = null;
+  /** Ends the worker running now and settles its promise as interrupted (null: none runs). */
+  #interrupt: ((reason: string) => void) | null = null;
   readonly #history: RetrainRecord[] = [];
   #retrains = 0;
   #swaps = 0;
@@ -265,6 +267,9 @@ export class Learner {
       this.#changedAt.set(question, this.#clock());
       this.#changedLabels.set(question, this.#labels);
       this.#saveChanges();
+      this.#preempt(
+        `the model began answering ${question} with options its bundle lacks`,
+      );
       this.#log(
         `learn: the model answered ${question} with ${
           [...added!.keys()].map((o) => JSON.stringify(o)).join(", ")
@@ -273,7 +278,21 @@ export class Learner {
     } else if (
       count + 1 === SETTLED_LABELS &&
       [...added!.values()].every((n) => n >= SETTLED_LABELS)
-    ) this.#news = true;
+    ) {
+      this.#news = true;
+      this.#preempt(
+        `the options added to ${question} have labels enough to learn`,
+      );
+    }
+  }
+
+  /**
+   * Ends the retrain (or embedding) running now, if any: it began before
+   * the traffic changed, and what it would make holds the question all the
+   * same; the next tick starts one on the labels since.
+   */
+  #preempt(reason: string): void {
+    this.#interrupt?.(reason);
   }
 
   /**
@@ -411,6 +430,7 @@ export class Learner {
     this.#worker = worker;
     try {
       await new Promise<void>((resolve, reject) => {
+        this.#interrupt = (reason) => reject(new RetrainInterrupted(reason));
         worker.onmessage = (e: MessageEvent<RetrainMessage>) => {
           if (e.data.type === "embedded") resolve();
           else if (e.data.type === "failed") reject(new Error(e.data.message));
@@ -424,8 +444,15 @@ export class Learner {
         );
       });
     } catch (e) {
-      this.#log(`learn: embedding ahead failed: ${(e as Error).message}`);
+      if (e instanceof RetrainInterrupted) {
+        // Its texts will be embedded by the retrain that comes now.
+        this.#embeddedAt = 0;
+        this.#log(`learn: embedding ahead interrupted: ${e.message}`);
+      } else {
+        this.#log(`learn: embedding ahead failed: ${(e as Error).message}`);
+      }
     } finally {
+      this.#interrupt = null;
       worker.terminate();
       if (this.#worker === worker) this.#worker = null;
     }
@@ -504,6 +531,27 @@ export class Learner {
       }
       this.registry.learned(this.#options.served());
     } catch (e) {
+      if (e instanceof RetrainInterrupted) {
+        // What it would have made is of no use now; the labels it read
+        // stay due (the last retrain's count is kept), after a short pause.
+        record({
+          labels: this.#labels,
+          seconds: (this.#clock() - started) / 1000,
+          swapped: false,
+          reason: `interrupted: ${e.message}`,
+          testAnswers: 0,
+          certifiedBefore: null,
+          certifiedAfter: null,
+          calibrated: 0,
+          questions: 0,
+          started: new Date(passStarted).toISOString(),
+          ended: new Date(this.#clock()).toISOString(),
+        });
+        this.#log(`learn: retrain interrupted: ${e.message}`);
+        this.#lastAt = this.#clock();
+        await written;
+        return;
+      }
       const error = (e as Error)?.message ?? String(e);
       record({
         labels: this.#labels,
@@ -564,8 +612,13 @@ export class Learner {
       );
       this.#worker = worker;
       const end = () => {
+        this.#interrupt = null;
         worker.terminate();
         if (this.#worker === worker) this.#worker = null;
+      };
+      this.#interrupt = (reason) => {
+        end();
+        reject(new RetrainInterrupted(reason));
       };
       worker.onmessage = (e: MessageEvent<RetrainMessage>) => {
         const m = e.data;
@@ -638,4 +691,9 @@ export class Learner {
     this.#worker?.terminate();
     this.#worker = null;
   }
+}
+
+/** A retrain (or embedding ahead) ended early because the traffic changed. */
+class RetrainInterrupted extends Error {
+  override name = "RetrainInterrupted";
 }
