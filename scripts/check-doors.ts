@@ -122,17 +122,37 @@ const fromDecide = (answers: Record<string, Json>): Said[] =>
     };
   });
 
+/** A decision-model answer (`service` says the verdict and the tier). */
+const fromModel = (a: Json): Said => {
+  const s = a.service as Json;
+  return {
+    answer: a.choice ?? a.answer,
+    certified: s.certified as boolean,
+    tier: s.source as string,
+  };
+};
+
+/** A door asked one text at a time. */
+const eachText = (ask: (base: string, text: string) => Promise<Said[]>) =>
+  door(async (base) => {
+    const out: Said[][] = [];
+    for (const text of texts) out.push(await ask(base, text));
+    return out;
+  });
+
+const kindOf = (name: string) =>
+  table.byName.get(name)!.kind === "yes_no" ? "yes_no" : "choice";
 const doors = new Map<string, Said[][]>();
 doors.set(
   "/v1/decide",
-  await door(async (base) => {
-    const out: Said[][] = [];
-    for (const state of texts) {
-      const r = await post(base, "/v1/decide", { state });
-      out.push(fromDecide(r.answers as Record<string, Json>));
-    }
-    return out;
-  }),
+  await eachText(async (base, state) =>
+    fromDecide(
+      (await post(base, "/v1/decide", { state })).answers as Record<
+        string,
+        Json
+      >,
+    )
+  ),
 );
 doors.set(
   "/v1/decide/batch",
@@ -149,73 +169,42 @@ doors.set(
     return out;
   }),
 );
-const kindOf = (name: string) =>
-  table.byName.get(name)!.kind === "yes_no" ? "yes_no" : "choice";
 doors.set(
   "/v1/decisions",
-  await door(async (base) => {
-    const out: Said[][] = [];
-    for (const input of texts) {
-      const r = await post(base, "/v1/decisions", {
-        input,
-        questions: questions.map((name) => ({ type: kindOf(name), name })),
-      });
-      out.push(
-        (r.answers as Json[]).map((a) => {
-          const s = a.service as Json;
-          return {
-            answer: a.choice ?? a.answer,
-            certified: s.certified as boolean,
-            tier: s.source as string,
-          };
-        }),
-      );
-    }
-    return out;
+  await eachText(async (base, input) => {
+    const r = await post(base, "/v1/decisions", {
+      input,
+      questions: questions.map((name) => ({ type: kindOf(name), name })),
+    });
+    return (r.answers as Json[]).map(fromModel);
   }),
 );
 doors.set(
   "/v1/altdecisions",
-  await door(async (base) => {
-    const out: Said[][] = [];
-    for (const state of texts) {
-      const r = await post(base, "/v1/altdecisions", {
-        state,
-        questions: Object.fromEntries(
-          questions.map((name) => [name, { type: kindOf(name) }]),
-        ),
-      });
-      const answers = r.answers as Record<string, Json>;
-      out.push(questions.map((q) => {
-        const a = answers[q]!;
-        const s = a.service as Json;
-        return {
-          answer: a.choice ?? a.answer,
-          certified: s.certified as boolean,
-          tier: s.source as string,
-        };
-      }));
-    }
-    return out;
+  await eachText(async (base, state) => {
+    const r = await post(base, "/v1/altdecisions", {
+      state,
+      questions: Object.fromEntries(
+        questions.map((name) => [name, { type: kindOf(name) }]),
+      ),
+    });
+    const answers = r.answers as Record<string, Json>;
+    return questions.map((q) => fromModel(answers[q]!));
   }),
 );
 doors.set(
   "/v1/playground",
-  await door(async (base) => {
-    const out: Said[][] = [];
-    for (const text of texts) {
-      const row: Said[] = [];
-      for (const question of questions) {
-        const p = await post(base, "/v1/playground", { question, text });
-        row.push({
-          answer: p.answer,
-          certified: p.certified as boolean,
-          tier: p.tier as string,
-        });
-      }
-      out.push(row);
+  await eachText(async (base, text) => {
+    const row: Said[] = [];
+    for (const question of questions) {
+      const p = await post(base, "/v1/playground", { question, text });
+      row.push({
+        answer: p.answer,
+        certified: p.certified as boolean,
+        tier: p.tier as string,
+      });
     }
-    return out;
+    return row;
   }),
 );
 

@@ -531,44 +531,32 @@ export class Learner {
       }
       this.registry.learned(this.#options.served());
     } catch (e) {
-      if (e instanceof RetrainInterrupted) {
-        // What it would have made is of no use now; the labels it read
-        // stay due (the last retrain's count is kept), after a short pause.
-        record({
-          labels: this.#labels,
-          seconds: (this.#clock() - started) / 1000,
-          swapped: false,
-          reason: `interrupted: ${e.message}`,
-          testAnswers: 0,
-          certifiedBefore: null,
-          certifiedAfter: null,
-          calibrated: 0,
-          questions: 0,
-          started: new Date(passStarted).toISOString(),
-          ended: new Date(this.#clock()).toISOString(),
-        });
-        this.#log(`learn: retrain interrupted: ${e.message}`);
-        this.#lastAt = this.#clock();
-        await written;
-        return;
-      }
-      const error = (e as Error)?.message ?? String(e);
-      record({
+      // A retrain that ended without an outcome (the pass it was in).
+      const ended = (reason: string, error?: string): RetrainRecord => ({
         labels: this.#labels,
         seconds: (this.#clock() - started) / 1000,
         swapped: false,
-        reason: "the retrain failed",
+        reason,
         testAnswers: 0,
         certifiedBefore: null,
         certifiedAfter: null,
         calibrated: 0,
         questions: 0,
-        started: new Date(started).toISOString(),
+        started: new Date(passStarted).toISOString(),
         ended: new Date(this.#clock()).toISOString(),
-        error,
+        ...(error === undefined ? {} : { error }),
       });
-      this.#lastLabels = Math.max(this.#labels, 1);
-      this.#log(`learn: retrain failed: ${error}`);
+      if (e instanceof RetrainInterrupted) {
+        // What it would have made is of no use now; the labels it read
+        // stay due (the last retrain's count is kept), after a short pause.
+        record(ended(`interrupted: ${e.message}`));
+        this.#log(`learn: retrain interrupted: ${e.message}`);
+      } else {
+        const error = (e as Error)?.message ?? String(e);
+        record(ended("the retrain failed", error));
+        this.#lastLabels = Math.max(this.#labels, 1);
+        this.#log(`learn: retrain failed: ${error}`);
+      }
     }
     this.#lastAt = this.#clock();
     await written;
