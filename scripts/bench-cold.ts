@@ -40,6 +40,7 @@ import { trainBundle } from "../src/train/mod.ts";
 import { embedTraces } from "../src/train/embed.ts";
 import { DATA, EMBED_CACHE_OPTION, exitWithoutData } from "./bench_data.ts";
 import { rssMbOrNull, startServe } from "./processes.ts";
+import { batchCurve, firstReaching } from "./bench_cold_batch.ts";
 
 const { values } = parseArgs({
   options: {
@@ -50,6 +51,14 @@ const { values } = parseArgs({
     seed: { type: "string", default: "1" },
     held: { type: "string", default: "8" },
     "no-batch": { type: "boolean", default: false },
+    "no-curve": { type: "boolean", default: false },
+    "fresh-batch": { type: "boolean", default: false },
+    "batch-cache": {
+      type: "string",
+      default: `${
+        Deno.env.get("TMPDIR") ?? "/tmp"
+      }/dtable-bench-cold-batch.json`,
+    },
     "learn-log": { type: "boolean", default: false },
     "embed-cache": EMBED_CACHE_OPTION,
   },
@@ -130,6 +139,8 @@ interface RunResult {
   seconds: number;
   /** Per request, whether the proxy asked the model (the learner got its label). */
   asked: boolean[];
+  /** Seconds the learner took to become idle after the stream. */
+  idleAfter: number;
 }
 
 async function post(base: string, path: string, body: unknown) {
@@ -164,6 +175,7 @@ async function run(
     ],
   });
   const started = performance.now();
+  const wallStarted = Date.now();
   const windows: Window[] = [];
   const snapshots = new Map<number, string>();
   const busy: number[] = [];
@@ -187,6 +199,7 @@ async function run(
     (server.stderr().match(/^learn: retrained/gm) ?? []).length;
   let retrainsBefore = 0;
   const asked: boolean[] = [];
+  let idleAfter = 0;
   try {
     for (let i = 0; i < items.length; i++) {
       const due = started + (i * 1000) / RATE;
@@ -238,6 +251,16 @@ async function run(
         if (target !== null) snapshots.set(n, target);
       }
     }
+    // The bundle in force once the learner is idle: no retrain running,
+    // and none since the labels last came (it retrains once more on the
+    // labels that were too fresh when the last one began).
+    const quietSince = performance.now();
+    let idleFor = 0;
+    while (performance.now() - quietSince < 240_000 && idleFor < 15) {
+      await new Promise((r) => setTimeout(r, 1000));
+      idleFor = running ? 0 : idleFor + 1;
+    }
+    idleAfter = (performance.now() - quietSince) / 1000;
   } finally {
     watching = false;
     await watch;
@@ -252,14 +275,45 @@ async function run(
   const history = await Deno.readTextFile(`${dir}/retrains.jsonl`).catch(() =>
     ""
   );
+  const refused: Record<string, number> = {};
+  let servedYet = false;
   for (const line of history.trim().split("\n").filter((l) => l !== "")) {
     const h = JSON.parse(line);
-    console.log(
-      `  ${semantic} retrain at ${h.labels} labels, ${
-        h.seconds.toFixed(1)
-      } s: ${h.swapped ? "swapped in" : "kept"} (${h.reason})`,
+    // The request being answered when the pass ended.
+    const at = Math.round(
+      ((Date.parse(h.ended) - wallStarted) / 1000) * RATE,
     );
+    const failures = Object.entries(h.failures ?? {}).map(([q, why]) =>
+      `${q} ${why}`
+    );
+    console.log(
+      `  ${semantic} retrain ${h.retrain ?? "?"}${
+        h.encoder ? " (encoder)" : ""
+      } on ${h.labels} labels, ended near request ${at}, ${
+        h.seconds.toFixed(1)
+      } s: ${h.swapped ? "swapped in" : "kept"}${
+        failures.length > 0 ? ` [${failures.join(", ")}]` : ""
+      }${
+        Object.keys(h.tested ?? {}).length > 0
+          ? ` tested at ${
+            Object.values(h.tested).map((l) => (l as number).toPrecision(2))
+              .join(", ")
+          }`
+          : ""
+      } (${h.reason})`,
+    );
+    if (servedYet && !h.swapped && h.calibrated === 0) {
+      for (const why of Object.values(h.failures ?? { none: "unknown" })) {
+        refused[why as string] = (refused[why as string] ?? 0) + 1;
+      }
+    }
+    servedYet ||= h.swapped;
   }
+  console.log(
+    `  ${semantic} passes refused for want of calibration while a bundle served: ${
+      Object.entries(refused).map(([k, v]) => `${v} ${k}`).join(", ") || "none"
+    }`,
+  );
   return {
     busy,
     idle,
@@ -268,7 +322,8 @@ async function run(
     snapshots,
     final: await inForce(dir),
     retrains: retrainsSoFar(),
-    seconds: (performance.now() - started) / 1000,
+    seconds: (performance.now() - started) / 1000 - idleAfter,
+    idleAfter,
     asked,
   };
 }
@@ -425,9 +480,12 @@ for (const mode of modes) {
       r.peakMb.toFixed(0)
     } MB`,
   );
+  if (!values["no-curve"]) await printCurve(mode, r, items);
   for (const [n, bundle] of [...r.snapshots, ["end", r.final] as const]) {
     if (bundle === null) continue;
-    let line = `${mode}: bundle in force at ${n} on test.csv: ${await onTest(
+    let line = `${mode}: bundle in force at ${
+      n === "end" ? "the end (the learner idle)" : n
+    } on test.csv: ${await onTest(
       bundle,
       test,
       testEmbeddings,
@@ -445,6 +503,55 @@ for (const mode of modes) {
     }
     console.log(line);
   }
+}
+
+/**
+ * The learner beside the batch curve: per window, its certified share and
+ * that of a bundle trained in one batch on every text before the window,
+ * and the first window at which each reaches 50, 65 and 80%.
+ */
+async function printCurve(mode: string, r: RunResult, items: Item[]) {
+  const ends = r.windows.map((w) => w.end);
+  const batch = await batchCurve(items, ends, {
+    semantic: mode,
+    seed: SEED,
+    key: `seed ${SEED} held ${values.held} limit ${
+      values.limit ?? "all"
+    } repeat ${values.repeat}`,
+    cachePath: values["batch-cache"],
+    fresh: values["fresh-batch"],
+    embedCache: values["embed-cache"],
+    note: (line) => console.log(`  ${line}`),
+  });
+  console.log(
+    `${mode}: per window, certified (disagreeing) by the learner | by one batch on every text before the window | points behind`,
+  );
+  const learner: number[] = [];
+  const batchShares: number[] = [];
+  let start = 0;
+  r.windows.forEach((w, i) => {
+    const size = w.end - start;
+    const b = batch[i]!;
+    learner.push(w.certified / size);
+    batchShares.push(b.certified / b.n);
+    console.log(
+      `  to ${String(w.end).padStart(6)}: ${pct(w.certified, size)} (${
+        pct(w.wrong, w.certified)
+      }) | ${pct(b.certified, b.n)} (${pct(b.wrong, b.certified)}) | ${
+        (100 * (b.certified / b.n - w.certified / size)).toFixed(1).padStart(5)
+      }`,
+    );
+    start = w.end;
+  });
+  const levels = [0.5, 0.65, 0.8];
+  const at = (xs: (number | null)[]) =>
+    xs.map((x, i) => `${100 * levels[i]!}% ${x === null ? "never" : `at ${x}`}`)
+      .join(", ");
+  console.log(
+    `${mode}: first window reaching: learner ${
+      at(firstReaching(ends, learner, levels))
+    }; batch ${at(firstReaching(ends, batchShares, levels))}`,
+  );
 }
 
 /** A bundle trained in one batch on `items` with every label, written to a temporary folder. */
