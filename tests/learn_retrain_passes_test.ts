@@ -10,6 +10,7 @@ import {
   type RetrainOutcome,
   retrainPasses,
 } from "../src/learn/mod.ts";
+import { testLevel } from "../src/guarantee/mod.ts";
 import { syntheticTraces, tempDir, toJsonl } from "./_fixtures.ts";
 
 Deno.test("retrainPasses hands on the quick pass's swap before the encoder's pass, which then fails", async () => {
@@ -38,6 +39,8 @@ Deno.test("retrainPasses hands on the quick pass's swap before the encoder's pas
         held: [],
         calibrateAfter: {},
         encoderTriedAt: 0,
+        tests: {},
+        minPassChance: 0,
       },
       () => {},
       true,
@@ -51,9 +54,12 @@ Deno.test("retrainPasses hands on the quick pass's swap before the encoder's pas
       },
     ),
   );
-  // Without the hand-on, the failure would have taken the swap's record with it.
-  assert.deepEqual(events, ["swapped", "pass table"]);
+  // Without the hand-on, the failure would have taken the swap's record
+  // with it; the pass (and the test it spent) is told before the swap.
+  assert.deepEqual(events, ["pass table", "swapped"]);
   assert.equal(passes[0]!.swapped, true);
+  // Each question's first test, at the first share of delta.
+  assert.equal(passes[0]!.tested.topic, testLevel(0.05, 1));
   assert.match(passes[0]!.reason, /^table alone: the first calibrated bundle/);
   await Deno.stat(`${dir}/${LEARN_FILES.bundle}`); // written
 });

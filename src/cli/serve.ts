@@ -21,7 +21,14 @@ import {
   TableState,
   tableWithoutQuestions,
 } from "../engine/mod.ts";
-import { LEARN_FILES, Learner, ratesOf } from "../learn/mod.ts";
+import {
+  LEARN_FILES,
+  Learner,
+  type LearnerResume,
+  ratesOf,
+  readResume,
+} from "../learn/mod.ts";
+import { learnBanner } from "./learn_banner.ts";
 import { DEFAULT_ENCODER_QUEUE, EncoderQueue } from "../encoder/mod.ts";
 import {
   appFor,
@@ -304,6 +311,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   let store: LiveStore | undefined;
   let journal: LiveJournal | null = null;
   let encoderQueue: EncoderQueue | null = null;
+  let resume: LearnerResume | undefined;
   try {
     settings = parseServeFlags(args);
     if (settings === null) {
@@ -315,6 +323,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     ({ table, state, loadMs } = settings.learn === null
       ? await loadBundleToServe(settings)
       : await learnStart(settings));
+    if (settings.learn !== null) resume = await readResume(settings.learn.dir);
     monitor = new DriftMonitor(table.settings.drift);
     if (settings.feedbackLog !== undefined) {
       feedbackLog = await openFeedbackLog(settings.feedbackLog, {
@@ -359,6 +368,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       }
     },
     log: (line) => console.error(line),
+    resume,
   });
 
   const service = late.service = new Service({
@@ -410,9 +420,17 @@ export async function serveCommand(args: string[]): Promise<number> {
       );
   const onListen = (addr: Deno.NetAddr) => {
     const lines = [
-      `decision tables ${TOOL_VERSION}: serving bundle ${s.bundle} (bundle id ${
-        shownBundleId(bundleIdOf(table))
-      }, loaded in ${loadMs.toFixed(1)} ms)`,
+      ...(learner === null
+        ? [
+          `decision tables ${TOOL_VERSION}: serving bundle ${s.bundle} (bundle id ${
+            shownBundleId(bundleIdOf(table))
+          }, loaded in ${loadMs.toFixed(1)} ms)`,
+        ]
+        : [
+          `decision tables ${TOOL_VERSION}: ${
+            learnBanner(learner.dir, table, resume, learner.nextAt, loadMs)[0]
+          }`,
+        ]),
       ...describeQuestions(table, encoderQueue !== null),
       ...(encoderQueue !== null
         ? [

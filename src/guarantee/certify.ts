@@ -205,6 +205,41 @@ export function planCertification(
 }
 
 /**
+ * The choice when a test is not run because its plan gives it less than
+ * `minChance` of passing: nothing certified, nothing tested, and the
+ * reason in words. A learning service spends a share of delta on each test
+ * it runs (`spending.ts`), so it keeps the share of a test that would
+ * likely fail for a retrain with more evidence. The plan reads validation
+ * answers only, so skipping a test reads no calibration label.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { notTested } from "./certify.ts";
+ * const plan = { grid: [0.9, 0], levels: [0.05, 0], start: 0.5, hedge: 0.2, startChance: 0.1 };
+ * assert.equal(notTested(plan, 0.5).threshold, null);
+ * assert.equal(notTested(plan, 0.5).tested, 0);
+ * ```
+ */
+export function notTested(
+  plan: CertificationPlan,
+  minChance: number,
+): ThresholdChoice {
+  const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
+  return {
+    threshold: null,
+    tested: 0,
+    certified: 0,
+    disagreements: 0,
+    reason: `not tested: the validation answers give the test about ${
+      pct(plan.startChance)
+    } chance of passing, under the ${
+      pct(minChance)
+    } asked for before a test is spent`,
+  };
+}
+
+/**
  * The fixed-sequence test with fallback over a plan, on calibration
  * confidences and whether each answer disagreed with the reference model,
  * with each answer's unit when given (see the module doc). The threshold is

@@ -12,6 +12,9 @@
  *   up across replicas (`live_evidence.ts`).
  * - The feedback check (`feedback_check.ts`): the calibration bands and
  *   the two alarms that say the feedback is not what calibration saw.
+ * - One promise over a learner's many tests (`spending.ts`): the share of
+ *   delta each test of a question is run at, so that the shares of all its
+ *   tests add up to delta.
  * - The distributions they share (`distributions.ts`): binomial and
  *   beta-binomial tails and the one Clopper-Pearson bound.
  *
@@ -42,6 +45,7 @@ export {
   fallbackTest,
   fixedSequence,
   type GridCount,
+  notTested,
   planCertification,
   START_SHARE,
   type ThresholdChoice,
@@ -61,6 +65,7 @@ export {
   type FeedbackCheckState,
 } from "./feedback_check.ts";
 export { LiveCertificate } from "./live_certificate.ts";
+export { SPENDING_SHIFT, spentLevel, testLevel } from "./spending.ts";
 export {
   addEvidence,
   emptyEvidence,

@@ -24,6 +24,8 @@ import {
 } from "./retrain.ts";
 import type { RetrainMessage, RetrainRequest } from "./retrain_worker.ts";
 import { embedAheadDue, nextRetrainLabels, retrainDue } from "./schedule.ts";
+import type { LearnerResume } from "./resume.ts";
+import { spentLevel, testLevel } from "../guarantee/mod.ts";
 
 /** How long after a ledger stretch ends its feedback counts as arrived: 5 s. */
 export const SETTLE_MS = 5_000;
@@ -57,15 +59,26 @@ export const HISTORY_KEPT = 50;
 /** Stretches kept for the savings chart (older ones are merged in pairs). */
 export const SERIES_KEPT = 500;
 
-/** One retrain, as `/v1/stats` shows it. */
+/** One pass of a retrain, as `/v1/stats` shows it and `DIR/retrains.jsonl` keeps it. */
 export interface RetrainRecord
-  extends Omit<RetrainOutcome, "seen" | "encoder"> {
+  extends Omit<RetrainOutcome, "seen" | "encoder" | "tested" | "failures"> {
+  /** Which retrain it was a pass of (1 for the first; absent in histories written before it was recorded). */
+  retrain?: number;
+  /** True for a pass that trained with the encoder. */
+  encoder?: boolean;
+  /** Per question whose calibration test the pass ran, its level (see `RetrainOutcome.tested`). */
+  tested?: Record<string, number>;
+  /** Per question the pass's bundle left uncalibrated, why (see `RetrainOutcome.failures`). */
+  failures?: RetrainOutcome["failures"];
   /** When it started and ended (ISO 8601). */
   started: string;
   ended: string;
   /** Set when the worker failed: its error. */
   error?: string;
 }
+
+/** A test runs only when its plan gives it at least this chance of passing (see `RetrainJob.minPassChance`). */
+export const MIN_PASS_CHANCE = 0.5;
 
 /** One stretch of traffic: decisions, certified answers, model calls (uncertified answers and audits). */
 export interface StretchPoint {
@@ -106,8 +119,11 @@ export interface LearnerOptions {
   clock?: () => number;
   /** How often the schedule is looked at, ms (1000 by default; 0: only by `tick`). */
   tickMs?: number;
-  /** Labels the log held at start (from a previous run's history), so the schedule goes on. */
-  startLabels?: number;
+  /**
+   * What the folder records of an earlier run (`readResume`): the history,
+   * the schedule, the tests spent and the log's labels go on from there.
+   */
+  resume?: LearnerResume | undefined;
 }
 
 /** A learning service's learner (see the module doc). */
@@ -154,6 +170,8 @@ export class Learner {
   readonly #since = new Map<string, number>();
   /** Per question, the labels in the log when its traffic changed (the schedule counts from there too). */
   readonly #changedLabels = new Map<string, number>();
+  /** Per question, the calibration tests its retrains ran (each spent a share of delta). */
+  readonly #tests = new Map<string, number>();
 
   /** A learner for `options.dir`; starts looking at its schedule every `tickMs`. */
   constructor(options: LearnerOptions) {
@@ -161,7 +179,23 @@ export class Learner {
     this.dir = options.dir;
     this.#log = options.log ?? ((line) => console.error(line));
     this.#clock = options.clock ?? Date.now;
-    this.#labels = options.startLabels ?? 0;
+    const resume = options.resume;
+    this.#labels = 0;
+    if (resume !== undefined) {
+      this.#labels = Math.max(resume.labels, resume.lastLabels);
+      this.#lastLabels = resume.lastLabels;
+      this.#lastAt = resume.lastAt;
+      this.#lastStartedAt = resume.lastAt;
+      this.#encoderTriedAt = resume.encoderTriedAt;
+      this.#embeddedAt = resume.lastLabels;
+      this.#retrains = resume.retrains;
+      this.#swaps = resume.swaps;
+      this.#history.push(...resume.history.slice(-HISTORY_KEPT));
+      for (const [q, n] of Object.entries(resume.tests)) this.#tests.set(q, n);
+      for (const [q, { kind, counts }] of resume.questions) {
+        this.registry.set(q, kind, [...counts.keys()], [...counts.values()]);
+      }
+    }
     // When the traffic changed, as an earlier run recorded it.
     try {
       const changes = JSON.parse(
@@ -492,9 +526,13 @@ export class Learner {
     };
     let passStarted = started;
     let reported = 0;
+    const retrain = this.#retrains;
     const pass = (outcome: RetrainOutcome) => {
       reported++;
-      const { seen: _seen, encoder, ...figures } = outcome;
+      const { seen: _seen, encoder, tested, failures, ...figures } = outcome;
+      for (const q of Object.keys(tested)) {
+        this.#tests.set(q, (this.#tests.get(q) ?? 0) + 1);
+      }
       if (encoder) {
         this.#encoderTriedAt = outcome.labels;
         // The encoder's pass left the texts it needed in the cache.
@@ -502,6 +540,10 @@ export class Learner {
       }
       record({
         ...figures,
+        retrain,
+        encoder,
+        tested,
+        failures,
         started: new Date(passStarted).toISOString(),
         ended: new Date(started + 1000 * outcome.seconds).toISOString(),
       });
@@ -516,6 +558,8 @@ export class Learner {
     };
     try {
       const outcomes = await this.#inWorker(job, async () => {
+        // The pass's record (and the tests it spent) is on disk first.
+        await written;
         await this.#options.swapIn();
         this.#swaps++;
         this.#holdAdded(counted);
@@ -533,6 +577,7 @@ export class Learner {
     } catch (e) {
       // A retrain that ended without an outcome (the pass it was in).
       const ended = (reason: string, error?: string): RetrainRecord => ({
+        retrain,
         labels: this.#labels,
         seconds: (this.#clock() - started) / 1000,
         swapped: false,
@@ -581,6 +626,8 @@ export class Learner {
       held: [...this.#held],
       calibrateAfter: Object.fromEntries(this.#changedAt),
       encoderTriedAt: this.#encoderTriedAt,
+      tests: Object.fromEntries(this.#tests),
+      minPassChance: MIN_PASS_CHANCE,
     };
   }
 
@@ -634,6 +681,11 @@ export class Learner {
     });
   }
 
+  /** The delta each question's tests share: the training's, or the default. */
+  #delta(): number {
+    return this.#options.training().delta ?? 0.05;
+  }
+
   /** What `/v1/stats` shows of the learner (its `learn` section). */
   stats() {
     const iso = (ms: number) => new Date(ms).toISOString();
@@ -648,7 +700,18 @@ export class Learner {
       unlearned: this.registry.names().filter((n) =>
         !this.#options.served().byName.has(n)
       ),
+      tests: Object.fromEntries(
+        [...this.#tests].map(([q, n]) => [q, {
+          tests: n,
+          spent: spentLevel(this.#delta(), n),
+          next_level: testLevel(this.#delta(), n + 1),
+        }]),
+      ),
       history: this.#history.slice(-20).map((r) => ({
+        ...(r.retrain === undefined ? {} : { retrain: r.retrain }),
+        ...(r.encoder === undefined ? {} : { encoder: r.encoder }),
+        ...(r.tested === undefined ? {} : { tested: r.tested }),
+        ...(r.failures === undefined ? {} : { failures: r.failures }),
         started: r.started,
         ended: r.ended,
         labels: r.labels,

@@ -13,11 +13,13 @@
 export {
   Learner,
   type LearnerOptions,
+  MIN_PASS_CHANCE,
   type RetrainRecord,
   SETTLE_MS,
   type StretchPoint,
 } from "./learner.ts";
 export { QuestionRegistry } from "./questions.ts";
+export { type LearnerResume, readResume } from "./resume.ts";
 export { MAX_RATE, rateFor, ratesOf, TARGET_CALIBRATION } from "./rates.ts";
 export {
   LEARN_FILES,

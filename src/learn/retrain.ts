@@ -14,11 +14,13 @@
 import { loadBundle } from "../bundle/mod.ts";
 import type { Table } from "../engine/mod.ts";
 import { evaluate } from "../eval/mod.ts";
+import { testLevel } from "../guarantee/mod.ts";
 import { readTraces, type TraceSet } from "../traces/mod.ts";
 import {
   embedSample,
   SEMANTIC_SAMPLE_MAX,
   TEST_PART,
+  type TestFailure,
   trainBundle,
   TrainingError,
   type TrainOptionsInput,
@@ -75,6 +77,14 @@ export interface RetrainJob {
   calibrateAfter: Record<string, number>;
   /** The labels of the last retrain that ran the encoder's pass (0: none yet; see `retrainPasses`). */
   encoderTriedAt: number;
+  /**
+   * Per question, the calibration tests its retrains ran so far: the next
+   * is run at `testLevel(delta, tests + 1)` (one promise over every
+   * retrain: `src/guarantee/spending.ts`). Absent question: none yet.
+   */
+  tests: Record<string, number>;
+  /** A question's test runs only when its plan gives it at least this chance of passing. */
+  minPassChance: number;
 }
 
 /** What a retrain found, for the history. */
@@ -96,6 +106,18 @@ export interface RetrainOutcome {
   questions: number;
   /** True for a pass that trained with the encoder (a second tier asked for). */
   encoder: boolean;
+  /**
+   * Per question whose calibration test this pass ran, the level it ran at
+   * (a share of delta: see `RetrainJob.tests`); questions whose plan gave
+   * the test too little chance are absent (not tested, nothing spent).
+   */
+  tested: Record<string, number>;
+  /**
+   * Per question the new bundle left uncalibrated, why in one word (see
+   * `TestFailure`; `held` for a question held for the options the model
+   * added, which certifies nothing whatever its test found).
+   */
+  failures: Record<string, TestFailure | "held">;
   /** The labels' questions: kind, options and answers per option, for the registry of the unlearned. */
   seen: {
     name: string;
@@ -206,6 +228,8 @@ export async function retrainPasses(
     calibrated: 0,
     questions: 0,
     encoder: false,
+    tested: {},
+    failures: {},
     seen: [],
   });
   if (files.length === 0) return [none("no labels yet")];
@@ -236,6 +260,10 @@ export async function retrainPasses(
     : [semantic];
   const outcomes: RetrainOutcome[] = [];
   let held = new Set(job.held);
+  // Each question's next test runs at its share of delta; a pass that ran
+  // it moves the question on to the next share.
+  const delta = job.training.delta ?? base.delta ?? 0.05;
+  const tests = new Map(Object.entries(job.tests));
   for (const mode of modes) {
     if (
       mode !== "off" && outcomes.length > 0 &&
@@ -259,6 +287,13 @@ export async function retrainPasses(
           settings: { ...base.settings, ...job.training.settings },
           settledBefore: job.settledBefore,
           calibrateAfter: job.calibrateAfter,
+          questionDelta: Object.fromEntries(
+            traces.questions.map((q) => [
+              q.name,
+              testLevel(delta, (tests.get(q.name) ?? 0) + 1),
+            ]),
+          ),
+          minPassChance: job.minPassChance,
         },
         embedCache: `${job.dir}/${LEARN_FILES.embeddings}`,
         embedWorkers: 1,
@@ -266,7 +301,7 @@ export async function retrainPasses(
       }, traces);
     } catch (e) {
       if (e instanceof TrainingError) {
-        return [{
+        return [...outcomes, {
           ...none(`not trained: ${e.message}`, labels),
           encoder: mode !== "off",
           seen,
@@ -275,6 +310,29 @@ export async function retrainPasses(
       throw e;
     }
     const outcome = measured(job, trained, traces, old, held);
+    const tested = testsRun(trained);
+    const failures = failuresOf(
+      trained,
+      heldQuestions(trained.result.table, job.added, job.settled),
+    );
+    for (const q of Object.keys(tested)) {
+      tests.set(q, (tests.get(q) ?? 0) + 1);
+    }
+    outcomes.push({
+      ...outcome,
+      labels,
+      seconds: seconds(),
+      encoder: mode !== "off",
+      tested,
+      failures,
+      seen,
+      reason: modes.length > 1
+        ? `${mode === "off" ? "table alone" : "both tiers"}: ${outcome.reason}`
+        : outcome.reason,
+    });
+    // The pass (and the tests it spent) is told before its bundle is
+    // written, so no bundle serves on a test the history does not count.
+    onPass(outcomes.at(-1)!);
     if (outcome.swapped) {
       await writeTrainedBundle(
         `${job.dir}/${LEARN_FILES.bundle}`,
@@ -285,19 +343,42 @@ export async function retrainPasses(
       held = heldQuestions(old, job.added, job.settled);
       await onSwapped();
     }
-    outcomes.push({
-      ...outcome,
-      labels,
-      seconds: seconds(),
-      encoder: mode !== "off",
-      seen,
-      reason: modes.length > 1
-        ? `${mode === "off" ? "table alone" : "both tiers"}: ${outcome.reason}`
-        : outcome.reason,
-    });
-    onPass(outcomes.at(-1)!);
   }
   return outcomes;
+}
+
+/** Per question a trained bundle certifies nothing of, why (see `RetrainOutcome.failures`). */
+function failuresOf(
+  trained: Awaited<ReturnType<typeof trainBundle>>,
+  held: ReadonlySet<string>,
+): Record<string, TestFailure | "held"> {
+  const out: Record<string, TestFailure | "held"> = {};
+  for (const q of trained.result.report.questions) {
+    const table = q.calibration.threshold !== null;
+    const tiers = (q.semantic?.calibration?.threshold ?? null) !== null;
+    if (held.has(q.name)) out[q.name] = "held";
+    else if (!table && !tiers) {
+      out[q.name] = q.calibration.failure ?? "too_many";
+    }
+  }
+  return out;
+}
+
+/**
+ * Per question whose calibration test a trained bundle ran (the table's
+ * rule or the two tiers'), the level it ran at.
+ */
+function testsRun(
+  trained: Awaited<ReturnType<typeof trainBundle>>,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const q of trained.result.report.questions) {
+    const ran = q.calibration.candidates_tested > 0 ||
+      (q.semantic?.calibration?.candidates_tested ?? 0) > 0;
+    const level = trained.result.table.byName.get(q.name)?.calibration.delta;
+    if (ran && level !== undefined) out[q.name] = level;
+  }
+  return out;
 }
 
 /**
@@ -311,7 +392,10 @@ function measured(
   traces: TraceSet,
   old: Table | null,
   held: ReadonlySet<string>,
-): Omit<RetrainOutcome, "labels" | "seconds" | "seen" | "encoder"> {
+): Omit<
+  RetrainOutcome,
+  "labels" | "seconds" | "seen" | "encoder" | "tested" | "failures"
+> {
   const table = trained.result.table;
   const calibrated =
     table.questions.filter((q) => q.calibration.threshold !== null).length;

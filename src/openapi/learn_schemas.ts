@@ -8,8 +8,38 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { count, nullable } from "../wire/mod.ts";
 
-/** One retrain. */
+/** Why a question's test certified nothing, in one word. */
+const Failure = Type.Union([
+  Type.Literal("not_tested"),
+  Type.Literal("few"),
+  Type.Literal("withheld"),
+  Type.Literal("all_wrong"),
+  Type.Literal("misplaced"),
+  Type.Literal("too_many"),
+  Type.Literal("held"),
+], {
+  description:
+    "not_tested: its plan gave the test too little chance of passing, so no share of delta was spent; few: fewer calibration answers than any pass needs; withheld: too few left once the out-of-scope rule withholds some; all_wrong: even the most confident answers disagree at alpha or more; misplaced: the plan put its level where too many disagreed, though the most confident answers would have passed with the whole level; too_many: no top set would have passed even so; held: the question is held for options the model added.",
+});
+
+/** One pass of a retrain. */
 const Retrain = Type.Object({
+  retrain: Type.Optional(Type.Integer({
+    minimum: 1,
+    description:
+      "Which retrain this is a pass of (a retrain may make a quick pass with the table alone, then one with the encoder).",
+  })),
+  encoder: Type.Optional(Type.Boolean({
+    description: "True for a pass that trained with the encoder.",
+  })),
+  tested: Type.Optional(Type.Record(Type.String(), Type.Number(), {
+    description:
+      "Per question whose calibration test this pass ran, the level it ran at: its share of delta.",
+  })),
+  failures: Type.Optional(Type.Record(Type.String(), Failure, {
+    description:
+      "Per question the pass's bundle left uncalibrated, why in one word.",
+  })),
   started: Type.String({ format: "date-time" }),
   ended: Type.String({ format: "date-time" }),
   labels: count,
@@ -49,7 +79,7 @@ export const LearnStats = Type.Object({
   labels: Type.Integer({
     minimum: 0,
     description:
-      "Labels counted: feedback items written to the log since the start, and at the start those the last retrain had.",
+      "Labels counted: the labelled lines the folder's feedback log held at the start (or the last retrain's labels, if more), and every feedback item written since.",
   }),
   next_retrain_at: Type.Integer({
     minimum: 0,
@@ -66,8 +96,26 @@ export const LearnStats = Type.Object({
     description:
       "Questions feedback has shown that the bundle has not learned yet (answered uncertified, flag uncalibrated).",
   }),
+  tests: Type.Record(
+    Type.String(),
+    Type.Object({
+      tests: count,
+      spent: Type.Number({
+        minimum: 0,
+        description: "The share of delta its tests have spent together.",
+      }),
+      next_level: Type.Number({
+        minimum: 0,
+        description: "The level its next test will run at.",
+      }),
+    }),
+    {
+      description:
+        "Per question, the calibration tests its retrains ran: each runs at a share of delta fixed in advance, and all of them together never spend more than delta (one promise over every retrain; docs/guarantee.md).",
+    },
+  ),
   history: Type.Array(Retrain, {
-    description: "The last retrains, oldest first.",
+    description: "The last passes of retrains, oldest first.",
   }),
   series: Type.Array(Stretch, {
     description:

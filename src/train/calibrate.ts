@@ -20,6 +20,7 @@ import {
   fallbackTest,
   liveGrid,
   minimumCertifiable,
+  notTested,
   planCertification,
   type ThresholdChoice,
 } from "../guarantee/mod.ts";
@@ -67,6 +68,35 @@ export interface CalibrationOutcome {
   drift: DriftReference;
   /** For an uncalibrated question: what would help, in words; null otherwise. */
   advice: string | null;
+  /** For an uncalibrated question: why, as one word (see `TestFailure`); null otherwise. */
+  failure: TestFailure | null;
+}
+
+/**
+ * Why a question's test certified nothing: `not_tested` (its plan gave it
+ * too little chance, so no share of delta was spent), `few` (fewer
+ * calibration answers than any pass needs), `withheld` (too few left once
+ * the out-of-scope rule withholds some), `all_wrong` (even the most
+ * confident answers disagree at alpha or more), `misplaced` (the plan put
+ * its level where too many disagreed, though the most confident answers
+ * would have passed with the whole level on them) or `too_many` (no top
+ * set would have passed even so).
+ */
+export type TestFailure =
+  | "not_tested"
+  | "few"
+  | "withheld"
+  | "all_wrong"
+  | "misplaced"
+  | "too_many";
+
+/** One word for why an uncalibrated question failed, from its facts (see `TestFailure`). */
+export function failureOf(facts: AdviceFacts): TestFailure {
+  const why = facts.why;
+  if (why.kind === "too_many") {
+    return why.borderline === null ? "too_many" : "misplaced";
+  }
+  return why.kind;
 }
 
 /** Test level and target of the threshold search. */
@@ -83,6 +113,11 @@ export interface CalibrationTargets {
    * never came (see `feedback_sample.ts`). Absent: none.
    */
   worstCase?: number;
+  /**
+   * Run the test only when its plan gives it at least this chance of
+   * passing (`notTested` otherwise); absent: always run it.
+   */
+  minPassChance?: number;
 }
 
 /**
@@ -127,6 +162,18 @@ export function withWorstCases<
   return out;
 }
 
+/**
+ * True when a test is worth its share of delta: its plan gives it at least
+ * `minPassChance` of passing (see `CalibrationTargets`). Reads the plan
+ * only, never a calibration label.
+ */
+export function worthTesting(
+  plan: CertificationPlan,
+  targets: Pick<CalibrationTargets, "minPassChance">,
+): boolean {
+  return plan.startChance >= (targets.minPassChance ?? 0);
+}
+
 /** Alphas that advice may suggest, in the order they are tried. */
 const ADVICE_ALPHAS = [0.06, 0.075, 0.1, 0.15, 0.2, 0.3];
 
@@ -157,13 +204,15 @@ export function calibrateQuestion(
     wrong: scored.wrong,
     ...(scored.units === undefined ? {} : { units: scored.units }),
   }, worst);
-  const choice = fallbackTest(
-    tested.confidences,
-    tested.wrong,
-    plan,
-    alpha,
-    tested.units,
-  );
+  const choice = !worthTesting(plan, targets)
+    ? notTested(plan, targets.minPassChance ?? 0)
+    : fallbackTest(
+      tested.confidences,
+      tested.wrong,
+      plan,
+      alpha,
+      tested.units,
+    );
   const candidates = liveGrid(plan.grid, choice.threshold);
   return {
     calibration: {
@@ -194,10 +243,28 @@ export function calibrateQuestion(
         values: Float32Array.from(scored.scopeScores).sort(),
       },
     },
-    advice: choice.threshold === null
-      ? uncalibratedAdvice(scored, validation, targets, plan)
-      : null,
+    ...failed(choice, scored, validation, targets, plan),
   };
+}
+
+/** What an uncalibrated test's outcome says of why, in words and as one word (null for a calibrated one). */
+function failed(
+  choice: ThresholdChoice,
+  scored: ScoredAnswers,
+  validation: ValidationFigures,
+  targets: CalibrationTargets,
+  plan: CertificationPlan,
+): { advice: string | null; failure: TestFailure | null } {
+  if (choice.threshold !== null) return { advice: null, failure: null };
+  if (choice.tested === 0) {
+    return {
+      advice:
+        "more calibration answers (the test is run once its plan gives it a fair chance)",
+      failure: "not_tested",
+    };
+  }
+  const facts = uncalibratedFacts(scored, validation, targets, plan);
+  return { advice: adviceInWords(facts), failure: failureOf(facts) };
 }
 
 /**

@@ -17,7 +17,7 @@ import {
 import type { FittedModel } from "./fit.ts";
 import { computeGainBounds } from "./gain_bounds.ts";
 import { leakageCheck, type LeakageReport } from "./leakage.ts";
-import type { TrainOptions } from "./options.ts";
+import { deltaFor, testFloors, type TrainOptions } from "./options.ts";
 import type { QuestionParts } from "./parts.ts";
 import { scoreAnswers } from "./score.ts";
 import type { Split } from "./split.ts";
@@ -89,8 +89,10 @@ export function calibrateStage(
   const worstCase = input.missing?.get(qa.name)?.missing ?? 0;
   const outcome = calibrateQuestion(scored, model.validation, {
     ...options,
+    delta: deltaFor(options, qa.name),
     scopeP: options.settings.drift.scope_p,
     worstCase,
+    ...testFloors(options),
   });
   options.onCalibration?.(qa.name, scored, outcome);
   const leakage = leakageCheck(
@@ -134,7 +136,7 @@ function servedQuestion(
       status: "uncalibrated",
       threshold: null,
       alpha: options.alpha,
-      delta: options.delta,
+      delta: deltaFor(options, qa.name),
       reason: null,
       candidates: [],
     },

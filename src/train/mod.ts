@@ -57,4 +57,5 @@ export {
   type CalibrationOutcome,
   inScopeConfidences,
   type ScoredAnswers,
+  type TestFailure,
 } from "./calibrate.ts";

@@ -63,6 +63,18 @@ export interface TrainOptions extends FitSettings {
    * and traces that are no feedback line, only train that question.
    */
   calibrateAfter?: Readonly<Record<string, number>>;
+  /**
+   * Per question, the level its test is run at instead of `delta` (a
+   * learning service spends `delta` across the tests of its retrains:
+   * `src/guarantee/spending.ts`); absent for a question: `delta`.
+   */
+  questionDelta?: Readonly<Record<string, number>>;
+  /**
+   * Run a question's test only when its plan gives it at least this chance
+   * of passing (a learning service keeps the level of a test that would
+   * likely fail); absent: every test is run.
+   */
+  minPassChance?: number;
   /** The second tier's novelty guard tests (absent: `DEFAULT_GUARD` in `semantic.ts`). */
   semanticGuard?: GuardTests;
   /** Called with a line of progress now and then. */
@@ -114,6 +126,20 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   kindScales: DEFAULT_KIND_SCALES,
   workers: 1,
 };
+
+/** What a question's test must clear to be run (see `TrainOptions.minPassChance`). */
+export function testFloors(
+  options: TrainOptions,
+): { minPassChance?: number } {
+  return options.minPassChance === undefined
+    ? {}
+    : { minPassChance: options.minPassChance };
+}
+
+/** The level question `name`'s test is run at (see `TrainOptions.questionDelta`). */
+export function deltaFor(options: TrainOptions, name: string): number {
+  return options.questionDelta?.[name] ?? options.delta;
+}
 
 /** How a table was trained, as the manifest's `training` record stores it. */
 export type TrainingSettings = {

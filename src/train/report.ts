@@ -6,7 +6,7 @@
  */
 
 import type { QuestionAnswers } from "../traces/mod.ts";
-import type { CalibrationOutcome } from "./calibrate.ts";
+import type { CalibrationOutcome, TestFailure } from "./calibrate.ts";
 import type { FeedbackSampleFigures } from "./feedback_sample.ts";
 import type { FittedModel } from "./fit.ts";
 import type { LeakageReport } from "./leakage.ts";
@@ -99,6 +99,8 @@ export interface QuestionReport {
     hedge: number;
     start_chance: number;
     candidates_tested: number;
+    /** For an uncalibrated question, why in one word (see `TestFailure`); null when calibrated (absent in reports before it was recorded). */
+    failure?: TestFailure | null;
     certified: number;
     disagreements: number;
   };
@@ -170,6 +172,7 @@ export function calibrationReport(
     hedge: outcome.plan.hedge,
     start_chance: outcome.plan.startChance,
     candidates_tested: outcome.choice.tested,
+    failure: outcome.failure,
     certified: outcome.choice.certified,
     disagreements: outcome.choice.disagreements,
   };

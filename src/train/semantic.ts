@@ -105,6 +105,8 @@ export interface SemanticTargets {
   guard?: GuardTests;
   /** Calibration answers counted as certified disagreements at every threshold (see `withWorstCases`); absent: none. */
   worstCase?: number;
+  /** Run the two-tier test only when its plan gives it at least this chance (see `CalibrationTargets.minPassChance`). */
+  minPassChance?: number;
 }
 
 /** Which tests the novelty guard applies (see `semantic.ts` in the engine). */
@@ -146,6 +148,8 @@ export interface SemanticReport {
     by_semantic: number;
     disagreements: number;
     novelty_withheld: number;
+    /** Candidates the two-tier test ran (0: not run; absent in reports before it was recorded). */
+    candidates_tested?: number;
   } | null;
 }
 
@@ -334,6 +338,7 @@ export function chooseSecondTier(
     }, targets.worstCase ?? 0),
     targets.alpha,
     targets.delta,
+    targets.minPassChance,
   );
   let byTable = 0;
   let bySemantic = 0;
@@ -375,6 +380,7 @@ export function chooseSecondTier(
         by_semantic: bySemantic,
         disagreements: choice.disagreements,
         novelty_withheld: withheld,
+        candidates_tested: choice.tested,
       },
     },
   };

@@ -15,10 +15,11 @@ import {
   fixedSequence,
   type GridCount,
   largestPassing,
+  notTested,
   planCertification,
   type ThresholdChoice,
 } from "../guarantee/mod.ts";
-import { withWorstCases } from "./calibrate.ts";
+import { withWorstCases, worthTesting } from "./calibrate.ts";
 import { effectiveSize } from "./union_find.ts";
 
 /** Validation answers of both tiers (fit-only models), in the same order. */
@@ -75,6 +76,7 @@ export function certifyTwoTiers(
   calibration: TwoTierCalibration,
   alpha: number,
   delta: number,
+  minPassChance = 0,
 ): { plan: CertificationPlan; choice: ThresholdChoice } {
   const v = validation.table.confidences.length;
   const both = { confidences: new Float64Array(v), correct: new Uint8Array(v) };
@@ -95,6 +97,9 @@ export function certifyTwoTiers(
     alpha,
     delta,
   );
+  if (!worthTesting(plan, { minPassChance })) {
+    return { plan, choice: notTested(plan, minPassChance) };
+  }
   const counts = twoTierCounts(
     plan.grid,
     calibration.tableConf,

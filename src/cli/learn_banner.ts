@@ -1,0 +1,76 @@
+/**
+ * What `serve --learn DIR` says when it starts: that it is learning, what
+ * it found in its folder (the labels, the retrains, the bundle in force
+ * and what that bundle certifies, or that there is none yet) and when the
+ * next retrain comes. A restart says what it resumed from, so nobody reads
+ * a service that picked up where it stopped as one that starts afresh.
+ *
+ * @module
+ */
+
+import type { Table } from "../engine/mod.ts";
+import type { LearnerResume } from "../learn/mod.ts";
+import { bundleIdOf, shownBundleId } from "../live/mod.ts";
+import { bundleInfo } from "../train/mod.ts";
+import { percent } from "../format.ts";
+
+/** The count with thousands separated: 12,345. */
+const count = (n: number) => n.toLocaleString("en-US");
+
+/**
+ * The banner's first lines for a learning service in `dir` serving
+ * `table` (the bundle found, or none), with what `resume` found on disk,
+ * the labels at which the next retrain is due, and the bundle folder.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { learnBanner } from "./learn_banner.ts";
+ * import { tableWithoutQuestions } from "../engine/mod.ts";
+ * const lines = learnBanner("learn-dir", tableWithoutQuestions(), undefined, 300, 0);
+ * assert.match(lines[0]!, /learning in learn-dir: no bundle yet/);
+ * assert.doesNotMatch(lines.join("\n"), /000000000000/);
+ * ```
+ */
+export function learnBanner(
+  dir: string,
+  table: Table,
+  resume: LearnerResume | undefined,
+  nextAt: number,
+  loadMs: number,
+): string[] {
+  const labels = Math.max(resume?.labels ?? 0, resume?.lastLabels ?? 0);
+  const found = resume === undefined || (labels === 0 && resume.retrains === 0)
+    ? "a new folder"
+    : `${count(labels)} labels, ${count(resume.retrains)} ${
+      resume.retrains === 1 ? "retrain" : "retrains"
+    } (${count(resume.swaps)} swapped in)`;
+  if (table.questions.length === 0) {
+    return [
+      `learning in ${dir}: no bundle yet (${found}); every answer is uncertified, so the proxy asks its model for each and sends the answer back, until a retrain calibrates a bundle (the first at ${
+        count(nextAt)
+      } labels)`,
+    ];
+  }
+  const report = bundleInfo(table).report;
+  const certifying = table.questions.map((q) => {
+    const r = report?.questions?.find((x) => x.name === q.name);
+    const test = r?.test;
+    const share = test === undefined || test.n === 0
+      ? null
+      : test.certified / test.n;
+    return q.calibration.threshold === null &&
+        (q.semantic?.calibration.threshold ?? null) === null
+      ? `${q.name} uncalibrated`
+      : `${q.name} ${
+        share === null ? "calibrated" : `${percent(share)} of its test part`
+      }`;
+  }).join(", ");
+  return [
+    `learning in ${dir}: ${found}; bundle ${
+      shownBundleId(bundleIdOf(table))
+    } (loaded in ${
+      loadMs.toFixed(1)
+    } ms) certifying ${certifying}; next retrain at ${count(nextAt)} labels`,
+  ];
+}

@@ -1,0 +1,80 @@
+/**
+ * One promise over a sequence of tests: how a learning service spends a
+ * question's `delta` across the calibration tests of its retrains.
+ *
+ * A learner tests every retrain's bundle on calibration evidence that
+ * overlaps the evidence of the tests before it, and swaps in the first
+ * bundle that passes. Tested each at the full `delta`, that is a test
+ * repeated until it passes: over twenty retrains the chance that some
+ * swapped-in bundle disagrees above `alpha` is far above `delta`. So the
+ * `k`-th test a question runs is run at level `testLevel(delta, k)`, a
+ * share of `delta` fixed before the first test, and the shares of every
+ * test the question will ever run add up to at most `delta`. By the union
+ * bound, with probability at least `1 - delta` no bundle ever swapped in
+ * for the question certifies answers that disagree above `alpha`, however
+ * many retrains come and whichever of them pass, whatever the tests'
+ * evidence shares (the bound holds under any dependence between tests).
+ *
+ * The shares fall as `1 / (k + SPENDING_SHIFT)^2`: a test that is not run
+ * spends nothing, so a learner runs a test only when the plan (fixed from
+ * validation answers, before any calibration label is read) gives it a
+ * fair chance of passing, and the first tests keep most of `delta`. The
+ * shift spreads `delta` over the first dozen tests a question runs (the
+ * first gets 22% of it, the tenth 2.1%) rather than spending half of it on
+ * the first.
+ *
+ * @module
+ */
+
+/** The shares of delta fall as `1 / (k + SPENDING_SHIFT)^2` for the k-th test. */
+export const SPENDING_SHIFT = 3;
+
+/** `sum over k >= 1 of 1 / (k + SPENDING_SHIFT)^2`: the shares' normaliser. */
+const NORMALISER = (() => {
+  let tail = (Math.PI * Math.PI) / 6;
+  for (let j = 1; j <= SPENDING_SHIFT; j++) tail -= 1 / (j * j);
+  return tail;
+})();
+
+/**
+ * The level of a question's `index`-th test (1 for the first) when its
+ * tests share `delta` (see the module doc). Summed over every index from
+ * 1 on, the levels make `delta` (to rounding): never more. Throws
+ * `RangeError` for an index below 1 or not an integer.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { testLevel } from "./spending.ts";
+ * let sum = 0;
+ * for (let k = 1; k <= 100_000; k++) sum += testLevel(0.05, k);
+ * assert.ok(sum <= 0.05 && sum > 0.0499);
+ * assert.ok(testLevel(0.05, 1) > 0.01 && testLevel(0.05, 10) > 0.001);
+ * ```
+ */
+export function testLevel(delta: number, index: number): number {
+  if (!Number.isInteger(index) || index < 1) {
+    throw new RangeError(
+      `A test's index must be an integer >= 1: got ${index}`,
+    );
+  }
+  const k = index + SPENDING_SHIFT;
+  return delta / (NORMALISER * k * k);
+}
+
+/**
+ * What `tests` tests of a question have spent of `delta` together.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { spentLevel, testLevel } from "./spending.ts";
+ * assert.equal(spentLevel(0.05, 0), 0);
+ * assert.equal(spentLevel(0.05, 2), testLevel(0.05, 1) + testLevel(0.05, 2));
+ * ```
+ */
+export function spentLevel(delta: number, tests: number): number {
+  let sum = 0;
+  for (let k = 1; k <= tests; k++) sum += testLevel(delta, k);
+  return sum;
+}
