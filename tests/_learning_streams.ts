@@ -20,7 +20,10 @@
  * drop mode says; a pick never answered counts as a disagreement where the
  * new bundle would certify it. Retrains come on the learner's schedule
  * (`nextRetrainLabels`), each tested with the real plan and fixed-sequence
- * test (`calibrateQuestion`) at the level the policy gives, and a bundle
+ * test (`calibrateQuestion`) at the level the policy gives (the learner's:
+ * its k-th test at its share of delta, run only when its plan gives it
+ * `MIN_PASS_CHANCE` and its evidence grew `RETEST_GROWTH` times, or its
+ * labels `RETEST_LABELS` times, since its last test), and a bundle
  * that passes is swapped in when it certifies more right answers than the
  * one in force.
  *
@@ -28,7 +31,12 @@
  */
 
 import { testLevel } from "../src/guarantee/mod.ts";
-import { nextRetrainLabels } from "../src/learn/mod.ts";
+import {
+  MIN_PASS_CHANCE,
+  nextRetrainLabels,
+  RETEST_GROWTH,
+  RETEST_LABELS,
+} from "../src/learn/mod.ts";
 import { calibrateQuestion } from "../src/train/calibrate.ts";
 import { rng } from "./_fixtures.ts";
 
@@ -89,7 +97,7 @@ export function learningStream(
   rate: number,
   drop: Drop,
   policy: Policy,
-  minPassChance = 0.5,
+  minPassChance = MIN_PASS_CHANCE,
 ): StreamOutcome {
   const random = rng(seed);
   const text = (): Text => {
@@ -107,6 +115,9 @@ export function learningStream(
   let served = null as { a: number; t: number } | null;
   let lastRetrain = 0;
   let tests = 0;
+  /** The calibration answers of the last test run. */
+  let testedAt = 0;
+  let testedLabels = 0;
   let swaps = 0;
   let violated = false;
   let stretch: {
@@ -167,10 +178,23 @@ export function learningStream(
         delta: level,
         calibrationShare: 0.2,
         scopeP: 0,
-        ...(policy === "spent" ? { minPassChance } : {}),
+        ...(policy === "spent"
+          ? {
+            gate: {
+              minPassChance,
+              ...(labels < RETEST_LABELS * testedLabels
+                ? { minCalibration: Math.ceil(RETEST_GROWTH * testedAt) }
+                : {}),
+            },
+          }
+          : {}),
       },
     );
-    if (outcome.choice.tested > 0) tests++;
+    if (outcome.choice.tested > 0) {
+      tests++;
+      testedAt = m;
+      testedLabels = labels;
+    }
     const t = outcome.calibration.threshold;
     if (t === null) return;
     // Swapped in when it certifies more right answers than the one in force.

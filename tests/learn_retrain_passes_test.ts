@@ -41,6 +41,7 @@ Deno.test("retrainPasses hands on the quick pass's swap before the encoder's pas
         encoderTriedAt: 0,
         tests: {},
         minPassChance: 0,
+        minCalibration: {},
       },
       () => {},
       true,

@@ -11,12 +11,14 @@ import {
   EMBED_AHEAD_PAUSE_MS,
   embedAheadDue,
   FIRST_LABELS,
+  FULL_PRICE,
   GROWTH,
   MAX_RATE,
   nextRetrainLabels,
   pauseAfter,
   rateFor,
   retrainDue,
+  THIN_RATE,
 } from "../src/learn/mod.ts";
 
 Deno.test("the first retrain comes at FIRST_LABELS labels, each next once the log grew by GROWTH", () => {
@@ -69,13 +71,31 @@ Deno.test("the pause after a retrain grows with its labels, up to five minutes, 
 });
 
 Deno.test("the coin's rate is higher while a question's calibration is thin, the base rate once it is large", () => {
-  assert.equal(rateFor(0, 0.02), MAX_RATE);
-  assert.equal(rateFor(100, 0.02), MAX_RATE);
-  assert.equal(rateFor(400, 0.02), 0.05);
-  assert.equal(rateFor(1000, 0.02), 0.02);
-  assert.equal(rateFor(50_000, 0.02), 0.02);
+  const thin = (calibration: number) => ({
+    calibration,
+    certified: 0,
+    open: 0,
+  });
+  assert.equal(rateFor(thin(0), 0.02), THIN_RATE);
+  assert.equal(rateFor(thin(100), 0.02), THIN_RATE);
+  assert.equal(rateFor(thin(400), 0.02), 0.05);
+  assert.equal(rateFor(thin(1000), 0.02), 0.02);
+  assert.equal(rateFor(thin(50_000), 0.02), 0.02);
   // A base above the highest rate is kept as asked.
-  assert.equal(rateFor(0, 0.3), 0.3);
+  assert.equal(rateFor(thin(0), 0.3), 0.3);
+});
+
+Deno.test("the coin's rate follows the price of the bound: the highest while it is large, the base once it is paid", () => {
+  // 5,000 answers (no thin floor): the certified share against the share
+  // a threshold with no bound to pay would certify.
+  const priced = (certified: number, open: number) =>
+    rateFor({ calibration: 5000, certified, open }, 0.02);
+  assert.equal(priced(2000, 3000), MAX_RATE); // 20 points: the most
+  assert.equal(priced(4000, 4000), 0.02); // nothing to buy
+  const half = priced(4000, 4000 + (FULL_PRICE / 2) * 5000);
+  assert.ok(Math.abs(half - (0.02 + MAX_RATE) / 2) < 1e-9, `${half}`);
+  // More evidence at the same certified share lowers the price: a lower rate.
+  assert.ok(priced(3000, 3400) < priced(3000, 3800));
 });
 
 Deno.test("texts are embedded ahead of a retrain only while none is near", () => {

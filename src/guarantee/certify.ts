@@ -205,37 +205,81 @@ export function planCertification(
 }
 
 /**
- * The choice when a test is not run because its plan gives it less than
- * `minChance` of passing: nothing certified, nothing tested, and the
- * reason in words. A learning service spends a share of delta on each test
- * it runs (`spending.ts`), so it keeps the share of a test that would
- * likely fail for a retrain with more evidence. The plan reads validation
- * answers only, so skipping a test reads no calibration label.
+ * What a test must clear to be run (a learning service spends a share of
+ * delta on each test it runs, `spending.ts`, and keeps the share of one
+ * unlikely to be worth it): its plan's chance of passing, and how much
+ * calibration evidence it has (its number of answers). Absent
+ * fields: no floor.
+ */
+export interface TestGate {
+  /** The plan (fixed from validation answers) gives the test at least this chance of passing. */
+  minPassChance?: number;
+  /** The test has at least this many calibration answers. */
+  minCalibration?: number;
+}
+
+/**
+ * True when a test clears `gate` with its plan and `calibration`
+ * answers (see `TestGate`). Reads the plan and a count, never a
+ * calibration label.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { worthTesting } from "./certify.ts";
+ * const plan = { grid: [0.9, 0], levels: [0.05, 0], start: 0.5, hedge: 0.2, startChance: 0.4 };
+ * assert.equal(worthTesting(plan, 500, { minPassChance: 0.5 }), false);
+ * assert.equal(worthTesting(plan, 500, { minPassChance: 0.3, minCalibration: 600 }), false);
+ * assert.equal(worthTesting(plan, 500, { minPassChance: 0.3 }), true);
+ * ```
+ */
+export function worthTesting(
+  plan: CertificationPlan,
+  calibration: number,
+  gate: TestGate,
+): boolean {
+  return plan.startChance >= (gate.minPassChance ?? 0) &&
+    calibration >= (gate.minCalibration ?? 0);
+}
+
+/**
+ * The choice when a test is not run because it does not clear `gate`
+ * (see `worthTesting`): nothing certified, nothing tested, and the reason
+ * in words.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { notTested } from "./certify.ts";
  * const plan = { grid: [0.9, 0], levels: [0.05, 0], start: 0.5, hedge: 0.2, startChance: 0.1 };
- * assert.equal(notTested(plan, 0.5).threshold, null);
- * assert.equal(notTested(plan, 0.5).tested, 0);
+ * const choice = notTested(plan, 500, { minPassChance: 0.5 });
+ * assert.equal(choice.threshold, null);
+ * assert.equal(choice.tested, 0);
  * ```
  */
 export function notTested(
   plan: CertificationPlan,
-  minChance: number,
+  calibration: number,
+  gate: TestGate,
 ): ThresholdChoice {
   const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
+  const chance = gate.minPassChance ?? 0;
   return {
     threshold: null,
     tested: 0,
     certified: 0,
     disagreements: 0,
-    reason: `not tested: the validation answers give the test about ${
-      pct(plan.startChance)
-    } chance of passing, under the ${
-      pct(minChance)
-    } asked for before a test is spent`,
+    reason: plan.startChance < chance
+      ? `not tested: the validation answers give the test about ${
+        pct(plan.startChance)
+      } chance of passing, under the ${
+        pct(chance)
+      } asked for before a test is spent`
+      : `not tested: ${
+        Math.round(calibration)
+      } calibration answers, and the next test waits for ${
+        Math.ceil(gate.minCalibration ?? 0)
+      } (more evidence than the last test had)`,
   };
 }
 
@@ -252,6 +296,26 @@ export function fallbackTest(
   alpha: number,
   units?: Int32Array,
 ): ThresholdChoice {
+  return fixedSequence(
+    plan,
+    gridCounts(confidences, wrong, plan.grid, units),
+    alpha,
+    confidences.length,
+  );
+}
+
+/**
+ * What the table's rule (certify the answers whose confidence reaches the
+ * candidate) certifies at each candidate of `grid` (strictest first), and
+ * how many of them disagree, answers of one unit counted by their
+ * effective number (see the module doc).
+ */
+export function gridCounts(
+  confidences: Float64Array,
+  wrong: Uint8Array,
+  grid: readonly number[],
+  units?: Int32Array,
+): GridCount[] {
   const order = Array.from(confidences, (_, i) => i).sort((a, b) =>
     confidences[b]! - confidences[a]!
   );
@@ -261,7 +325,7 @@ export function fallbackTest(
   // Answers per unit among those certified, and the sum of their squares.
   const perUnit = new Map<number, number>();
   let squares = 0;
-  const counts: GridCount[] = plan.grid.map((t) => {
+  return grid.map((t) => {
     while (at < order.length && confidences[order[at]!]! >= t) {
       n++;
       k += wrong[order[at]!]!;
@@ -278,7 +342,27 @@ export function fallbackTest(
     const effective = units === undefined || n === 0 ? n : (n * n) / squares;
     return { n, k, effective };
   });
-  return fixedSequence(plan, counts, alpha, confidences.length);
+}
+
+/**
+ * The most answers any candidate certifies whose disagreements, as seen,
+ * are at most `alpha` of them: what a threshold set with no bound to pay
+ * would certify of these calibration answers. Beside what the test
+ * certified, it is the price of the bound (a learning service buys more
+ * evidence while that price is high); it chooses nothing.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { openCount } from "./certify.ts";
+ * const counts = [{ n: 50, k: 0, effective: 50 }, { n: 100, k: 4, effective: 100 }, { n: 200, k: 20, effective: 200 }];
+ * assert.equal(openCount(counts, 0.05), 100);
+ * ```
+ */
+export function openCount(counts: readonly GridCount[], alpha: number): number {
+  let open = 0;
+  for (const c of counts) if (c.k <= alpha * c.n && c.n > open) open = c.n;
+  return open;
 }
 
 /** What a rule certifies at one candidate threshold of the calibration answers. */

@@ -45,10 +45,14 @@ export {
   fallbackTest,
   fixedSequence,
   type GridCount,
+  gridCounts,
   notTested,
+  openCount,
   planCertification,
   START_SHARE,
+  type TestGate,
   type ThresholdChoice,
+  worthTesting,
 } from "./certify.ts";
 export {
   binomialTail,

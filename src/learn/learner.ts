@@ -60,14 +60,19 @@ export const HISTORY_KEPT = 50;
 export const SERIES_KEPT = 500;
 
 /** One pass of a retrain, as `/v1/stats` shows it and `DIR/retrains.jsonl` keeps it. */
-export interface RetrainRecord
-  extends Omit<RetrainOutcome, "seen" | "encoder" | "tested" | "failures"> {
+export interface RetrainRecord extends
+  Omit<
+    RetrainOutcome,
+    "seen" | "encoder" | "tested" | "calibration" | "failures"
+  > {
   /** Which retrain it was a pass of (1 for the first; absent in histories written before it was recorded). */
   retrain?: number;
   /** True for a pass that trained with the encoder. */
   encoder?: boolean;
   /** Per question whose calibration test the pass ran, its level (see `RetrainOutcome.tested`). */
   tested?: Record<string, number>;
+  /** Per question whose test the pass ran, its calibration answers. */
+  calibration?: Record<string, number>;
   /** Per question the pass's bundle left uncalibrated, why (see `RetrainOutcome.failures`). */
   failures?: RetrainOutcome["failures"];
   /** When it started and ended (ISO 8601). */
@@ -79,6 +84,15 @@ export interface RetrainRecord
 
 /** A test runs only when its plan gives it at least this chance of passing (see `RetrainJob.minPassChance`). */
 export const MIN_PASS_CHANCE = 0.5;
+/**
+ * A question is tested again once its calibration answers grew by this
+ * factor since its last test, or its labels by `RETEST_LABELS` (a model
+ * trained on that many more labels may certify far more on the same
+ * evidence).
+ */
+export const RETEST_GROWTH = 1.25;
+/** See `RETEST_GROWTH`. */
+export const RETEST_LABELS = 1.5;
 
 /** One stretch of traffic: decisions, certified answers, model calls (uncertified answers and audits). */
 export interface StretchPoint {
@@ -172,6 +186,11 @@ export class Learner {
   readonly #changedLabels = new Map<string, number>();
   /** Per question, the calibration tests its retrains ran (each spent a share of delta). */
   readonly #tests = new Map<string, number>();
+  /** Per question, the calibration answers and the labels its last test had. */
+  readonly #testedAt = new Map<
+    string,
+    { calibration: number; labels: number }
+  >();
 
   /** A learner for `options.dir`; starts looking at its schedule every `tickMs`. */
   constructor(options: LearnerOptions) {
@@ -192,6 +211,9 @@ export class Learner {
       this.#swaps = resume.swaps;
       this.#history.push(...resume.history.slice(-HISTORY_KEPT));
       for (const [q, n] of Object.entries(resume.tests)) this.#tests.set(q, n);
+      for (const [q, at] of Object.entries(resume.testedAt)) {
+        this.#testedAt.set(q, at);
+      }
       for (const [q, { kind, counts }] of resume.questions) {
         this.registry.set(q, kind, [...counts.keys()], [...counts.values()]);
       }
@@ -529,9 +551,20 @@ export class Learner {
     const retrain = this.#retrains;
     const pass = (outcome: RetrainOutcome) => {
       reported++;
-      const { seen: _seen, encoder, tested, failures, ...figures } = outcome;
+      const {
+        seen: _seen,
+        encoder,
+        tested,
+        calibration,
+        failures,
+        ...figures
+      } = outcome;
       for (const q of Object.keys(tested)) {
         this.#tests.set(q, (this.#tests.get(q) ?? 0) + 1);
+        this.#testedAt.set(q, {
+          calibration: calibration[q] ?? 0,
+          labels: outcome.labels,
+        });
       }
       if (encoder) {
         this.#encoderTriedAt = outcome.labels;
@@ -543,6 +576,7 @@ export class Learner {
         retrain,
         encoder,
         tested,
+        calibration,
         failures,
         started: new Date(passStarted).toISOString(),
         ended: new Date(started + 1000 * outcome.seconds).toISOString(),
@@ -628,6 +662,12 @@ export class Learner {
       encoderTriedAt: this.#encoderTriedAt,
       tests: Object.fromEntries(this.#tests),
       minPassChance: MIN_PASS_CHANCE,
+      // Tested again once its evidence grew, or its labels grew more.
+      minCalibration: Object.fromEntries(
+        [...this.#testedAt].filter(([, at]) =>
+          this.#labels < RETEST_LABELS * at.labels
+        ).map(([q, at]) => [q, Math.ceil(RETEST_GROWTH * at.calibration)]),
+      ),
     };
   }
 

@@ -14,13 +14,24 @@ export {
   Learner,
   type LearnerOptions,
   MIN_PASS_CHANCE,
+  RETEST_GROWTH,
+  RETEST_LABELS,
   type RetrainRecord,
   SETTLE_MS,
   type StretchPoint,
 } from "./learner.ts";
 export { QuestionRegistry } from "./questions.ts";
 export { type LearnerResume, readResume } from "./resume.ts";
-export { MAX_RATE, rateFor, ratesOf, TARGET_CALIBRATION } from "./rates.ts";
+export {
+  type CalibrationEvidence,
+  evidenceOf,
+  FULL_PRICE,
+  MAX_RATE,
+  rateFor,
+  ratesOf,
+  TARGET_CALIBRATION,
+  THIN_RATE,
+} from "./rates.ts";
 export {
   LEARN_FILES,
   type RetrainJob,

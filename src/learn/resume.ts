@@ -26,8 +26,9 @@ export interface LearnerResume {
   lastAt: number;
   /** Labels of the last pass that ran the encoder (0: none). */
   encoderTriedAt: number;
-  /** Per question, the calibration tests run so far. */
+  /** Per question, the calibration tests run so far, and the calibration answers and labels the last one had. */
   tests: Record<string, number>;
+  testedAt: Record<string, { calibration: number; labels: number }>;
   /** Labelled lines in the feedback log (the rotated file included). */
   labels: number;
   /** Per question, its kind and the answers per option the log holds, in the order first seen. */
@@ -72,6 +73,7 @@ export function historyState(lines: readonly string[]): LearnerResume {
   let swaps = 0;
   let encoderTriedAt = 0;
   const tests: Record<string, number> = {};
+  const testedAt: LearnerResume["testedAt"] = {};
   let previous: number | undefined;
   for (const r of history) {
     // Records before retrains were numbered count one retrain each.
@@ -79,7 +81,10 @@ export function historyState(lines: readonly string[]): LearnerResume {
     previous = r.retrain;
     if (r.swapped) swaps++;
     if (r.encoder) encoderTriedAt = r.labels;
-    for (const q of Object.keys(r.tested ?? {})) tests[q] = (tests[q] ?? 0) + 1;
+    for (const q of Object.keys(r.tested ?? {})) {
+      tests[q] = (tests[q] ?? 0) + 1;
+      testedAt[q] = { calibration: r.calibration?.[q] ?? 0, labels: r.labels };
+    }
   }
   const last = history.at(-1);
   const ended = last === undefined ? NaN : Date.parse(last.ended);
@@ -91,6 +96,7 @@ export function historyState(lines: readonly string[]): LearnerResume {
     lastAt: Number.isFinite(ended) ? ended : -Infinity,
     encoderTriedAt,
     tests,
+    testedAt,
     labels: 0,
     questions: new Map(),
   };

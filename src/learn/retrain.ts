@@ -85,6 +85,8 @@ export interface RetrainJob {
   tests: Record<string, number>;
   /** A question's test runs only when its plan gives it at least this chance of passing. */
   minPassChance: number;
+  /** Per question, its test runs only with at least this many calibration answers (more than its last test had). */
+  minCalibration: Record<string, number>;
 }
 
 /** What a retrain found, for the history. */
@@ -112,6 +114,8 @@ export interface RetrainOutcome {
    * the test too little chance are absent (not tested, nothing spent).
    */
   tested: Record<string, number>;
+  /** Per question whose test this pass ran, its calibration answers. */
+  calibration: Record<string, number>;
   /**
    * Per question the new bundle left uncalibrated, why in one word (see
    * `TestFailure`; `held` for a question held for the options the model
@@ -229,6 +233,7 @@ export async function retrainPasses(
     questions: 0,
     encoder: false,
     tested: {},
+    calibration: {},
     failures: {},
     seen: [],
   });
@@ -294,6 +299,7 @@ export async function retrainPasses(
             ]),
           ),
           minPassChance: job.minPassChance,
+          questionMinCalibration: job.minCalibration,
         },
         embedCache: `${job.dir}/${LEARN_FILES.embeddings}`,
         embedWorkers: 1,
@@ -311,6 +317,13 @@ export async function retrainPasses(
     }
     const outcome = measured(job, trained, traces, old, held);
     const tested = testsRun(trained);
+    const calibration = Object.fromEntries(
+      Object.keys(tested).map((q) => [
+        q,
+        trained.result.report.questions.find((r) => r.name === q)?.answers
+          .calibration ?? 0,
+      ]),
+    );
     const failures = failuresOf(
       trained,
       heldQuestions(trained.result.table, job.added, job.settled),
@@ -324,6 +337,7 @@ export async function retrainPasses(
       seconds: seconds(),
       encoder: mode !== "off",
       tested,
+      calibration,
       failures,
       seen,
       reason: modes.length > 1
@@ -394,7 +408,13 @@ function measured(
   held: ReadonlySet<string>,
 ): Omit<
   RetrainOutcome,
-  "labels" | "seconds" | "seen" | "encoder" | "tested" | "failures"
+  | "labels"
+  | "seconds"
+  | "seen"
+  | "encoder"
+  | "tested"
+  | "calibration"
+  | "failures"
 > {
   const table = trained.result.table;
   const calibrated =

@@ -18,11 +18,16 @@ import {
   calibrationBands,
   type CertificationPlan,
   fallbackTest,
+  fixedSequence,
+  gridCounts,
   liveGrid,
   minimumCertifiable,
   notTested,
+  openCount,
   planCertification,
+  type TestGate,
   type ThresholdChoice,
+  worthTesting,
 } from "../guarantee/mod.ts";
 import type { ValidationFigures } from "./fit.ts";
 import { effectiveSize } from "./union_find.ts";
@@ -64,6 +69,8 @@ export interface CalibrationOutcome {
   choice: ThresholdChoice;
   /** How the search was set up (from validation data only). */
   plan: CertificationPlan;
+  /** Calibration answers a threshold set with no bound to pay would certify (see `openCount`). */
+  open: number;
   /** What the drift guard compares live texts with (sorted copies). */
   drift: DriftReference;
   /** For an uncalibrated question: what would help, in words; null otherwise. */
@@ -113,11 +120,8 @@ export interface CalibrationTargets {
    * never came (see `feedback_sample.ts`). Absent: none.
    */
   worstCase?: number;
-  /**
-   * Run the test only when its plan gives it at least this chance of
-   * passing (`notTested` otherwise); absent: always run it.
-   */
-  minPassChance?: number;
+  /** What the test must clear to be run (`notTested` otherwise); absent: always run it. */
+  gate?: TestGate;
 }
 
 /**
@@ -162,18 +166,6 @@ export function withWorstCases<
   return out;
 }
 
-/**
- * True when a test is worth its share of delta: its plan gives it at least
- * `minPassChance` of passing (see `CalibrationTargets`). Reads the plan
- * only, never a calibration label.
- */
-export function worthTesting(
-  plan: CertificationPlan,
-  targets: Pick<CalibrationTargets, "minPassChance">,
-): boolean {
-  return plan.startChance >= (targets.minPassChance ?? 0);
-}
-
 /** Alphas that advice may suggest, in the order they are tried. */
 const ADVICE_ALPHAS = [0.06, 0.075, 0.1, 0.15, 0.2, 0.3];
 
@@ -204,15 +196,16 @@ export function calibrateQuestion(
     wrong: scored.wrong,
     ...(scored.units === undefined ? {} : { units: scored.units }),
   }, worst);
-  const choice = !worthTesting(plan, targets)
-    ? notTested(plan, targets.minPassChance ?? 0)
-    : fallbackTest(
-      tested.confidences,
-      tested.wrong,
-      plan,
-      alpha,
-      tested.units,
-    );
+  const counts = gridCounts(
+    tested.confidences,
+    tested.wrong,
+    plan.grid,
+    tested.units,
+  );
+  const size = tested.confidences.length;
+  const choice = worthTesting(plan, size, targets.gate ?? {})
+    ? fixedSequence(plan, counts, alpha, tested.confidences.length)
+    : notTested(plan, size, targets.gate ?? {});
   const candidates = liveGrid(plan.grid, choice.threshold);
   return {
     calibration: {
@@ -235,6 +228,7 @@ export function calibrateQuestion(
     },
     choice,
     plan,
+    open: openCount(counts, alpha),
     drift: {
       scores: Float32Array.from(scored.driftScores).sort(),
       novelty: Float32Array.from(scored.novelty).sort(),

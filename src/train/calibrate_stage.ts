@@ -17,7 +17,7 @@ import {
 import type { FittedModel } from "./fit.ts";
 import { computeGainBounds } from "./gain_bounds.ts";
 import { leakageCheck, type LeakageReport } from "./leakage.ts";
-import { deltaFor, testFloors, type TrainOptions } from "./options.ts";
+import { deltaFor, testGate, type TrainOptions } from "./options.ts";
 import type { QuestionParts } from "./parts.ts";
 import { scoreAnswers } from "./score.ts";
 import type { Split } from "./split.ts";
@@ -92,7 +92,7 @@ export function calibrateStage(
     delta: deltaFor(options, qa.name),
     scopeP: options.settings.drift.scope_p,
     worstCase,
-    ...testFloors(options),
+    gate: testGate(options, qa.name),
   });
   options.onCalibration?.(qa.name, scored, outcome);
   const leakage = leakageCheck(

@@ -12,6 +12,7 @@ import {
   type ScopeScore,
   type TableSettings,
 } from "../engine/mod.ts";
+import type { TestGate } from "../guarantee/mod.ts";
 import type { CalibrationOutcome, ScoredAnswers } from "./calibrate.ts";
 import type { FitSettings } from "./fit.ts";
 import type { GuardTests, SemanticMode } from "./semantic.ts";
@@ -75,6 +76,12 @@ export interface TrainOptions extends FitSettings {
    * likely fail); absent: every test is run.
    */
   minPassChance?: number;
+  /**
+   * Per question, run its test only with at least this many calibration
+   * answers (a learning service tests a question again once
+   * its evidence grew); absent: no floor.
+   */
+  questionMinCalibration?: Readonly<Record<string, number>>;
   /** The second tier's novelty guard tests (absent: `DEFAULT_GUARD` in `semantic.ts`). */
   semanticGuard?: GuardTests;
   /** Called with a line of progress now and then. */
@@ -127,13 +134,15 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   workers: 1,
 };
 
-/** What a question's test must clear to be run (see `TrainOptions.minPassChance`). */
-export function testFloors(
-  options: TrainOptions,
-): { minPassChance?: number } {
-  return options.minPassChance === undefined
-    ? {}
-    : { minPassChance: options.minPassChance };
+/** What question `name`'s test must clear to be run (see `TrainOptions.minPassChance`). */
+export function testGate(options: TrainOptions, name: string): TestGate {
+  const minCalibration = options.questionMinCalibration?.[name];
+  return {
+    ...(options.minPassChance === undefined
+      ? {}
+      : { minPassChance: options.minPassChance }),
+    ...(minCalibration === undefined ? {} : { minCalibration }),
+  };
 }
 
 /** The level question `name`'s test is run at (see `TrainOptions.questionDelta`). */

@@ -101,6 +101,8 @@ export interface QuestionReport {
     candidates_tested: number;
     /** For an uncalibrated question, why in one word (see `TestFailure`); null when calibrated (absent in reports before it was recorded). */
     failure?: TestFailure | null;
+    /** Calibration answers a threshold with no bound to pay would certify (see `openCount`; absent before it was recorded). */
+    open?: number;
     certified: number;
     disagreements: number;
   };
@@ -173,6 +175,7 @@ export function calibrationReport(
     start_chance: outcome.plan.startChance,
     candidates_tested: outcome.choice.tested,
     failure: outcome.failure,
+    open: outcome.open,
     certified: outcome.choice.certified,
     disagreements: outcome.choice.disagreements,
   };

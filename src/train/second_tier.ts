@@ -19,7 +19,7 @@ import type { QuestionAnswers } from "../traces/mod.ts";
 import { inScopeConfidences, type ScoredAnswers } from "./calibrate.ts";
 import type { CalibratedQuestion } from "./calibrate_stage.ts";
 import type { FittedModel, ValidationFigures } from "./fit.ts";
-import { deltaFor, testFloors, type TrainOptions } from "./options.ts";
+import { deltaFor, testGate, type TrainOptions } from "./options.ts";
 import type { QuestionParts } from "./parts.ts";
 import {
   chooseSecondTier,
@@ -113,7 +113,7 @@ export function secondTierStage(
       alpha: options.alpha,
       delta: deltaFor(options, qa.name),
       scopeP: options.settings.drift.scope_p,
-      ...testFloors(options),
+      gate: testGate(options, qa.name),
       fit: semanticFitSettings(options.seed),
       noveltyP: NOVELTY_P,
       readTable: true,

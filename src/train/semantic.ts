@@ -32,6 +32,7 @@ import {
 import {
   type CertificationPlan,
   liveGrid,
+  type TestGate,
   type ThresholdChoice,
 } from "../guarantee/mod.ts";
 import {
@@ -105,8 +106,8 @@ export interface SemanticTargets {
   guard?: GuardTests;
   /** Calibration answers counted as certified disagreements at every threshold (see `withWorstCases`); absent: none. */
   worstCase?: number;
-  /** Run the two-tier test only when its plan gives it at least this chance (see `CalibrationTargets.minPassChance`). */
-  minPassChance?: number;
+  /** What the two-tier test must clear to be run (see `TestGate`); absent: always run it. */
+  gate?: TestGate;
 }
 
 /** Which tests the novelty guard applies (see `semantic.ts` in the engine). */
@@ -150,6 +151,8 @@ export interface SemanticReport {
     novelty_withheld: number;
     /** Candidates the two-tier test ran (0: not run; absent in reports before it was recorded). */
     candidates_tested?: number;
+    /** Calibration answers the rule would certify with no bound to pay (see `openCount`; absent before it was recorded). */
+    open?: number;
   } | null;
 }
 
@@ -324,7 +327,7 @@ export function chooseSecondTier(
       },
     };
   }
-  const { plan, choice } = certifyTwoTiers(
+  const { plan, choice, open } = certifyTwoTiers(
     {
       table: q.tableValidation,
       tier: fitted.validation,
@@ -338,7 +341,7 @@ export function chooseSecondTier(
     }, targets.worstCase ?? 0),
     targets.alpha,
     targets.delta,
-    targets.minPassChance,
+    targets.gate,
   );
   let byTable = 0;
   let bySemantic = 0;
@@ -381,6 +384,7 @@ export function chooseSecondTier(
         disagreements: choice.disagreements,
         novelty_withheld: withheld,
         candidates_tested: choice.tested,
+        open,
       },
     },
   };

@@ -16,10 +16,13 @@ import {
   type GridCount,
   largestPassing,
   notTested,
+  openCount,
   planCertification,
+  type TestGate,
   type ThresholdChoice,
+  worthTesting,
 } from "../guarantee/mod.ts";
-import { withWorstCases, worthTesting } from "./calibrate.ts";
+import { withWorstCases } from "./calibrate.ts";
 import { effectiveSize } from "./union_find.ts";
 
 /** Validation answers of both tiers (fit-only models), in the same order. */
@@ -76,8 +79,8 @@ export function certifyTwoTiers(
   calibration: TwoTierCalibration,
   alpha: number,
   delta: number,
-  minPassChance = 0,
-): { plan: CertificationPlan; choice: ThresholdChoice } {
+  gate: TestGate = {},
+): { plan: CertificationPlan; choice: ThresholdChoice; open: number } {
   const v = validation.table.confidences.length;
   const both = { confidences: new Float64Array(v), correct: new Uint8Array(v) };
   for (let t = 0; t < v; t++) {
@@ -91,15 +94,8 @@ export function certifyTwoTiers(
   }
   const n = calibration.tableConf.length;
   const { units } = calibration;
-  const plan = planCertification(
-    both,
-    units === undefined ? n : effectiveSize(units),
-    alpha,
-    delta,
-  );
-  if (!worthTesting(plan, { minPassChance })) {
-    return { plan, choice: notTested(plan, minPassChance) };
-  }
+  const size = units === undefined ? n : effectiveSize(units);
+  const plan = planCertification(both, size, alpha, delta);
   const counts = twoTierCounts(
     plan.grid,
     calibration.tableConf,
@@ -108,7 +104,13 @@ export function certifyTwoTiers(
     calibration.tierWrong,
     units,
   );
-  return { plan, choice: fixedSequence(plan, counts, alpha, n) };
+  return {
+    plan,
+    choice: worthTesting(plan, n, gate)
+      ? fixedSequence(plan, counts, alpha, n)
+      : notTested(plan, n, gate),
+    open: openCount(counts, alpha),
+  };
 }
 
 /**
