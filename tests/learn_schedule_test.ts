@@ -18,6 +18,7 @@ import {
   pauseAfter,
   rateFor,
   retrainDue,
+  TARGET_CALIBRATION,
   THIN_RATE,
 } from "../src/learn/mod.ts";
 
@@ -70,32 +71,32 @@ Deno.test("the pause after a retrain grows with its labels, up to five minutes, 
   assert.equal(retrainDue({ ...s, now: 1_000_000 + 20_000 }), true);
 });
 
-Deno.test("the coin's rate is higher while a question's calibration is thin, the base rate once it is large", () => {
-  const thin = (calibration: number) => ({
+Deno.test("the coin's rate is what the evidence is worth: high while it is thin, the base rate once it is large", () => {
+  // A bound that costs a lot (half the answers open, none certified).
+  const costly = (calibration: number) => ({
     calibration,
     certified: 0,
-    open: 0,
+    open: calibration / 2,
   });
-  assert.equal(rateFor(thin(0), 0.02), THIN_RATE);
-  assert.equal(rateFor(thin(100), 0.02), THIN_RATE);
-  assert.equal(rateFor(thin(400), 0.02), 0.05);
-  assert.equal(rateFor(thin(1000), 0.02), 0.02);
-  assert.equal(rateFor(thin(50_000), 0.02), 0.02);
+  assert.equal(rateFor(costly(0), 0.02), THIN_RATE);
+  assert.equal(rateFor(costly(100), 0.02), MAX_RATE);
+  assert.ok(Math.abs(rateFor(costly(600), 0.02) - 0.1) < 1e-12);
+  assert.equal(rateFor(costly(TARGET_CALIBRATION), 0.02), 0.02);
+  assert.equal(rateFor(costly(50_000), 0.02), 0.02);
   // A base above the highest rate is kept as asked.
-  assert.equal(rateFor(thin(0), 0.3), 0.3);
+  assert.equal(rateFor(costly(0), 0.3), 0.3);
 });
 
-Deno.test("the coin's rate follows the price of the bound: the highest while it is large, the base once it is paid", () => {
-  // 5,000 answers (no thin floor): the certified share against the share
-  // a threshold with no bound to pay would certify.
+Deno.test("the coin's rate follows the price of the bound: all the evidence is worth while it is large, the base once it is paid", () => {
+  // 600 answers (worth 0.1): the certified share against the share a
+  // threshold with no bound to pay would certify.
   const priced = (certified: number, open: number) =>
-    rateFor({ calibration: 5000, certified, open }, 0.02);
-  assert.equal(priced(2000, 3000), MAX_RATE); // 20 points: the most
-  assert.equal(priced(4000, 4000), 0.02); // nothing to buy
-  const half = priced(4000, 4000 + (FULL_PRICE / 2) * 5000);
-  assert.ok(Math.abs(half - (0.02 + MAX_RATE) / 2) < 1e-9, `${half}`);
-  // More evidence at the same certified share lowers the price: a lower rate.
-  assert.ok(priced(3000, 3400) < priced(3000, 3800));
+    rateFor({ calibration: 600, certified, open }, 0.02);
+  assert.ok(Math.abs(priced(200, 400) - 0.1) < 1e-12); // all it is worth
+  assert.equal(priced(400, 400), 0.02); // nothing to buy
+  const half = priced(400, 400 + (FULL_PRICE / 2) * 600);
+  assert.ok(Math.abs(half - (0.02 + 0.1) / 2) < 1e-9, `${half}`);
+  assert.ok(priced(300, 320) < priced(300, 350));
 });
 
 Deno.test("texts are embedded ahead of a retrain only while none is near", () => {

@@ -90,7 +90,7 @@ export const MIN_PASS_CHANCE = 0.5;
  * trained on that many more labels may certify far more on the same
  * evidence).
  */
-export const RETEST_GROWTH = 1.25;
+export const RETEST_GROWTH = 1.5;
 /** See `RETEST_GROWTH`. */
 export const RETEST_LABELS = 1.5;
 
@@ -549,6 +549,8 @@ export class Learner {
     let passStarted = started;
     let reported = 0;
     const retrain = this.#retrains;
+    // A retrain spends one share per question, whichever passes ran tests.
+    const testedHere = new Set<string>();
     const pass = (outcome: RetrainOutcome) => {
       reported++;
       const {
@@ -560,7 +562,10 @@ export class Learner {
         ...figures
       } = outcome;
       for (const q of Object.keys(tested)) {
-        this.#tests.set(q, (this.#tests.get(q) ?? 0) + 1);
+        if (!testedHere.has(q)) {
+          testedHere.add(q);
+          this.#tests.set(q, (this.#tests.get(q) ?? 0) + 1);
+        }
         this.#testedAt.set(q, {
           calibration: calibration[q] ?? 0,
           labels: outcome.labels,

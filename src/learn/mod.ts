@@ -34,6 +34,7 @@ export {
 } from "./rates.ts";
 export {
   LEARN_FILES,
+  QUICK_SHARE,
   type RetrainJob,
   type RetrainOutcome,
   retrainPasses,

@@ -9,13 +9,16 @@
  * the rate follows the *price of the bound*: the share of its calibration
  * answers a bundle would certify with no bound to pay (the most lenient
  * candidate whose disagreements, as seen, stay within alpha: `openCount`)
- * minus the share its test certified. While that price is `FULL_PRICE` or
- * more, the coin picks at `MAX_RATE` (a batch's calibration share: the
- * learner's evidence then grows as fast as a batch's would); as the price
- * falls, so does the rate, down to the service's `--audit-rate` (the base)
- * once the bound costs nothing. A question whose calibration evidence is
- * thin is picked at no less than `base × TARGET_CALIBRATION / n` (at most
- * `THIN_RATE`), as before any price can be read.
+ * minus the share its test certified. What one more calibration answer
+ * buys falls fast as the answers grow (the slack shrinks as one over their
+ * square root, so each answer narrows it by about `1 / (2n)` of it), so
+ * the rate the evidence is worth is `base × TARGET_CALIBRATION / n` (at
+ * most `MAX_RATE`, a batch's calibration share: with `n` small, the
+ * learner's evidence grows as fast as a batch's would): 0.2 at 300
+ * answers, 0.06 at 1,000, the base at 3,000 with the default base rate.
+ * The price scales it: the full rate while the bound costs `FULL_PRICE`
+ * of the certified share or more, the base once it costs nothing (more
+ * evidence would buy nothing then).
  *
  * Each bundle keeps its rates while it is served (its live certificates
  * are built on them), and each picked decision's line keeps the rate that
@@ -28,14 +31,14 @@
 import type { Table } from "../engine/mod.ts";
 import { bundleInfo } from "../train/mod.ts";
 
-/** Calibration answers a question should reach before the thin-evidence floor falls to the base rate. */
-export const TARGET_CALIBRATION = 1000;
-/** Highest rate of the thin-evidence floor. */
+/** Calibration answers at which the rate the evidence is worth falls to the base rate. */
+export const TARGET_CALIBRATION = 3000;
+/** The rate before any calibration evidence is read (no bundle yet: every decision is asked anyway). */
 export const THIN_RATE = 0.1;
 /** Highest rate: a batch's calibration share (a fifth), in picks that calibrate (four fifths of them). */
 export const MAX_RATE = 0.25;
-/** A price of the bound (certified share given up) at which the rate is the highest. */
-export const FULL_PRICE = 0.15;
+/** A price of the bound (certified share given up) at which the rate is all the evidence is worth. */
+export const FULL_PRICE = 0.1;
 
 /** What a question's last calibration found: its answers, those its test certified, those it would certify with no bound. */
 export interface CalibrationEvidence {
@@ -52,25 +55,25 @@ export interface CalibrationEvidence {
  * ```ts
  * import assert from "node:assert/strict";
  * import { rateFor } from "./rates.ts";
- * // No evidence yet: the thin-evidence rate.
+ * // No evidence yet: the rate before any.
  * assert.equal(rateFor({ calibration: 0, certified: 0, open: 0 }, 0.02), 0.1);
- * // 500 answers, certified 250 where 400 were open: the price is 30 points.
- * assert.equal(rateFor({ calibration: 500, certified: 250, open: 400 }, 0.02), 0.25);
- * // 2,000 answers, the bound costs 1.5 points: about a tenth of the way up.
- * assert.ok(Math.abs(rateFor({ calibration: 2000, certified: 1500, open: 1530 }, 0.02) - 0.043) < 1e-9);
+ * // 300 answers, certified 100 where 200 were open: a price of 33 points.
+ * assert.ok(Math.abs(rateFor({ calibration: 300, certified: 100, open: 200 }, 0.02) - 0.2) < 1e-9);
+ * // 1,000 answers, the bound costs 5 points: half the way to 0.06.
+ * assert.ok(Math.abs(rateFor({ calibration: 1000, certified: 600, open: 650 }, 0.02) - 0.04) < 1e-9);
+ * // The bound costs nothing: the base rate.
+ * assert.equal(rateFor({ calibration: 300, certified: 200, open: 200 }, 0.02), 0.02);
  * ```
  */
 export function rateFor(e: CalibrationEvidence, base: number): number {
   if (base >= MAX_RATE) return base;
-  const thin = e.calibration <= 0 ? THIN_RATE : Math.min(
-    THIN_RATE,
+  if (e.calibration <= 0) return Math.max(base, THIN_RATE);
+  const worth = Math.min(
+    MAX_RATE,
     Math.max(base, (base * TARGET_CALIBRATION) / e.calibration),
   );
-  const price = e.calibration <= 0
-    ? 0
-    : Math.max(0, e.open - e.certified) / e.calibration;
-  const invest = base + (MAX_RATE - base) * Math.min(1, price / FULL_PRICE);
-  return Math.max(base, thin, invest);
+  const price = Math.max(0, e.open - e.certified) / e.calibration;
+  return base + (worth - base) * Math.min(1, price / FULL_PRICE);
 }
 
 /**

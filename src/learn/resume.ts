@@ -75,14 +75,20 @@ export function historyState(lines: readonly string[]): LearnerResume {
   const tests: Record<string, number> = {};
   const testedAt: LearnerResume["testedAt"] = {};
   let previous: number | undefined;
+  let testedHere = new Set<string>();
   for (const r of history) {
     // Records before retrains were numbered count one retrain each.
-    if (r.retrain === undefined || r.retrain !== previous) retrains++;
+    if (r.retrain === undefined || r.retrain !== previous) {
+      retrains++;
+      testedHere = new Set();
+    }
     previous = r.retrain;
     if (r.swapped) swaps++;
     if (r.encoder) encoderTriedAt = r.labels;
+    // A retrain spends one share per question, whichever passes tested it.
     for (const q of Object.keys(r.tested ?? {})) {
-      tests[q] = (tests[q] ?? 0) + 1;
+      if (!testedHere.has(q)) tests[q] = (tests[q] ?? 0) + 1;
+      testedHere.add(q);
       testedAt[q] = { calibration: r.calibration?.[q] ?? 0, labels: r.labels };
     }
   }

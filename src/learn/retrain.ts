@@ -78,9 +78,10 @@ export interface RetrainJob {
   /** The labels of the last retrain that ran the encoder's pass (0: none yet; see `retrainPasses`). */
   encoderTriedAt: number;
   /**
-   * Per question, the calibration tests its retrains ran so far: the next
-   * is run at `testLevel(delta, tests + 1)` (one promise over every
-   * retrain: `src/guarantee/spending.ts`). Absent question: none yet.
+   * Per question, the retrains that ran its calibration test so far: the
+   * next spends `testLevel(delta, tests + 1)` (one promise over every
+   * retrain: `src/guarantee/spending.ts`), shared by its passes. Absent
+   * question: none yet.
    */
   tests: Record<string, number>;
   /** A question's test runs only when its plan gives it at least this chance of passing. */
@@ -88,6 +89,13 @@ export interface RetrainJob {
   /** Per question, its test runs only with at least this many calibration answers (more than its last test had). */
   minCalibration: Record<string, number>;
 }
+
+/**
+ * The share of a retrain's level its quick pass (the table alone) runs its
+ * test at, when the encoder's pass follows: the encoder's bundle, which
+ * certifies more, gets the rest.
+ */
+export const QUICK_SHARE = 0.3;
 
 /** What a retrain found, for the history. */
 export interface RetrainOutcome {
@@ -265,11 +273,19 @@ export async function retrainPasses(
     : [semantic];
   const outcomes: RetrainOutcome[] = [];
   let held = new Set(job.held);
-  // Each question's next test runs at its share of delta; a pass that ran
-  // it moves the question on to the next share.
+  // A retrain spends one share of delta per question (its next test's):
+  // with two passes, the quick one runs at QUICK_SHARE of it and the
+  // encoder's at what is left (all of it when the quick pass ran no test).
   const delta = job.training.delta ?? base.delta ?? 0.05;
-  const tests = new Map(Object.entries(job.tests));
-  for (const mode of modes) {
+  const share = new Map(
+    traces.questions.map((q) => [
+      q.name,
+      testLevel(delta, (job.tests[q.name] ?? 0) + 1),
+    ]),
+  );
+  const spent = new Map<string, number>();
+  for (const [m, mode] of modes.entries()) {
+    const last = m === modes.length - 1;
     if (
       mode !== "off" && outcomes.length > 0 &&
       outcomes.every((o) => o.calibrated === 0) &&
@@ -293,9 +309,9 @@ export async function retrainPasses(
           settledBefore: job.settledBefore,
           calibrateAfter: job.calibrateAfter,
           questionDelta: Object.fromEntries(
-            traces.questions.map((q) => [
-              q.name,
-              testLevel(delta, (tests.get(q.name) ?? 0) + 1),
+            [...share].map(([q, level]) => [
+              q,
+              last ? level - (spent.get(q) ?? 0) : QUICK_SHARE * level,
             ]),
           ),
           minPassChance: job.minPassChance,
@@ -328,8 +344,8 @@ export async function retrainPasses(
       trained,
       heldQuestions(trained.result.table, job.added, job.settled),
     );
-    for (const q of Object.keys(tested)) {
-      tests.set(q, (tests.get(q) ?? 0) + 1);
+    for (const [q, level] of Object.entries(tested)) {
+      spent.set(q, (spent.get(q) ?? 0) + level);
     }
     outcomes.push({
       ...outcome,

@@ -94,7 +94,7 @@ export function calibrateStage(
     worstCase,
     gate: testGate(options, qa.name),
   });
-  options.onCalibration?.(qa.name, scored, outcome);
+  options.onCalibration?.(qa.name, scored, outcome, model.validation);
   const leakage = leakageCheck(
     parts.calibration,
     scored.wrong,

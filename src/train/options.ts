@@ -14,7 +14,7 @@ import {
 } from "../engine/mod.ts";
 import type { TestGate } from "../guarantee/mod.ts";
 import type { CalibrationOutcome, ScoredAnswers } from "./calibrate.ts";
-import type { FitSettings } from "./fit.ts";
+import type { FitSettings, ValidationFigures } from "./fit.ts";
 import type { GuardTests, SemanticMode } from "./semantic.ts";
 import { DEFAULT_KIND_SCALES } from "./kind_scales.ts";
 import type { SplitMode } from "./split.ts";
@@ -89,14 +89,16 @@ export interface TrainOptions extends FitSettings {
   /** Called with a warning (a refused question); defaults to `progress`. */
   warn?: (line: string) => void;
   /**
-   * Called with each question's scored calibration answers and what
-   * calibration decided (for studies of the certification, such as
-   * `scripts/bench-plan.ts`); training never reads what it returns.
+   * Called with each question's scored calibration answers, what
+   * calibration decided and the validation answers its plan read (for
+   * studies of the certification, such as `scripts/bench-plan.ts`);
+   * training never reads what it returns.
    */
   onCalibration?: (
     question: string,
     scored: ScoredAnswers,
     outcome: CalibrationOutcome,
+    validation: ValidationFigures,
   ) => void;
 }
 
