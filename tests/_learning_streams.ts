@@ -190,8 +190,8 @@ export function learningStream(
           : {}),
       },
     );
-    if (outcome.choice.tested > 0) {
-      tests++;
+    if (outcome.choice.tested > 0) tests++;
+    if (outcome.calibration.threshold !== null) {
       testedAt = m;
       testedLabels = labels;
     }

@@ -25,6 +25,7 @@ import {
 import type { RetrainMessage, RetrainRequest } from "./retrain_worker.ts";
 import { embedAheadDue, nextRetrainLabels, retrainDue } from "./schedule.ts";
 import type { LearnerResume } from "./resume.ts";
+import { OptionChangeWatch } from "./option_change.ts";
 import { spentLevel, testLevel } from "../guarantee/mod.ts";
 
 /** How long after a ledger stretch ends its feedback counts as arrived: 5 s. */
@@ -35,11 +36,6 @@ export const SETTLE_MS = 5_000;
  * after that, and a second more for the log to be written.
  */
 const SETTLED_AFTER_MS = 2 * SETTLE_MS + 1_000;
-/**
- * Labels naming options a question's table lacks before the question's
- * answers stop being certified and a retrain starts at once: the first.
- */
-export const NEWS_LABELS = 1;
 /**
  * Labels of a held question after which an added option seen fewer than
  * `NOISE_COUNT` times is taken for noise (a slip of the model, a typo) and
@@ -85,10 +81,10 @@ export interface RetrainRecord extends
 /** A test runs only when its plan gives it at least this chance of passing (see `RetrainJob.minPassChance`). */
 export const MIN_PASS_CHANCE = 0.5;
 /**
- * A question is tested again once its calibration answers grew by this
- * factor since its last test, or its labels by `RETEST_LABELS` (a model
- * trained on that many more labels may certify far more on the same
- * evidence).
+ * A question whose last test passed is tested again once its calibration
+ * answers grew by this factor since, or its labels by `RETEST_LABELS` (a
+ * model trained on that many more labels may certify far more on the same
+ * evidence): a test that would change little is not worth its share.
  */
 export const RETEST_GROWTH = 1.5;
 /** See `RETEST_GROWTH`. */
@@ -184,9 +180,13 @@ export class Learner {
   readonly #since = new Map<string, number>();
   /** Per question, the labels in the log when its traffic changed (the schedule counts from there too). */
   readonly #changedLabels = new Map<string, number>();
+  /** Per question, its labels so far (the frequency test weighs them). */
+  readonly #questionLabels = new Map<string, number>();
+  /** Whether options a question's table lacks are a change of its traffic (`option_change.ts`). */
+  readonly #watch = new OptionChangeWatch();
   /** Per question, the calibration tests its retrains ran (each spent a share of delta). */
   readonly #tests = new Map<string, number>();
-  /** Per question, the calibration answers and the labels its last test had. */
+  /** Per question, the calibration answers and the labels its last passing test had. */
   readonly #testedAt = new Map<
     string,
     { calibration: number; labels: number }
@@ -216,6 +216,9 @@ export class Learner {
       }
       for (const [q, { kind, counts }] of resume.questions) {
         this.registry.set(q, kind, [...counts.keys()], [...counts.values()]);
+        let n = 0;
+        for (const c of counts.values()) n += c;
+        this.#questionLabels.set(q, n);
       }
     }
     // When the traffic changed, as an earlier run recorded it.
@@ -290,7 +293,10 @@ export class Learner {
   /**
    * Counts one label: what the model answered to `question`. An answer
    * `table` cannot give (its question or option is not the table's) is
-   * kept in the registry of the unlearned.
+   * kept in the registry of the unlearned; an option the question's table
+   * lacks holds the question once the frequency test says the traffic
+   * changed (`option_change.ts`), and is learned at the next retrain
+   * either way.
    */
   observe(question: string, answer: string | boolean, table: Table): void {
     this.#labels++;
@@ -300,46 +306,73 @@ export class Learner {
       this.registry.observe(question, answer);
       return;
     }
+    const before = this.#questionLabels.get(question) ?? 0;
+    this.#questionLabels.set(question, before + 1);
     if (typeof answer !== "string") return;
     this.#forgetNoise(question);
+    const lacks = !q.optionIndex.has(answer);
+    // An option the model adds (a new product, its own "none of these").
+    if (lacks) this.registry.observe(question, answer);
     let added = this.#added.get(question);
-    if (!q.optionIndex.has(answer)) {
-      // An option the model adds (a new product, its own "none of these").
-      this.registry.observe(question, answer);
-      if (added === undefined) this.#added.set(question, added = new Map());
-      if (!added.has(answer)) added.set(answer, 0);
+    if (added === undefined) {
+      // Not held: is this label a sign that the traffic changed?
+      const seen = [...new Set([...this.#watch.options(question), answer])];
+      if (
+        this.#watch.observe(question, before, lacks ? answer : null) === null
+      ) {
+        return;
+      }
+      const counts = this.registry.get(question);
+      added = new Map(
+        seen.filter((o) => !q.optionIndex.has(o)).map((o) => [
+          o,
+          counts?.counts[counts.options.indexOf(o)] ?? 1,
+        ]),
+      );
+      this.#added.set(question, added);
+      this.#hold(question, added);
+      return;
     }
-    const count = added?.get(answer);
+    if (lacks && !added.has(answer)) added.set(answer, 0);
+    const count = added.get(answer);
     if (count === undefined) return;
-    added!.set(answer, count + 1);
-    let all = 0;
-    for (const n of added!.values()) all += n;
-    if (all === NEWS_LABELS) {
-      // Held at once; a retrain is of use only once the added options have
-      // labels to learn from and the traffic since can calibrate.
-      this.#since.set(question, 0);
-      this.#options.optionsAdded?.(question, true);
-      this.#held.add(question);
-      this.#changedAt.set(question, this.#clock());
-      this.#changedLabels.set(question, this.#labels);
-      this.#saveChanges();
-      this.#preempt(
-        `the model began answering ${question} with options its bundle lacks`,
-      );
-      this.#log(
-        `learn: the model answered ${question} with ${
-          [...added!.keys()].map((o) => JSON.stringify(o)).join(", ")
-        }, which the bundle lacks (${all} labels): ${question} is not certified until a retrain learns each from ${SETTLED_LABELS} labels`,
-      );
-    } else if (
+    added.set(answer, count + 1);
+    if (
       count + 1 === SETTLED_LABELS &&
-      [...added!.values()].every((n) => n >= SETTLED_LABELS)
+      [...added.values()].every((n) => n >= SETTLED_LABELS)
     ) {
       this.#news = true;
       this.#preempt(
         `the options added to ${question} have labels enough to learn`,
       );
     }
+  }
+
+  /**
+   * Holds `question`: the model answers options its table lacks (`added`,
+   * with their labels so far) often enough that its traffic changed.
+   * Nothing of it is certified until a retrain learns each from
+   * `SETTLED_LABELS` labels and calibrates on the traffic since.
+   */
+  #hold(question: string, added: Map<string, number>): void {
+    this.#since.set(question, 0);
+    this.#options.optionsAdded?.(question, true);
+    this.#held.add(question);
+    this.#changedAt.set(question, this.#clock());
+    this.#changedLabels.set(question, this.#labels);
+    this.#saveChanges();
+    this.#preempt(
+      `the model began answering ${question} with options its bundle lacks`,
+    );
+    let all = 0;
+    for (const n of added.values()) all += n;
+    this.#log(
+      `learn: the model answered ${question} with ${
+        [...added.keys()].map((o) => JSON.stringify(o)).join(", ")
+      }, which the bundle lacks (${all} labels), more often than ${
+        (this.#questionLabels.get(question) ?? 0) - all
+      } labels without them allow by chance: the traffic changed, and ${question} is not certified until a retrain learns each from ${SETTLED_LABELS} labels`,
+    );
   }
 
   /**
@@ -411,10 +444,7 @@ export class Learner {
       if (settled) {
         this.#added.delete(question);
         this.#since.delete(question);
-      } else if (
-        [...added.values()].reduce((a, b) => a + b, 0) >= NEWS_LABELS &&
-        q !== undefined
-      ) {
+      } else if (q !== undefined) {
         this.#options.optionsAdded?.(question, true);
         this.#held.add(question);
       }
@@ -566,10 +596,14 @@ export class Learner {
           testedHere.add(q);
           this.#tests.set(q, (this.#tests.get(q) ?? 0) + 1);
         }
-        this.#testedAt.set(q, {
-          calibration: calibration[q] ?? 0,
-          labels: outcome.labels,
-        });
+        // After a pass, the next test waits for more evidence; after a
+        // failure only for a plan that gives it a fair chance.
+        if (failures[q] === undefined) {
+          this.#testedAt.set(q, {
+            calibration: calibration[q] ?? 0,
+            labels: outcome.labels,
+          });
+        }
       }
       if (encoder) {
         this.#encoderTriedAt = outcome.labels;
@@ -612,7 +646,13 @@ export class Learner {
       for (const q of last.seen) {
         this.registry.set(q.name, q.kind, q.options, q.counts);
       }
-      this.registry.learned(this.#options.served());
+      const served = this.#options.served();
+      this.registry.learned(served);
+      // Options taken for sampling end their watch once a bundle has them.
+      for (const question of this.#watch.questions()) {
+        const q = served.byName.get(question);
+        this.#watch.settle(question, (o) => q?.optionIndex.has(o) ?? false);
+      }
     } catch (e) {
       // A retrain that ended without an outcome (the pass it was in).
       const ended = (reason: string, error?: string): RetrainRecord => ({
@@ -667,7 +707,7 @@ export class Learner {
       encoderTriedAt: this.#encoderTriedAt,
       tests: Object.fromEntries(this.#tests),
       minPassChance: MIN_PASS_CHANCE,
-      // Tested again once its evidence grew, or its labels grew more.
+      // Tested again, after a pass, once its evidence or its labels grew.
       minCalibration: Object.fromEntries(
         [...this.#testedAt].filter(([, at]) =>
           this.#labels < RETEST_LABELS * at.labels

@@ -26,7 +26,7 @@ export interface LearnerResume {
   lastAt: number;
   /** Labels of the last pass that ran the encoder (0: none). */
   encoderTriedAt: number;
-  /** Per question, the calibration tests run so far, and the calibration answers and labels the last one had. */
+  /** Per question, the calibration tests run so far, and the calibration answers and labels the last passing one had. */
   tests: Record<string, number>;
   testedAt: Record<string, { calibration: number; labels: number }>;
   /** Labelled lines in the feedback log (the rotated file included). */
@@ -89,7 +89,12 @@ export function historyState(lines: readonly string[]): LearnerResume {
     for (const q of Object.keys(r.tested ?? {})) {
       if (!testedHere.has(q)) tests[q] = (tests[q] ?? 0) + 1;
       testedHere.add(q);
-      testedAt[q] = { calibration: r.calibration?.[q] ?? 0, labels: r.labels };
+      if (r.failures?.[q] === undefined) {
+        testedAt[q] = {
+          calibration: r.calibration?.[q] ?? 0,
+          labels: r.labels,
+        };
+      }
     }
   }
   const last = history.at(-1);

@@ -1,0 +1,113 @@
+/**
+ * An option the model adds holds its question only when the traffic
+ * changed: a rare option met once after thousands of labels is sampling
+ * (learned at the next retrain, calibration kept), a product launched
+ * mid-stream is a change (held as before), and one stray label, however
+ * late, never holds a question.
+ */
+
+import assert from "node:assert/strict";
+import {
+  CHANGE_P,
+  changeP,
+  OptionChangeWatch,
+} from "../src/learn/option_change.ts";
+import { Learner } from "../src/learn/mod.ts";
+import type { Table } from "../src/engine/mod.ts";
+import { rng, tempDir } from "./_fixtures.ts";
+
+Deno.test("changeP() is the chance that every later sighting falls after the first one by sampling alone", () => {
+  assert.equal(changeP(10_000, 50, 0), 1);
+  assert.equal(changeP(100, 100, 1), 0.5);
+  // A percent of the traffic after 5,000 labels without it: found within
+  // a few hundred labels.
+  assert.ok(changeP(5000, 300, 3) <= CHANGE_P);
+  // The same sightings early in a question's life prove nothing.
+  assert.ok(changeP(200, 300, 3) > 0.1);
+});
+
+Deno.test("OptionChangeWatch tells a launch from a rare option met late", () => {
+  const random = rng(5);
+  // A rare option (one in 20,000) met after 5,000 labels: 3,000 more labels
+  // at that rate never call it a change.
+  const rare = new OptionChangeWatch();
+  let changed = rare.observe("intent", 5000, "rare_option");
+  for (let i = 0; i < 3000 && changed === null; i++) {
+    changed = rare.observe(
+      "intent",
+      5001 + i,
+      random() < 1 / 20_000 ? "rare_option" : null,
+    );
+  }
+  assert.equal(changed, null);
+  assert.deepEqual(rare.options("intent"), ["rare_option"]);
+  // A launch: two new options at 1% of the traffic each.
+  const launch = new OptionChangeWatch();
+  let at = -1;
+  launch.observe("intent", 5000, "new_card");
+  for (let i = 0; i < 2000 && at < 0; i++) {
+    const r = random();
+    const added = r < 0.01 ? "new_card" : r < 0.02 ? "new_loan" : null;
+    if (launch.observe("intent", 5001 + i, added) !== null) at = i;
+  }
+  assert.ok(at >= 0 && at < 400, `found after ${at} labels`);
+  // The watch ends once a bundle has every option seen.
+  rare.settle("intent", (o) => o === "rare_option");
+  assert.deepEqual(rare.questions(), []);
+});
+
+/** A table with one choice question over `options` (all the learner reads of it). */
+function tableOf(options: string[]): Table {
+  return {
+    questions: [],
+    byName: new Map([["intent", {
+      optionIndex: new Map(options.map((o, i) => [o, i])),
+    }]]),
+  } as unknown as Table;
+}
+
+Deno.test("a learner holds a question for a launch, never for one stray label", async (t) => {
+  await using dir = await tempDir();
+  const options = ["a", "b", "c", "d"];
+  const table = tableOf(options);
+  const holds: string[] = [];
+  const learner = new Learner({
+    dir: dir.path,
+    training: () => ({ semantic: "off" }),
+    inForce: () => null,
+    swapIn: () => Promise.resolve(),
+    served: () => table,
+    optionsAdded: (q, added) => holds.push(`${q} ${added}`),
+    log: () => {},
+    tickMs: 0,
+  });
+  const random = rng(9);
+  const label = () => options[Math.floor(random() * options.length)]!;
+  try {
+    for (let i = 0; i < 4000; i++) learner.observe("intent", label(), table);
+    await t.step("one stray label after 4,000 holds nothing", () => {
+      learner.observe("intent", "zz_fake_option", table);
+      for (let i = 0; i < 2000; i++) learner.observe("intent", label(), table);
+      assert.deepEqual(holds, []);
+      assert.deepEqual(learner.stats().held, []);
+    });
+    await t.step(
+      "a launch at 2% of the traffic holds it within 300 labels",
+      () => {
+        let i = 0;
+        for (; i < 1000 && holds.length === 0; i++) {
+          learner.observe(
+            "intent",
+            random() < 0.02 ? "new_product" : label(),
+            table,
+          );
+        }
+        assert.deepEqual(holds, ["intent true"]);
+        assert.ok(i < 300, `held after ${i} labels`);
+        assert.deepEqual(learner.stats().held, ["intent"]);
+      },
+    );
+  } finally {
+    learner.close();
+  }
+});
