@@ -51,6 +51,8 @@ import {
   DEFAULT_AUDIT_RATE,
   FLEET_SYNC_MS,
   type LiveStore,
+  readSnapshot,
+  restoreSnapshot,
   shownBundleId,
   STOP_SYNC_MS,
 } from "../live/mod.ts";
@@ -66,6 +68,7 @@ import {
   type Reloader,
   startLedgerFlush,
   startReloader,
+  withLiveSnapshots,
 } from "../serve/mod.ts";
 import { LiveJournal, reportLost } from "./live_journal.ts";
 import { parseServeFlags, type ServeSettings } from "./serve_flags.ts";
@@ -410,11 +413,26 @@ export async function serveCommand(args: string[]): Promise<number> {
   // A fleet's replica serves once it has read the fleet's threshold (or
   // given up waiting: it then withholds certification until it has).
   await service.live.fleet?.start();
+  // A single server's live evidence goes on where the last stop left it
+  // (a fleet's is in its store).
+  let resumedLive: string[] = [];
+  if (s.feedbackLog !== undefined && service.live.fleet === null) {
+    const snapshot = await readSnapshot(s.feedbackLog, table);
+    if (snapshot !== null) {
+      resumedLive = restoreSnapshot(service.live, table, snapshot);
+    }
+  }
   const ledgerFlush: LedgerFlush | null =
     service.live.ledger === null || feedbackLog === null
       ? null
       : startLedgerFlush(
-        service.live.ledger,
+        service.live.fleet === null
+          ? withLiveSnapshots(
+            service.live.ledger,
+            service.live,
+            () => service.served.table,
+          )
+          : service.live.ledger,
         feedbackLog.append,
         (m) => console.error(`warning: ${m}`),
       );
@@ -457,6 +475,11 @@ export async function serveCommand(args: string[]): Promise<number> {
           s.live.auditRate * 100
         }% of certified answers (POST /v1/feedback)`
         : "  live certificate: off (--audit-rate 0)",
+      ...(resumedLive.length === 0 ? [] : [
+        `  live certificate: resumed the evidence of ${
+          resumedLive.join(", ")
+        } from ${s.feedbackLog} (the audits, the threshold in force and any feedback alarm as the last stop left them)`,
+      ]),
       ...(auditKeys === undefined ? [] : [
         `  audit ids: signed with the keys in ${auditKeys.path} (any replica holding them counts an audit)`,
       ]),

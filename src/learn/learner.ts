@@ -25,6 +25,7 @@ import {
 import type { RetrainMessage, RetrainRequest } from "./retrain_worker.ts";
 import { embedAheadDue, nextRetrainLabels, retrainDue } from "./schedule.ts";
 import type { LearnerResume } from "./resume.ts";
+import type { RetrainRecord } from "./record.ts";
 import { OptionChangeWatch } from "./option_change.ts";
 import { spentLevel, testLevel } from "../guarantee/mod.ts";
 
@@ -54,29 +55,6 @@ export const SETTLED_LABELS = 10;
 export const HISTORY_KEPT = 50;
 /** Stretches kept for the savings chart (older ones are merged in pairs). */
 export const SERIES_KEPT = 500;
-
-/** One pass of a retrain, as `/v1/stats` shows it and `DIR/retrains.jsonl` keeps it. */
-export interface RetrainRecord extends
-  Omit<
-    RetrainOutcome,
-    "seen" | "encoder" | "tested" | "calibration" | "failures"
-  > {
-  /** Which retrain it was a pass of (1 for the first; absent in histories written before it was recorded). */
-  retrain?: number;
-  /** True for a pass that trained with the encoder. */
-  encoder?: boolean;
-  /** Per question whose calibration test the pass ran, its level (see `RetrainOutcome.tested`). */
-  tested?: Record<string, number>;
-  /** Per question whose test the pass ran, its calibration answers. */
-  calibration?: Record<string, number>;
-  /** Per question the pass's bundle left uncalibrated, why (see `RetrainOutcome.failures`). */
-  failures?: RetrainOutcome["failures"];
-  /** When it started and ended (ISO 8601). */
-  started: string;
-  ended: string;
-  /** Set when the worker failed: its error. */
-  error?: string;
-}
 
 /** A test runs only when its plan gives it at least this chance of passing (see `RetrainJob.minPassChance`). */
 export const MIN_PASS_CHANCE = 0.5;

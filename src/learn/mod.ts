@@ -16,11 +16,11 @@ export {
   MIN_PASS_CHANCE,
   RETEST_GROWTH,
   RETEST_LABELS,
-  type RetrainRecord,
   SETTLE_MS,
   type StretchPoint,
 } from "./learner.ts";
 export { QuestionRegistry } from "./questions.ts";
+export { type RetrainRecord } from "./record.ts";
 export { type LearnerResume, readResume } from "./resume.ts";
 export {
   type CalibrationEvidence,

@@ -12,7 +12,7 @@
  */
 
 import { LEARN_FILES } from "./retrain.ts";
-import type { RetrainRecord } from "./learner.ts";
+import type { RetrainRecord } from "./record.ts";
 
 /** The learner's state as its folder records it (see the module doc). */
 export interface LearnerResume {

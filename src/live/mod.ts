@@ -42,3 +42,11 @@ export {
 } from "./journal.ts";
 export { countFleetFeedback } from "./fleet_feedback.ts";
 export { type LiveStore, parseStoreUrl } from "./store.ts";
+export {
+  type CertificateSource,
+  type LiveSnapshot,
+  readSnapshot,
+  restoreSnapshot,
+  snapshotLine,
+  takeSnapshot,
+} from "./snapshot.ts";

@@ -34,3 +34,4 @@ export {
   WATCH_SETTLE_MS,
 } from "./reload.ts";
 export { cutTornTail, type TornTail } from "./torn_tail.ts";
+export { SNAPSHOT_EVERY_MS, withLiveSnapshots } from "./live_snapshots.ts";

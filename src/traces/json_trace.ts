@@ -7,7 +7,8 @@
  * A line naming an audit or decision already read (in any file) is left
  * out. A `{"ledger": {...}}` object is a line of the log's decision ledger
  * and a `{"pick": {...}}` one the text of a picked decision (`ledger.ts`),
- * no trace.
+ * no trace; nor is a `{"live": {...}}` one, a snapshot of the live
+ * certificate's evidence (`src/live/snapshot.ts`), which training skips.
  *
  * @module
  */
@@ -103,6 +104,8 @@ export function addJsonTrace(
     builder.addLedger(entry);
     return;
   }
+  // A live certificate's snapshot (`src/live/snapshot.ts`): no trace.
+  if (trace.live !== undefined && trace[fields.text] === undefined) return;
   if (trace.pick !== undefined && trace[fields.text] === undefined) {
     const pick = parsePick(trace.pick);
     if (typeof pick === "string") fail(where, pick);
