@@ -95,7 +95,15 @@ export interface RetrainJob {
  * test at, when the encoder's pass follows: the encoder's bundle, which
  * certifies more, gets the rest.
  */
-export const QUICK_SHARE = 0.3;
+export const QUICK_SHARE = 0.5;
+
+/**
+ * The share of a census's lines (stretches where every decision was asked)
+ * that calibrates, in a learner's retrains: above a batch's fifth, since a
+ * learner's first bundles, and its first after a change of the traffic,
+ * are calibrated on the census alone, at a level that is a share of delta.
+ */
+export const LEARNER_CALIBRATION_SHARE = 0.3;
 
 /** What a retrain found, for the history. */
 export interface RetrainOutcome {
@@ -213,9 +221,12 @@ export function heldQuestions(
  * awaited, so the service serves it) before the slower pass with the
  * encoder, which is then measured against it. When the quick pass
  * calibrated no question, the encoder's pass (ten times slower) runs only
- * once the labels have doubled since it last ran (`encoderTriedAt`): the
- * evidence that calibrates neither is then too thin for both tiers too,
- * as a rule, and the next quick pass comes the sooner. Hands each pass's
+ * when the quick pass's plan gave its test a fair chance (it ran it), or
+ * once the labels have doubled since it last ran (`encoderTriedAt`):
+ * evidence too thin for the table's test to be worth running is too thin
+ * for both tiers too, as a rule, and the next quick pass comes the
+ * sooner. The passes share the retrain's level per question
+ * (`QUICK_SHARE` for the quick one, the rest for the encoder's). Hands each pass's
  * outcome to `onPass` as it ends (a service shows the quick pass's swap
  * without waiting for the encoder's) and returns them all.
  */
@@ -288,15 +299,21 @@ export async function retrainPasses(
     const last = m === modes.length - 1;
     if (
       mode !== "off" && outcomes.length > 0 &&
-      outcomes.every((o) => o.calibrated === 0) &&
-      labels < 2 * job.encoderTriedAt
+      outcomes.every((o) => o.calibrated === 0)
     ) {
-      note(
-        `the encoder's pass waits for a calibrated table or ${
-          2 * job.encoderTriedAt
-        } labels (it last ran on ${job.encoderTriedAt})`,
-      );
-      break;
+      // The quick pass calibrated nothing: the encoder's pass (ten times
+      // slower, and holding the next quick pass back) runs only when the
+      // quick pass's plan gave its test a fair chance, or the labels have
+      // doubled since it last ran.
+      const tested = outcomes.some((o) => Object.keys(o.tested).length > 0);
+      if (!tested && labels < 2 * job.encoderTriedAt) {
+        note(
+          `the encoder's pass waits for a test with a fair chance or ${
+            2 * job.encoderTriedAt
+          } labels (it last ran on ${job.encoderTriedAt})`,
+        );
+        break;
+      }
     }
     let trained;
     try {
@@ -306,6 +323,7 @@ export async function retrainPasses(
           ...job.training,
           semantic: mode,
           settings: { ...base.settings, ...job.training.settings },
+          calibrationShare: LEARNER_CALIBRATION_SHARE,
           settledBefore: job.settledBefore,
           calibrateAfter: job.calibrateAfter,
           questionDelta: Object.fromEntries(
