@@ -69,7 +69,7 @@ export {
   type FeedbackCheckState,
 } from "./feedback_check.ts";
 export { LiveCertificate } from "./live_certificate.ts";
-export { SPENDING_SHIFT, spentLevel, testLevel } from "./spending.ts";
+export { spentLevel, testLevel } from "./spending.ts";
 export {
   addEvidence,
   emptyEvidence,

@@ -57,7 +57,7 @@ export const HISTORY_KEPT = 50;
 export const SERIES_KEPT = 500;
 
 /** A test runs only when its plan gives it at least this chance of passing (see `RetrainJob.minPassChance`). */
-export const MIN_PASS_CHANCE = 0.5;
+export const MIN_PASS_CHANCE = 0.4;
 /**
  * A question whose last test passed is tested again once its calibration
  * answers grew by this factor since, or its labels by `RETEST_LABELS` (a

@@ -95,7 +95,7 @@ export interface RetrainJob {
  * test at, when the encoder's pass follows: the encoder's bundle, which
  * certifies more, gets the rest.
  */
-export const QUICK_SHARE = 0.5;
+export const QUICK_SHARE = 0.4;
 
 /**
  * The share of a census's lines (stretches where every decision was asked)
