@@ -144,9 +144,28 @@ export function learnLines(learn: LearnStats): string[] {
     ...(learn.unlearned.length === 0 ? [] : [
       `  not learned yet: ${learn.unlearned.join(", ")}`,
     ]),
+    ...Object.entries(learn.tests ?? {}).map(([q, t]) =>
+      `  ${q}: ${t.tests} calibration ${
+        t.tests === 1 ? "test" : "tests"
+      } run, ${t.spent.toPrecision(2)} of delta spent; the next at ${
+        t.next_level.toPrecision(2)
+      }`
+    ),
     ...learn.history.map((r) =>
-      `  ${r.ended}: ${r.labels} labels, ${r.seconds.toFixed(1)} s, ${
+      `  ${r.ended}: ${
+        r.retrain === undefined
+          ? ""
+          : `retrain ${r.retrain}${r.encoder ? " (encoder's pass)" : ""}, `
+      }${r.labels} labels, ${r.seconds.toFixed(1)} s, ${
         r.swapped ? "swapped in" : "not swapped in"
+      }${
+        Object.keys(r.failures ?? {}).length === 0
+          ? ""
+          : ` [${
+            Object.entries(r.failures!).map(([q, why]) => `${q}: ${why}`).join(
+              ", ",
+            )
+          }]`
       }: ${r.error ?? r.reason}`
     ),
   ];

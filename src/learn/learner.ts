@@ -599,11 +599,12 @@ export class Learner {
         ended: new Date(started + 1000 * outcome.seconds).toISOString(),
       });
       passStarted = started + 1000 * outcome.seconds;
+      const why = Object.entries(failures).map(([q, w]) => `${q}: ${w}`);
       this.#log(
         `learn: retrained on ${outcome.labels} labels in ${
           outcome.seconds.toFixed(1)
-        }s; ${
-          outcome.swapped ? "swapped in" : "kept the bundle in force"
+        }s; ${outcome.swapped ? "swapped in" : "kept the bundle in force"}${
+          why.length === 0 ? "" : ` [${why.join(", ")}]`
         }: ${outcome.reason}`,
       );
     };

@@ -215,9 +215,9 @@ export function heldQuestions(
 
 /**
  * Runs one retrain as one or two passes: with a second tier asked for
- * while the bundle in force has none (a service still starting) or is held
- * on a question (the traffic changed), a quick pass with the table alone
- * first, its bundle written (and `onSwapped`
+ * while no calibrated bundle is in force (a service still starting) or it
+ * is held on a question (the traffic changed), a quick pass with the table
+ * alone first, its bundle written (and `onSwapped`
  * awaited, so the service serves it) before the slower pass with the
  * encoder, which is then measured against it. When the quick pass
  * calibrated no question, the encoder's pass (ten times slower) runs only
@@ -275,11 +275,16 @@ export async function retrainPasses(
     .catch(() => null);
   const base = old === null ? {} : trainOptionsOf(old);
   const semantic = job.training.semantic ?? "off";
-  const tiered = old?.questions.some((q) => q.semantic !== undefined) ?? false;
-  // A quick pass with the table alone first while no second tier serves,
-  // or while a question is held: any calibrated bundle then serves better.
+  // A quick pass with the table alone first while nothing calibrated
+  // serves, or while a question is held: any calibrated bundle then serves
+  // better. Once one serves, a quick pass would spend part of a test's
+  // share on a bundle the encoder's pass replaces seconds later.
+  const serving = old?.questions.some((q) =>
+    q.calibration.threshold !== null ||
+    (q.semantic?.calibration.threshold ?? null) !== null
+  ) ?? false;
   const modes = quickFirst && semantic !== "off" &&
-      (!tiered || job.held.length > 0)
+      (!serving || job.held.length > 0)
     ? ["off" as const, semantic]
     : [semantic];
   const outcomes: RetrainOutcome[] = [];
