@@ -18,7 +18,9 @@
  * only the first N texts, `--repeat N` streams them N times (the second time
  * round the texts are not new, but the labels are: `--repeat 2` gives 20,000
  * labels), `--held N` holds back N options (0: none), `--no-batch` skips
- * the batch bundles and `--learn-log` prints what the learner logged. It
+ * the batch bundles, `--learn-log` prints what the learner logged and
+ * `--restart-at N` stops the server with SIGTERM after request N and
+ * starts it again on the same folder (printing what it resumed). It
  * also measures what a retrain costs serving: the `latency_us`
  * of certified answers while a retrain runs and while none does (p50, p99),
  * and the server's resident memory at its highest (sampled every second,
@@ -26,7 +28,7 @@
  *
  * ```sh
  * deno task bench:cold [--semantic auto|off|both] [--rate 50] [--limit N] [--repeat N]
- *   [--held 8] [--no-batch] [--learn-log]
+ *   [--held 8] [--no-batch] [--learn-log] [--restart-at N] [--no-curve] [--fresh-batch]
  * ```
  *
  * @module
@@ -60,6 +62,7 @@ const { values } = parseArgs({
       }/dtable-bench-cold-batch.json`,
     },
     "learn-log": { type: "boolean", default: false },
+    "restart-at": { type: "string" },
     "embed-cache": EMBED_CACHE_OPTION,
   },
 });
@@ -161,19 +164,21 @@ async function run(
   lateOptions: Set<string>,
 ): Promise<RunResult> {
   const dir = await Deno.makeTempDir({ prefix: "dtable-cold-" });
-  const server = await startServe(null, [
-    "--learn",
-    dir,
-    "--semantic",
-    semantic,
-  ], {
-    permissions: [
-      "--allow-net=127.0.0.1",
-      "--allow-read",
-      `--allow-write=${dir}`,
-      "--allow-env",
-    ],
-  });
+  const startLearner = () =>
+    startServe(null, ["--learn", dir, "--semantic", semantic], {
+      permissions: [
+        "--allow-net=127.0.0.1",
+        "--allow-read",
+        `--allow-write=${dir}`,
+        "--allow-env",
+      ],
+    });
+  let server = await startLearner();
+  /** What the servers stopped before this one said on stderr. */
+  let stoppedStderr = "";
+  const restartAt = values["restart-at"] === undefined
+    ? -1
+    : Number(values["restart-at"]);
   const started = performance.now();
   const wallStarted = Date.now();
   const windows: Window[] = [];
@@ -196,7 +201,8 @@ async function run(
   })();
   let w: Window = blank(0);
   const retrainsSoFar = () =>
-    (server.stderr().match(/^learn: retrained/gm) ?? []).length;
+    ((stoppedStderr + server.stderr()).match(/^learn: retrained/gm) ?? [])
+      .length;
   let retrainsBefore = 0;
   const asked: boolean[] = [];
   let idleAfter = 0;
@@ -249,6 +255,17 @@ async function run(
       if (CHECKPOINTS.includes(n)) {
         const target = await inForce(dir);
         if (target !== null) snapshots.set(n, target);
+      }
+      if (n === restartAt) {
+        // SIGTERM, and a start on the same folder: what it resumes.
+        const before = await learnerFigures(server.base);
+        await server.stop();
+        stoppedStderr += server.stderr();
+        server = await startLearner();
+        const after = await learnerFigures(server.base);
+        console.log(
+          `${semantic} restarted at request ${n}: labels ${before.labels} -> ${after.labels}, live audits ${before.audits} -> ${after.audits}, retrains ${before.retrains} -> ${after.retrains}, next retrain at ${before.next} -> ${after.next}`,
+        );
       }
     }
     // The bundle in force once the learner is idle: no retrain running,
@@ -325,6 +342,20 @@ async function run(
     seconds: (performance.now() - started) / 1000 - idleAfter,
     idleAfter,
     asked,
+  };
+}
+
+/** A learning server's labels, audits (over its questions), retrains and next retrain, from `/v1/stats`. */
+async function learnerFigures(base: string) {
+  const s = await (await fetch(`${base}/v1/stats`)).json();
+  const questions = Object.values(s.live?.questions ?? {}) as {
+    audited?: number;
+  }[];
+  return {
+    labels: s.learn?.labels ?? 0,
+    audits: questions.reduce((a, q) => a + (q.audited ?? 0), 0),
+    retrains: s.learn?.retrains ?? 0,
+    next: s.learn?.next_retrain_at ?? 0,
   };
 }
 
