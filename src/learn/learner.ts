@@ -574,14 +574,6 @@ export class Learner {
           testedHere.add(q);
           this.#tests.set(q, (this.#tests.get(q) ?? 0) + 1);
         }
-        // After a pass, the next test waits for more evidence; after a
-        // failure only for a plan that gives it a fair chance.
-        if (failures[q] === undefined) {
-          this.#testedAt.set(q, {
-            calibration: calibration[q] ?? 0,
-            labels: outcome.labels,
-          });
-        }
       }
       if (encoder) {
         this.#encoderTriedAt = outcome.labels;
@@ -618,6 +610,16 @@ export class Learner {
       }, pass);
       for (const outcome of outcomes.slice(reported)) pass(outcome);
       const last = outcomes.at(-1)!;
+      // After its last pass passed a question's test, the next waits for
+      // more evidence; after it failed, only for a plan with a fair chance.
+      for (const q of Object.keys(last.tested)) {
+        if (last.failures[q] === undefined) {
+          this.#testedAt.set(q, {
+            calibration: last.calibration[q] ?? 0,
+            labels: last.labels,
+          });
+        } else this.#testedAt.delete(q);
+      }
       this.#lastLabels = Math.max(last.labels, 1);
       // Labels counted while it ran stay counted beyond what it read.
       this.#labels = Math.max(this.#labels, last.labels);

@@ -76,7 +76,7 @@ export function historyState(lines: readonly string[]): LearnerResume {
   const testedAt: LearnerResume["testedAt"] = {};
   let previous: number | undefined;
   let testedHere = new Set<string>();
-  for (const r of history) {
+  history.forEach((r, i) => {
     // Records before retrains were numbered count one retrain each.
     if (r.retrain === undefined || r.retrain !== previous) {
       retrains++;
@@ -89,14 +89,22 @@ export function historyState(lines: readonly string[]): LearnerResume {
     for (const q of Object.keys(r.tested ?? {})) {
       if (!testedHere.has(q)) tests[q] = (tests[q] ?? 0) + 1;
       testedHere.add(q);
+    }
+    // Its last pass says whether the next test waits for more evidence.
+    const next = history[i + 1];
+    if (
+      next !== undefined && next.retrain !== undefined &&
+      next.retrain === r.retrain
+    ) return;
+    for (const q of Object.keys(r.tested ?? {})) {
       if (r.failures?.[q] === undefined) {
         testedAt[q] = {
           calibration: r.calibration?.[q] ?? 0,
           labels: r.labels,
         };
-      }
+      } else delete testedAt[q];
     }
-  }
+  });
   const last = history.at(-1);
   const ended = last === undefined ? NaN : Date.parse(last.ended);
   return {
