@@ -60,6 +60,7 @@ Deno.test("OptionChangeWatch tells a launch from a rare option met late", () => 
 function tableOf(options: string[]): Table {
   return {
     questions: [],
+    info: {},
     byName: new Map([["intent", {
       optionIndex: new Map(options.map((o, i) => [o, i])),
     }]]),

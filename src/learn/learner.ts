@@ -15,7 +15,7 @@
  */
 
 import type { Table, UnlearnedQuestion } from "../engine/mod.ts";
-import type { TrainOptionsInput } from "../train/mod.ts";
+import { bundleInfo, type TrainOptionsInput } from "../train/mod.ts";
 import { QuestionRegistry } from "./questions.ts";
 import {
   LEARN_FILES,
@@ -284,8 +284,10 @@ export class Learner {
       this.registry.observe(question, answer);
       return;
     }
-    const before = this.#questionLabels.get(question) ?? 0;
-    this.#questionLabels.set(question, before + 1);
+    const labelled = this.#questionLabels.get(question) ?? 0;
+    this.#questionLabels.set(question, labelled + 1);
+    // The labels before: those counted, or those the bundle learned from.
+    const before = Math.max(labelled, answersLearned(table, question));
     if (typeof answer !== "string") return;
     this.#forgetNoise(question);
     const lacks = !q.optionIndex.has(answer);
@@ -808,6 +810,14 @@ export class Learner {
     this.#worker?.terminate();
     this.#worker = null;
   }
+}
+
+/** The answers of `question` its bundle was trained and calibrated on, from its report (0 when it does not say). */
+function answersLearned(table: Table, question: string): number {
+  const a = bundleInfo(table).report?.questions?.find((q) =>
+    q.name === question
+  )?.answers;
+  return a === undefined ? 0 : a.train + a.calibration + a.test;
 }
 
 /** A retrain (or embedding ahead) ended early because the traffic changed. */
