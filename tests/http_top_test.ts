@@ -207,3 +207,39 @@ Deno.test("a top that is not a whole number of at least 1 is a 400 naming it, in
   assert.equal(status, 400);
   assert.match(JSON.parse(text).error, /did you mean "top"\?/);
 });
+
+Deno.test("top on a question nothing has taught a learning service yet answers 200, with no options to print", async () => {
+  const { QuestionRegistry } = await import("../src/learn/mod.ts");
+  const { tableWithoutQuestions } = await import("../src/engine/mod.ts");
+  const table = tableWithoutQuestions();
+  const registry = new QuestionRegistry();
+  const a = createApp({
+    table,
+    state: stateOf(table),
+    bundlePath: "test",
+    learning: {
+      registry,
+      observe: () => {},
+      stats: () => ({}) as never,
+    },
+  });
+  for (
+    const body of [
+      { state: "where is my parcel", questions: { intent: {} }, top: 2 },
+      { state: "where is my parcel", questions: { intent: null }, top: 1 },
+    ]
+  ) {
+    const r = await postText(a, "/v1/decide", body);
+    assert.equal(r.status, 200, r.text);
+    const answer = (JSON.parse(r.text).answers as Json).intent as Json;
+    assert.equal(answer.certified, false);
+  }
+  // Taught one option, the same request prints it.
+  registry.observe("intent", "card_arrival");
+  const r = await postText(a, "/v1/decide", {
+    state: "where is my parcel",
+    questions: { intent: {} },
+    top: 2,
+  });
+  assert.equal(r.status, 200, r.text);
+});

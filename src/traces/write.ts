@@ -7,6 +7,9 @@
  * @module
  */
 
+/** The largest time (ms from the epoch, either way) a `Date` holds. */
+const MAX_DATE_MS = 8.64e15;
+
 /** One trace to write: its text, its answers by question, and when it was seen. */
 export interface TraceRecord {
   text: string;
@@ -47,6 +50,15 @@ export interface TraceRecord {
  *   traceLine({ text: "hi", answers: [["topic", "greeting"]], time: new Date(0) }),
  *   '{"text":"hi","answers":{"topic":"greeting"},"time":"1970-01-01T00:00:00.000Z"}\n',
  * );
+ * // A decision time no date can hold (a forged id's) is left out, not thrown on.
+ * assert.doesNotThrow(() =>
+ *   traceLine({
+ *     text: "hi",
+ *     answers: [["topic", "greeting"]],
+ *     time: new Date(0),
+ *     feedback: { source: "uncertified", samplingProbability: 1, decidedAt: 1e300, bundle: "ab" },
+ *   })
+ * );
  * ```
  */
 export function traceLine(trace: TraceRecord): string {
@@ -66,7 +78,8 @@ export function traceLine(trace: TraceRecord): string {
     : `,"sampling_probability":${JSON.stringify(f.samplingProbability)}`;
   if (f.audit !== undefined) p += `,"audit":${JSON.stringify(f.audit)}`;
   if (f.id !== undefined) p += `,"id":${JSON.stringify(f.id)}`;
-  if (f.decidedAt !== undefined && Number.isFinite(f.decidedAt)) {
+  // A time beyond what a date can hold (a forged id's) is no decision time.
+  if (f.decidedAt !== undefined && Math.abs(f.decidedAt) <= MAX_DATE_MS) {
     p += `,"decided_at":${JSON.stringify(new Date(f.decidedAt).toISOString())}`;
   }
   if (f.issuer !== undefined) p += `,"issuer":${JSON.stringify(f.issuer)}`;

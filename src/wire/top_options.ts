@@ -22,6 +22,7 @@ const PICK_LIMIT = 16;
  * import { topPositions } from "./top_options.ts";
  * assert.deepEqual(topPositions([0.1, 0.2, 0.6, 0.1], 2, 3), [2, 1, 0]);
  * assert.deepEqual(topPositions([0.5, 0.5], 1, 5), [1, 0]);
+ * assert.deepEqual(topPositions([], 0, 3), []);
  * ```
  */
 export function topPositions(
@@ -30,6 +31,8 @@ export function topPositions(
   top: number,
 ): number[] {
   const n = probabilities.length;
+  // No options to print (a question nothing has taught the service yet).
+  if (n === 0) return [];
   const count = Math.min(top, n);
   const out = [chosen];
   if (count <= PICK_LIMIT) {
