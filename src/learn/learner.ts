@@ -1,7 +1,8 @@
 /**
  * The learner of `serve --learn DIR`: it counts the labels the service's
  * feedback brings, keeps the questions and options the bundle has not
- * learned yet (`questions.ts`), retrains in a worker of its own when the
+ * learned yet (`questions.ts`) and the questions held for options the model
+ * added (`holds.ts`), retrains in a worker of its own when the
  * schedule says (`schedule.ts`: on the evidence), and swaps the new bundle
  * in (through `swapIn`, as a reload does) when the retrain wrote one. It
  * keeps the history of retrains (in memory and in `DIR/retrains.jsonl`)
@@ -15,7 +16,7 @@
  */
 
 import type { Table, UnlearnedQuestion } from "../engine/mod.ts";
-import { bundleInfo, type TrainOptionsInput } from "../train/mod.ts";
+import type { TrainOptionsInput } from "../train/mod.ts";
 import { QuestionRegistry } from "./questions.ts";
 import {
   LEARN_FILES,
@@ -26,7 +27,7 @@ import type { RetrainMessage, RetrainRequest } from "./retrain_worker.ts";
 import { embedAheadDue, nextRetrainLabels, retrainDue } from "./schedule.ts";
 import type { LearnerResume } from "./resume.ts";
 import type { RetrainRecord } from "./record.ts";
-import { OptionChangeWatch } from "./option_change.ts";
+import { Holds, SETTLED_LABELS } from "./holds.ts";
 import { spentLevel, testLevel } from "../guarantee/mod.ts";
 
 /** How long after a ledger stretch ends its feedback counts as arrived: 5 s. */
@@ -37,20 +38,6 @@ export const SETTLE_MS = 5_000;
  * after that, and a second more for the log to be written.
  */
 const SETTLED_AFTER_MS = 2 * SETTLE_MS + 1_000;
-/**
- * Labels of a held question after which an added option seen fewer than
- * `NOISE_COUNT` times is taken for noise (a slip of the model, a typo) and
- * forgotten; a question left with none is no longer held.
- */
-export const NOISE_LABELS = 1000;
-/** See `NOISE_LABELS`. */
-export const NOISE_COUNT = 3;
-/**
- * Labels of an option the model added before a retrain on them ends the
- * hold on its question: the table then learns it from as many answers as
- * `train` wants an option to have (`THIN_OPTION`).
- */
-export const SETTLED_LABELS = 10;
 /** Retrains kept in memory for `/v1/stats`. */
 export const HISTORY_KEPT = 50;
 /** Stretches kept for the savings chart (older ones are merged in pairs). */
@@ -144,24 +131,8 @@ export class Learner {
   #lastLabelAt = -Infinity;
   /** When the last retrain began (ms). */
   #lastStartedAt = -Infinity;
-  /**
-   * Per question, the options the model answered that the table lacked
-   * when first seen, with their labels since: the question is held (not
-   * certified) until a bundle learned each from `SETTLED_LABELS` labels.
-   */
-  readonly #added = new Map<string, Map<string, number>>();
-  /** The questions the served state is held on now (see `#added`). */
-  #held = new Set<string>();
-  /** Per question, when the model began answering options its table lacked. */
-  readonly #changedAt = new Map<string, number>();
-  /** Per held question, its labels since its first added option. */
-  readonly #since = new Map<string, number>();
-  /** Per question, the labels in the log when its traffic changed (the schedule counts from there too). */
-  readonly #changedLabels = new Map<string, number>();
-  /** Per question, its labels so far (the frequency test weighs them). */
-  readonly #questionLabels = new Map<string, number>();
-  /** Whether options a question's table lacks are a change of its traffic (`option_change.ts`). */
-  readonly #watch = new OptionChangeWatch();
+  /** Which questions are held for options the model added, and since when their traffic changed. */
+  readonly #holds: Holds;
   /** Per question, the calibration tests its retrains ran (each spent a share of delta). */
   readonly #tests = new Map<string, number>();
   /** Per question, the calibration answers and the labels its last passing test had. */
@@ -194,23 +165,23 @@ export class Learner {
       }
       for (const [q, { kind, counts }] of resume.questions) {
         this.registry.set(q, kind, [...counts.keys()], [...counts.values()]);
-        let n = 0;
-        for (const c of counts.values()) n += c;
-        this.#questionLabels.set(q, n);
       }
     }
-    // When the traffic changed, as an earlier run recorded it.
-    try {
-      const changes = JSON.parse(
-        Deno.readTextFileSync(`${this.dir}/${LEARN_FILES.changes}`),
-      ) as Record<string, unknown>;
-      for (const [q, at] of Object.entries(changes)) {
-        if (typeof at !== "number") continue;
-        this.#changedAt.set(q, at);
-        // Not recorded: counted from this start's labels.
-        this.#changedLabels.set(q, this.#labels);
-      }
-    } catch { /* none recorded */ }
+    this.#holds = new Holds(
+      {
+        dir: this.dir,
+        clock: this.#clock,
+        log: this.#log,
+        registry: this.registry,
+        ...(options.optionsAdded === undefined
+          ? {}
+          : { optionsAdded: options.optionsAdded }),
+        preempt: (reason) => this.#interrupt?.(reason),
+        retrainSoon: () => this.#news = true,
+      },
+      this.#labels,
+      resume?.questions,
+    );
     const every = options.tickMs ?? 1000;
     if (every > 0) {
       this.#timer = setInterval(() => this.tick(), every);
@@ -248,24 +219,10 @@ export class Learner {
 
   /** The labels at which the next retrain is due. */
   get nextAt(): number {
-    return nextRetrainLabels(this.#lastLabels, this.#changedSince());
-  }
-
-  /**
-   * The labels in the log when a question's traffic changed (its
-   * calibration stands for the traffic since, held or not), the one that
-   * brings the next retrain soonest; undefined when none changed.
-   */
-  #changedSince(): number | undefined {
-    let best: number | undefined;
-    for (const from of this.#changedLabels.values()) {
-      if (
-        best === undefined ||
-        nextRetrainLabels(this.#lastLabels, from) <
-          nextRetrainLabels(this.#lastLabels, best)
-      ) best = from;
-    }
-    return best;
+    return nextRetrainLabels(
+      this.#lastLabels,
+      this.#holds.changedSince(this.#lastLabels),
+    );
   }
 
   /**
@@ -284,151 +241,7 @@ export class Learner {
       this.registry.observe(question, answer);
       return;
     }
-    const labelled = this.#questionLabels.get(question) ?? 0;
-    this.#questionLabels.set(question, labelled + 1);
-    // The labels before: those counted, or those the bundle learned from.
-    const before = Math.max(labelled, answersLearned(table, question));
-    if (typeof answer !== "string") return;
-    this.#forgetNoise(question);
-    const lacks = !q.optionIndex.has(answer);
-    // An option the model adds (a new product, its own "none of these").
-    if (lacks) this.registry.observe(question, answer);
-    let added = this.#added.get(question);
-    if (added === undefined) {
-      // Not held: is this label a sign that the traffic changed?
-      const seen = [...new Set([...this.#watch.options(question), answer])];
-      if (
-        this.#watch.observe(question, before, lacks ? answer : null) === null
-      ) {
-        return;
-      }
-      const counts = this.registry.get(question);
-      added = new Map(
-        seen.filter((o) => !q.optionIndex.has(o)).map((o) => [
-          o,
-          counts?.counts[counts.options.indexOf(o)] ?? 1,
-        ]),
-      );
-      this.#added.set(question, added);
-      this.#hold(question, added);
-      return;
-    }
-    if (lacks && !added.has(answer)) added.set(answer, 0);
-    const count = added.get(answer);
-    if (count === undefined) return;
-    added.set(answer, count + 1);
-    if (
-      count + 1 === SETTLED_LABELS &&
-      [...added.values()].every((n) => n >= SETTLED_LABELS)
-    ) {
-      this.#news = true;
-      this.#preempt(
-        `the options added to ${question} have labels enough to learn`,
-      );
-    }
-  }
-
-  /**
-   * Holds `question`: the model answers options its table lacks (`added`,
-   * with their labels so far) often enough that its traffic changed.
-   * Nothing of it is certified until a retrain learns each from
-   * `SETTLED_LABELS` labels and calibrates on the traffic since.
-   */
-  #hold(question: string, added: Map<string, number>): void {
-    this.#since.set(question, 0);
-    this.#options.optionsAdded?.(question, true);
-    this.#held.add(question);
-    this.#changedAt.set(question, this.#clock());
-    this.#changedLabels.set(question, this.#labels);
-    this.#saveChanges();
-    this.#preempt(
-      `the model began answering ${question} with options its bundle lacks`,
-    );
-    let all = 0;
-    for (const n of added.values()) all += n;
-    this.#log(
-      `learn: the model answered ${question} with ${
-        [...added.keys()].map((o) => JSON.stringify(o)).join(", ")
-      }, which the bundle lacks (${all} labels), more often than ${
-        (this.#questionLabels.get(question) ?? 0) - all
-      } labels without them allow by chance: the traffic changed, and ${question} is not certified until a retrain learns each from ${SETTLED_LABELS} labels`,
-    );
-  }
-
-  /**
-   * Ends the retrain (or embedding) running now, if any: it began before
-   * the traffic changed, and what it would make holds the question all the
-   * same; the next tick starts one on the labels since.
-   */
-  #preempt(reason: string): void {
-    this.#interrupt?.(reason);
-  }
-
-  /**
-   * Counts a label of a held `question`; past `NOISE_LABELS` of them, forgets
-   * the added options seen fewer than `NOISE_COUNT` times (noise), and
-   * lifts the hold when none is left.
-   */
-  #forgetNoise(question: string): void {
-    const since = this.#since.get(question);
-    if (since === undefined) return;
-    this.#since.set(question, since + 1);
-    if (since + 1 < NOISE_LABELS) return;
-    const added = this.#added.get(question);
-    for (const [o, n] of added ?? []) {
-      if (n < NOISE_COUNT) added!.delete(o);
-    }
-    this.#since.delete(question);
-    if (added === undefined || added.size > 0) return;
-    this.#added.delete(question);
-    this.#held.delete(question);
-    this.#changedAt.delete(question);
-    this.#changedLabels.delete(question);
-    this.#saveChanges();
-    this.#options.optionsAdded?.(question, false);
-    this.#log(
-      `learn: the options the model added for ${question} came back too rarely to learn (under ${NOISE_COUNT} times in ${NOISE_LABELS} labels): taken for noise, ${question} is certified again`,
-    );
-  }
-
-  /**
-   * Records when the traffic of each question changed in the folder, so a
-   * restart calibrates on the traffic since as this run does.
-   */
-  #saveChanges(): void {
-    const path = `${this.dir}/${LEARN_FILES.changes}`;
-    Deno.writeTextFile(
-      `${path}.tmp`,
-      JSON.stringify(Object.fromEntries(this.#changedAt)) + "\n",
-    ).then(() => Deno.rename(`${path}.tmp`, path)).catch((e) =>
-      this.#log(`learn: cannot record the traffic's change: ${e.message}`)
-    );
-  }
-
-  /**
-   * Puts the hold on added options in force for the table served now: a
-   * question whose added options it has not all learned from
-   * `SETTLED_LABELS` labels (counted when the retrain began: `counted`)
-   * stays held; the others are released.
-   */
-  #holdAdded(counted: Map<string, Map<string, number>>): void {
-    const table = this.#options.served();
-    this.#held = new Set();
-    for (const [question, added] of this.#added) {
-      const q = table.byName.get(question);
-      const before = counted.get(question);
-      const settled = q !== undefined &&
-        [...added.keys()].every((o) =>
-          q.optionIndex.has(o) && (before?.get(o) ?? 0) >= SETTLED_LABELS
-        );
-      if (settled) {
-        this.#added.delete(question);
-        this.#since.delete(question);
-      } else if (q !== undefined) {
-        this.#options.optionsAdded?.(question, true);
-        this.#held.add(question);
-      }
-    }
+    this.#holds.observe(question, answer, table, this.#labels);
   }
 
   /** What is known of a question the table lacks; undefined when nothing. */
@@ -469,7 +282,7 @@ export class Learner {
       lastLabels: this.#lastLabels,
       lastAt: this.#lastAt,
       now,
-      changedLabels: this.#changedSince(),
+      changedLabels: this.#holds.changedSince(this.#lastLabels),
     };
     const due = this.#news || retrainDue(schedule) ||
       // The traffic went quiet with labels the last retrain could not use
@@ -537,7 +350,7 @@ export class Learner {
     this.#lastStartedAt = started;
     // The added options' labels as this retrain reads them.
     const counted = new Map(
-      [...this.#added].map(([q, m]) => [q, new Map(m)]),
+      [...this.#holds.added()].map(([q, m]) => [q, new Map(m)]),
     );
     const job = this.#job(started, counted);
     // Each pass is shown as it ends (a quick pass's swap long before the
@@ -608,7 +421,7 @@ export class Learner {
         await written;
         await this.#options.swapIn();
         this.#swaps++;
-        this.#holdAdded(counted);
+        this.#holds.settle(counted, this.#options.served());
       }, pass);
       for (const outcome of outcomes.slice(reported)) pass(outcome);
       const last = outcomes.at(-1)!;
@@ -631,11 +444,7 @@ export class Learner {
       }
       const served = this.#options.served();
       this.registry.learned(served);
-      // Options taken for sampling end their watch once a bundle has them.
-      for (const question of this.#watch.questions()) {
-        const q = served.byName.get(question);
-        this.#watch.settle(question, (o) => q?.optionIndex.has(o) ?? false);
-      }
+      this.#holds.settleWatch(served);
     } catch (e) {
       // A retrain that ended without an outcome (the pass it was in).
       const ended = (reason: string, error?: string): RetrainRecord => ({
@@ -672,7 +481,8 @@ export class Learner {
   /** The job of a retrain starting at `started` (see `RetrainJob`). */
   #job(
     started = this.#clock(),
-    counted: Map<string, Map<string, number>> = this.#added,
+    counted: ReadonlyMap<string, ReadonlyMap<string, number>> = this.#holds
+      .added(),
   ): RetrainJob {
     return {
       dir: this.dir,
@@ -685,8 +495,8 @@ export class Learner {
         [...counted].map(([q, m]) => [q, Object.fromEntries(m)]),
       ),
       settled: SETTLED_LABELS,
-      held: [...this.#held],
-      calibrateAfter: Object.fromEntries(this.#changedAt),
+      held: this.#holds.held,
+      calibrateAfter: this.#holds.calibrateAfter(),
       encoderTriedAt: this.#encoderTriedAt,
       tests: Object.fromEntries(this.#tests),
       minPassChance: MIN_PASS_CHANCE,
@@ -764,7 +574,7 @@ export class Learner {
       running: this.running,
       retrains: this.#retrains,
       swaps: this.#swaps,
-      held: [...this.#held],
+      held: this.#holds.held,
       unlearned: this.registry.names().filter((n) =>
         !this.#options.served().byName.has(n)
       ),
@@ -810,14 +620,6 @@ export class Learner {
     this.#worker?.terminate();
     this.#worker = null;
   }
-}
-
-/** The answers of `question` its bundle was trained and calibrated on, from its report (0 when it does not say). */
-function answersLearned(table: Table, question: string): number {
-  const a = bundleInfo(table).report?.questions?.find((q) =>
-    q.name === question
-  )?.answers;
-  return a === undefined ? 0 : a.train + a.calibration + a.test;
 }
 
 /** A retrain (or embedding ahead) ended early because the traffic changed. */
