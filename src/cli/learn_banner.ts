@@ -11,7 +11,7 @@
 import type { Table } from "../engine/mod.ts";
 import type { LearnerResume } from "../learn/mod.ts";
 import { bundleIdOf, shownBundleId } from "../live/mod.ts";
-import { bundleInfo } from "../train/mod.ts";
+import { bundleInfo, questionReportOf } from "../train/mod.ts";
 import { percent } from "../format.ts";
 
 /** The count with thousands separated: 12,345. */
@@ -52,9 +52,9 @@ export function learnBanner(
       } labels)`,
     ];
   }
-  const report = bundleInfo(table).report;
+  const info = bundleInfo(table);
   const certifying = table.questions.map((q) => {
-    const r = report?.questions?.find((x) => x.name === q.name);
+    const r = questionReportOf(info, q.name);
     const test = r?.test;
     const share = test === undefined || test.n === 0
       ? null

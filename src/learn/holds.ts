@@ -11,7 +11,7 @@
  */
 
 import type { Table } from "../engine/mod.ts";
-import { bundleInfo } from "../train/mod.ts";
+import { bundleInfo, questionReportOf } from "../train/mod.ts";
 import { OptionChangeWatch } from "./option_change.ts";
 import type { QuestionRegistry } from "./questions.ts";
 import { LEARN_FILES } from "./retrain.ts";
@@ -292,8 +292,6 @@ export class Holds {
 
 /** The answers of `question` its bundle was trained and calibrated on, from its report (0 when it does not say). */
 function answersLearned(table: Table, question: string): number {
-  const a = bundleInfo(table).report?.questions?.find((q) =>
-    q.name === question
-  )?.answers;
+  const a = questionReportOf(bundleInfo(table), question)?.answers;
   return a === undefined ? 0 : a.train + a.calibration + a.test;
 }

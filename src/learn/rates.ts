@@ -29,7 +29,7 @@
  */
 
 import type { Table } from "../engine/mod.ts";
-import { bundleInfo } from "../train/mod.ts";
+import { bundleInfo, questionReportOf } from "../train/mod.ts";
 
 /** Calibration answers at which the rate the evidence is worth falls to the base rate. */
 export const TARGET_CALIBRATION = 3000;
@@ -81,9 +81,9 @@ export function rateFor(e: CalibrationEvidence, base: number): number {
  * rule it serves: both tiers' when it kept a second tier), for `rateFor`.
  */
 export function evidenceOf(table: Table): CalibrationEvidence[] {
-  const report = bundleInfo(table).report;
+  const info = bundleInfo(table);
   return table.questions.map((q) => {
-    const r = report?.questions?.find((x) => x.name === q.name);
+    const r = questionReportOf(info, q.name);
     const calibration = r?.answers?.calibration ?? 0;
     const tiers = r?.semantic?.calibration;
     if (tiers !== undefined && tiers !== null) {
