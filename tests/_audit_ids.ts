@@ -32,7 +32,7 @@ export async function withAuditKeys(
 }
 
 /** Bytes of the payload and of the tag (see `src/live/audit_token.ts`). */
-export const PAYLOAD_BYTES = 54;
+export const PAYLOAD_BYTES = 62;
 
 function decode(id: string): Uint8Array {
   const bin = atob(id.replace(/-/g, "+").replace(/_/g, "/"));

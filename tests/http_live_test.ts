@@ -140,7 +140,8 @@ Deno.test("/v1/feedback counts an audit once and reports unknown and reused ids"
     received: 2,
     audits: 0,
     feedback: 0,
-    traces_only: 2,
+    // An id nobody gave is no label, not even a trace.
+    traces_only: 1,
     missed_audits: [
       { audit: id, reason: "answered" },
       { audit: "nope", reason: "unknown" },
@@ -402,7 +403,8 @@ Deno.test("LiveController remembers at most RECENT_ANSWERS uncertified answers, 
 });
 
 Deno.test("POST /v1/live/reset starts a question afresh, and refuses an unknown field or question, or a server without the live certificate", async () => {
-  const a = app();
+  const logs: string[] = [];
+  const a = app({ log: (line) => logs.push(line) });
   // Lies on audits: the feedback check names them.
   for (let i = 0; i < 30; i++) {
     const answers = await decideTopic(a, `${CLEAR} ${i}`);
@@ -420,6 +422,13 @@ Deno.test("POST /v1/live/reset starts a question afresh, and refuses an unknown 
   const before = await stats();
   assert.ok(before.audited > 0);
   assert.equal(before.feedback_check.disagrees_too_much, true);
+  // Said on stderr once, not only in the stats.
+  const told = logs.filter((l) => /feedback turned suspect/.test(l));
+  assert.equal(told.length, 1, logs.join("\n"));
+  assert.match(
+    told[0]!,
+    /^warning: feedback turned suspect on topic: its feedback disagrees/,
+  );
   assert.ok(before.estimate === null || before.estimate <= 1);
   const reset = await post(a, "/v1/live/reset", { question: "topic" });
   assert.equal(reset.status, 200);

@@ -121,8 +121,11 @@ async function stream(
   n: number,
   model: (topic: string) => string,
   seed = 1,
-): Promise<{ ids: string[]; counted: number; missed: Json[] }> {
+): Promise<
+  { ids: string[]; texts: string[]; counted: number; missed: Json[] }
+> {
   const ids: string[] = [];
+  const said: string[] = [];
   let counted = 0;
   const missed: Json[] = [];
   let i = 0;
@@ -140,12 +143,13 @@ async function stream(
     if (a.audit !== undefined) {
       item.audit = a.audit;
       ids.push(a.audit);
+      said.push(text);
     }
     const fb = await post(next.app, "/v1/feedback", item);
     counted += fb.audits;
     missed.push(...fb.missed_audits);
   }
-  return { ids, counted, missed };
+  return { ids, texts: said, counted, missed };
 }
 
 /** `withAuditKeys`, with a fresh memory store. */
@@ -164,14 +168,18 @@ Deno.test("a fleet counts every audit once, whichever replica it reaches, and sh
     const rs = await Promise.all(
       [1, 2, 3].map((i) => replica(store, keys, `r${i}`, i)),
     );
-    const { ids, counted, missed } = await stream(rs, 60, (topic) => topic);
+    const { ids, texts: said, counted, missed } = await stream(
+      rs,
+      60,
+      (topic) => topic,
+    );
     assert.ok(ids.length >= 10, `${ids.length} audits`);
     assert.deepEqual(missed, []);
     assert.equal(counted, ids.length);
     // A replay at a third replica is known across the fleet.
     const replay = await post(rs[2]!.app, "/v1/feedback", {
       question: "topic",
-      state: "x",
+      state: said[0],
       answer: "billing",
       audit: ids[0],
     });
@@ -308,12 +316,16 @@ Deno.test("a store that lost its data starts the live certificate afresh, and id
     const logs: string[] = [];
     const r = await replica(store, keys, "r1", 1, logs);
     let id: string | undefined;
+    let idText = "";
     for (const [text] of texts(40, 3)) {
       const reply = await post(r.app, "/v1/decide", {
         state: text,
         questions: { topic: {} },
       });
-      id ??= reply.answers.topic.audit;
+      if (id === undefined && reply.answers.topic.audit !== undefined) {
+        id = reply.answers.topic.audit;
+        idText = text;
+      }
     }
     assert.equal(typeof id, "string");
     const epoch = (await stats(r.app)).live.fleet.epoch;
@@ -325,7 +337,7 @@ Deno.test("a store that lost its data starts the live certificate afresh, and id
     assert.notEqual(now.live.fleet.epoch, epoch);
     const fb = await post(r.app, "/v1/feedback", {
       question: "topic",
-      state: "x",
+      state: idText,
       answer: "billing",
       audit: id,
     });
@@ -469,4 +481,39 @@ Deno.test("the pooled e-process corrects a bundle at 1.6 alpha and every replica
     assert.equal(new Set(r.finalThresholds).size, 1, `seed ${seed}`);
     assert.ok(r.finalRisk <= ALPHA, `seed ${seed}: final risk ${r.finalRisk}`);
   }
+});
+
+Deno.test("a feedback_id sent to every replica counts once across the fleet", async () => {
+  await withFleet(async (store, keys) => {
+    const rs = await Promise.all(
+      [1, 2, 3].map((i) => replica(store, keys, `r${i}`, i)),
+    );
+    // A text of several topics: the table does not certify it.
+    const text = "invoice parcel password refund";
+    const decided = await post(rs[0]!.app, "/v1/decide", {
+      state: text,
+      questions: { topic: {} },
+    });
+    const answer = decided.answers.topic;
+    assert.equal(answer.certified, false);
+    const item = {
+      question: "topic",
+      state: text,
+      answer: "billing",
+      feedback_id: answer.feedback_id,
+    };
+    const replies = [];
+    for (const r of rs) replies.push(await post(r.app, "/v1/feedback", item));
+    assert.deepEqual(replies.map((r) => r.feedback), [1, 0, 0]);
+    for (const r of replies.slice(1)) {
+      assert.deepEqual(r.missed_audits, [{
+        audit: answer.feedback_id,
+        reason: "answered",
+      }]);
+    }
+    await Promise.all(rs.map((r) => r.service.live.fleet!.sync()));
+    const all = await Promise.all(rs.map((r) => stats(r.app)));
+    for (const s of all) assert.equal(s.live.questions.topic.feedback, 1);
+    await Promise.all(rs.map((r) => r.stop()));
+  });
 });

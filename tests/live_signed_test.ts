@@ -53,7 +53,7 @@ const claim = {
 Deno.test("AuditTokens.verify() gives back the claim of an id it issued, exactly", () => {
   const tokens = new AuditTokens(hmacSigner([new TextEncoder().encode(KEY)]));
   const id = tokens.issue(claim);
-  assert.match(id, /^[A-Za-z0-9_-]{94}$/);
+  assert.match(id, /^[A-Za-z0-9_-]{104}$/);
   const back = tokens.verify(id)!;
   const { tag, issuer, ...rest } = back;
   // Said nothing of its kind, an id is an audit's, eligible, rate unsaid.
@@ -63,11 +63,13 @@ Deno.test("AuditTokens.verify() gives back the claim of an id it issued, exactly
     eligible: true,
     rate: NaN,
     question: 0,
+    seal: "unsealed",
   });
   assert.match(tag, /^[0-9a-f]{32}$/);
   assert.equal(issuer, tokens.issuer);
   assert.notEqual(tokens.issue(claim), id, "two ids for one claim differ");
-  // A decision id says what it is: its kind, rate and question.
+  // A decision id says its rate and question; whether it was picked is
+  // its own draw, which only the key reads.
   const decision = tokens.verify(
     tokens.issue({
       ...claim,
@@ -77,7 +79,7 @@ Deno.test("AuditTokens.verify() gives back the claim of an id it issued, exactly
       question: 12345,
     }),
   )!;
-  assert.equal(decision.kind, "sample");
+  assert.equal(decision.kind, tokens.draw < 0.05 ? "sample" : "uncertified");
   assert.equal(decision.eligible, false);
   assert.equal(decision.rate, 0.05);
   assert.equal(decision.question, 12345);
@@ -248,7 +250,7 @@ Deno.test("LiveController.checkAudit() names why a signed id cannot count", asyn
   const id = (await res.json()).answers.topic.audit as string;
   assert.equal(typeof id, "string");
   // Another process with the same key but its own evidence.
-  assert.equal(live.checkAudit(id, "topic", table), "not_shared");
+  assert.equal(live.checkAudit(id, "topic", table, CLEAR), "not_shared");
   // Its own app counts it once.
   const feedback = (body: unknown) =>
     json(
@@ -283,6 +285,18 @@ Deno.test("LiveController.checkAudit() names why a signed id cannot count", asyn
   });
   assert.equal(late.missed_audits[0].reason, "expired");
   now -= AUDIT_TTL_MS;
+  // Feedback under another text is no label, and leaves the audit to count.
+  const elsewhereText = await feedback({
+    question: "topic",
+    state: `${CLEAR} and more`,
+    answer: "billing",
+    audit: id,
+  });
+  assert.deepEqual(elsewhereText.missed_audits, [{
+    audit: id,
+    reason: "text_mismatch",
+  }]);
+  assert.equal(elsewhereText.audits, 0);
   const first = await feedback({
     question: "topic",
     state: CLEAR,

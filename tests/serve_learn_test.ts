@@ -93,7 +93,7 @@ Deno.test("serve --learn from no bundle learns the question from its feedback, s
         assert.equal(a.flag, "uncalibrated");
         assert.equal(a.choice, "billing");
         assert.deepEqual(a.probabilities, { billing: 0.5, shipping: 0.5 });
-        assert.match(a.feedback_id as string, /^[A-Za-z0-9_-]{94}$/);
+        assert.match(a.feedback_id as string, /^[A-Za-z0-9_-]{104}$/);
         // The decision-model shapes keep `unsupported` for a question the
         // bundle lacks, as the interface has it, and still learn from it.
         const d = await postJson(s.base, "/v1/decisions", {
@@ -107,7 +107,7 @@ Deno.test("serve --learn from no bundle learns the question from its feedback, s
         });
         const service = (d.json.answers as Json[])[0]!.service as Json;
         assert.equal(service.flag, "unsupported");
-        assert.match(service.feedback_id as string, /^[A-Za-z0-9_-]{94}$/);
+        assert.match(service.feedback_id as string, /^[A-Za-z0-9_-]{104}$/);
       },
     );
 

@@ -677,6 +677,11 @@ export class LiveCertificate {
     };
   }
 
+  /** The feedback check's alarms raised (`AGREES_TOO_MUCH`, `DISAGREES_TOO_MUCH` bits); 0 when none. */
+  get alarms(): number {
+    return this.#alarms;
+  }
+
   /**
    * The threshold in force (after `decide`, unless `decide` is false: then
    * as the policy stands), why, and what the evidence says about every

@@ -62,9 +62,11 @@ export {
   minimumCertifiable,
 } from "./distributions.ts";
 export {
+  AGREES_TOO_MUCH,
   type CalibrationBand,
   calibrationBands,
   type DisagreeRegion,
+  DISAGREES_TOO_MUCH,
   FEEDBACK_ALARM_RATE,
   type FeedbackCheckState,
 } from "./feedback_check.ts";

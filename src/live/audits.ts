@@ -71,6 +71,8 @@ export interface PendingAudit {
   readonly rate?: number;
   /** When the id was given, on the wall clock (ms since the epoch), for the feedback log. */
   readonly decidedAt?: number;
+  /** The seal of the text the audit was given for (a keyed hash); feedback under another text does not take it. */
+  readonly seal?: string;
 }
 
 /** A pending audit as kept: its table and certificate held weakly. */
@@ -89,7 +91,8 @@ export type AuditMiss =
   | "other_bundle"
   | "not_shared"
   | "malformed"
-  | "store_error";
+  | "store_error"
+  | "text_mismatch";
 
 /** Options of `PendingAudits`. */
 export interface PendingAuditsOptions {
@@ -185,6 +188,7 @@ export class PendingAudits {
         : { generation: audit.generation }),
       ...(audit.rate === undefined ? {} : { rate: audit.rate }),
       ...(audit.decidedAt === undefined ? {} : { decidedAt: audit.decidedAt }),
+      ...(audit.seal === undefined ? {} : { seal: audit.seal }),
     });
     return id;
   }
@@ -206,9 +210,11 @@ export class PendingAudits {
 
   /**
    * The audit of `id` for `question`, removed so it is never counted
-   * twice; or why there is none.
+   * twice; or why there is none. With `seal` (the seal of the feedback's
+   * text), an audit given for another text is `text_mismatch` and stays
+   * pending: the right feedback may still come.
    */
-  take(id: string, question: string): PendingAudit | AuditMiss {
+  take(id: string, question: string, seal?: string): PendingAudit | AuditMiss {
     const now = this.#now();
     const found = this.#entries.get(id);
     if (found === undefined) {
@@ -216,6 +222,9 @@ export class PendingAudits {
       return this.#known(id) ? "expired" : "unknown";
     }
     if (found.question !== question) return "other_question";
+    if (
+      seal !== undefined && found.seal !== undefined && seal !== found.seal
+    ) return "text_mismatch";
     this.#entries.delete(id);
     if (now - found.at > this.#ttlMs) {
       this.#dropped++;
@@ -237,6 +246,11 @@ export class PendingAudits {
   /** True when `id` was answered lately (nothing is taken). */
   wasAnswered(id: string): boolean {
     return this.#answered.has(id);
+  }
+
+  /** True when `id` looks like one this store gave, waiting or not (its miss is then no forgery). */
+  knows(id: string): boolean {
+    return this.#entries.has(id) || this.#known(id);
   }
 
   /** True when `id` looks like one this store gave (so a miss means it expired or was answered). */

@@ -33,7 +33,12 @@ import {
   type Table,
   type TableState,
 } from "../engine/mod.ts";
-import { LiveCertificate, type LiveState } from "../guarantee/mod.ts";
+import {
+  AGREES_TOO_MUCH,
+  DISAGREES_TOO_MUCH,
+  LiveCertificate,
+  type LiveState,
+} from "../guarantee/mod.ts";
 import { applyLiveDecision } from "./apply_decision.ts";
 import type { AuditKeyFile } from "./audit_key.ts";
 import {
@@ -73,6 +78,8 @@ export const DECISION_REPLAYS = 65_536;
 export interface LiveOptions {
   /** Probability that a certified answer is picked for audit, in [0, 1]; 0 turns the live certificate off. */
   auditRate: number;
+  /** Told, once per alarm, when a question's feedback turns suspect (`suspectFeedbackWords`). */
+  warn?: ((line: string) => void) | undefined;
   /** Seed of the audit sampler; random when absent. */
   auditSeed?: number | undefined;
   /** Limits and clock of the pending audits. */
@@ -122,6 +129,8 @@ export interface CheckedDecision extends VerifiedAudit {
   /** The table's answer as the feedback item spells it; undefined for a question the table lacks. */
   tableAnswer: string | boolean | undefined;
   semantic: boolean;
+  /** Given by another bundle than the one serving (for a question that bundle had). */
+  otherBundle: boolean;
 }
 
 /** A signed audit id that verified, with the answer it stands for. */
@@ -209,8 +218,6 @@ export class LiveController {
   readonly resets = new ResetHistory();
   /** Per table, wall-clock time of each question's last reset. */
   readonly #resetAt = new WeakMap<Table, Map<string, number>>();
-  /** Picks uncertified answers with their question's rate (a stream apart from the audits'). */
-  readonly #coin: AuditSampler;
   /** Signs decision ids: the key file's keys, or a key of this process's own. */
   readonly #decisionTokens: AuditTokens;
   /** Decision ids (of uncertified answers) counted lately by this process. */
@@ -222,6 +229,9 @@ export class LiveController {
   /** Per table, the first 16 hex digits of its bundle id. */
   readonly #bundles = new WeakMap<Table, string>();
   readonly #ratePolicy: ((table: Table) => ArrayLike<number>) | undefined;
+  readonly #warn: ((line: string) => void) | undefined;
+  /** Per certificate, the feedback alarms told already. */
+  readonly #told = new WeakMap<LiveCertificate, number>();
 
   /**
    * A controller for `options`; throws `RangeError` for a rate outside
@@ -239,8 +249,8 @@ export class LiveController {
       hmacSigner([crypto.getRandomValues(new Uint8Array(32))]),
     );
     this.#keys?.onChange((signer) => this.#tokens!.signer = signer);
-    this.#coin = new AuditSampler(options.auditRate, this.seed ^ 0x5bd1e995);
     this.#ratePolicy = options.rates;
+    this.#warn = options.warn;
     this.#decisionReplays = new ReplayGuard(
       DECISION_REPLAYS,
       this.auditTtlMs,
@@ -486,9 +496,8 @@ export class LiveController {
     const certified = a.answer.certified;
     const known = a.slot >= 0;
     const rate = known ? this.rateOf(table, a.slot) : this.#sampler.rate;
-    const picked = certified
-      ? this.#sampler.pickAt(rate)
-      : this.#coin.pickAt(rate);
+    // An uncertified answer's coin is its id's own draw (below).
+    let picked = certified && this.#sampler.pickAt(rate);
     const eligible = known && isEligible(a);
     let certificate: LiveCertificate | null | undefined;
     if (eligible) {
@@ -503,11 +512,13 @@ export class LiveController {
         picked && certified,
       );
     }
-    const id = certified
-      ? (picked
-        ? this.#audit(table, a, certificate!, semantic, rate, now)
-        : undefined)
-      : this.#decisionId(table, a, picked, eligible, semantic, rate, now);
+    let id: string | undefined;
+    if (!certified) {
+      id = this.#decisionId(table, a, eligible, semantic, rate, now, text);
+      picked = this.#decisionTokens.draw < rate;
+    } else if (picked) {
+      id = this.#audit(table, a, certificate!, semantic, rate, now, text);
+    }
     if (!certified && eligible && text !== undefined) {
       this.recent.remember(a.question, text, {
         table,
@@ -544,6 +555,7 @@ export class LiveController {
     semantic: boolean,
     rate: number,
     now: number,
+    text = "",
   ): string {
     const answer = answerOf(a.answer)!;
     if (this.#tokens !== null) {
@@ -560,7 +572,7 @@ export class LiveController {
         eligible: true,
         rate,
         question: questionHash(a.question),
-      });
+      }, text);
     }
     return this.pending.add({
       table,
@@ -571,22 +583,27 @@ export class LiveController {
       generation: certificate.generation,
       rate,
       decidedAt: now,
+      seal: this.#decisionTokens.sealOf(text),
     });
   }
 
-  /** The signed id of an uncertified answer (picked by the coin, or not). */
+  /**
+   * The signed id of an uncertified answer about `text`: whether the coin
+   * picked it is the id's own draw (`AuditTokens.draw`), which nothing a
+   * client reads tells.
+   */
   #decisionId(
     table: Table,
     a: Assessment,
-    picked: boolean,
     eligible: boolean,
     semantic: boolean,
     rate: number,
     now: number,
+    text = "",
   ): string {
     const answer = answerOf(a.answer);
     const q = a.slot >= 0 ? table.questions[a.slot]! : undefined;
-    const kind: DecisionKind = picked ? "sample" : "uncertified";
+    const kind: DecisionKind = "uncertified";
     return this.#decisionTokens.issue({
       slot: q === undefined
         ? UNKNOWN_SLOT
@@ -604,7 +621,7 @@ export class LiveController {
       eligible,
       rate,
       question: questionHash(a.question),
-    });
+    }, text);
   }
 
   /** The first 16 hex digits of `table`'s bundle id, as ids and the ledger carry them. */
@@ -622,27 +639,32 @@ export class LiveController {
    * the served `table`: its claim, or why it cannot be used (`unknown`: not
    * signed by a key held now, since without a key file the ids are signed
    * with a key this process made; `malformed`; `other_question`;
-   * `expired`; `answered`). The table it was given by may be another
-   * (`tableAnswer` is then undefined): a feedback log still keeps how it
-   * was picked. Nothing is recorded (`takeDecision` does).
+   * `expired`; `answered`; `text_mismatch`: given for another text than
+   * `text`). The table it was given by may be another (`tableAnswer` is
+   * then undefined): a feedback log still keeps how it was picked. Nothing
+   * is recorded (`takeDecision` does).
    */
   checkDecision(
     id: string,
     question: string,
     table: Table,
+    text: string,
   ): CheckedDecision | AuditMiss {
-    const claim = this.#decisionTokens.verify(id);
+    const claim = this.#decisionTokens.verify(id, text);
     if (claim === null || claim.kind === "audit") {
       return this.#tokens === null ? "unknown" : "forged";
     }
     if (claimProblem(claim) !== null) return "malformed";
     if (claim.question !== questionHash(question)) return "other_question";
+    if (claim.seal !== "match") return "text_mismatch";
     const now = this.#clock();
     if (Math.abs(now - claim.issuedAt) > this.auditTtlMs) return "expired";
     if (this.#decisionReplays.has(claim.tag)) return "answered";
     const semantic = claim.slot >= SEMANTIC_SLOT;
     const slot = semantic ? claim.slot - SEMANTIC_SLOT : claim.slot;
     let tableAnswer: string | boolean | undefined;
+    const otherBundle = claim.bundle !== this.#bundleOf(table) &&
+      claim.slot !== UNKNOWN_SLOT;
     if (
       claim.bundle === this.#bundleOf(table) && claim.slot !== UNKNOWN_SLOT
     ) {
@@ -652,7 +674,7 @@ export class LiveController {
         ? (claim.answer <= 1 ? claim.answer === 1 : undefined)
         : q.options[claim.answer];
     }
-    return { ...claim, slot, semantic, tableAnswer };
+    return { ...claim, slot, semantic, tableAnswer, otherBundle };
   }
 
   /**
@@ -661,7 +683,9 @@ export class LiveController {
    * certificate as feedback on an uncertified answer (and the answer's
    * recent entry taken, so feedback on it without the id does not count it
    * again); returns the table whose certificate counted it, null when it
-   * is kept as a trace only, or why the id cannot be used.
+   * is kept as a trace only, or why the id cannot be used (`other_bundle`
+   * for an answer of a bundle no longer served: its line is kept, its
+   * decision taken, but no certificate of the served bundle counts it).
    */
   takeDecision(
     id: string,
@@ -670,19 +694,8 @@ export class LiveController {
     answer: string | boolean,
     table: Table,
   ): Table | null | AuditMiss {
-    const checked = this.checkDecision(id, question, table);
-    if (typeof checked === "string") return checked;
-    const replay = this.#decisionReplays.admit(
-      checked.tag,
-      checked.issuedAt,
-      this.#clock(),
-    );
-    if (replay !== null) return replay;
-    this.recent.take(question, text, id);
-    if (
-      checked.tableAnswer === undefined || !checked.eligible ||
-      checked.issuedAt < this.resetAt(table, question)
-    ) return null;
+    const checked = this.claimDecision(id, question, text, table);
+    if (checked === null || typeof checked === "string") return checked;
     const certificate = checked.semantic
       ? this.semanticCertificates(table)[checked.slot]
       : this.certificates(table)[checked.slot];
@@ -694,9 +707,41 @@ export class LiveController {
     return table;
   }
 
-  /** Marks the decision id `id` counted (its answer was counted by its text, without it). */
-  markDecision(id: string): void {
-    const claim = this.#decisionTokens.verify(id);
+  /**
+   * Takes decision id `id` (see `takeDecision`) without counting its
+   * feedback anywhere: its check, once this process has seen it (a replay
+   * is `answered`), with the table's answer it stands for; null when it
+   * counts in no certificate of `table` (a question `table` lacks, an
+   * answer not eligible, one given before a reset). A fleet counts it
+   * through its store, once across replicas.
+   */
+  claimDecision(
+    id: string,
+    question: string,
+    text: string,
+    table: Table,
+  ): (CheckedDecision & { tableAnswer: string | boolean }) | null | AuditMiss {
+    const checked = this.checkDecision(id, question, table, text);
+    if (typeof checked === "string") return checked;
+    const replay = this.#decisionReplays.admit(
+      checked.tag,
+      checked.issuedAt,
+      this.#clock(),
+    );
+    if (replay !== null) return replay;
+    this.recent.take(question, text, id);
+    if (checked.otherBundle) return "other_bundle";
+    const { tableAnswer } = checked;
+    if (
+      tableAnswer === undefined || !checked.eligible ||
+      checked.issuedAt < this.resetAt(table, question)
+    ) return null;
+    return { ...checked, tableAnswer };
+  }
+
+  /** Marks the decision id `id` counted (its answer was counted by its text, `text`, without it). */
+  markDecision(id: string, text: string): void {
+    const claim = this.#decisionTokens.verify(id, text);
     if (claim !== null) {
       this.#decisionReplays.admit(claim.tag, claim.issuedAt, this.#clock());
     }
@@ -712,15 +757,18 @@ export class LiveController {
    * by another bundle; `not_shared`: its decision was counted in evidence
    * this process does not share; `other_question`; `expired`: issued more
    * than the audit lifetime ago, or as far ahead by a clock; `answered`:
-   * counted already). A verified id is remembered as counted.
+   * counted already; `text_mismatch`: given for another text than `text`,
+   * and left to count when the right text comes). A verified id is
+   * remembered as counted.
    */
   checkAudit(
     id: string,
     question: string,
     table: Table,
+    text: string,
   ): CheckedAudit | AuditMiss {
-    const claim = this.#tokens?.verify(id) ?? null;
-    if (claim === null) return "forged";
+    const claim = this.#tokens?.verify(id, text) ?? null;
+    if (claim === null || claim.kind !== "audit") return "forged";
     // Signed, yet its numbers may be unusable (a key signs what it is given).
     if (claimProblem(claim) !== null) return "malformed";
     if (claim.bundle !== bundleIdOf(table).slice(0, 16)) return "other_bundle";
@@ -732,6 +780,7 @@ export class LiveController {
     // Only a question with a second tier has second-tier answers.
     if (semantic && q.semantic === undefined) return "forged";
     if (q.name !== question) return "other_question";
+    if (claim.seal === "mismatch") return "text_mismatch";
     const now = this.#clock();
     if (Math.abs(now - claim.issuedAt) > this.auditTtlMs) return "expired";
     const tableAnswer = q.kind === "yes_no"
@@ -772,9 +821,14 @@ export class LiveController {
     id: string,
     question: string,
     table: Table,
+    text: string,
   ): PendingAudit | AuditMiss {
     if (this.#tokens === null) {
-      const kept = this.pending.take(id, question);
+      const kept = this.pending.take(
+        id,
+        question,
+        this.#decisionTokens.sealOf(text),
+      );
       // Given before a reset: its decision is not in the new evidence.
       if (
         typeof kept !== "string" &&
@@ -782,7 +836,7 @@ export class LiveController {
       ) return "not_shared";
       return kept;
     }
-    const checked = this.checkAudit(id, question, table);
+    const checked = this.checkAudit(id, question, table, text);
     if (typeof checked === "string") return checked;
     if (checked.issuedAt < this.resetAt(table, question)) return "not_shared";
     const certificate = checked.semantic
@@ -809,7 +863,7 @@ export class LiveController {
   takeRecent(question: string, text: string): RecentAnswer | undefined {
     const found = this.recent.take(question, text);
     // Its decision is counted: its id, sent later, is a repeat.
-    if (found?.id !== undefined) this.markDecision(found.id);
+    if (found?.id !== undefined) this.markDecision(found.id, text);
     return found;
   }
 
@@ -818,15 +872,17 @@ export class LiveController {
    * counting anything: its kind, the coin's rate, when and by which process
    * it was decided and by which bundle (16 hex digits; undefined for a kept
    * audit id, whose bundle is the one serving); null when it is no id this
-   * process can read (forged, unknown, for another question).
+   * process can read (forged, unknown, for another question, or given for
+   * another text than `text`).
    */
-  originOf(id: string, question: string): IdOrigin | null {
-    const claim = this.#decisionTokens.verify(id) ??
-      this.#tokens?.verify(id) ?? null;
+  originOf(id: string, question: string, text: string): IdOrigin | null {
+    const claim = this.#decisionTokens.verify(id, text) ??
+      this.#tokens?.verify(id, text) ?? null;
     if (claim !== null) {
       if (
         claim.question !== undefined &&
-        claim.question !== questionHash(question)
+          claim.question !== questionHash(question) ||
+        claim.seal === "mismatch"
       ) return null;
       return {
         kind: claim.kind,
@@ -845,6 +901,35 @@ export class LiveController {
       issuer: this.issuer,
       bundle: undefined,
     };
+  }
+
+  /**
+   * Why feedback on `question` about `text` carrying `id` is no label at
+   * all, or null when it may be one: `forged` (no key held signed it, or
+   * it is no id; `unknown` for a process's own kept ids), `malformed`
+   * (signed, its numbers unusable), `other_question`, or `text_mismatch`
+   * (given for another text). Nothing is taken or counted; an id that
+   * passes may still miss (expired, answered, another bundle's).
+   */
+  screenId(id: string, question: string, text: string): AuditMiss | null {
+    const claim = this.#decisionTokens.verify(id, text) ??
+      this.#tokens?.verify(id, text) ?? null;
+    if (claim === null) {
+      if (this.#tokens !== null) return "forged";
+      const kept = this.pending.peek(id, question);
+      if (kept === undefined) {
+        return this.pending.knows(id) ? null : "unknown";
+      }
+      return kept.seal !== undefined &&
+          kept.seal !== this.#decisionTokens.sealOf(text)
+        ? "text_mismatch"
+        : null;
+    }
+    if (claimProblem(claim) !== null) return "malformed";
+    if (
+      claim.question !== undefined && claim.question !== questionHash(question)
+    ) return "other_question";
+    return claim.seal === "mismatch" ? "text_mismatch" : null;
   }
 
   /** True when `id` is a decision id of an uncertified answer (signed, any question). */
@@ -876,12 +961,19 @@ export class LiveController {
         inForce[slot] = d.threshold;
       }
     }
-    applyLiveDecision(
-      table,
-      this.stateOf(table),
-      name,
-      this.certificates(table)[slot]!.decide(),
-    );
+    const certificate = this.certificates(table)[slot]!;
+    applyLiveDecision(table, this.stateOf(table), name, certificate.decide());
+    this.#warnSuspect(name, certificate);
+  }
+
+  /** Says once, through `LiveOptions.warn`, each feedback alarm `certificate` of question `name` raised since last told. */
+  #warnSuspect(name: string, certificate: LiveCertificate): void {
+    const alarms = certificate.alarms;
+    // An alarm a reset cleared is told again when raised again.
+    const told = (this.#told.get(certificate) ?? 0) & alarms;
+    if ((alarms & ~told) === 0) return;
+    this.#told.set(certificate, alarms | told);
+    this.#warn?.(suspectFeedbackWords(name, alarms & ~told));
   }
 
   /**
@@ -978,4 +1070,33 @@ export class LiveController {
     );
     return out;
   }
+}
+
+/**
+ * What an operator reads when a question's feedback turns suspect:
+ * `alarms` holds `DISAGREES_TOO_MUCH` (a liar, or a model that changed)
+ * and/or `AGREES_TOO_MUCH` (an echo), and what each does to the answers.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { suspectFeedbackWords } from "./controller.ts";
+ * assert.match(suspectFeedbackWords("intent", 2), /intent: its feedback disagrees/);
+ * ```
+ */
+export function suspectFeedbackWords(name: string, alarms: number): string {
+  const parts: string[] = [];
+  if ((alarms & DISAGREES_TOO_MUCH) !== 0) {
+    parts.push(
+      "its feedback disagrees with the table far more than calibration allows (a proxy that lies, or a model that changed); the disagreements count, so certification moves stricter and is withdrawn if they go on: withholding is the safe side",
+    );
+  }
+  if ((alarms & AGREES_TOO_MUCH) !== 0) {
+    parts.push(
+      "its feedback agrees with the table far more than calibration allows (a proxy that echoes the table's answers); the threshold in force stays the bundle's or stricter",
+    );
+  }
+  return `feedback turned suspect on ${name}: ${
+    parts.join("; and ")
+  }. Check what sends POST /v1/feedback, then POST /v1/live/reset`;
 }

@@ -53,6 +53,50 @@ export interface FeedbackTally {
   missedAudits: MissedAudit[];
 }
 
+/** A feedback item that is no label, and why (see `screenFeedback`). */
+export interface ScreenedItem {
+  /** Its position among the items screened. */
+  index: number;
+  item: FeedbackItem;
+  reason: AuditMiss;
+}
+
+/**
+ * Splits feedback `items` into those that may be labels and those that
+ * are none: an item whose id no key held signed (after the key file is
+ * read again, once, when one is used: another replica may have read a new
+ * key first), whose numbers are unusable, or that was given for another
+ * question or another text than the item's (`LiveController.screenId`).
+ * Those are counted and kept apart, never logged as a label nor counted in
+ * a certificate: a proxy that pairs ids with other texts, by design or by
+ * a bug, feeds nothing. Nothing is taken.
+ */
+export async function screenFeedback(
+  live: LiveController,
+  items: readonly FeedbackItem[],
+): Promise<{ kept: FeedbackItem[]; screened: ScreenedItem[] }> {
+  const reasons = items.map((item) =>
+    item.audit === undefined
+      ? null
+      : live.screenId(item.audit, item.question, item.text)
+  );
+  if (reasons.includes("forged") && await live.rereadKeys()) {
+    items.forEach((item, i) => {
+      if (reasons[i] === "forged") {
+        reasons[i] = live.screenId(item.audit!, item.question, item.text);
+      }
+    });
+  }
+  const kept: FeedbackItem[] = [];
+  const screened: ScreenedItem[] = [];
+  items.forEach((item, index) => {
+    const reason = reasons[index];
+    if (reason == null) kept.push(item);
+    else screened.push({ index, item, reason });
+  });
+  return { kept, screened };
+}
+
 /**
  * Where a feedback item comes from, as its line in the feedback log says:
  * with an id the service gave, `audit` (a certified answer the calibration
@@ -97,7 +141,7 @@ export function feedbackOrigin(
   bundle: string,
 ): FeedbackOrigin {
   if (item.audit !== undefined) {
-    const o = live.originOf(item.audit, item.question);
+    const o = live.originOf(item.audit, item.question, item.text);
     if (o === null) {
       return { source: "trace", samplingProbability: null, bundle };
     }
@@ -180,7 +224,12 @@ export function countFeedback(
       continue;
     }
     if (item.audit !== undefined) {
-      const found = live.takeAudit(item.audit, item.question, table);
+      const found = live.takeAudit(
+        item.audit,
+        item.question,
+        table,
+        item.text,
+      );
       if (typeof found === "string") {
         tally.missedAudits.push({ audit: item.audit, reason: found });
         tally.tracesOnly++;

@@ -546,6 +546,8 @@ export class FleetLive {
    * `semantic`; throws `RangeError` when that is not pooled, see
    * `hasSemantic`): an audit of an answer at `confidence`, with the model
    * disagreeing when `wrong`; `tag` names it across the fleet for `ttlMs`.
+   * With `kind` "feedback", the same for feedback on an uncertified answer
+   * by its decision id: the store counts it once across the fleet.
    */
   stage(
     slot: number,
@@ -554,6 +556,7 @@ export class FleetLive {
     tag: string,
     ttlMs: number,
     semantic = false,
+    kind: "audit" | "feedback" = "audit",
   ): StagedAudit {
     const s = this.#served!;
     const track = semantic ? (s.semanticTrack[slot] ?? -1) : slot;
@@ -563,7 +566,8 @@ export class FleetLive {
       );
     }
     const scratch = s.scratch[track]!;
-    scratch.recordAudit(confidence, wrong);
+    if (kind === "audit") scratch.recordAudit(confidence, wrong);
+    else scratch.recordFeedback(confidence, wrong);
     const evidence = scratch.takeEvidence();
     return {
       stored: {

@@ -1,12 +1,12 @@
 /**
  * Counting feedback in a fleet's live certificate (`serve --live-store`):
- * the same as `countFeedback` (`feedback.ts`) for items without an audit
- * id and for uncertified answers' decision ids (counted once per replica:
- * the store keeps no record of them), while each audit id is checked here (signature, bundle, evidence
- * pool, question, lifetime; an id that does not verify is checked again
- * after the key file is read again) and counted by the store, once per
- * fleet. The reply waits for the store, so an audit it reports counted is
- * in the fleet's evidence (or, while the store is unreachable, waiting here
+ * the same as `countFeedback` (`feedback.ts`) for items without an id,
+ * while each audit id and each uncertified answer's decision id is checked
+ * here (signature, text, bundle, evidence pool, question, lifetime; an id
+ * that does not verify is checked again after the key file is read again)
+ * and counted by the store, once per fleet, whichever replicas it is sent
+ * to. The reply waits for the store, so an item it reports counted is in
+ * the fleet's evidence (or, while the store is unreachable, waiting here
  * to be sent).
  *
  * @module
@@ -40,7 +40,7 @@ export async function countFleetFeedback(
 ): Promise<FeedbackTally> {
   const fleet = live.fleet!;
   const misses: (MissedAudit | null)[] = items.map(() => null);
-  const staged: { at: number; audit: StagedAudit }[] = [];
+  const staged: { at: number; audit: StagedAudit; feedback: boolean }[] = [];
   let feedback = 0;
   let tracesOnly = 0;
   let reread = false;
@@ -51,28 +51,44 @@ export async function countFleetFeedback(
       else feedback++;
       continue;
     }
-    // An uncertified answer's decision id: counted here, once per replica,
-    // and pooled with the next sync like other feedback.
+    // An uncertified answer's decision id: checked here, counted by the
+    // store under its tag, once across the fleet.
     if (live.isDecisionId(item.audit)) {
-      const counted = live.takeDecision(
+      const claimed = live.claimDecision(
         item.audit,
         item.question,
         item.text,
-        item.answer,
         table,
       );
-      if (typeof counted === "string") {
-        misses[at] = { audit: item.audit, reason: counted };
-      } else if (counted === null) tracesOnly++;
-      else feedback++;
+      if (typeof claimed === "string") {
+        misses[at] = { audit: item.audit, reason: claimed };
+      } else if (
+        claimed === null ||
+        claimed.semantic && !fleet.hasSemantic(claimed.slot)
+      ) tracesOnly++;
+      else {
+        staged.push({
+          at,
+          feedback: true,
+          audit: fleet.stage(
+            claimed.slot,
+            claimed.confidence,
+            claimed.tableAnswer !== item.answer,
+            claimed.tag,
+            live.auditRemainingMs(claimed.issuedAt) + CLOCK_SKEW_MS,
+            claimed.semantic,
+            "feedback",
+          ),
+        });
+      }
       continue;
     }
-    let checked = live.checkAudit(item.audit, item.question, table);
+    let checked = live.checkAudit(item.audit, item.question, table, item.text);
     // Another replica may have read a new key first.
     if (checked === "forged" && !reread) {
       reread = true;
       if (await live.rereadKeys()) {
-        checked = live.checkAudit(item.audit, item.question, table);
+        checked = live.checkAudit(item.audit, item.question, table, item.text);
       }
     }
     // Given before a reset of its question: not the new evidence's.
@@ -92,6 +108,7 @@ export async function countFleetFeedback(
     }
     staged.push({
       at,
+      feedback: false,
       audit: fleet.stage(
         checked.slot,
         checked.confidence,
@@ -106,8 +123,10 @@ export async function countFleetFeedback(
   let audits = 0;
   staged.forEach((s, i) => {
     const outcome = outcomes[i] ?? "counted";
-    if (outcome === "counted") audits++;
-    else misses[s.at] = { audit: items[s.at]!.audit!, reason: outcome };
+    if (outcome === "counted") {
+      if (s.feedback) feedback++;
+      else audits++;
+    } else misses[s.at] = { audit: items[s.at]!.audit!, reason: outcome };
   });
   // Feedback on uncertified answers goes with the next sync.
   if (feedback > 0 && staged.length === 0) fleet.kick();

@@ -24,6 +24,8 @@ export {
   type FeedbackTally,
   feedbackTrace,
   type MissedAudit,
+  type ScreenedItem,
+  screenFeedback,
 } from "./feedback.ts";
 export { loggableItems } from "./feedback_log_items.ts";
 export { FLEET_SYNC_MS, FleetLive, STOP_SYNC_MS } from "./fleet.ts";

@@ -31,6 +31,7 @@ const AUDIT_MISSES = [
   "not_shared",
   "malformed",
   "store_error",
+  "text_mismatch",
 ] as const;
 
 /** An audit id that was not counted, and why. */
