@@ -19,7 +19,7 @@
 #
 #   docker run --rm -p 8010:8010 -v "$PWD/bundles:/bundles:ro" \
 #     -v "$PWD/logs:/logs" -v "$PWD/token:/run/secrets/token:ro" \
-#     --entrypoint deno decision-tables run --cached-only --frozen --v8-flags=--max-semi-space-size=4,--expose-gc --allow-net=0.0.0.0:8010 --allow-read=/bundles,/run/secrets/token,/logs/feedback.jsonl --allow-write=/logs/feedback.jsonl --allow-env=SERVICE_PROXY_TOKEN main.ts serve --bundle /bundles/current --host 0.0.0.0 --port 8010 --token-file /run/secrets/token --feedback-log /logs/feedback.jsonl --watch
+#     --entrypoint deno decision-tables run --cached-only --frozen --v8-flags=--max-semi-space-size=4,--expose-gc --allow-net=0.0.0.0:8010 --allow-read=/bundles,/run/secrets/token,/logs/feedback.jsonl,/logs/feedback.refused.jsonl --allow-write=/logs/feedback.jsonl,/logs/feedback.refused.jsonl --allow-env=SERVICE_PROXY_TOKEN main.ts serve --bundle /bundles/current --host 0.0.0.0 --port 8010 --token-file /run/secrets/token --feedback-log /logs/feedback.jsonl --watch
 #
 # (the logs folder writable by uid 1993; with --watch, retrain with
 # train --out bundles/current, which swaps the link bundles/current

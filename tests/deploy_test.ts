@@ -14,6 +14,7 @@ import { tempDir } from "./_fixtures.ts";
 import { freePort } from "./_http_helpers.ts";
 import { missingTool } from "./_tools.ts";
 import { SERVE_V8_FLAGS } from "../src/cli/serve.ts";
+import { refusedPath } from "../src/serve/mod.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const ROOT_PATH = ROOT.pathname.replace(/\/$/, "");
@@ -472,14 +473,19 @@ function assertLoggedAndWatched(c: RunCommand, what: string): void {
   const bundle = flag(c.script, "--bundle")!;
   const log = flag(c.script, "--feedback-log");
   assert.ok(log, `${what} keeps a feedback log`);
-  assert.equal(flag(c.denoFlags, "--allow-write"), log, what);
+  // The log and its side file (feedback that is no label), alone.
+  assert.equal(
+    flag(c.denoFlags, "--allow-write"),
+    `${log},${refusedPath(log)}`,
+    what,
+  );
   const readable = flag(c.denoFlags, "--allow-read")!.split(",").sort();
   const parent = bundle.slice(0, bundle.lastIndexOf("/"));
   // The log is readable too: at start the server cuts off a line a crash
   // left torn.
   assert.deepEqual(
     readable,
-    [parent, flag(c.script, "--token-file")!, log].sort(),
+    [parent, flag(c.script, "--token-file")!, log, refusedPath(log)].sort(),
     what,
   );
   assert.equal(flag(c.denoFlags, "--allow-env"), "SERVICE_PROXY_TOKEN", what);
@@ -551,6 +557,7 @@ Deno.test("the unit's drop-in for a feedback log and --watch grants exactly what
     [bundle]: local,
     "%d/token": `${dir.path}/token`,
     [log]: `${dir.path}/feedback.jsonl`,
+    [refusedPath(log)]: `${dir.path}/feedback.refused.jsonl`,
     "0.0.0.0:8010": `0.0.0.0:${port}`,
     "8010": port,
   });
@@ -579,6 +586,7 @@ Deno.test("the Dockerfile's command with a feedback log and --watch grants exact
     "/bundles/current": local,
     "/run/secrets/token": `${dir.path}/token`,
     "/logs/feedback.jsonl": `${dir.path}/feedback.jsonl`,
+    "/logs/feedback.refused.jsonl": `${dir.path}/feedback.refused.jsonl`,
     "0.0.0.0:8010": `0.0.0.0:${port}`,
     "8010": port,
   });

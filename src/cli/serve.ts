@@ -65,6 +65,10 @@ import {
   type LedgerFlush,
   loadBundleToServe,
   openFeedbackLog,
+  openRefusedLog,
+  REFUSED_LOG_MAX_BYTES,
+  type RefusedLog,
+  refusedPath,
   type Reloader,
   startLedgerFlush,
   startReloader,
@@ -310,6 +314,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   let state: TableState;
   let monitor: DriftMonitor;
   let feedbackLog: FeedbackLog | null = null;
+  let refusedLog: RefusedLog | null = null;
   let auditKeys: AuditKeyFile | undefined;
   let store: LiveStore | undefined;
   let journal: LiveJournal | null = null;
@@ -331,6 +336,18 @@ export async function serveCommand(args: string[]): Promise<number> {
     if (settings.feedbackLog !== undefined) {
       feedbackLog = await openFeedbackLog(settings.feedbackLog, {
         maxBytes: settings.feedbackLogMaxBytes,
+      });
+      refusedLog = await openRefusedLog(
+        refusedPath(settings.feedbackLog),
+        REFUSED_LOG_MAX_BYTES,
+        (line) => console.error(`warning: ${line}`),
+      ).catch((e) => {
+        console.error(
+          `warning: feedback that is no label will be counted only: ${
+            (e as Error)?.message ?? String(e)
+          }`,
+        );
+        return null;
       });
     }
     auditKeys = await openAuditKeys(
@@ -404,6 +421,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       },
     },
     feedbackLog: feedbackLog?.append,
+    refusedLog: refusedLog?.append,
     acceptNewOptions: s.acceptNewOptions,
     encoderQueue,
     learning: learner ?? undefined,
@@ -592,6 +610,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     await store?.close();
     auditKeys?.close();
     await feedbackLog?.close();
+    await refusedLog?.close();
   }
   return kept ? 0 : 1;
 }

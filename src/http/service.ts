@@ -37,7 +37,7 @@ import {
   type UnlearnedQuestions,
 } from "../wire/mod.ts";
 import { LiveController, type LiveOptions } from "../live/mod.ts";
-import type { FeedbackSink } from "../serve/mod.ts";
+import type { FeedbackSink, RefusedSink } from "../serve/mod.ts";
 import { dashboardHtml as defaultDashboard } from "../../static/mod.ts";
 import { parseJsonBody } from "./body.ts";
 import {
@@ -90,6 +90,11 @@ export interface AppDeps {
    */
   feedbackLog?: FeedbackSink | undefined;
   /**
+   * Where feedback items that are no label go (a forged id, one given for
+   * another text: the log's capped side file); nowhere when absent.
+   */
+  refusedLog?: RefusedSink | undefined;
+  /**
    * Take feedback naming an option the bundle lacks (`serve
    * --accept-new-options`); by default such an item is refused, neither
    * logged nor counted.
@@ -112,8 +117,17 @@ export interface AppDeps {
  */
 export interface Learning {
   readonly registry: UnlearnedQuestions;
-  /** Counts one label (a feedback item written to the log) answered for `table`. */
-  observe(question: string, answer: string | boolean, table: Table): void;
+  /**
+   * Counts one label (a feedback item written to the log) answered for
+   * `table`; `backed` false for an item carrying no id the service signed
+   * for its text.
+   */
+  observe(
+    question: string,
+    answer: string | boolean,
+    table: Table,
+    backed?: boolean,
+  ): void;
   /** The `learn` section of `/v1/stats`. */
   stats(): LearnStats;
 }
@@ -169,6 +183,8 @@ export class Service {
   readonly live: LiveController;
   /** Where feedback is kept as traces; null when nowhere. */
   readonly feedbackLog: FeedbackSink | null;
+  /** Where feedback items that are no label go; null when nowhere. */
+  readonly refusedLog: RefusedSink | null;
   /** Feedback may name options the bundle lacks. */
   readonly acceptNewOptions: boolean;
   /** The learner of a learning service; null otherwise. */
@@ -186,13 +202,17 @@ export class Service {
     );
     this.log = deps.log ?? ((m: string) => console.error(m));
     this.dashboardHtml = deps.dashboardHtml ?? defaultDashboard;
-    this.live = new LiveController(deps.live ?? { auditRate: 0 });
+    this.live = new LiveController({
+      ...deps.live ?? { auditRate: 0 },
+      warn: deps.live?.warn ?? ((line) => this.log(`warning: ${line}`)),
+    });
     this.live.serve(
       deps.table,
       this.#served.state,
       this.#served.second !== null,
     );
     this.feedbackLog = deps.feedbackLog ?? null;
+    this.refusedLog = deps.refusedLog ?? null;
     this.learning = deps.learning ?? null;
     // A learning service learns the options its model adds.
     this.acceptNewOptions = (deps.acceptNewOptions ?? false) ||

@@ -27,6 +27,7 @@ export const OPS_METRICS = [
   "dtable_bundle_answers_total",
   "dtable_bundle_certified_answers_total",
   "dtable_feedback_refused_total",
+  "dtable_feedback_not_labels_total",
   "process_resident_memory_bytes",
   "process_heap_used_bytes",
   "process_heap_total_bytes",
@@ -99,6 +100,14 @@ export function writeOpsMetrics(e: Exposition, doc: StatsSnapshot): void {
     "Feedback items refused for naming an option the bundle lacks.",
     doc.counts.feedback_refused,
   );
+  e.family(
+    "dtable_feedback_not_labels_total",
+    "counter",
+    "Feedback items that were no label (a forged id, one given for another text or question), by reason.",
+  );
+  for (const [reason, n] of Object.entries(doc.counts.feedback_not_labels)) {
+    e.sample("dtable_feedback_not_labels_total", n, { reason });
+  }
   writeProcess(e, doc);
 }
 

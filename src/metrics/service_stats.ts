@@ -92,6 +92,8 @@ export class ServiceStats {
   readonly #descriptors = new DescriptorProbe();
   #playground = 0;
   #feedbackRefused = 0;
+  /** Feedback items that were no label, per reason. */
+  readonly #notLabels = new Map<string, number>();
   /** The decision routes, in the order they are reported. */
   readonly #decisionRoutes: readonly string[];
   /** Decision requests answered, per route (in `#decisionRoutes` order). */
@@ -203,6 +205,11 @@ export class ServiceStats {
     this.#feedbackRefused += n;
   }
 
+  /** Records one feedback item that was no label, under its `reason` (a forged id, another text's, ...). */
+  recordNotLabel(reason: string): void {
+    this.#notLabels.set(reason, (this.#notLabels.get(reason) ?? 0) + 1);
+  }
+
   /** Records one playground request (never a decision). */
   recordPlayground(): void {
     this.#playground++;
@@ -302,6 +309,7 @@ export class ServiceStats {
         errors: this.#responses.errors,
         playground: this.#playground,
         feedback_refused: this.#feedbackRefused,
+        feedback_not_labels: Object.fromEntries(this.#notLabels),
       },
       share_answered: share(certified, totals.answers),
       bundle_counts: {

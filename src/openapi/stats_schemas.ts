@@ -157,6 +157,10 @@ export const StatsDocument = Type.Object({
       description:
         "Feedback items refused for naming an option the bundle lacks (neither logged nor counted).",
     }),
+    feedback_not_labels: Type.Record(Type.String(), count, {
+      description:
+        "Feedback items that were no label, per reason (forged, unknown, malformed, other_question, text_mismatch): counted here and in the log's side file, never logged as a label nor counted in a certificate.",
+    }),
   }),
   share_answered: nullableNumber,
   bundle_counts: Type.Object({

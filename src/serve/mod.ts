@@ -17,6 +17,14 @@ export {
   openFeedbackLog,
   rotatedPath,
 } from "./feedback_log.ts";
+export {
+  openRefusedLog,
+  REFUSED_LOG_MAX_BYTES,
+  type RefusedLine,
+  type RefusedLog,
+  refusedPath,
+  type RefusedSink,
+} from "./refused_log.ts";
 export { collectGarbage } from "./full_collection.ts";
 export {
   type DrainsLines,

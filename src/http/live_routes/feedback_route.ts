@@ -1,10 +1,13 @@
 /**
  * What `POST /v1/feedback` does with a parsed body: checks it
- * (`feedback_body.ts`), writes the items kept to the feedback log in one write
- * (replayed audits left out, `src/live/feedback_log_items.ts`), each line
- * saying where it came from and the bundle it answered, then counts them
- * in the live certificate (one process's or the fleet's) and makes the
- * reply. A failed log write is a 503 and nothing is counted.
+ * (`feedback_body.ts`), sets apart the items that are no label (an id no
+ * key signed, or given for another text or question: counted, written to
+ * the log's capped side file, reported in `missed_audits`), writes the
+ * items kept to the feedback log in one write (replayed audits left out,
+ * `src/live/feedback_log_items.ts`), each line saying where it came from
+ * and the bundle it answered, then counts them in the live certificate
+ * (one process's or the fleet's) and makes the reply. A failed log write
+ * is a 503 and nothing is counted.
  *
  * @module
  */
@@ -17,6 +20,7 @@ import {
   type FeedbackTally,
   feedbackTrace,
   loggableItems,
+  screenFeedback,
 } from "../../live/mod.ts";
 import { HTTPException } from "hono/http-exception";
 import { traceLine } from "../../traces/mod.ts";
@@ -31,19 +35,38 @@ export async function answerFeedback(
 ): Promise<FeedbackReply> {
   const served = service.served;
   const learning = service.learning;
-  const { items, refused } = parseFeedback(
+  const parsed = parseFeedback(
     body,
     served.table,
     service.acceptNewOptions,
     learning?.registry,
   );
+  const refused = parsed.refused;
   if (refused.length > 0) service.stats.recordRefusedFeedback(refused.length);
   const live = service.live;
+  const { kept: items, screened } = await screenFeedback(live, parsed.items);
+  for (const s of screened) service.stats.recordNotLabel(s.reason);
+  if (screened.length > 0 && service.refusedLog !== null) {
+    await service.refusedLog(
+      screened.map(({ item, reason }) => ({
+        question: item.question,
+        text: item.text,
+        answer: item.answer,
+        id: item.audit!,
+        reason,
+      })),
+      new Date(),
+    );
+  }
   const logged = service.feedbackLog === null ? [] : loggableItems(live, items);
   if (service.feedbackLog !== null && logged.length > 0) {
     const time = new Date();
     const bundle = bundleIdOf(served.table);
     let lines = "";
+    // An option the table lacks is evidence of a change only on a decision
+    // the service made (an id it signed for this text), never on an item
+    // a client made up: see `Learner.observe`.
+    const backed: boolean[] = [];
     for (const item of logged) {
       const origin = feedbackOrigin(
         live,
@@ -52,6 +75,7 @@ export async function answerFeedback(
         item,
         bundle,
       );
+      backed.push(origin.id !== undefined || origin.audit !== undefined);
       lines += traceLine(feedbackTrace(item, time, origin));
     }
     try {
@@ -60,13 +84,17 @@ export async function answerFeedback(
       service.log(`Feedback log: ${(e as Error)?.message ?? String(e)}`);
       throw logFailure(e);
     }
-    for (const item of logged) {
-      learning?.observe(item.question, item.answer, served.table);
-    }
+    logged.forEach((item, i) =>
+      learning?.observe(item.question, item.answer, served.table, backed[i])
+    );
   }
   const tally = live.fleet === null
     ? countFeedback(live, served.table, served.peek, items)
     : await countFleetFeedback(live, served.table, served.peek, items);
+  tally.received += screened.length;
+  tally.missedAudits.push(
+    ...screened.map((s) => ({ audit: s.item.audit!, reason: s.reason })),
+  );
   return feedbackReply(tally, refused);
 }
 
