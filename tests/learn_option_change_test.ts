@@ -62,6 +62,7 @@ function tableOf(options: string[]): Table {
     questions: [],
     info: {},
     byName: new Map([["intent", {
+      kind: "choice",
       optionIndex: new Map(options.map((o, i) => [o, i])),
     }]]),
   } as unknown as Table;
@@ -111,4 +112,75 @@ Deno.test("a learner holds a question for a launch, never for one stray label", 
   } finally {
     learner.close();
   }
+});
+
+Deno.test("an option named only by items without an id never holds its question, however often it comes", async () => {
+  await using dir = await tempDir();
+  const options = ["a", "b", "c", "d"];
+  const table = tableOf(options);
+  const holds: string[] = [];
+  const learner = new Learner({
+    dir: dir.path,
+    training: () => ({ semantic: "off" }),
+    inForce: () => null,
+    swapIn: () => Promise.resolve(),
+    served: () => table,
+    optionsAdded: (q, added) => holds.push(`${q} ${added}`),
+    log: () => {},
+    tickMs: 0,
+  });
+  const random = rng(11);
+  const label = () => options[Math.floor(random() * options.length)]!;
+  try {
+    for (let i = 0; i < 4000; i++) learner.observe("intent", label(), table);
+    // One made-up item in ten names a fake option: as a launch would if
+    // the decisions were the service's, it would hold within 300 labels.
+    for (let i = 0; i < 2000; i++) {
+      if (random() < 0.1) {
+        learner.observe("intent", "zz_fake_option", table, false);
+      } else learner.observe("intent", label(), table);
+    }
+    assert.deepEqual(holds, []);
+    assert.deepEqual(learner.stats().held, []);
+    assert.equal(learner.unlearned("intent"), undefined);
+  } finally {
+    learner.close();
+  }
+});
+
+Deno.test("withBackedOptions() keeps an added option with one label of a decision the service made or of the operator's traces, and drops the rest", async () => {
+  const { withBackedOptions } = await import("../src/learn/backed_options.ts");
+  const table = tableOf(["a", "b"]);
+  // Rows: 0 seed trace "c"; 1 id-less feedback "fake"; 2 feedback with an
+  // id "new"; 3 id-less feedback "new"; 4 id-less "a"; 5 id-less "fake".
+  const traces = {
+    texts: ["t0", "t1", "t2", "t3", "t4", "t5"],
+    times: null,
+    groups: null,
+    groupNames: [],
+    questions: [{
+      name: "intent",
+      kind: "choice" as const,
+      options: ["c", "fake", "new", "a"],
+      labels: Int32Array.of(0, 1, 2, 2, 3, 1),
+    }],
+    feedback: Uint8Array.of(0, 1, 1, 1, 1, 1),
+    origins: {
+      source: new Uint8Array(6),
+      rate: new Float64Array(6),
+      decidedAt: new Float64Array(6),
+      issuer: new Int32Array(6),
+      bundle: new Int32Array(6),
+      issuers: [],
+      bundles: [],
+      ids: new Map([[2, "decision-2"]]),
+    },
+  };
+  const { traces: kept, dropped } = withBackedOptions(traces, table);
+  assert.deepEqual(dropped, new Map([["intent", ["fake"]]]));
+  const q = kept.questions[0]!;
+  assert.deepEqual(q.options, ["c", "new", "a"]);
+  assert.deepEqual([...q.labels], [0, -1, 1, 1, 2, -1]);
+  // No bundle yet: every option is learned as shown.
+  assert.equal(withBackedOptions(traces, null).traces, traces);
 });

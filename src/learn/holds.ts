@@ -135,13 +135,16 @@ export class Holds {
   /**
    * Counts one label of `question`, a question of `table`, the learner's
    * `labels`-th: an option the table lacks is watched, and holds the
-   * question once the traffic is found to have changed.
+   * question once the traffic is found to have changed; unless the label
+   * is no decision of the service's (`backed` false), which counts for
+   * nothing here.
    */
   observe(
     question: string,
     answer: string | boolean,
     table: Table,
     labels: number,
+    backed = true,
   ): void {
     const q = table.byName.get(question);
     if (q === undefined) return;
@@ -152,6 +155,7 @@ export class Holds {
     if (typeof answer !== "string") return;
     this.#forgetNoise(question);
     const lacks = !q.optionIndex.has(answer);
+    if (lacks && !backed) return;
     // An option the model adds (a new product, its own "none of these").
     if (lacks) this.#options.registry.observe(question, answer);
     let added = this.#added.get(question);

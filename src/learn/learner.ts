@@ -231,9 +231,16 @@ export class Learner {
    * kept in the registry of the unlearned; an option the question's table
    * lacks holds the question once the frequency test says the traffic
    * changed (`option_change.ts`), and is learned at the next retrain
-   * either way.
+   * either way, but only from labels of decisions the service made
+   * (`backed`: the item carried an id signed for its text): an item a
+   * client made up, or forged, never adds an option (`backed_options.ts`).
    */
-  observe(question: string, answer: string | boolean, table: Table): void {
+  observe(
+    question: string,
+    answer: string | boolean,
+    table: Table,
+    backed = true,
+  ): void {
     this.#labels++;
     this.#lastLabelAt = this.#clock();
     const q = table.byName.get(question);
@@ -241,7 +248,7 @@ export class Learner {
       this.registry.observe(question, answer);
       return;
     }
-    this.#holds.observe(question, answer, table, this.#labels);
+    this.#holds.observe(question, answer, table, this.#labels, backed);
   }
 
   /** What is known of a question the table lacks; undefined when nothing. */

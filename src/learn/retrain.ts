@@ -16,6 +16,7 @@ import type { Table } from "../engine/mod.ts";
 import { evaluate } from "../eval/mod.ts";
 import { testLevel } from "../guarantee/mod.ts";
 import { readTraces, type TraceSet } from "../traces/mod.ts";
+import { withBackedOptions } from "./backed_options.ts";
 import {
   embedSample,
   SEMANTIC_SAMPLE_MAX,
@@ -265,14 +266,24 @@ export async function retrainPasses(
     throw e;
   }
   const labels = traces.texts.length - (traces.picks?.length ?? 0);
+  // The bundle in force says how it was trained; the job's options go over.
+  let old = job.inForce === null ? null : await loadBundle(job.inForce)
+    .catch(() => null);
+  // An option the bundle lacks comes only from decisions the service made.
+  const backed = withBackedOptions(traces, old);
+  traces = backed.traces;
+  for (const [question, options] of backed.dropped) {
+    note(
+      `${question}: ${
+        options.join(", ")
+      } left out: no decision the service made was answered so (labels without an id add no option)`,
+    );
+  }
   const seen = traces.questions.map((q) => {
     const counts = new Array<number>(q.options.length).fill(0);
     for (const l of q.labels) if (l >= 0) counts[l]!++;
     return { name: q.name, kind: q.kind, options: q.options, counts };
   });
-  // The bundle in force says how it was trained; the job's options go over.
-  let old = job.inForce === null ? null : await loadBundle(job.inForce)
-    .catch(() => null);
   const base = old === null ? {} : trainOptionsOf(old);
   const semantic = job.training.semantic ?? "off";
   // A quick pass with the table alone first while nothing calibrated
