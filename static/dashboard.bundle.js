@@ -495,6 +495,7 @@
   };
   function renderLive(st) {
     const live = st.live;
+    renderSuspect(st);
     const box = byId("live");
     if (!live) {
       box.replaceChildren(h("p", {
@@ -541,6 +542,17 @@
     box.replaceChildren(list, h("p", {
       class: "muted small"
     }, `Audits ${fmtPct(live.audit_rate)} of certified answers \xB7 ${fmtInt(live.pending_audits)} waiting for the model's answer (at most ${fmtInt(live.pending_capacity)}, for ${fmtDurationShort(live.audit_ttl_s)}) \xB7 ${fmtInt(live.audits_dropped)} dropped unanswered.${resets === void 0 || lastReset === void 0 ? "" : ` Live evidence reset ${fmtInt(resets.total)} time${resets.total === 1 ? "" : "s"}, last at ${new Date(lastReset.at).toLocaleString()} (${lastReset.question ?? "every question"}).`}`));
+  }
+  function renderSuspect(st) {
+    const suspect = Object.entries(st.live?.questions ?? {}).filter(([, q]) => q.feedback_check?.status === "suspect");
+    const banner = byId("feedback-banner");
+    banner.hidden = suspect.length === 0;
+    if (suspect.length === 0) return;
+    const words = suspect.map(([name, q]) => {
+      const c = q.feedback_check;
+      return c.disagrees_too_much ? `${name}: the model's answers disagree with the table far more than calibration allows (a proxy that lies, or a model that changed); the disagreements count, so certification moves stricter and may be withdrawn` : `${name}: the model's answers agree with the table far more than calibration allows (a proxy that echoes the table); the threshold in force stays the bundle's or stricter`;
+    });
+    byId("feedback-banner-text").textContent = `${words.join(". ")}. Withholding is the safe side. Check what sends POST /v1/feedback, then reset the live evidence (POST /v1/live/reset).`;
   }
 
   // static/dashboard/cards/questions.ts

@@ -361,6 +361,34 @@ Deno.test({
         await page.setViewportSize({ width: 1360, height: 900 });
       });
 
+      await t.step(
+        "suspect feedback shows a banner above the key figures",
+        async () => {
+          assert.equal(await page.isVisible("#feedback-banner"), false);
+          // The stats as served, with one question's feedback check alarmed
+          // (what a named liar makes of them).
+          await page.route("**/v1/stats", async (route) => {
+            const res = await route.fetch();
+            const st = await res.json();
+            const name = Object.keys(st.live.questions)[0]!;
+            st.live.questions[name].feedback_check = {
+              ...st.live.questions[name].feedback_check,
+              status: "suspect",
+              agrees_too_much: false,
+              disagrees_too_much: true,
+            };
+            await route.fulfill({ response: res, json: st });
+          });
+          await page.waitForSelector("#feedback-banner", { state: "visible" });
+          assert.match(
+            await page.textContent("#feedback-banner") ?? "",
+            /Feedback turned suspect.*disagree with the table far more than calibration allows.*POST \/v1\/live\/reset/s,
+          );
+          await page.unroute("**/v1/stats");
+          await page.waitForSelector("#feedback-banner", { state: "hidden" });
+        },
+      );
+
       await t.step("saves a screenshot", async () => {
         // One more round so the charts end on fresh points, then a refresh.
         for (const text of TEXTS.slice(0, 6)) {

@@ -22,6 +22,7 @@ const LIVE_BADGES: Record<string, ["quiet" | "alarmed", string]> = {
 /** Fills the card from `st`. */
 export function renderLive(st: Stats): void {
   const live = st.live;
+  renderSuspect(st);
   const box = byId("live");
   if (!live) {
     box.replaceChildren(
@@ -91,4 +92,26 @@ export function renderLive(st: Stats): void {
       }`,
     ),
   );
+}
+
+/**
+ * The banner at the top when the feedback check of a question alarmed: it
+ * names the questions and what each alarm means for the answers served.
+ */
+function renderSuspect(st: Stats): void {
+  const suspect = Object.entries(st.live?.questions ?? {}).filter(([, q]) =>
+    q.feedback_check?.status === "suspect"
+  );
+  const banner = byId("feedback-banner");
+  banner.hidden = suspect.length === 0;
+  if (suspect.length === 0) return;
+  const words = suspect.map(([name, q]) => {
+    const c = q.feedback_check!;
+    return c.disagrees_too_much
+      ? `${name}: the model's answers disagree with the table far more than calibration allows (a proxy that lies, or a model that changed); the disagreements count, so certification moves stricter and may be withdrawn`
+      : `${name}: the model's answers agree with the table far more than calibration allows (a proxy that echoes the table); the threshold in force stays the bundle's or stricter`;
+  });
+  byId("feedback-banner-text").textContent = `${
+    words.join(". ")
+  }. Withholding is the safe side. Check what sends POST /v1/feedback, then reset the live evidence (POST /v1/live/reset).`;
 }
