@@ -27,6 +27,16 @@
  * that passes is swapped in when it certifies more right answers than the
  * one in force.
  *
+ * A falsifying proxy (`Falsify`) reports the table's own answer (an
+ * agreement) for the texts of a confidence band it wants certified: on
+ * every decision of the band it is asked for when it cannot tell the
+ * calibration picks (`hidden`: the service's ids), or on the picks only
+ * when it can (`leak`: an id whose kind byte told the pick). The promise
+ * is then measured against what the proxy reports for the traffic (the
+ * model as the service sees it): with `hidden`, the band's answers agree
+ * for the served traffic too; with `leak`, the traffic's answers are the
+ * model's.
+ *
  * @module
  */
 
@@ -50,6 +60,18 @@ const STRETCH = 250;
 
 /** What the proxy drops: nothing, 1% at random, or a fifth of the answers that disagree. */
 export type Drop = "none" | "random" | "adversarial";
+
+/** A proxy that falsifies feedback to agreement in `BAND`: `none`, `hidden` (cannot tell picks), `leak` (falsifies the picks only). */
+export type Falsify = "none" | "hidden" | "leak";
+/** The confidence band a falsifying proxy wants certified. */
+const BAND = [0.3, 0.7] as const;
+
+/** The share of a bundle's errors among the answers at or above `t` (`a (1 - t)^3`, unnormalised) that fall in `BAND`. */
+function bandErrors(a: number, t: number): number {
+  const lo = Math.max(t, BAND[0]);
+  const hi = Math.max(t, BAND[1]);
+  return a * (Math.pow(1 - lo, 3) - Math.pow(1 - hi, 3));
+}
 
 /** How each retrain's test is leveled. */
 export type Policy =
@@ -98,7 +120,15 @@ export function learningStream(
   drop: Drop,
   policy: Policy,
   minPassChance = MIN_PASS_CHANCE,
+  falsify: Falsify = "none",
 ): StreamOutcome {
+  const inBand = (c: number) => c >= BAND[0] && c < BAND[1];
+  // What the proxy reports for the traffic, its "model": the band agrees
+  // when it falsifies every decision there.
+  const reportedRisk = (a: number, t: number) =>
+    falsify === "hidden"
+      ? (a * Math.pow(1 - t, 3) - bandErrors(a, t)) / (1 - t)
+      : trueRisk(a, t);
   const random = rng(seed);
   const text = (): Text => {
     const h = random();
@@ -108,8 +138,8 @@ export function learningStream(
       part: h < 0.75 ? 0 : h < 0.95 ? 1 : 2,
     };
   };
-  /** Calibration evidence: census calibration lines and picks (`answered` false: a pick never answered). */
-  const calibration: { t: Text; answered: boolean }[] = [];
+  /** Calibration evidence: census calibration lines and picks (`answered` false: a pick never answered; `agreed`: falsified to agreement). */
+  const calibration: { t: Text; answered: boolean; agreed?: boolean }[] = [];
   let trainLines = 0;
   let labels = 0;
   let served = null as { a: number; t: number } | null;
@@ -125,17 +155,20 @@ export function learningStream(
     picked: boolean;
     answered: boolean;
     toCalibration: boolean;
+    agreed: boolean;
   }[] = [];
   const closeStretch = (certifiable: boolean) => {
     const census = !certifiable && stretch.every((d) => d.answered);
     for (const d of stretch) {
       if (census) {
         if (d.t.part === 0) trainLines++;
-        else if (d.t.part === 1) calibration.push({ t: d.t, answered: true });
+        else if (d.t.part === 1) {
+          calibration.push({ t: d.t, answered: true, agreed: d.agreed });
+        }
       } else if (d.picked) {
         // Picks: 80% calibrate, 20% test.
         if (d.toCalibration) {
-          calibration.push({ t: d.t, answered: d.answered });
+          calibration.push({ t: d.t, answered: d.answered, agreed: d.agreed });
         }
       } else if (d.answered) trainLines++;
     }
@@ -158,7 +191,8 @@ export function learningStream(
     const wrong = new Uint8Array(m);
     calibration.forEach((x, i) => {
       conf[i] = x.t.c;
-      wrong[i] = !x.answered || x.t.u < a * 3 * (1 - x.t.c) * (1 - x.t.c)
+      wrong[i] = !x.answered ||
+          !x.agreed && x.t.u < a * 3 * (1 - x.t.c) * (1 - x.t.c)
         ? 1
         : 0;
     });
@@ -204,7 +238,7 @@ export function learningStream(
     if (served !== null && right(candidate) <= right(served)) return;
     served = candidate;
     swaps++;
-    if (trueRisk(a, t) > ALPHA) violated = true;
+    if (reportedRisk(a, t) > ALPHA) violated = true;
   };
   for (let i = 0; i < n; i++) {
     const t = text();
@@ -225,6 +259,8 @@ export function learningStream(
       picked,
       answered: !asked || answered,
       toCalibration: random() < 0.8,
+      agreed: inBand(t.c) &&
+        (falsify === "hidden" || falsify === "leak" && picked),
     });
     if (stretch.length === STRETCH) closeStretch(served !== null);
     if (labels >= nextRetrainLabels(lastRetrain) && labels > lastRetrain) {

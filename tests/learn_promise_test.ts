@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import {
   DELTA,
   type Drop,
+  type Falsify,
   learningStream,
   type Policy,
 } from "./_learning_streams.ts";
@@ -101,4 +102,52 @@ Deno.test("retesting every retrain at the full delta breaks the promise over the
     return full.violated > slack(runs);
   });
   assert.ok(broken.filter((b) => b).length >= 2, `broken at ${broken}`);
+});
+
+Deno.test("a proxy that falsifies feedback cannot break the promise when it cannot tell the calibration picks, and breaks it when it can", async (t) => {
+  // The proxy reports an agreement for every text of a confidence band it
+  // wants certified. Hidden picks: it must do so on every decision of the
+  // band, so the picks stand for what it reports for the traffic. Leaked
+  // picks (an id whose kind byte told them): on the picks only.
+  const runs = 80;
+  const falsified = (n: number, falsify: Falsify) => {
+    let violated = 0;
+    let swaps = 0;
+    for (let r = 0; r < runs; r++) {
+      const o = learningStream(
+        7919 * r + n + 100,
+        n,
+        0.1,
+        "none",
+        "spent",
+        undefined,
+        falsify,
+      );
+      if (o.violated) violated++;
+      swaps += o.swaps;
+    }
+    return { violated: violated / runs, swaps: swaps / runs };
+  };
+  for (const n of [2000, 8000, 20000]) {
+    await t.step(`${n} decisions, picks hidden`, () => {
+      const r = falsified(n, "hidden");
+      console.log(
+        `${n} decisions, falsifying proxy, picks hidden: above alpha (as the proxy reports the traffic) in ${
+          (100 * r.violated).toFixed(1)
+        }% of ${runs} streams (allowed ${(100 * slack(runs)).toFixed(1)}%), ${
+          r.swaps.toFixed(1)
+        } swaps`,
+      );
+      assert.ok(r.violated <= slack(runs), `violations ${r.violated}`);
+    });
+  }
+  await t.step("20000 decisions, picks leaked: broken", () => {
+    const r = falsified(20000, "leak");
+    console.log(
+      `20000 decisions, falsifying proxy, picks leaked: above alpha in ${
+        (100 * r.violated).toFixed(1)
+      }% of ${runs} streams`,
+    );
+    assert.ok(r.violated > 3 * slack(runs), `violations ${r.violated}`);
+  });
 });
