@@ -143,7 +143,7 @@ for (const [name, root] of sides) {
     `${name.padEnd(6)} feedback log +${mb(f.logBytes)}, side file ${
       mb(f.sideBytes)
     }, ${Math.round(f.itemsPerS).toLocaleString("en")} items/s, server RSS ${
-      f.rssMb ?? "?"
+      f.rssMb === null ? "?" : Math.round(f.rssMb)
     } MB; counted as no label: ${f.counted}`,
   );
 }
