@@ -9,7 +9,7 @@
  */
 
 import type { Table } from "../engine/mod.ts";
-import type { LearnerResume } from "../learn/mod.ts";
+import { type LearnerResume, MAX_RATE, THIN_RATE } from "../learn/mod.ts";
 import { bundleIdOf, shownBundleId } from "../live/mod.ts";
 import { bundleInfo, questionReportOf } from "../train/mod.ts";
 import { percent } from "../format.ts";
@@ -47,9 +47,9 @@ export function learnBanner(
     } (${count(resume.swaps)} swapped in)`;
   if (table.questions.length === 0) {
     return [
-      `learning in ${dir}: no bundle yet (${found}); every answer is uncertified, so the proxy asks its model for each and sends the answer back, until a retrain calibrates a bundle (the first at ${
-        count(nextAt)
-      } labels)`,
+      `learning in ${dir}: no bundle yet (${found}); every answer is uncertified, so the proxy asks its model for each and sends the answer back, until a retrain calibrates a bundle (the ${
+        (resume?.retrains ?? 0) === 0 ? "first" : "next"
+      } at ${count(nextAt)} labels)`,
     ];
   }
   const info = bundleInfo(table);
@@ -73,4 +73,25 @@ export function learnBanner(
       loadMs.toFixed(1)
     } ms) certifying ${certifying}; next retrain at ${count(nextAt)} labels`,
   ];
+}
+
+/**
+ * The banner's line on a learning service's calibration coin with base
+ * rate `base` (`--audit-rate`): the rates it applies, never only the base.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { coinLine } from "./learn_banner.ts";
+ * assert.match(coinLine(0.02), /10\.0% while the bundle has no calibration evidence/);
+ * ```
+ */
+export function coinLine(base: number): string {
+  return `calibration coin: each decision is picked at its question's rate, whatever its verdict: ${
+    percent(Math.max(base, THIN_RATE))
+  } while the bundle has no calibration evidence for it, then what one more calibration answer is worth (at most ${
+    percent(Math.max(base, MAX_RATE))
+  }, at least ${percent(base)}); ${
+    percent(base)
+  } for a question the bundle lacks. A picked certified answer is an audit of the live certificate, a picked uncertified one calibrates the next bundle (the rates in force: /v1/stats, live.rates)`;
 }

@@ -28,7 +28,7 @@ import {
   ratesOf,
   readResume,
 } from "../learn/mod.ts";
-import { learnBanner } from "./learn_banner.ts";
+import { coinLine, learnBanner } from "./learn_banner.ts";
 import { DEFAULT_ENCODER_QUEUE, EncoderQueue } from "../encoder/mod.ts";
 import {
   appFor,
@@ -488,7 +488,9 @@ export async function serveCommand(args: string[]): Promise<number> {
           `  feedback token: set, ${feedbackToken.description}; POST /v1/feedback and POST /v1/live/reset need it, the access token does neither`,
         ]
         : []),
-      s.live.auditRate > 0
+      s.live.auditRate > 0 && s.learn !== null
+        ? `  ${coinLine(s.live.auditRate)}`
+        : s.live.auditRate > 0
         ? `  live certificate: audits ${
           s.live.auditRate * 100
         }% of certified answers (POST /v1/feedback)`

@@ -15,6 +15,12 @@
  * @module
  */
 
+import {
+  LabelNeeds,
+  LabelPace,
+  needInWords,
+  type QuestionNeed,
+} from "./advice.ts";
 import type { Table, UnlearnedQuestion } from "../engine/mod.ts";
 import type { TrainOptionsInput } from "../train/mod.ts";
 import { QuestionRegistry } from "./questions.ts";
@@ -129,6 +135,10 @@ export class Learner {
   #encoderTriedAt = 0;
   /** When the last label came (ms). */
   #lastLabelAt = -Infinity;
+  /** The pace labels come at, for the times in the advice. */
+  readonly #pace = new LabelPace();
+  /** What each uncalibrated question needs, narrowed retrain after retrain. */
+  readonly #needs = new LabelNeeds();
   /** When the last retrain began (ms). */
   #lastStartedAt = -Infinity;
   /** Which questions are held for options the model added, and since when their traffic changed. */
@@ -243,6 +253,7 @@ export class Learner {
   ): void {
     this.#labels++;
     this.#lastLabelAt = this.#clock();
+    this.#pace.count(this.#lastLabelAt);
     const q = table.byName.get(question);
     if (q === undefined) {
       this.registry.observe(question, answer);
@@ -389,8 +400,12 @@ export class Learner {
         tested,
         calibration,
         failures,
+        needs,
         ...figures
       } = outcome;
+      for (const [q, range] of Object.entries(needs ?? {})) {
+        this.#needs.update(q, range, outcome.labels);
+      }
       for (const q of Object.keys(tested)) {
         if (!testedHere.has(q)) {
           testedHere.add(q);
@@ -414,12 +429,17 @@ export class Learner {
       });
       passStarted = started + 1000 * outcome.seconds;
       const why = Object.entries(failures).map(([q, w]) => `${q}: ${w}`);
+      const advice = Object.entries(this.advice()).filter(([q]) =>
+        failures[q] !== undefined
+      ).map(([q, n]) => `${q}: ${needInWords(n)}`);
       this.#log(
         `learn: retrained on ${outcome.labels} labels in ${
           outcome.seconds.toFixed(1)
         }s; ${outcome.swapped ? "swapped in" : "kept the bundle in force"}${
           why.length === 0 ? "" : ` [${why.join(", ")}]`
-        }: ${outcome.reason}`,
+        }: ${outcome.reason}${
+          advice.length === 0 ? "" : `; what would help: ${advice.join("; ")}`
+        }`,
       );
     };
     try {
@@ -572,12 +592,26 @@ export class Learner {
   }
 
   /** What `/v1/stats` shows of the learner (its `learn` section). */
+  /** What each uncalibrated question needs now, with times at the pace labels come. */
+  advice(): Record<string, QuestionNeed> {
+    return this.#needs.view(
+      this.#labels,
+      this.#pace.perSecond(this.#clock()),
+    );
+  }
+
   stats() {
     const iso = (ms: number) => new Date(ms).toISOString();
+    const pace = this.#pace.perSecond(this.#clock());
     return {
       dir: this.dir,
       labels: this.#labels,
       next_retrain_at: this.nextAt,
+      labels_per_s: Math.round(pace * 100) / 100,
+      next_retrain_in_s: pace > 0
+        ? Math.max(0, Math.round((this.nextAt - this.#labels) / pace))
+        : null,
+      advice: this.advice(),
       running: this.running,
       retrains: this.#retrains,
       swaps: this.#swaps,

@@ -19,6 +19,13 @@ export {
   SETTLE_MS,
   type StretchPoint,
 } from "./learner.ts";
+export {
+  LabelNeeds,
+  LabelPace,
+  labelsNeeded,
+  needInWords,
+  type QuestionNeed,
+} from "./advice.ts";
 export { QuestionRegistry } from "./questions.ts";
 export { type RetrainRecord } from "./record.ts";
 export { type LearnerResume, readResume } from "./resume.ts";

@@ -17,6 +17,7 @@ import { evaluate } from "../eval/mod.ts";
 import { testLevel } from "../guarantee/mod.ts";
 import { readTraces, type TraceSet } from "../traces/mod.ts";
 import { withBackedOptions } from "./backed_options.ts";
+import { type LabelRange, labelsNeeded } from "./advice.ts";
 import {
   embedSample,
   SEMANTIC_SAMPLE_MAX,
@@ -139,6 +140,12 @@ export interface RetrainOutcome {
    * added, which certifies nothing whatever its test found).
    */
   failures: Record<string, TestFailure | "held">;
+  /**
+   * Per question of the new bundle, the labels its learning curve says it
+   * still needs to calibrate (null when calibrated, or when the curve gives
+   * no range); absent when nothing was trained.
+   */
+  needs?: Record<string, LabelRange | null>;
   /** The labels' questions: kind, options and answers per option, for the registry of the unlearned. */
   seen: {
     name: string;
@@ -389,6 +396,14 @@ export async function retrainPasses(
       tested,
       calibration,
       failures,
+      needs: Object.fromEntries(
+        trained.result.report.questions.map((r) => [
+          r.name,
+          r.calibration.status === "calibrated"
+            ? null
+            : labelsNeeded(r.calibration.advice),
+        ]),
+      ),
       seen,
       reason: modes.length > 1
         ? `${mode === "off" ? "table alone" : "both tiers"}: ${outcome.reason}`
@@ -502,7 +517,14 @@ function measured(
   let swapped = false;
   let reason: string;
   if (calibrated === 0) {
-    reason = `no question calibrated yet (${trained.uncalibrated})`;
+    // In a learner's terms: labels, not traces, and no flag `serve --learn`
+    // lacks (its advice, with a time, is the learner's: `advice.ts`).
+    const failed = trained.result.report.questions.filter((r) =>
+      r.calibration.status !== "calibrated"
+    ).map((r) => r.name);
+    reason = `no question calibrated yet (${
+      failed.join(", ")
+    }, at alpha ${trained.result.report.alpha}; why each: failures); more labels will help: learn.advice in /v1/stats says how many, and when`;
   } else if (old === null) {
     swapped = true;
     reason =

@@ -85,6 +85,43 @@ export const LearnStats = Type.Object({
     minimum: 0,
     description: "The labels at which the next retrain is due.",
   }),
+  labels_per_s: Type.Number({
+    minimum: 0,
+    description:
+      "The pace labels come at: feedback items written over the last minute, a second.",
+  }),
+  next_retrain_in_s: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+    description:
+      "Seconds until the next retrain is due at that pace; null before a pace.",
+  }),
+  advice: Type.Record(
+    Type.String(),
+    Type.Object({
+      more_labels: Type.Object({
+        low: Type.Integer({ minimum: 0 }),
+        high: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+      }, {
+        description:
+          "Labels still needed by the learning curve (its 80% range; high null for over low), moved by the labels since it was read and narrowed to the overlap with the ranges before.",
+      }),
+      minutes: Type.Union([
+        Type.Object({
+          low: Type.Integer({ minimum: 0 }),
+          high: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+        }),
+        Type.Null(),
+      ], { description: "The same at labels_per_s, in minutes." }),
+      labels_per_s: Type.Number({ minimum: 0 }),
+      moved: Type.Boolean({
+        description:
+          "The last retrain's range did not overlap the one before: the estimate moved rather than narrowed.",
+      }),
+    }),
+    {
+      description:
+        "Per question no bundle calibrates yet, what would help: labels, and when at the pace they come (there is no flag to give a learning service for it).",
+    },
+  ),
   running: Type.Boolean(),
   retrains: count,
   swaps: count,
