@@ -126,6 +126,8 @@ Deno.test("/v1/feedback counts an audit once and reports unknown and reused ids"
   assert.equal(first.status, 200);
   assert.deepEqual(first.json, {
     received: 1,
+    kept: 0,
+    not_labels: 0,
     audits: 1,
     feedback: 0,
     traces_only: 0,
@@ -138,6 +140,8 @@ Deno.test("/v1/feedback counts an audit once and reports unknown and reused ids"
   ]);
   assert.deepEqual(again.json, {
     received: 2,
+    kept: 0,
+    not_labels: 1,
     audits: 0,
     feedback: 0,
     // An id nobody gave is no label, not even a trace.
@@ -165,6 +169,8 @@ Deno.test("/v1/feedback without an id: feedback on an uncertified eligible answe
   ]);
   assert.deepEqual(json, {
     received: 3,
+    kept: 0,
+    not_labels: 0,
     audits: 0,
     feedback: 1,
     traces_only: 2,

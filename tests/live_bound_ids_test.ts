@@ -170,6 +170,8 @@ Deno.test("feedback on a decision id under another text is refused as text_misma
     reason: "text_mismatch",
   }]);
   assert.equal(swapped.received, 1);
+  assert.equal(swapped.kept, 0);
+  assert.equal(swapped.not_labels, 1);
   assert.equal(swapped.feedback + swapped.traces_only + swapped.audits, 0);
   assert.equal(logged.length, 0, "nothing of it reached the feedback log");
   assert.deepEqual(refused.map((r) => [r.reason, r.text]), [[
@@ -199,6 +201,7 @@ Deno.test("feedback on a decision id under another text is refused as text_misma
     feedback_id: id,
   });
   assert.equal(right.feedback, 1);
+  assert.equal(right.kept, 1, "its label is kept for the next training");
   assert.equal(logged.length, 1);
   live = (await (await a.request("/v1/stats")).json()).live.questions.topic;
   assert.equal(live.feedback, 1);

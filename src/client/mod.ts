@@ -196,6 +196,10 @@ export class FeedbackError extends Error {
 
 /** The parts of the `/v1/feedback` reply the client reads. */
 interface FeedbackReply {
+  /** Items written to the feedback log as labels (what the next training reads). */
+  kept?: number;
+  /** Items that were no label (a forged id, one given for another text). */
+  not_labels?: number;
   missed_audits?: { audit: string; reason: string }[];
   refused?: { index: number; reason: string; did_you_mean?: string }[];
 }

@@ -966,6 +966,31 @@ export class LiveController {
     this.#warnSuspect(name, certificate);
   }
 
+  /**
+   * Feedback items sent without the id their decision carried (see
+   * `idlessFeedback`), and the picks expected among them (the sum of their
+   * rates: which ones were picked is not told).
+   */
+  readonly idless = { items: 0, picksExpected: 0 };
+
+  /**
+   * Counts one item sent without the id its decision carried, picked at
+   * `rate`; says so through `LiveOptions.warn` at the 1st, 100th and
+   * 10,000th.
+   */
+  noteIdless(rate: number): void {
+    const n = ++this.idless.items;
+    this.idless.picksExpected += rate;
+    if (n !== 1 && n !== 100 && n !== 10_000) return;
+    this.#warn?.(
+      `feedback came without the feedback_id its decision carried (${n} ${
+        n === 1 ? "item" : "items"
+      } so far): a label without its id is not known to answer the decision it picked, so each picked decision answered so (about ${
+        Math.max(1, Math.round(this.idless.picksExpected))
+      } so far) counts as a disagreement where the next bundle would certify it, and it certifies less. Send back the feedback_id (or audit) each answer carried`,
+    );
+  }
+
   /** Says once, through `LiveOptions.warn`, each feedback alarm `certificate` of question `name` raised since last told. */
   #warnSuspect(name: string, certificate: LiveCertificate): void {
     const alarms = certificate.alarms;

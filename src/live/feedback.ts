@@ -165,6 +165,30 @@ export function feedbackOrigin(
   return { source, samplingProbability: null, bundle };
 }
 
+/**
+ * True when feedback `item`, logged with `origin`, came without the id
+ * its decision most likely carried: it names no id, and the table serving
+ * (`table`) leaves its answer uncertified (every uncertified answer gets
+ * one), or does not have its question while `learning` (a learning
+ * service's answers to questions it has not learned carry one too). Then
+ * it is counted (`LiveController.noteIdless`) with its question's rate.
+ */
+export function idlessFeedback(
+  live: LiveController,
+  table: Table,
+  item: FeedbackItem,
+  origin: FeedbackOrigin,
+  learning: boolean,
+): boolean {
+  if (!live.enabled || item.audit !== undefined) return false;
+  const slot = table.questions.findIndex((q) => q.name === item.question);
+  const idless = origin.source === "uncertified" || (slot < 0 && learning);
+  if (idless) {
+    live.noteIdless(slot < 0 ? live.auditRate : live.rateOf(table, slot));
+  }
+  return idless;
+}
+
 /** A feedback item as the trace it is, seen at `time`, with its `origin` when known. */
 export function feedbackTrace(
   item: FeedbackItem,

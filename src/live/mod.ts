@@ -20,9 +20,11 @@ export {
 export {
   countFeedback,
   type FeedbackItem,
+  type FeedbackOrigin,
   feedbackOrigin,
   type FeedbackTally,
   feedbackTrace,
+  idlessFeedback,
   type MissedAudit,
   type ScreenedItem,
   screenFeedback,

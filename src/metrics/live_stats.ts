@@ -182,6 +182,13 @@ export function liveStats(
     pending_capacity: live.pending.capacity,
     audit_ttl_s: live.pending.ttlMs / 1000,
     audits_dropped: live.pending.dropped,
+    rates: Object.fromEntries(
+      table.questions.map((q, slot) => [q.name, live.rateOf(table, slot)]),
+    ),
+    feedback_without_ids: {
+      items: live.idless.items,
+      picks_expected: Math.round(live.idless.picksExpected * 10) / 10,
+    },
     resets: {
       total: live.resets.total,
       last: live.resets.last.map((r) => ({

@@ -28,6 +28,7 @@ export const OPS_METRICS = [
   "dtable_bundle_certified_answers_total",
   "dtable_feedback_refused_total",
   "dtable_feedback_not_labels_total",
+  "dtable_drift_rule_answers_total",
   "process_resident_memory_bytes",
   "process_heap_used_bytes",
   "process_heap_total_bytes",
@@ -107,6 +108,14 @@ export function writeOpsMetrics(e: Exposition, doc: StatsSnapshot): void {
   );
   for (const [reason, n] of Object.entries(doc.counts.feedback_not_labels)) {
     e.sample("dtable_feedback_not_labels_total", n, { reason });
+  }
+  e.family(
+    "dtable_drift_rule_answers_total",
+    "counter",
+    "Answers flagged drift, by the rule that withheld them: out_of_scope, novelty, alarm (the drift guard's), live_audit.",
+  );
+  for (const [rule, n] of Object.entries(doc.drift_rules)) {
+    e.sample("dtable_drift_rule_answers_total", n, { rule });
   }
   writeProcess(e, doc);
 }

@@ -94,6 +94,8 @@ export class ServiceStats {
   #feedbackRefused = 0;
   /** Feedback items that were no label, per reason. */
   readonly #notLabels = new Map<string, number>();
+  /** Answers flagged drift, per rule that withheld them (out of scope, novelty, the alarm, the live audits). */
+  readonly #driftRules = new Map<string, number>();
   /** The decision routes, in the order they are reported. */
   readonly #decisionRoutes: readonly string[];
   /** Decision requests answered, per route (in `#decisionRoutes` order). */
@@ -186,6 +188,10 @@ export class ServiceStats {
       const a = assessments[i]!;
       const { certified, flag } = a.answer;
       this.#totals.count(certified, flag);
+      const rule = a.answer.driftRule;
+      if (flag === "drift" && rule !== null) {
+        this.#driftRules.set(rule, (this.#driftRules.get(rule) ?? 0) + 1);
+      }
       this.#bundleTotals.count(certified, flag);
       const counter = a.slot >= 0 ? this.#bySlot[a.slot] : undefined;
       if (counter !== undefined) {
@@ -329,6 +335,7 @@ export class ServiceStats {
       },
       per_question: perQuestion,
       deferral_reasons: record(totals.flagCounts()),
+      drift_rules: Object.fromEntries(this.#driftRules),
       latency_us: this.#latency.summary(),
       latency_us_recent: this.#recentLatency.summary(now),
       rate: { requests_per_s: this.requestsPerSecond() },

@@ -99,6 +99,10 @@ export const DecideResponse = Type.Object({
     minimum: 0,
     description: "Microseconds from the body received to the answers ready.",
   }),
+  reason: Type.Optional(Type.String({
+    description:
+      "Only when answers is empty: why (the request named no question and a learning service knows none yet, or questions was empty).",
+  })),
 });
 
 /** The reply of `/v1/decide/batch`. */

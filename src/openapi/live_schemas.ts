@@ -60,6 +60,16 @@ export const RefusedFeedback = Type.Object({
 /** The reply of `/v1/feedback`. */
 export const FeedbackResponse = Type.Object({
   received: count,
+  kept: Type.Integer({
+    minimum: 0,
+    description:
+      "Items written to the feedback log as labels (0 without one): what the next training reads, to fit the table or to calibrate it, as the service drew for each decision (which one is not told: it would tell the calibration picks). An audit's or a counted item's label is kept too; traces_only says only that the live certificate did not count it.",
+  }),
+  not_labels: Type.Integer({
+    minimum: 0,
+    description:
+      "Items that were no label at all (an id no key signed, one given for another text or question, or with unusable numbers): listed in missed_audits, logged nowhere but the log's side file.",
+  }),
   audits: Type.Integer({ minimum: 0, description: "Items counted as audits." }),
   feedback: Type.Integer({
     minimum: 0,
@@ -68,11 +78,11 @@ export const FeedbackResponse = Type.Object({
   traces_only: Type.Integer({
     minimum: 0,
     description:
-      "Items kept as traces only (a certified answer, one no threshold could change, a missed audit id, or the live certificate off).",
+      "Items the live certificate did not count (a certified answer, one no threshold could change, a missed audit id, or the live certificate off): not counted as evidence about the threshold in force, yet kept as labels when kept says so.",
   }),
   missed_audits: Type.Array(MissedAudit, {
     description:
-      "Audit ids that were not counted: unknown (never given), expired (dropped unanswered, or answered long ago), answered (answered already: each id counts once, across a fleet with a live store), other_question (given for another question); with signed ids (serve --audit-key-file) also forged (not signed by a key this replica holds), other_bundle (given by a replica serving another bundle) or not_shared (its decision was counted in evidence this replica does not share: another replica without a common live store, or a store that lost its data since), malformed (signed, but carrying a confidence outside [0, 1], an issue time that is not a time, or a question or answer the bundle lacks) or store_error (the fleet's store refused the sync that carried it; the replica logs why).",
+      "Audit ids that were not counted: unknown (never given), expired (dropped unanswered, or answered long ago), answered (answered already: each id counts once, across a fleet with a live store), other_question (given for another question); with signed ids (serve --audit-key-file) also forged (not signed by a key this replica holds), other_bundle (given by a replica serving another bundle) or not_shared (its decision was counted in evidence this replica does not share: another replica without a common live store, or a store that lost its data since), malformed (signed, but carrying a confidence outside [0, 1], an issue time that is not a time, or a question or answer the bundle lacks) or store_error (the fleet's store refused the sync that carried it; the replica logs why); text_mismatch (given for another text than the item's: no label, the decision stays open). forged, unknown, malformed, other_question and text_mismatch items are no label: counted in received only, logged nowhere but the log's side file.",
   }),
   refused: Type.Array(RefusedFeedback, {
     description:
@@ -234,6 +244,22 @@ export const LiveStats = Type.Object({
   pending_capacity: count,
   audit_ttl_s: Type.Number({ minimum: 0 }),
   audits_dropped: count,
+  rates: recordOf(probability, {
+    description:
+      "The calibration coin's rate in force per question of the bundle served: the probability each decision is picked, whatever its verdict (a picked certified answer is an audit). The audit rate on a plain service; a learning service's own per question (what one more calibration answer is worth). A question the bundle lacks is picked at audit_rate.",
+  }),
+  feedback_without_ids: Type.Object({
+    items: Type.Integer({
+      minimum: 0,
+      description:
+        "Feedback items without an id on answers that carried one (the table leaves them uncertified, or a learning service has not learned their question): a picked decision answered so is not known to be answered, and counts as a disagreement in the next calibration.",
+    }),
+    picks_expected: Type.Number({
+      minimum: 0,
+      description:
+        "The picks expected among them (the sum of their rates; which ones were picked is never told).",
+    }),
+  }),
   resets: Type.Object({
     total: count,
     last: Type.Array(Type.Object({

@@ -223,9 +223,11 @@ export const FEEDBACK_DOC: JsonRouteSpec = {
   response: "FeedbackResponse",
   responseExample: {
     received: 2,
+    kept: 1,
+    not_labels: 1,
     audits: 0,
     feedback: 0,
-    traces_only: 2,
+    traces_only: 1,
     missed_audits: [{ audit: "5f0c2a91-1k", reason: "unknown" }],
     refused: [],
   },

@@ -194,6 +194,10 @@ export const StatsDocument = Type.Object({
       "Per question of the bundle served now, since it began serving (a reload starts them afresh).",
   }),
   deferral_reasons: recordOf(count),
+  drift_rules: recordOf(count, {
+    description:
+      "The answers flagged drift, per rule that withheld them: out_of_scope (the out-of-scope rule: a text asking for none of the options), novelty (the novelty guard: mostly words the table never saw), alarm (the drift guard's online alarm), live_audit (certification withdrawn by the live audits). eval names them alike.",
+  }),
   latency_us: ref("LatencySummary", LatencySummary),
   latency_us_recent: ref("LatencySummary", LatencySummary),
   rate: Type.Object({ requests_per_s: nonNegative }),

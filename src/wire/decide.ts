@@ -175,7 +175,8 @@ export function writeDecideAnswer(
 
 /**
  * Writes the `/v1/decide` reply: `{"answers": {...}, "latency_us": n}`,
- * answers keyed by question in the order asked. `audits[i]`, when given,
+ * answers keyed by question in the order asked, and `"reason"` after them
+ * when there is no answer (`emptyReason`). `audits[i]`, when given,
  * is the audit id of answer `i`.
  */
 export function writeDecideReply(
@@ -194,7 +195,22 @@ export function writeDecideReply(
     writeQuestionKey(w, served, a);
     writeDecideAnswer(w, served, a, audits?.[i], request.top, tiers?.[i]);
   }
-  w.ascii('},"latency_us":').number(latencyUs).ascii("}");
+  w.ascii('},"latency_us":').number(latencyUs);
+  if (answers.length === 0) {
+    w.ascii(',"reason":').string(emptyReason(request));
+  }
+  w.ascii("}");
+}
+
+/**
+ * Why a `/v1/decide` reply has no answers: the request named no question
+ * and the service knows none yet (only a learning service can: it learns
+ * its questions from feedback), or it named none in an empty `questions`.
+ */
+export function emptyReason(request: Pick<DecideRequest, "asks">): string {
+  return request.asks === null
+    ? 'The request names no question and this service knows none yet: a learning service (serve --learn) learns its questions from the feedback on answers it gave. Name the question until then, as in {"state": "...", "questions": {"intent": {}}}: it is answered (uncertified, with a feedback_id) and learned from the feedback.'
+    : "The request's questions object is empty: name a question in it, or leave it out to be answered every question the service knows.";
 }
 
 /** How `/v1/decide` reads its body and writes its reply. */

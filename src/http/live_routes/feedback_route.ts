@@ -16,9 +16,11 @@ import {
   bundleIdOf,
   countFeedback,
   countFleetFeedback,
+  type FeedbackOrigin,
   feedbackOrigin,
   type FeedbackTally,
   feedbackTrace,
+  idlessFeedback,
   loggableItems,
   screenFeedback,
 } from "../../live/mod.ts";
@@ -66,7 +68,7 @@ export async function answerFeedback(
     // An option the table lacks is evidence of a change only on a decision
     // the service made (an id it signed for this text), never on an item
     // a client made up: see `Learner.observe`.
-    const backed: boolean[] = [];
+    const origins: FeedbackOrigin[] = [];
     for (const item of logged) {
       const origin = feedbackOrigin(
         live,
@@ -75,7 +77,7 @@ export async function answerFeedback(
         item,
         bundle,
       );
-      backed.push(origin.id !== undefined || origin.audit !== undefined);
+      origins.push(origin);
       lines += traceLine(feedbackTrace(item, time, origin));
     }
     try {
@@ -84,9 +86,16 @@ export async function answerFeedback(
       service.log(`Feedback log: ${(e as Error)?.message ?? String(e)}`);
       throw logFailure(e);
     }
-    logged.forEach((item, i) =>
-      learning?.observe(item.question, item.answer, served.table, backed[i])
-    );
+    logged.forEach((item, i) => {
+      const origin = origins[i]!;
+      idlessFeedback(live, served.table, item, origin, learning !== null);
+      learning?.observe(
+        item.question,
+        item.answer,
+        served.table,
+        origin.id !== undefined || origin.audit !== undefined,
+      );
+    });
   }
   const tally = live.fleet === null
     ? countFeedback(live, served.table, served.peek, items)
@@ -95,15 +104,21 @@ export async function answerFeedback(
   tally.missedAudits.push(
     ...screened.map((s) => ({ audit: s.item.audit!, reason: s.reason })),
   );
-  return feedbackReply(tally, refused);
+  return {
+    ...feedbackReply(tally, refused),
+    kept: logged.length,
+    not_labels: screened.length,
+  };
 }
 
-/** The reply of `/v1/feedback` for a `tally` of the items kept and the items `refused`. */
+/** The reply of `/v1/feedback` for a `tally` of the items kept and the items `refused` (nothing logged: `kept` 0). */
 export function feedbackReply(
   tally: FeedbackTally,
   refused: readonly RefusedItem[] = [],
 ): FeedbackReply {
   return {
+    kept: 0,
+    not_labels: 0,
     received: tally.received + refused.length,
     audits: tally.audits,
     feedback: tally.feedback,
