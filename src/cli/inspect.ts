@@ -220,7 +220,7 @@ export async function inspectCommand(args: string[]): Promise<number> {
     } else {
       console.log(
         [
-          ...liveLines(values.server, live.live),
+          ...liveLines(values.server, live.live, live.since),
           ...(live.learn === null ? [] : learnLines(live.learn)),
         ].join("\n"),
       );

@@ -14,6 +14,10 @@ import type {
   LiveStatsDocument,
 } from "../openapi/mod.ts";
 import { oneLine, UsageError } from "./common.ts";
+import { needInWords } from "../learn/mod.ts";
+
+/** A rate as a percent, as few digits as it needs: 2%, 7.3%. */
+const percentOf = (r: number) => `${Math.round(r * 1000) / 10}%`;
 
 /** `path` on the server at `url`; throws `UsageError` for a URL that is not one. */
 function routeOf(url: string, path: string): URL {
@@ -121,21 +125,54 @@ export async function serverToken(
 export async function fetchLive(
   url: string,
   token: string | undefined,
-): Promise<{ live: LiveStatsDocument | null; learn: LearnStats | null }> {
+): Promise<
+  {
+    live: LiveStatsDocument | null;
+    learn: LearnStats | null;
+    since: string | undefined;
+  }
+> {
   const res = await ask(routeOf(url, "v1/stats"), token);
   const stats = await res.json() as {
     live?: LiveStatsDocument;
     learn?: LearnStats;
+    bundle?: { loaded_at?: string };
   };
-  return { live: stats.live ?? null, learn: stats.learn ?? null };
+  return {
+    live: stats.live ?? null,
+    learn: stats.learn ?? null,
+    // The live counts run from the bundle's start (evidence a restart
+    // resumed from the feedback log included).
+    since: stats.bundle?.loaded_at,
+  };
 }
 
-/** A learning service's learner as lines of plain words: labels, the next retrain, each retrain. */
+/**
+ * A learning service's learner as lines of plain words: labels, the next
+ * retrain and when, what would help, then each retrain with its passes
+ * beneath it (so the totals read as the lines count).
+ */
 export function learnLines(learn: LearnStats): string[] {
+  const shown = new Set(learn.history.map((r) => r.retrain ?? -1));
+  const eta = learn.next_retrain_in_s === null ||
+      learn.next_retrain_in_s === undefined
+    ? ""
+    : ` (in about ${
+      Math.max(1, Math.round(learn.next_retrain_in_s / 60))
+    } min at ${learn.labels_per_s} labels a second)`;
   return [
-    `learning in ${learn.dir}: ${learn.labels} labels, next retrain at ${learn.next_retrain_at}${
+    `learning in ${learn.dir}: ${learn.labels} labels, next retrain at ${learn.next_retrain_at}${eta}${
       learn.running ? " (one runs now)" : ""
-    }; ${learn.retrains} retrains, ${learn.swaps} swapped in`,
+    }; ${learn.retrains} retrains, ${learn.swaps} swapped in${
+      learn.history.length === 0
+        ? ""
+        : shown.size < learn.retrains
+        ? `; the last ${shown.size} below, with their ${learn.history.length} passes`
+        : `; below, with their ${learn.history.length} passes`
+    }`,
+    ...Object.entries(learn.advice ?? {}).map(([q, n]) =>
+      `  ${q}: what would help: ${needInWords(n)}`
+    ),
     ...(learn.held.length === 0 ? [] : [
       `  held (the model answers options not learned yet): ${
         learn.held.join(", ")
@@ -151,11 +188,24 @@ export function learnLines(learn: LearnStats): string[] {
         t.next_level.toPrecision(2)
       }`
     ),
-    ...learn.history.map((r) =>
-      `  ${r.ended}: ${
+    ...learn.history.flatMap((r, i) => [
+      ...(r.retrain !== undefined && learn.history[i - 1]?.retrain !== r.retrain
+        ? [
+          `  retrain ${r.retrain}: ${
+            learn.history.filter((p) => p.retrain === r.retrain).length
+          } ${
+            learn.history.filter((p) => p.retrain === r.retrain).length === 1
+              ? "pass"
+              : "passes"
+          }`,
+        ]
+        : []),
+      `    ${r.ended}: ${
         r.retrain === undefined
           ? ""
-          : `retrain ${r.retrain}${r.encoder ? " (encoder's pass)" : ""}, `
+          : r.encoder
+          ? "the encoder's pass, "
+          : "the table's pass, "
       }${r.labels} labels, ${r.seconds.toFixed(1)} s, ${
         r.swapped ? "swapped in" : "not swapped in"
       }${
@@ -166,8 +216,8 @@ export function learnLines(learn: LearnStats): string[] {
               ", ",
             )
           }]`
-      }: ${r.error ?? r.reason}`
-    ),
+      }: ${r.error ?? r.reason}`,
+    ]),
   ];
 }
 
@@ -203,6 +253,7 @@ export function resetLine(url: string, reply: LiveResetReply): string {
 export function liveLines(
   url: string,
   live: LiveStatsDocument | null,
+  since?: string,
 ): string[] {
   if (live === null) {
     return [`server ${url}: no live certificate (an older version)`];
@@ -210,12 +261,28 @@ export function liveLines(
   if (!live.enabled) {
     return [`server ${url}: live certificate off (serve --audit-rate 0)`];
   }
+  const rates = Object.entries(live.rates ?? {});
+  const differ = rates.some(([, r]) => r !== live.audit_rate);
   return [
-    `server ${url}: audits ${
-      live.audit_rate * 100
-    }% of certified answers; ${live.pending_audits} waiting (at most ${live.pending_capacity}, for ${live.audit_ttl_s} s), ${live.audits_dropped} dropped unanswered`,
+    `server ${url}: ${
+      differ
+        ? `picks each decision at its question's rate (${
+          rates.map(([q, r]) => `${q} ${percentOf(r)}`).join(", ")
+        }; ${percentOf(live.audit_rate)} for any other)`
+        : `audits ${percentOf(live.audit_rate)} of certified answers`
+    }; ${live.pending_audits} waiting (at most ${live.pending_capacity}, for ${live.audit_ttl_s} s), ${live.audits_dropped} dropped unanswered`,
+    ...(live.feedback_without_ids === undefined ||
+        live.feedback_without_ids.items === 0
+      ? []
+      : [
+        `  feedback without the ids its answers carried: ${live.feedback_without_ids.items} items; each picked one (about ${
+          Math.max(1, Math.round(live.feedback_without_ids.picks_expected))
+        } so far) counts as a disagreement in the next calibration: send back each answer's feedback_id`,
+      ]),
     ...Object.entries(live.questions).flatMap(([name, q]) => [
-      `- ${name}: ${q.summary}; feedback on ${q.feedback} of ${q.uncertified_decisions} uncertified answers`,
+      `- ${name}: ${q.summary}; the live certificate counted feedback on ${q.feedback} of the ${q.uncertified_decisions} answers its threshold alone left uncertified${
+        since === undefined ? "" : ` (since ${since})`
+      }`,
       ...(q.feedback_check === null
         ? [
           live.semantic_questions?.[name] !== undefined

@@ -60,6 +60,8 @@ export interface VersionQuestion {
     n: number;
     coverage: number | null;
     disagreement: number | null;
+    /** The 95% Clopper-Pearson interval of the disagreement among the certified test answers. */
+    disagreement_lower: number | null;
     disagreement_upper: number | null;
   } | null;
 }
@@ -101,6 +103,7 @@ export async function describeVersion(
           n: t.n ?? 0,
           coverage: t.coverage ?? null,
           disagreement: t.disagreement ?? null,
+          disagreement_lower: t.disagreement_lower ?? null,
           disagreement_upper: t.disagreement_upper ?? null,
         },
       };
@@ -140,7 +143,9 @@ export function versionLines(
         : `test ${percent(t.coverage)} certified ${
           t.disagreement === null
             ? "(so no disagreement rate to measure)"
-            : `at ${percent(t.disagreement)} disagreement`
+            : `at ${percent(t.disagreement)} disagreement${
+              intervalWords(t.disagreement_lower, t.disagreement_upper)
+            }`
         } (${t.n} answers)`;
       const f = (x: number | null) => x === null ? "none" : x.toFixed(4);
       lines.push(
@@ -297,4 +302,31 @@ export async function rollbackCommand(args: string[]): Promise<number> {
     }. A server with --watch reloads it; any other, on SIGHUP`,
   );
   return 0;
+}
+
+/**
+ * The 95% interval of a test part's disagreement, in words, and whether a
+ * sample that small can tell it from the promise: ", 95% interval 2.1-11.0%:
+ * too few answers to read".
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { intervalWords } from "./versions.ts";
+ * assert.equal(intervalWords(0.031, 0.101), " (95% interval 3.1%-10.1%: too wide to tell from alpha)");
+ * assert.equal(intervalWords(0.01, 0.02), " (95% interval 1.0%-2.0%)");
+ * assert.equal(intervalWords(null, null), "");
+ * ```
+ */
+export function intervalWords(
+  lower: number | null | undefined,
+  upper: number | null | undefined,
+): string {
+  if (lower == null || upper == null) return "";
+  // Wider than 5 points: a single test part's figure cannot say whether
+  // the disagreement is above or below a usual alpha.
+  const wide = upper - lower > 0.05;
+  return ` (95% interval ${percent(lower)}-${percent(upper)}${
+    wide ? ": too wide to tell from alpha" : ""
+  })`;
 }
