@@ -163,6 +163,17 @@
     if (!isNum(q.threshold)) return "uncalibrated: never certified";
     return `threshold ${fmtPct(q.threshold)}${alpha}`;
   }
+  function elapsedTicks(splits) {
+    const step = splits.length > 1 ? Math.min(...splits.slice(1).map((s, i) => s - splits[i])) : 1;
+    if (step >= 1 && splits.every((s) => Math.abs(s - Math.round(s)) < 1e-6)) {
+      return splits.map((s) => `${Math.round(s)} min`);
+    }
+    const clock = splits.map((s) => {
+      const seconds = Math.round(s * 60);
+      return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+    });
+    return new Set(clock).size === clock.length ? clock : splits.map((s) => `${(s * 60).toFixed(1)} s`);
+  }
 
   // static/dashboard/cards/badge.ts
   function verdictBadge(certified) {
@@ -230,7 +241,8 @@
   function renderHeader(st) {
     const questions = st.bundle?.questions ?? [];
     const load = isNum(st.bundle?.load_ms) ? ` \xB7 loaded in ${fmtLatency(st.bundle.load_ms * 1e3)}` : "";
-    setText("bundle-path", `${st.bundle?.path ?? "?"} \xB7 ${plural(questions.length, "question")}${load}${reloadInWords(st.bundle, st.reloads?.count ?? 0)}`);
+    const served = `${st.bundle?.path ?? "?"} \xB7 ${plural(questions.length, "question")}${load}${reloadInWords(st.bundle, st.reloads?.count ?? 0)}`;
+    setText("bundle-path", st.learn === void 0 ? served : questions.length === 0 ? `Learning in ${st.learn.dir} \xB7 no bundle yet: every answer goes to your model until a retrain calibrates one` : `Learning in ${st.learn.dir} \xB7 serving ${served}`);
     const since = st.bundle?.loaded_at;
     setText("questions-since", (st.reloads?.count ?? 0) > 0 && since ? `Since the bundle was reloaded at ${fmtClock(since)}.` : "");
     setText("footer-uptime", `Up ${fmtDuration(st.uptime_s)}, since ${new Date(st.started_at).toLocaleString()}.` + (st.keep_text ? " Recent texts are kept (--keep-text)." : " Raw texts are not kept."));
@@ -386,7 +398,7 @@
             show: false
           },
           size: 24,
-          values: (_u, splits) => splits.map((s) => `${Math.round(s)} min`)
+          values: (_u, splits) => elapsedTicks(splits)
         },
         {
           stroke: p.muted,
@@ -430,21 +442,48 @@
     }));
     return chart;
   }
+  function about(seconds) {
+    if (seconds < 90) return `about ${Math.max(1, Math.round(seconds))} s`;
+    if (seconds < 90 * 60) return `about ${Math.round(seconds / 60)} min`;
+    return `about ${(seconds / 3600).toFixed(1)} h`;
+  }
   function renderLearn(st) {
     const card = byId("card-learn");
     const l = st.learn;
     card.hidden = l === void 0;
     if (l === void 0) return;
+    const grid = card.parentElement;
+    if (grid !== null && grid.firstElementChild !== card) grid.prepend(card);
     const alphas = [
       ...new Set(st.bundle.questions.map((q) => q.alpha).filter((a) => a !== null))
     ];
     const bound = alphas.length === 0 ? "nothing certified yet: every answer goes to the model" : `certified answers disagree with the model at most ${alphas.map((a) => fmtPct(a)).join(" / ")} of the time (with 95% confidence, on traffic like the calibration part)`;
     const last = l.history.at(-1);
+    const decisions = l.series.reduce((n, p) => n + p.decisions, 0);
+    const calls = l.series.reduce((n, p) => n + p.calls, 0);
+    const eta = l.next_retrain_in_s === null || l.next_retrain_in_s === void 0 ? "" : ` (${about(l.next_retrain_in_s)} at ${l.labels_per_s} labels a second)`;
+    const advice = Object.entries(l.advice ?? {}).map(([q, n]) => {
+      const { low: lo, high: hi } = n.more_labels;
+      if (hi === 0) {
+        return `${q}: the labels the learning curve last asked for have come; the next retrain reads it again`;
+      }
+      const labels = hi === null ? `over ${fmtInt(lo)} more labels` : `about ${fmtInt(lo)}-${fmtInt(hi)} more labels`;
+      const minutes = n.minutes === null ? "" : `, ${n.minutes.high === null ? `over ${fmtInt(n.minutes.low)}` : `${fmtInt(n.minutes.low)}-${fmtInt(n.minutes.high)}`} min at the current pace`;
+      return `${q}: ${labels}${minutes}`;
+    });
     byId("learn-summary").replaceChildren(h("p", {
       class: "sub"
-    }, `${fmtInt(l.labels)} labels \xB7 next retrain at ${fmtInt(l.next_retrain_at)}${l.running ? " \xB7 retraining now" : ""} \xB7 ${fmtInt(l.retrains)} retrains, ${fmtInt(l.swaps)} swapped in`), h("p", {
+    }, `${fmtInt(l.labels)} labels \xB7 next retrain at ${fmtInt(l.next_retrain_at)}${eta}${l.running ? " \xB7 retraining now" : ""} \xB7 ${fmtInt(l.retrains)} retrains, ${fmtInt(l.swaps)} swapped in`), h("p", {
+      class: "sub",
+      id: "learn-saved"
+    }, decisions === 0 ? "No decisions yet." : `Model calls saved so far: ${fmtInt(decisions - calls)} of ${fmtInt(decisions)} decisions (${fmtPct((decisions - calls) / decisions)}).`), h("p", {
       class: "sub"
-    }, `Bound: ${bound}.`), ...l.held.length > 0 ? [
+    }, `Bound: ${bound}.`), ...advice.length === 0 ? [] : [
+      h("p", {
+        class: "sub",
+        id: "learn-advice"
+      }, `Until a question is calibrated every answer goes to the model; what would help: ${advice.join("; ")} (learning curve).`)
+    ], ...l.held.length > 0 ? [
       h("p", {
         class: "sub"
       }, `Held (the model answers options not learned yet): ${l.held.join(", ")}.`)
@@ -496,6 +535,7 @@
   function renderLive(st) {
     const live = st.live;
     renderSuspect(st);
+    renderIdless(st);
     const box = byId("live");
     if (!live) {
       box.replaceChildren(h("p", {
@@ -554,6 +594,13 @@
     });
     byId("feedback-banner-text").textContent = `${words.join(". ")}. Withholding is the safe side. Check what sends POST /v1/feedback, then reset the live evidence (POST /v1/live/reset).`;
   }
+  function renderIdless(st) {
+    const idless = st.live?.feedback_without_ids;
+    const banner = byId("idless-banner");
+    banner.hidden = idless === void 0 || idless.items === 0;
+    if (idless === void 0 || idless.items === 0) return;
+    byId("idless-banner-text").textContent = `${fmtInt(idless.items)} feedback items came without the feedback_id their answer carried. A label without its id is not known to answer the decision it picked to calibrate, so each picked one (about ${fmtInt(Math.max(1, Math.round(idless.picks_expected)))} so far) counts as a disagreement where the next bundle would certify it, and it certifies less. Send back the feedback_id (or audit) of each answer with the model's answer.`;
+  }
 
   // static/dashboard/cards/questions.ts
   function flagsInWords(flags) {
@@ -597,7 +644,7 @@
         style: widthOf(isNum(share) ? share : 0)
       })), h("p", {
         class: "row-note"
-      }, pq.answers ? `${fmtInt(pq.certified)} of ${fmtInt(pq.answers)} certified \xB7 ${calibration}${flagsInWords(pq.flags)}` : `no answers yet \xB7 ${calibration}`)));
+      }, pq.answers ? `${fmtInt(pq.certified)} of ${fmtInt(pq.answers)} certified \xB7 ${calibration}${flagsInWords(pq.flags)}` : (st.reloads?.count ?? 0) > 0 && st.bundle?.loaded_at ? `no answers since this bundle began serving at ${fmtClock(st.bundle.loaded_at)} \xB7 ${calibration}` : `no answers yet \xB7 ${calibration}`)));
     }
     byId("questions").replaceChildren(questions.length ? list : h("p", {
       class: "empty"
@@ -630,7 +677,7 @@
   // static/dashboard/cards/reasons.ts
   var FLAG_INFO = {
     low_confidence: "Confidence below the calibrated threshold.",
-    drift: "The drift guard withheld certification: traffic looks unlike the calibration data.",
+    drift: "Withheld by a rule about the text or the traffic (the out-of-scope rule, the novelty guard, the drift guard's alarm, or the live audits).",
     low_radius: "Exposed input that a few inserted words could flip.",
     uncalibrated: "The question has no calibrated threshold, so it is never certified.",
     unsupported: "A question the bundle does not know, or of type score.",
@@ -640,6 +687,18 @@
     new_options_served: "Served by configuration despite a new option; not certified.",
     manual_threshold: "Served by a forced threshold; not certified."
   };
+  var DRIFT_RULES = {
+    out_of_scope: "the out-of-scope rule (a text asking for none of the options)",
+    novelty: "the novelty guard (mostly words the table never saw)",
+    alarm: "the drift guard's alarm (the stream drifted from calibration)",
+    live_audit: "the live audits (certification withdrawn)"
+  };
+  function driftWords(rules) {
+    const list = Object.entries(rules ?? {}).filter(([, n]) => n > 0);
+    if (list.length === 0) return FLAG_INFO.drift;
+    list.sort((a, b) => b[1] - a[1]);
+    return `Withheld by ${list.map(([r, n]) => `${DRIFT_RULES[r] ?? r}: ${fmtInt(n)}`).join("; ")}.`;
+  }
   function renderReasons(st) {
     const reasons = Object.entries(st.deferral_reasons ?? {}).filter(([, n]) => n > 0);
     reasons.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
@@ -672,7 +731,7 @@
         style: widthOf(n / total)
       })), h("p", {
         class: "row-note"
-      }, FLAG_INFO[flag] ?? "")));
+      }, flag === "drift" ? driftWords(st.drift_rules) : FLAG_INFO[flag] ?? "")));
     }
     box.replaceChildren(list);
   }

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import {
   calibrationInWords,
+  elapsedTicks,
   fmtAgo,
   fmtAnswer,
   fmtDurationShort,
@@ -138,4 +139,20 @@ Deno.test("calibrationInWords() names the threshold in force as both tiers' besi
     calibrationInWords({ ...q, threshold: null }),
     "uncalibrated: never certified",
   );
+});
+
+Deno.test("the Learning chart's time ticks never repeat", () => {
+  assert.deepEqual(elapsedTicks([0, 5, 10]), ["0 min", "5 min", "10 min"]);
+  // Ticks half a minute apart once read "1 min, 1 min, 2 min, 2 min".
+  assert.deepEqual(elapsedTicks([1, 1.5, 2, 2.5]), [
+    "1:00",
+    "1:30",
+    "2:00",
+    "2:30",
+  ]);
+  for (const step of [0.005, 0.01, 0.2, 0.25, 0.5, 2]) {
+    const splits = Array.from({ length: 8 }, (_, i) => 0.3 + i * step);
+    const ticks = elapsedTicks(splits);
+    assert.equal(new Set(ticks).size, ticks.length, `${step}: ${ticks}`);
+  }
 });

@@ -194,3 +194,35 @@ export function calibrationInWords(q: QuestionSummary): string {
   if (!isNum(q.threshold)) return "uncalibrated: never certified";
   return `threshold ${fmtPct(q.threshold)}${alpha}`;
 }
+
+/**
+ * Labels for ticks at `splits` minutes since the start, never two alike:
+ * whole minutes when the ticks are a minute apart or more, else minutes
+ * and seconds.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { elapsedTicks } from "./format.ts";
+ * assert.deepEqual(elapsedTicks([1, 1.5, 2, 2.5]), ["1:00", "1:30", "2:00", "2:30"]);
+ * assert.deepEqual(elapsedTicks([0, 5, 10]), ["0 min", "5 min", "10 min"]);
+ * ```
+ */
+export function elapsedTicks(splits: readonly number[]): string[] {
+  const step = splits.length > 1
+    ? Math.min(...splits.slice(1).map((s, i) => s - splits[i]!))
+    : 1;
+  if (step >= 1 && splits.every((s) => Math.abs(s - Math.round(s)) < 1e-6)) {
+    return splits.map((s) => `${Math.round(s)} min`);
+  }
+  const clock = splits.map((s) => {
+    const seconds = Math.round(s * 60);
+    return `${Math.floor(seconds / 60)}:${
+      String(seconds % 60).padStart(2, "0")
+    }`;
+  });
+  // Ticks under a second apart: seconds with a decimal.
+  return new Set(clock).size === clock.length
+    ? clock
+    : splits.map((s) => `${(s * 60).toFixed(1)} s`);
+}

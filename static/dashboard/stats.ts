@@ -74,6 +74,8 @@ export interface LiveSummary {
   pending_capacity: number;
   audit_ttl_s: number;
   audits_dropped: number;
+  rates?: Record<string, number>;
+  feedback_without_ids?: { items: number; picks_expected: number };
   /** Absent from servers before resets. */
   resets?: { total: number; last: { at: string; question: string | null }[] };
   questions: Record<string, LiveQuestion>;
@@ -137,6 +139,7 @@ export interface Stats {
   /** Present only while a bundle with a second tier is served. */
   tiers?: TiersSummary;
   learn?: LearnSummary;
+  drift_rules?: Record<string, number>;
   recent: RecentDecision[];
 }
 
@@ -181,6 +184,14 @@ export interface LearnSummary {
   dir: string;
   labels: number;
   next_retrain_at: number;
+  labels_per_s?: number;
+  next_retrain_in_s?: number | null;
+  advice?: Record<string, {
+    more_labels: { low: number; high: number | null };
+    minutes: { low: number; high: number | null } | null;
+    labels_per_s: number;
+    moved: boolean;
+  }>;
   running: boolean;
   retrains: number;
   swaps: number;

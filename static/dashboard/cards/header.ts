@@ -28,11 +28,17 @@ export function renderHeader(st: Stats): void {
   const load = isNum(st.bundle?.load_ms)
     ? ` · loaded in ${fmtLatency(st.bundle.load_ms * 1000)}`
     : "";
+  const served = `${st.bundle?.path ?? "?"} · ${
+    plural(questions.length, "question")
+  }${load}${reloadInWords(st.bundle, st.reloads?.count ?? 0)}`;
+  // A learning service says so first, and what it serves so far.
   setText(
     "bundle-path",
-    `${st.bundle?.path ?? "?"} · ${
-      plural(questions.length, "question")
-    }${load}${reloadInWords(st.bundle, st.reloads?.count ?? 0)}`,
+    st.learn === undefined
+      ? served
+      : questions.length === 0
+      ? `Learning in ${st.learn.dir} · no bundle yet: every answer goes to your model until a retrain calibrates one`
+      : `Learning in ${st.learn.dir} · serving ${served}`,
   );
   const since = st.bundle?.loaded_at;
   setText(

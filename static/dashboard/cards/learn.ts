@@ -9,7 +9,7 @@
  */
 
 import { byId, h } from "../dom.ts";
-import { fmtClock, fmtInt, fmtPct } from "../format.ts";
+import { elapsedTicks, fmtClock, fmtInt, fmtPct } from "../format.ts";
 import type { Stats } from "../stats.ts";
 import { FittedChart } from "../uplot_chart.ts";
 
@@ -30,7 +30,7 @@ function chartIn(box: HTMLElement): FittedChart {
         grid: { stroke: p.line, width: 1 },
         ticks: { show: false },
         size: 24,
-        values: (_u, splits) => splits.map((s) => `${Math.round(s)} min`),
+        values: (_u, splits) => elapsedTicks(splits),
       },
       {
         stroke: p.muted,
@@ -56,12 +56,22 @@ function chartIn(box: HTMLElement): FittedChart {
   return chart;
 }
 
-/** Fills the card from `st`; hides it when the service does not learn. */
+/** `seconds` as "about 40 s", "about 6 min" or "about 2 h". */
+function about(seconds: number): string {
+  if (seconds < 90) return `about ${Math.max(1, Math.round(seconds))} s`;
+  if (seconds < 90 * 60) return `about ${Math.round(seconds / 60)} min`;
+  return `about ${(seconds / 3600).toFixed(1)} h`;
+}
+
+/** Fills the card from `st`; hides it when the service does not learn, and puts it first when it does. */
 export function renderLearn(st: Stats): void {
   const card = byId("card-learn");
   const l = st.learn;
   card.hidden = l === undefined;
   if (l === undefined) return;
+  // A learning service leads with learning.
+  const grid = card.parentElement;
+  if (grid !== null && grid.firstElementChild !== card) grid.prepend(card);
   const alphas = [
     ...new Set(
       st.bundle.questions.map((q) => q.alpha).filter((a) => a !== null),
@@ -73,17 +83,57 @@ export function renderLearn(st: Stats): void {
       alphas.map((a) => fmtPct(a)).join(" / ")
     } of the time (with 95% confidence, on traffic like the calibration part)`;
   const last = l.history.at(-1);
+  const decisions = l.series.reduce((n, p) => n + p.decisions, 0);
+  const calls = l.series.reduce((n, p) => n + p.calls, 0);
+  const eta = l.next_retrain_in_s === null || l.next_retrain_in_s === undefined
+    ? ""
+    : ` (${about(l.next_retrain_in_s)} at ${l.labels_per_s} labels a second)`;
+  const advice = Object.entries(l.advice ?? {}).map(([q, n]) => {
+    const { low: lo, high: hi } = n.more_labels;
+    if (hi === 0) {
+      return `${q}: the labels the learning curve last asked for have come; the next retrain reads it again`;
+    }
+    const labels = hi === null
+      ? `over ${fmtInt(lo)} more labels`
+      : `about ${fmtInt(lo)}-${fmtInt(hi)} more labels`;
+    const minutes = n.minutes === null
+      ? ""
+      : `, ${
+        n.minutes.high === null
+          ? `over ${fmtInt(n.minutes.low)}`
+          : `${fmtInt(n.minutes.low)}-${fmtInt(n.minutes.high)}`
+      } min at the current pace`;
+    return `${q}: ${labels}${minutes}`;
+  });
   byId("learn-summary").replaceChildren(
     h(
       "p",
       { class: "sub" },
       `${fmtInt(l.labels)} labels · next retrain at ${
         fmtInt(l.next_retrain_at)
-      }${l.running ? " · retraining now" : ""} · ${
+      }${eta}${l.running ? " · retraining now" : ""} · ${
         fmtInt(l.retrains)
       } retrains, ${fmtInt(l.swaps)} swapped in`,
     ),
+    h(
+      "p",
+      { class: "sub", id: "learn-saved" },
+      decisions === 0
+        ? "No decisions yet."
+        : `Model calls saved so far: ${fmtInt(decisions - calls)} of ${
+          fmtInt(decisions)
+        } decisions (${fmtPct((decisions - calls) / decisions)}).`,
+    ),
     h("p", { class: "sub" }, `Bound: ${bound}.`),
+    ...(advice.length === 0 ? [] : [
+      h(
+        "p",
+        { class: "sub", id: "learn-advice" },
+        `Until a question is calibrated every answer goes to the model; what would help: ${
+          advice.join("; ")
+        } (learning curve).`,
+      ),
+    ]),
     ...(l.held.length > 0
       ? [
         h(

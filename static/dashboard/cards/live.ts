@@ -23,6 +23,7 @@ const LIVE_BADGES: Record<string, ["quiet" | "alarmed", string]> = {
 export function renderLive(st: Stats): void {
   const live = st.live;
   renderSuspect(st);
+  renderIdless(st);
   const box = byId("live");
   if (!live) {
     box.replaceChildren(
@@ -114,4 +115,20 @@ function renderSuspect(st: Stats): void {
   byId("feedback-banner-text").textContent = `${
     words.join(". ")
   }. Withholding is the safe side. Check what sends POST /v1/feedback, then reset the live evidence (POST /v1/live/reset).`;
+}
+
+/**
+ * The banner when feedback comes without the ids its decisions carried:
+ * how many items, and what it costs the next calibration.
+ */
+function renderIdless(st: Stats): void {
+  const idless = st.live?.feedback_without_ids;
+  const banner = byId("idless-banner");
+  banner.hidden = idless === undefined || idless.items === 0;
+  if (idless === undefined || idless.items === 0) return;
+  byId("idless-banner-text").textContent = `${
+    fmtInt(idless.items)
+  } feedback items came without the feedback_id their answer carried. A label without its id is not known to answer the decision it picked to calibrate, so each picked one (about ${
+    fmtInt(Math.max(1, Math.round(idless.picks_expected)))
+  } so far) counts as a disagreement where the next bundle would certify it, and it certifies less. Send back the feedback_id (or audit) of each answer with the model's answer.`;
 }

@@ -6,7 +6,13 @@
  */
 
 import { byId, h, widthOf } from "../dom.ts";
-import { calibrationInWords, fmtInt, fmtPct, isNum } from "../format.ts";
+import {
+  calibrationInWords,
+  fmtClock,
+  fmtInt,
+  fmtPct,
+  isNum,
+} from "../format.ts";
 import type { Stats } from "../stats.ts";
 
 /** " · to model: low_confidence 20, drift 1", most frequent first; "" when none. */
@@ -66,6 +72,10 @@ export function renderQuestions(st: Stats): void {
             ? `${fmtInt(pq.certified)} of ${
               fmtInt(pq.answers)
             } certified · ${calibration}${flagsInWords(pq.flags)}`
+            : (st.reloads?.count ?? 0) > 0 && st.bundle?.loaded_at
+            ? `no answers since this bundle began serving at ${
+              fmtClock(st.bundle.loaded_at)
+            } · ${calibration}`
             : `no answers yet · ${calibration}`,
         ),
       ),

@@ -13,7 +13,7 @@ import type { Stats } from "../stats.ts";
 const FLAG_INFO: Record<string, string> = {
   low_confidence: "Confidence below the calibrated threshold.",
   drift:
-    "The drift guard withheld certification: traffic looks unlike the calibration data.",
+    "Withheld by a rule about the text or the traffic (the out-of-scope rule, the novelty guard, the drift guard's alarm, or the live audits).",
   low_radius: "Exposed input that a few inserted words could flip.",
   uncalibrated:
     "The question has no calibrated threshold, so it is never certified.",
@@ -26,6 +26,24 @@ const FLAG_INFO: Record<string, string> = {
     "Served by configuration despite a new option; not certified.",
   manual_threshold: "Served by a forced threshold; not certified.",
 };
+
+/** The rule behind each answer flagged drift, as `eval` names it. */
+const DRIFT_RULES: Record<string, string> = {
+  out_of_scope: "the out-of-scope rule (a text asking for none of the options)",
+  novelty: "the novelty guard (mostly words the table never saw)",
+  alarm: "the drift guard's alarm (the stream drifted from calibration)",
+  live_audit: "the live audits (certification withdrawn)",
+};
+
+/** Why answers flagged drift were withheld, naming each rule with its count. */
+function driftWords(rules: Record<string, number> | undefined): string {
+  const list = Object.entries(rules ?? {}).filter(([, n]) => n > 0);
+  if (list.length === 0) return FLAG_INFO.drift!;
+  list.sort((a, b) => b[1] - a[1]);
+  return `Withheld by ${
+    list.map(([r, n]) => `${DRIFT_RULES[r] ?? r}: ${fmtInt(n)}`).join("; ")
+  }.`;
+}
 
 /** Fills the card from `st`. */
 export function renderReasons(st: Stats): void {
@@ -69,7 +87,11 @@ export function renderReasons(st: Stats): void {
           { class: "bar deferral", "aria-hidden": "true" },
           h("span", { style: widthOf(n / total) }),
         ),
-        h("p", { class: "row-note" }, FLAG_INFO[flag] ?? ""),
+        h(
+          "p",
+          { class: "row-note" },
+          flag === "drift" ? driftWords(st.drift_rules) : FLAG_INFO[flag] ?? "",
+        ),
       ),
     );
   }
