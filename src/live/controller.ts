@@ -33,12 +33,8 @@ import {
   type Table,
   type TableState,
 } from "../engine/mod.ts";
-import {
-  AGREES_TOO_MUCH,
-  DISAGREES_TOO_MUCH,
-  LiveCertificate,
-  type LiveState,
-} from "../guarantee/mod.ts";
+import { LiveCertificate, type LiveState } from "../guarantee/mod.ts";
+import { FeedbackWarnings } from "./feedback_warnings.ts";
 import { applyLiveDecision } from "./apply_decision.ts";
 import type { AuditKeyFile } from "./audit_key.ts";
 import {
@@ -47,7 +43,6 @@ import {
   type DecisionKind,
   hmacSigner,
   questionHash,
-  UNKNOWN_SLOT,
   type VerifiedAudit,
 } from "./audit_token.ts";
 import {
@@ -65,20 +60,24 @@ import { newCertificate } from "./_new_certificate.ts";
 import { FleetLive, type FleetOptions } from "./fleet.ts";
 import { type RecentAnswer, RecentAnswers } from "./recent_answers.ts";
 import { ReplayGuard } from "./_replays.ts";
+import {
+  type CheckedDecision,
+  DecisionIds,
+  SEMANTIC_SLOT,
+} from "./decision_ids.ts";
 import { ResetHistory, type ResetSource } from "./_resets.ts";
 import { randomHex8 } from "./store.ts";
 
 /** The default audit rate of `serve` (`--audit-rate`). */
 export const DEFAULT_AUDIT_RATE = 0.02;
 
-/** Most decision ids of uncertified answers remembered as counted (a repeat is `answered`). */
-export const DECISION_REPLAYS = 65_536;
+export { DECISION_REPLAYS } from "./decision_ids.ts";
 
 /** How the live certificate runs. */
 export interface LiveOptions {
   /** Probability that a certified answer is picked for audit, in [0, 1]; 0 turns the live certificate off. */
   auditRate: number;
-  /** Told, once per alarm, when a question's feedback turns suspect (`suspectFeedbackWords`). */
+  /** Told, once per alarm, when a question's feedback turns suspect, and when feedback comes without its ids (`FeedbackWarnings`). */
   warn?: ((line: string) => void) | undefined;
   /** Seed of the audit sampler; random when absent. */
   auditSeed?: number | undefined;
@@ -120,18 +119,7 @@ export interface IdOrigin {
   bundle: string | undefined;
 }
 
-/**
- * A decision id that verified: its claim, and the question and table its
- * feedback counts against (`null` table: the question is not the served
- * table's, or its table is no longer served).
- */
-export interface CheckedDecision extends VerifiedAudit {
-  /** The table's answer as the feedback item spells it; undefined for a question the table lacks. */
-  tableAnswer: string | boolean | undefined;
-  semantic: boolean;
-  /** Given by another bundle than the one serving (for a question that bundle had). */
-  otherBundle: boolean;
-}
+export type { CheckedDecision } from "./decision_ids.ts";
 
 /** A signed audit id that verified, with the answer it stands for. */
 export interface CheckedAudit extends VerifiedAudit {
@@ -145,7 +133,6 @@ export interface CheckedAudit extends VerifiedAudit {
  * Added to a question's position in a signed id when the answer was the
  * second tier's (positions stay far below it: at most `MAX_QUESTIONS`).
  */
-const SEMANTIC_SLOT = 0x8000;
 
 /** True when an answer passed every rule but, perhaps, the threshold (see the module doc). */
 export function isEligible(a: Assessment): boolean {
@@ -219,9 +206,7 @@ export class LiveController {
   /** Per table, wall-clock time of each question's last reset. */
   readonly #resetAt = new WeakMap<Table, Map<string, number>>();
   /** Signs decision ids: the key file's keys, or a key of this process's own. */
-  readonly #decisionTokens: AuditTokens;
-  /** Decision ids (of uncertified answers) counted lately by this process. */
-  readonly #decisionReplays: ReplayGuard;
+  readonly #decisionIds: DecisionIds;
   /** Per table, each question's coin rate (absent: the audit rate). */
   readonly #rates = new WeakMap<Table, Float64Array>();
   /** The decision ledger for a feedback log; null without one. */
@@ -229,9 +214,8 @@ export class LiveController {
   /** Per table, the first 16 hex digits of its bundle id. */
   readonly #bundles = new WeakMap<Table, string>();
   readonly #ratePolicy: ((table: Table) => ArrayLike<number>) | undefined;
-  readonly #warn: ((line: string) => void) | undefined;
-  /** Per certificate, the feedback alarms told already. */
-  readonly #told = new WeakMap<LiveCertificate, number>();
+  /** What the operator is told of suspect feedback and feedback without ids. */
+  readonly #warnings: FeedbackWarnings;
 
   /**
    * A controller for `options`; throws `RangeError` for a rate outside
@@ -245,22 +229,23 @@ export class LiveController {
     this.#tokens = this.#keys === null
       ? null
       : new AuditTokens(this.#keys.signer);
-    this.#decisionTokens = this.#tokens ?? new AuditTokens(
-      hmacSigner([crypto.getRandomValues(new Uint8Array(32))]),
-    );
+    this.#decisionIds = new DecisionIds({
+      tokens: this.#tokens ?? new AuditTokens(
+        hmacSigner([crypto.getRandomValues(new Uint8Array(32))]),
+      ),
+      keyFile: this.#tokens !== null,
+      clock: () => this.#clock(),
+      ttlMs: this.auditTtlMs,
+    });
     this.#keys?.onChange((signer) => this.#tokens!.signer = signer);
     this.#ratePolicy = options.rates;
-    this.#warn = options.warn;
-    this.#decisionReplays = new ReplayGuard(
-      DECISION_REPLAYS,
-      this.auditTtlMs,
-    );
+    this.#warnings = new FeedbackWarnings(options.warn);
     const ledger = options.ledger;
     this.ledger = ledger === undefined || ledger === false ||
         options.auditRate === 0
       ? null
       : new DecisionLedger({
-        issuer: this.#decisionTokens.issuer,
+        issuer: this.#decisionIds.tokens.issuer,
         ...(ledger === true ? {} : ledger),
       });
     this.#replays = new ReplayGuard(
@@ -367,7 +352,7 @@ export class LiveController {
 
   /** The issuing process's id that its decision ids and ledger carry (8 hex digits). */
   get issuer(): string {
-    return this.#decisionTokens.issuer;
+    return this.#decisionIds.tokens.issuer;
   }
 
   /** True when the live certificate runs (audit rate above 0). */
@@ -515,7 +500,7 @@ export class LiveController {
     let id: string | undefined;
     if (!certified) {
       id = this.#decisionId(table, a, eligible, semantic, rate, now, text);
-      picked = this.#decisionTokens.draw < rate;
+      picked = this.#decisionIds.draw < rate;
     } else if (picked) {
       id = this.#audit(table, a, certificate!, semantic, rate, now, text);
     }
@@ -583,7 +568,7 @@ export class LiveController {
       generation: certificate.generation,
       rate,
       decidedAt: now,
-      seal: this.#decisionTokens.sealOf(text),
+      seal: this.#decisionIds.tokens.sealOf(text),
     });
   }
 
@@ -601,26 +586,13 @@ export class LiveController {
     now: number,
     text = "",
   ): string {
-    const answer = answerOf(a.answer);
-    const q = a.slot >= 0 ? table.questions[a.slot]! : undefined;
-    const kind: DecisionKind = "uncertified";
-    return this.#decisionTokens.issue({
-      slot: q === undefined
-        ? UNKNOWN_SLOT
-        : a.slot + (semantic ? SEMANTIC_SLOT : 0),
-      answer: answer === undefined || answer === null || q === undefined
-        ? 0xffff
-        : typeof answer === "boolean"
-        ? (answer ? 1 : 0)
-        : q.optionIndex.get(answer) ?? 0xffff,
-      confidence: a.fullConfidence,
+    return this.#decisionIds.issue(table, a, {
       issuedAt: now,
       bundle: this.#bundleOf(table),
       pool: this.pool,
-      kind,
-      eligible,
       rate,
-      question: questionHash(a.question),
+      eligible,
+      semantic,
     }, text);
   }
 
@@ -650,31 +622,13 @@ export class LiveController {
     table: Table,
     text: string,
   ): CheckedDecision | AuditMiss {
-    const claim = this.#decisionTokens.verify(id, text);
-    if (claim === null || claim.kind === "audit") {
-      return this.#tokens === null ? "unknown" : "forged";
-    }
-    if (claimProblem(claim) !== null) return "malformed";
-    if (claim.question !== questionHash(question)) return "other_question";
-    if (claim.seal !== "match") return "text_mismatch";
-    const now = this.#clock();
-    if (Math.abs(now - claim.issuedAt) > this.auditTtlMs) return "expired";
-    if (this.#decisionReplays.has(claim.tag)) return "answered";
-    const semantic = claim.slot >= SEMANTIC_SLOT;
-    const slot = semantic ? claim.slot - SEMANTIC_SLOT : claim.slot;
-    let tableAnswer: string | boolean | undefined;
-    const otherBundle = claim.bundle !== this.#bundleOf(table) &&
-      claim.slot !== UNKNOWN_SLOT;
-    if (
-      claim.bundle === this.#bundleOf(table) && claim.slot !== UNKNOWN_SLOT
-    ) {
-      const q = table.questions[slot];
-      if (q === undefined || q.name !== question) return "malformed";
-      tableAnswer = q.kind === "yes_no"
-        ? (claim.answer <= 1 ? claim.answer === 1 : undefined)
-        : q.options[claim.answer];
-    }
-    return { ...claim, slot, semantic, tableAnswer, otherBundle };
+    return this.#decisionIds.check(
+      id,
+      question,
+      text,
+      table,
+      this.#bundleOf(table),
+    );
   }
 
   /**
@@ -723,11 +677,7 @@ export class LiveController {
   ): (CheckedDecision & { tableAnswer: string | boolean }) | null | AuditMiss {
     const checked = this.checkDecision(id, question, table, text);
     if (typeof checked === "string") return checked;
-    const replay = this.#decisionReplays.admit(
-      checked.tag,
-      checked.issuedAt,
-      this.#clock(),
-    );
+    const replay = this.#decisionIds.admit(checked);
     if (replay !== null) return replay;
     this.recent.take(question, text, id);
     if (checked.otherBundle) return "other_bundle";
@@ -741,10 +691,7 @@ export class LiveController {
 
   /** Marks the decision id `id` counted (its answer was counted by its text, `text`, without it). */
   markDecision(id: string, text: string): void {
-    const claim = this.#decisionTokens.verify(id, text);
-    if (claim !== null) {
-      this.#decisionReplays.admit(claim.tag, claim.issuedAt, this.#clock());
-    }
+    this.#decisionIds.mark(id, text);
   }
 
   /**
@@ -797,9 +744,8 @@ export class LiveController {
    * nothing is taken or recorded.
    */
   isReplay(id: string): boolean {
-    const decision = this.#decisionTokens.verify(id);
-    if (decision !== null && decision.kind !== "audit") {
-      return this.#decisionReplays.has(decision.tag);
+    if (this.#decisionIds.isDecisionId(id)) {
+      return this.#decisionIds.wasCounted(id);
     }
     if (this.#tokens === null) return this.pending.wasAnswered(id);
     const claim = this.#tokens.verify(id);
@@ -827,7 +773,7 @@ export class LiveController {
       const kept = this.pending.take(
         id,
         question,
-        this.#decisionTokens.sealOf(text),
+        this.#decisionIds.tokens.sealOf(text),
       );
       // Given before a reset: its decision is not in the new evidence.
       if (
@@ -876,7 +822,7 @@ export class LiveController {
    * another text than `text`).
    */
   originOf(id: string, question: string, text: string): IdOrigin | null {
-    const claim = this.#decisionTokens.verify(id, text) ??
+    const claim = this.#decisionIds.tokens.verify(id, text) ??
       this.#tokens?.verify(id, text) ?? null;
     if (claim !== null) {
       if (
@@ -912,7 +858,7 @@ export class LiveController {
    * passes may still miss (expired, answered, another bundle's).
    */
   screenId(id: string, question: string, text: string): AuditMiss | null {
-    const claim = this.#decisionTokens.verify(id, text) ??
+    const claim = this.#decisionIds.tokens.verify(id, text) ??
       this.#tokens?.verify(id, text) ?? null;
     if (claim === null) {
       if (this.#tokens !== null) return "forged";
@@ -921,7 +867,7 @@ export class LiveController {
         return this.pending.knows(id) ? null : "unknown";
       }
       return kept.seal !== undefined &&
-          kept.seal !== this.#decisionTokens.sealOf(text)
+          kept.seal !== this.#decisionIds.tokens.sealOf(text)
         ? "text_mismatch"
         : null;
     }
@@ -934,8 +880,7 @@ export class LiveController {
 
   /** True when `id` is a decision id of an uncertified answer (signed, any question). */
   isDecisionId(id: string): boolean {
-    const claim = this.#decisionTokens.verify(id);
-    return claim !== null && claim.kind !== "audit";
+    return this.#decisionIds.isDecisionId(id);
   }
 
   /**
@@ -963,42 +908,17 @@ export class LiveController {
     }
     const certificate = this.certificates(table)[slot]!;
     applyLiveDecision(table, this.stateOf(table), name, certificate.decide());
-    this.#warnSuspect(name, certificate);
+    this.#warnings.suspect(name, certificate);
   }
 
-  /**
-   * Feedback items sent without the id their decision carried (see
-   * `idlessFeedback`), and the picks expected among them (the sum of their
-   * rates: which ones were picked is not told).
-   */
-  readonly idless = { items: 0, picksExpected: 0 };
+  /** Feedback items sent without the id their decision carried (see `idlessFeedback`), and the picks expected among them. */
+  get idless(): { readonly items: number; readonly picksExpected: number } {
+    return this.#warnings.idless;
+  }
 
-  /**
-   * Counts one item sent without the id its decision carried, picked at
-   * `rate`; says so through `LiveOptions.warn` at the 1st, 100th and
-   * 10,000th.
-   */
+  /** Counts one item sent without the id its decision carried, picked at `rate` (see `FeedbackWarnings.noteIdless`). */
   noteIdless(rate: number): void {
-    const n = ++this.idless.items;
-    this.idless.picksExpected += rate;
-    if (n !== 1 && n !== 100 && n !== 10_000) return;
-    this.#warn?.(
-      `feedback came without the feedback_id its decision carried (${n} ${
-        n === 1 ? "item" : "items"
-      } so far): a label without its id is not known to answer the decision it picked, so each picked decision answered so (about ${
-        Math.max(1, Math.round(this.idless.picksExpected))
-      } so far) counts as a disagreement where the next bundle would certify it, and it certifies less. Send back the feedback_id (or audit) each answer carried`,
-    );
-  }
-
-  /** Says once, through `LiveOptions.warn`, each feedback alarm `certificate` of question `name` raised since last told. */
-  #warnSuspect(name: string, certificate: LiveCertificate): void {
-    const alarms = certificate.alarms;
-    // An alarm a reset cleared is told again when raised again.
-    const told = (this.#told.get(certificate) ?? 0) & alarms;
-    if ((alarms & ~told) === 0) return;
-    this.#told.set(certificate, alarms | told);
-    this.#warn?.(suspectFeedbackWords(name, alarms & ~told));
+    this.#warnings.noteIdless(rate);
   }
 
   /**
@@ -1095,33 +1015,4 @@ export class LiveController {
     );
     return out;
   }
-}
-
-/**
- * What an operator reads when a question's feedback turns suspect:
- * `alarms` holds `DISAGREES_TOO_MUCH` (a liar, or a model that changed)
- * and/or `AGREES_TOO_MUCH` (an echo), and what each does to the answers.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { suspectFeedbackWords } from "./controller.ts";
- * assert.match(suspectFeedbackWords("intent", 2), /intent: its feedback disagrees/);
- * ```
- */
-export function suspectFeedbackWords(name: string, alarms: number): string {
-  const parts: string[] = [];
-  if ((alarms & DISAGREES_TOO_MUCH) !== 0) {
-    parts.push(
-      "its feedback disagrees with the table far more than calibration allows (a proxy that lies, or a model that changed); the disagreements count, so certification moves stricter and is withdrawn if they go on: withholding is the safe side",
-    );
-  }
-  if ((alarms & AGREES_TOO_MUCH) !== 0) {
-    parts.push(
-      "its feedback agrees with the table far more than calibration allows (a proxy that echoes the table's answers); the threshold in force stays the bundle's or stricter",
-    );
-  }
-  return `feedback turned suspect on ${name}: ${
-    parts.join("; and ")
-  }. Check what sends POST /v1/feedback, then POST /v1/live/reset`;
 }
