@@ -73,6 +73,9 @@ export const DEFAULT_AUDIT_RATE = 0.02;
 
 export { DECISION_REPLAYS } from "./decision_ids.ts";
 
+/** Fewest ms between two reads of the key file that ids which did not verify ask for. */
+const KEY_REREAD_GAP_MS = 1000;
+
 /** How the live certificate runs. */
 export interface LiveOptions {
   /** Probability that a certified answer is picked for audit, in [0, 1]; 0 turns the live certificate off. */
@@ -214,6 +217,8 @@ export class LiveController {
   /** Per table, the first 16 hex digits of its bundle id. */
   readonly #bundles = new WeakMap<Table, string>();
   readonly #ratePolicy: ((table: Table) => ArrayLike<number>) | undefined;
+  /** When an id that did not verify last had the key file read again (`performance.now()`). */
+  #rereadAt = -Infinity;
   /** What the operator is told of suspect feedback and feedback without ids. */
   readonly #warnings: FeedbackWarnings;
 
@@ -754,6 +759,10 @@ export class LiveController {
 
   /** Reads the audit key file again (an id that did not verify may be signed by a new key); true when the keys changed. */
   async rereadKeys(): Promise<boolean> {
+    // At most once a second: a flood of forged ids reads no file per request.
+    const now = performance.now();
+    if (now - this.#rereadAt < KEY_REREAD_GAP_MS) return false;
+    this.#rereadAt = now;
     return (await this.#keys?.reread()) ?? false;
   }
 
