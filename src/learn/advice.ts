@@ -205,7 +205,7 @@ export function needInWords(n: QuestionNeed): string {
         ? `about ${c(n.minutes.low)}`
         : `about ${c(n.minutes.low)}-${c(n.minutes.high)}`
     } ${
-      n.minutes.high === 1 ? "minute" : "minutes"
+      (n.minutes.high ?? n.minutes.low) === 1 ? "minute" : "minutes"
     } at ${n.labels_per_s} labels a second`;
   return `${labels} (learning curve)${time}${
     n.moved ? "; the estimate moved since the last retrain" : ""

@@ -522,7 +522,11 @@ function measured(
     const failed = trained.result.report.questions.filter((r) =>
       r.calibration.status !== "calibrated"
     ).map((r) => r.name);
-    reason = `no question calibrated yet (${
+    reason = `${
+      oldCalibrated > 0
+        ? "the new bundle calibrates no question; the one in force stays"
+        : "no question calibrated yet"
+    } (${
       failed.join(", ")
     }, at alpha ${trained.result.report.alpha}; why each: failures); more labels will help: learn.advice in /v1/stats says how many, and when`;
   } else if (old === null) {
