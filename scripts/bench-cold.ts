@@ -19,7 +19,11 @@
  * round the texts are not new, but the labels are: `--repeat 2` gives 20,000
  * labels), `--held N` holds back N options (0: none), `--no-batch` skips
  * the batch bundles, `--learn-log` prints what the learner logged and
- * `--restart-at N` stops the server with SIGTERM after request N and
+ * `--fake-option N` sends, every N requests, a label naming an option
+ * nobody answers (`zz_fake_option`): an extra item without an id, or with
+ * `--fake-with-id` the label of that request's uncertified answer under its
+ * own id (the issue-43 check: it must neither hold the question nor cost
+ * more than 5 points of certified share). `--restart-at N` stops the server with SIGTERM after request N and
  * starts it again on the same folder (printing what it resumed). It
  * also measures what a retrain costs serving: the `latency_us`
  * of certified answers while a retrain runs and while none does (p50, p99),
@@ -29,6 +33,7 @@
  * ```sh
  * deno task bench:cold [--semantic auto|off|both] [--rate 50] [--limit N] [--repeat N]
  *   [--held 8] [--no-batch] [--learn-log] [--restart-at N] [--no-curve] [--fresh-batch]
+ *   [--fake-option N [--fake-with-id]]
  * ```
  *
  * @module
@@ -63,11 +68,17 @@ const { values } = parseArgs({
     },
     "learn-log": { type: "boolean", default: false },
     "restart-at": { type: "string" },
+    "fake-option": { type: "string" },
+    "fake-with-id": { type: "boolean", default: false },
     "embed-cache": EMBED_CACHE_OPTION,
   },
 });
 
 await exitWithoutData();
+
+/** `--fake-option N`: a stray label naming this option every N requests (0: none). */
+const fakeEvery = Number(values["fake-option"] ?? 0);
+const FAKE_OPTION = "zz_fake_option";
 
 const SEED = Number(values.seed);
 const RATE = Number(values.rate);
@@ -230,12 +241,25 @@ async function run(
         if (isNew && a.choice !== item.label) w.newWrong++;
       }
       asked.push(!a.certified || a.audit !== undefined);
+      // A stray label naming an option nobody answers, every N requests:
+      // an extra item without an id, or (--fake-with-id) the label of an
+      // uncertified answer under its own id.
+      const fake = fakeEvery > 0 && (i + 1) % fakeEvery === 0;
+      if (fake && !values["fake-with-id"]) {
+        await post(server.base, "/v1/feedback", {
+          question: "category",
+          state: item.text,
+          answer: FAKE_OPTION,
+        });
+      }
       if (!a.certified || a.audit !== undefined) {
         w.calls++;
         await post(server.base, "/v1/feedback", {
           question: "category",
           state: item.text,
-          answer: item.label,
+          answer: fake && values["fake-with-id"] && a.feedback_id !== undefined
+            ? FAKE_OPTION
+            : item.label,
           ...(a.audit !== undefined ? { audit: a.audit } : {}),
           ...(a.feedback_id !== undefined
             ? { feedback_id: a.feedback_id }
