@@ -181,6 +181,13 @@ Deno.test("withBackedOptions() keeps an added option with one label of a decisio
   const q = kept.questions[0]!;
   assert.deepEqual(q.options, ["c", "new", "a"]);
   assert.deepEqual([...q.labels], [0, -1, 1, 1, 2, -1]);
-  // No bundle yet: every option is learned as shown.
-  assert.equal(withBackedOptions(traces, null).traces, traces);
+  // No bundle yet: every option is one added, and needs its backing too.
+  const first = withBackedOptions(traces, null);
+  assert.deepEqual(first.traces.questions[0]!.options, ["c", "new"]);
+  assert.deepEqual(first.dropped, new Map([["intent", ["fake", "a"]]]));
+  // A client that sends no ids at all: nothing backs any label, and the
+  // question is learned as it was told (the service warns of the ids).
+  const idless = { ...traces, feedback: Uint8Array.of(1, 1, 1, 1, 1, 1) };
+  idless.origins = { ...traces.origins, ids: new Map() };
+  assert.equal(withBackedOptions(idless, null).traces, idless);
 });

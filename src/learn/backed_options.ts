@@ -1,12 +1,15 @@
 /**
- * Options come from evidence, not from one item: an option a question of
- * the bundle in force lacks enters the next bundle only when at least one
- * of its labels is a decision the service made (a feedback line naming its
- * decision, `audit` or `id`: an id the service signed for that text) or a
- * trace the operator gave (`--traces`, not a feedback line). A label a
- * client made up (a feedback item without an id) or sent under a forged id
- * (never logged: see `screenFeedback`) then adds no option, however often
- * it comes; its other answers still train.
+ * Options come from evidence, not from one item: an option the bundle in
+ * force lacks (every option, for a question no bundle has yet) enters the
+ * next bundle only when at least one of its labels is a decision the
+ * service made (a feedback line naming its decision, `audit` or `id`: an id
+ * the service signed for that text) or a trace the operator gave
+ * (`--traces`, not a feedback line). A label a client made up (a feedback
+ * item without an id) or sent under a forged id (never logged: see
+ * `screenFeedback`) then adds no option, however often it comes; its other
+ * answers still train. A question none of whose labels is backed (a client
+ * that sends no ids at all) is learned as it is told, with the service
+ * warning of the missing ids.
  *
  * @module
  */
@@ -22,10 +25,10 @@ export interface BackedOptions {
 }
 
 /**
- * `traces` with the options of `table`'s questions that `table` lacks and
- * that no backed label names taken out (their labels become "not
- * answered"); `traces` itself when none is. Nothing changes without a
- * table (a first bundle learns every option it is shown).
+ * `traces` with the options `table` lacks (all of a question it lacks, or
+ * of every question without a table) that no backed label names taken out
+ * (their labels become "not answered"), for the questions some backed
+ * label answers; `traces` itself when none is taken out.
  *
  * @example
  * ```ts
@@ -34,7 +37,8 @@ export interface BackedOptions {
  * const traces = {
  *   texts: ["a", "b"], times: null, groups: null, groupNames: [],
  *   questions: [{ name: "q", kind: "choice" as const, options: ["x", "fake"], labels: Int32Array.of(0, 1) }],
- *   feedback: Uint8Array.of(1, 1),
+ *   // A trace the operator gave, and a feedback item without an id.
+ *   feedback: Uint8Array.of(0, 1),
  * };
  * const table = { byName: new Map([["q", { kind: "choice", optionIndex: new Map([["x", 0]]) }]]) };
  * // deno-lint-ignore no-explicit-any
@@ -49,17 +53,16 @@ export function withBackedOptions(
   table: Pick<Table, "byName"> | null,
 ): BackedOptions {
   const dropped = new Map<string, string[]>();
-  if (table === null) return { traces, dropped };
   const feedback = traces.feedback ?? null;
   const named = traces.origins?.ids ?? new Map<number, string>();
   const backed = (row: number) => feedback?.[row] !== 1 || named.has(row);
   const questions = traces.questions.map((qa) => {
-    const q = table.byName.get(qa.name);
-    if (q === undefined || q.kind !== "choice" || qa.kind !== "choice") {
-      return qa;
-    }
+    if (qa.kind !== "choice") return qa;
+    const q = table?.byName.get(qa.name);
+    if (q !== undefined && q.kind !== "choice") return qa;
+    // Every option is added while no bundle has the question.
     const lacked = qa.options.flatMap((o, i) =>
-      q.optionIndex.has(o) ? [] : [i]
+      q?.optionIndex.has(o) ? [] : [i]
     );
     if (lacked.length === 0) return qa;
     const evidence = new Set<number>();
@@ -67,6 +70,10 @@ export function withBackedOptions(
       const l = qa.labels[row]!;
       if (l >= 0 && backed(row)) evidence.add(l);
     }
+    // A question no decision of the service's ever answered (a client that
+    // sends no ids) keeps what it was told: there is nothing to tell a
+    // made-up option from its own, and the service warns of the missing ids.
+    if (evidence.size === 0) return qa;
     const drop = lacked.filter((i) => !evidence.has(i));
     if (drop.length === 0) return qa;
     dropped.set(qa.name, drop.map((i) => qa.options[i]!));
