@@ -68,13 +68,13 @@ function tableOf(options: string[]): Table {
   } as unknown as Table;
 }
 
-Deno.test("a learner holds a question for a launch, never for one stray label", async (t) => {
-  await using dir = await tempDir();
+/** A learner in `dir` serving a table of options a-d, and the holds it tells of. */
+function learnerOf(dir: string) {
   const options = ["a", "b", "c", "d"];
   const table = tableOf(options);
   const holds: string[] = [];
   const learner = new Learner({
-    dir: dir.path,
+    dir,
     training: () => ({ semantic: "off" }),
     inForce: () => null,
     swapIn: () => Promise.resolve(),
@@ -83,6 +83,12 @@ Deno.test("a learner holds a question for a launch, never for one stray label", 
     log: () => {},
     tickMs: 0,
   });
+  return { options, table, holds, learner };
+}
+
+Deno.test("a learner holds a question for a launch, never for one stray label", async (t) => {
+  await using dir = await tempDir();
+  const { options, table, holds, learner } = learnerOf(dir.path);
   const random = rng(9);
   const label = () => options[Math.floor(random() * options.length)]!;
   try {
@@ -116,19 +122,7 @@ Deno.test("a learner holds a question for a launch, never for one stray label", 
 
 Deno.test("an option named only by items without an id never holds its question, however often it comes", async () => {
   await using dir = await tempDir();
-  const options = ["a", "b", "c", "d"];
-  const table = tableOf(options);
-  const holds: string[] = [];
-  const learner = new Learner({
-    dir: dir.path,
-    training: () => ({ semantic: "off" }),
-    inForce: () => null,
-    swapIn: () => Promise.resolve(),
-    served: () => table,
-    optionsAdded: (q, added) => holds.push(`${q} ${added}`),
-    log: () => {},
-    tickMs: 0,
-  });
+  const { options, table, holds, learner } = learnerOf(dir.path);
   const random = rng(11);
   const label = () => options[Math.floor(random() * options.length)]!;
   try {

@@ -13,7 +13,11 @@
  */
 
 import type { DriftGuard, Table } from "../engine/mod.ts";
-import type { LiveController } from "./controller.ts";
+import type {
+  CheckedAudit,
+  CheckedDecision,
+  LiveController,
+} from "./controller.ts";
 import {
   countTraceItem,
   type FeedbackItem,
@@ -41,6 +45,25 @@ export async function countFleetFeedback(
   const fleet = live.fleet!;
   const misses: (MissedAudit | null)[] = items.map(() => null);
   const staged: { at: number; audit: StagedAudit; feedback: boolean }[] = [];
+  /** Stages item `at`'s label on the checked id `c`, for the store to count once. */
+  const stage = (
+    at: number,
+    c: CheckedAudit | CheckedDecision & { tableAnswer: string | boolean },
+    kind: "audit" | "feedback",
+  ) =>
+    staged.push({
+      at,
+      feedback: kind === "feedback",
+      audit: fleet.stage(
+        c.slot,
+        c.confidence,
+        c.tableAnswer !== items[at]!.answer,
+        c.tag,
+        live.auditRemainingMs(c.issuedAt) + CLOCK_SKEW_MS,
+        c.semantic,
+        kind,
+      ),
+    });
   let feedback = 0;
   let tracesOnly = 0;
   let reread = false;
@@ -67,19 +90,7 @@ export async function countFleetFeedback(
         claimed.semantic && !fleet.hasSemantic(claimed.slot)
       ) tracesOnly++;
       else {
-        staged.push({
-          at,
-          feedback: true,
-          audit: fleet.stage(
-            claimed.slot,
-            claimed.confidence,
-            claimed.tableAnswer !== item.answer,
-            claimed.tag,
-            live.auditRemainingMs(claimed.issuedAt) + CLOCK_SKEW_MS,
-            claimed.semantic,
-            "feedback",
-          ),
-        });
+        stage(at, claimed, "feedback");
       }
       continue;
     }
@@ -106,18 +117,7 @@ export async function countFleetFeedback(
       misses[at] = { audit: item.audit, reason: checked };
       continue;
     }
-    staged.push({
-      at,
-      feedback: false,
-      audit: fleet.stage(
-        checked.slot,
-        checked.confidence,
-        checked.tableAnswer !== item.answer,
-        checked.tag,
-        live.auditRemainingMs(checked.issuedAt) + CLOCK_SKEW_MS,
-        checked.semantic,
-      ),
-    });
+    stage(at, checked, "audit");
   }
   const outcomes = await fleet.submit(staged.map((s) => s.audit));
   let audits = 0;
