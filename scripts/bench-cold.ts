@@ -48,6 +48,7 @@ import { embedTraces } from "../src/train/embed.ts";
 import { DATA, EMBED_CACHE_OPTION, exitWithoutData } from "./bench_data.ts";
 import { rssMbOrNull, startServe } from "./processes.ts";
 import { batchCurve, firstReaching } from "./bench_cold_batch.ts";
+import { type Item, streamOf } from "./bench_stream.ts";
 
 const { values } = parseArgs({
   options: {
@@ -83,51 +84,6 @@ const FAKE_OPTION = "zz_fake_option";
 const SEED = Number(values.seed);
 const RATE = Number(values.rate);
 const CHECKPOINTS = [4000, 10000];
-
-/** A seeded generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function shuffle<T>(items: T[], random: () => number): T[] {
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [items[i], items[j]] = [items[j]!, items[i]!];
-  }
-  return items;
-}
-
-interface Item {
-  text: string;
-  label: string;
-}
-
-/**
- * The stream: every training text once, in a seeded order, the texts of
- * `held` seeded options moved to random places in the second half.
- */
-function streamOf(train: TraceSet, held: number, seed: number): Item[] {
-  const q = train.questions[0]!;
-  const items = train.texts.map((text, i) => ({
-    text,
-    label: q.options[q.labels[i]!]!,
-  }));
-  const random = rng(seed);
-  const late = new Set(shuffle([...q.options], random).slice(0, held));
-  const early = shuffle(items.filter((x) => !late.has(x.label)), random);
-  const news = items.filter((x) => late.has(x.label));
-  const half = Math.floor(items.length / 2);
-  const first = early.slice(0, half);
-  const second = shuffle([...early.slice(half), ...news], random);
-  return [...first, ...second];
-}
 
 interface Window {
   end: number;

@@ -185,6 +185,8 @@ function shortestCycle(
 const DOORLESS: Record<string, string> = {
   "src/live/redis_store.ts":
     "the Redis client: loaded only when serve is given --live-store",
+  "src/live/redis_learn_store.ts":
+    "the Redis client: loaded only when serve is given --learn with --live-store",
 };
 
 /**

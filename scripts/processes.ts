@@ -197,3 +197,83 @@ export async function startRedis(
     },
   };
 }
+
+/** A running nginx in front of replicas. */
+export interface NginxProcess {
+  /** `http://127.0.0.1:PORT`. */
+  base: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts nginx with `deploy/nginx.conf` pointed at the replicas on `ports`
+ * (round robin, at most three), listening on a free loopback port, its
+ * pid, logs and temporary files in `dir`; resolves once it answers
+ * `/v1/health` (throws after 10 s, or when `nginx -t` refuses the file).
+ */
+export async function startNginx(
+  dir: string,
+  ports: readonly number[],
+): Promise<NginxProcess> {
+  const listen = freePort();
+  let conf = await Deno.readTextFile(
+    new URL("../deploy/nginx.conf", import.meta.url),
+  );
+  const replace = (from: RegExp, to: string) => {
+    if (!from.test(conf)) throw new Error(`deploy/nginx.conf lacks ${from}`);
+    conf = conf.replace(from, to);
+  };
+  ports.forEach((p, i) =>
+    replace(new RegExp(`127\\.0\\.0\\.1:801${i + 1}`), `127.0.0.1:${p}`)
+  );
+  // Fewer replicas than the file names: the rest go.
+  for (let i = ports.length; i < 3; i++) {
+    replace(new RegExp(`\\s*server 127\\.0\\.0\\.1:801${i + 1}[^;]*;`), "");
+  }
+  replace(/listen 127\.0\.0\.1:8010;/, `listen 127.0.0.1:${listen};`);
+  replace(/pid \S+;/, `pid ${dir}/nginx.pid;`);
+  replace(/error_log \S+ warn;/, `error_log ${dir}/error.log warn;`);
+  replace(/worker_processes auto;/, "worker_processes 1;");
+  const path = `${dir}/nginx.conf`;
+  await Deno.writeTextFile(path, conf);
+  const base = ["-e", `${dir}/error.log`, "-p", dir, "-c", path];
+  const check = await new Deno.Command("nginx", {
+    args: ["-t", ...base],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (check.code !== 0) {
+    throw new Error(
+      `nginx -t refused ${path}: ${new TextDecoder().decode(check.stderr)}`,
+    );
+  }
+  const child = new Deno.Command("nginx", {
+    args: [...base, "-g", "daemon off;"],
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const url = `http://127.0.0.1:${listen}`;
+  const end = Date.now() + 10_000;
+  for (;;) {
+    try {
+      const res = await fetch(`${url}/v1/health`);
+      await res.body?.cancel();
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > end) {
+      child.kill("SIGKILL");
+      await child.status;
+      throw new Error("nginx did not start within 10 s");
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    base: url,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+    },
+  };
+}

@@ -24,7 +24,7 @@ import {
   stats,
   withRedis,
 } from "./_fleet.ts";
-import { startRedis } from "../scripts/processes.ts";
+import { startNginx, startRedis } from "../scripts/processes.ts";
 
 const noRedis = missingRedis("fleet_redis_test");
 const noNginx = missingTool(
@@ -179,29 +179,6 @@ Deno.test({
   },
 });
 
-/** `deploy/nginx.conf` pointed at `ports` and listening on `listen`, its pid and logs in `dir`. */
-async function nginxConfig(
-  dir: string,
-  listen: number,
-  ports: number[],
-): Promise<string> {
-  let conf = await Deno.readTextFile(`${DEPLOY}nginx.conf`);
-  const replace = (from: RegExp, to: string) => {
-    assert.match(conf, from);
-    conf = conf.replace(from, to);
-  };
-  ports.forEach((p, i) =>
-    replace(new RegExp(`127\\.0\\.0\\.1:801${i + 1}`), `127.0.0.1:${p}`)
-  );
-  replace(/listen 127\.0\.0\.1:8010;/, `listen 127.0.0.1:${listen};`);
-  replace(/pid \S+;/, `pid ${dir}/nginx.pid;`);
-  replace(/error_log \S+ warn;/, `error_log ${dir}/error.log warn;`);
-  replace(/worker_processes auto;/, "worker_processes 1;");
-  const path = `${dir}/nginx.conf`;
-  await Deno.writeTextFile(path, conf);
-  return path;
-}
-
 Deno.test({
   name:
     "deploy/nginx.conf in front of three replicas: the client's decisions and feedback spread over them, no audit missed",
@@ -210,42 +187,9 @@ Deno.test({
     withRedis(async (redis, dir) => {
       const f = await fleet(dir.path, redis.url);
       const rs = await Promise.all([1, 2, 3].map((i) => f.start(`r${i}`, i)));
-      const listen = freePort();
-      const conf = await nginxConfig(dir.path, listen, rs.map((r) => r.port));
-      const check = await new Deno.Command("nginx", {
-        args: ["-t", "-e", `${dir.path}/error.log`, "-p", dir.path, "-c", conf],
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      assert.equal(check.code, 0, new TextDecoder().decode(check.stderr));
-      const nginx = new Deno.Command("nginx", {
-        args: [
-          "-e",
-          `${dir.path}/error.log`,
-          "-p",
-          dir.path,
-          "-c",
-          conf,
-          "-g",
-          "daemon off;",
-        ],
-        stdout: "null",
-        stderr: "null",
-      }).spawn();
+      const nginx = await startNginx(dir.path, rs.map((r) => r.port));
       try {
-        const base = `http://127.0.0.1:${listen}`;
-        const end = Date.now() + 10_000;
-        for (;;) {
-          try {
-            const res = await fetch(`${base}/v1/health`);
-            await res.body?.cancel();
-            if (res.ok) break;
-          } catch {
-            // not listening yet
-          }
-          if (Date.now() > end) throw new Error("nginx did not start");
-          await new Promise((r) => setTimeout(r, 100));
-        }
+        const base = nginx.base;
         const misses: string[] = [];
         const replies: Json[] = [];
         let audited = 0;
@@ -288,8 +232,7 @@ Deno.test({
         const health = await (await fetch(`${base}/v1/health`)).json();
         assert.equal(health.bundle_id, all[0]!.bundle.id);
       } finally {
-        nginx.kill("SIGTERM");
-        await nginx.status;
+        await nginx.stop();
         await Promise.all(rs.map((s) => s.stop()));
       }
     }),

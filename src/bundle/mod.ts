@@ -8,7 +8,7 @@
 
 export { type BundleContents, BundleError } from "./codec.ts";
 export { loadBundle } from "./files.ts";
-export { listVersions, pointTo, type VersionFolder } from "./swap.ts";
-export { encodeBundle } from "./codec.ts";
+export { listVersions, pointTo, swapInto, type VersionFolder } from "./swap.ts";
+export { encodeBundle, sha256Hex } from "./codec.ts";
 export { checkBundleDestination, writeBundleVersioned } from "./files.ts";
 export { DEFAULT_KEEP } from "./swap.ts";

@@ -56,6 +56,7 @@ import {
   shownBundleId,
   STOP_SYNC_MS,
 } from "../live/mod.ts";
+import { DEFAULT_KEEP } from "../bundle/mod.ts";
 import { TOOL_VERSION } from "../version.ts";
 import { oneLine, UsageError } from "./common.ts";
 import { reportFailure } from "./failure.ts";
@@ -76,6 +77,11 @@ import {
 } from "../serve/mod.ts";
 import { LiveJournal, reportLost } from "./live_journal.ts";
 import { parseServeFlags, type ServeSettings } from "./serve_flags.ts";
+import {
+  fleetKey,
+  type FleetLearnParts,
+  openFleetLearn,
+} from "./serve_fleet_learn.ts";
 
 /** The routes of `serve --help`: one line each, from the route table. */
 function routeLines(): string {
@@ -320,6 +326,8 @@ export async function serveCommand(args: string[]): Promise<number> {
   let journal: LiveJournal | null = null;
   let encoderQueue: EncoderQueue | null = null;
   let resume: LearnerResume | undefined;
+  let fleetLearn: FleetLearnParts | null = null;
+  const lateLearn = {} as { service: Service; reloader: Reloader };
   try {
     settings = parseServeFlags(args);
     if (settings === null) {
@@ -333,10 +341,15 @@ export async function serveCommand(args: string[]): Promise<number> {
       : await learnStart(settings));
     if (settings.learn !== null) resume = await readResume(settings.learn.dir);
     monitor = new DriftMonitor(table.settings.drift);
-    if (settings.feedbackLog !== undefined) {
+    if (settings.learn !== null && settings.liveStore !== undefined) {
+      fleetLearn = await openFleetLearnOf(settings, lateLearn);
+    }
+    if (settings.feedbackLog !== undefined && fleetLearn === null) {
       feedbackLog = await openFeedbackLog(settings.feedbackLog, {
         maxBytes: settings.feedbackLogMaxBytes,
       });
+    }
+    if (settings.feedbackLog !== undefined) {
       refusedLog = await openRefusedLog(
         refusedPath(settings.feedbackLog),
         REFUSED_LOG_MAX_BYTES,
@@ -353,7 +366,16 @@ export async function serveCommand(args: string[]): Promise<number> {
     auditKeys = await openAuditKeys(
       settings.learn === null || settings.auditKeyFile !== undefined
         ? settings
-        : { ...settings, auditKeyFile: await learnKey(settings.learn.dir) },
+        : {
+          ...settings,
+          auditKeyFile: fleetLearn !== null
+            ? await fleetKey(
+              fleetLearn.store,
+              settings.learn.dir,
+              (l) => console.error(l),
+            )
+            : await learnKey(settings.learn.dir),
+        },
     );
     if (settings.liveJournal !== undefined) {
       journal = await LiveJournal.open(
@@ -367,13 +389,15 @@ export async function serveCommand(args: string[]): Promise<number> {
     }
   } catch (e) {
     auditKeys?.close();
+    await fleetLearn?.close();
     return reportFailure(e);
   }
   const s = settings;
   // A learning service's learner: created before the service it learns
-  // for, which it reaches through `late` once both exist.
-  const late = {} as { service: Service; reloader: Reloader };
-  const learner = s.learn === null ? null : new Learner({
+  // for, which it reaches through `late` once both exist. A fleet's is
+  // made by the replica that takes the lease (`fleetLearn`).
+  const late = lateLearn;
+  const learner = s.learn === null || fleetLearn !== null ? null : new Learner({
     dir: s.learn.dir,
     seeds: s.learn.seeds,
     training: () => ({ semantic: s.learn!.semantic, workers: 1 }),
@@ -404,10 +428,12 @@ export async function serveCommand(args: string[]): Promise<number> {
     llmLatencyMs: s.llmLatencyMs,
     live: {
       ...s.live,
-      ledger: learner === null
+      ledger: fleetLearn !== null
+        ? true
+        : learner === null
         ? feedbackLog !== null
         : { onStretch: (point) => learner.addStretch(point) },
-      ...(learner === null
+      ...(s.learn === null
         ? {}
         : { rates: (t: Table) => ratesOf(t, s.live.auditRate) }),
       auditKeys,
@@ -420,11 +446,11 @@ export async function serveCommand(args: string[]): Promise<number> {
           : (remaining) => journal!.delivered(remaining),
       },
     },
-    feedbackLog: feedbackLog?.append,
+    feedbackLog: fleetLearn?.sink ?? feedbackLog?.append,
     refusedLog: refusedLog?.append,
     acceptNewOptions: s.acceptNewOptions,
     encoderQueue,
-    learning: learner ?? undefined,
+    learning: fleetLearn?.learning ?? learner ?? undefined,
   });
   // What the last stop could not deliver goes to the store first.
   if (journal !== null) service.live.fleet?.addJournal(journal.entries);
@@ -440,8 +466,9 @@ export async function serveCommand(args: string[]): Promise<number> {
       resumedLive = restoreSnapshot(service.live, table, snapshot);
     }
   }
+  const feedbackSink = fleetLearn?.sink ?? feedbackLog?.append ?? null;
   const ledgerFlush: LedgerFlush | null =
-    service.live.ledger === null || feedbackLog === null
+    service.live.ledger === null || feedbackSink === null
       ? null
       : startLedgerFlush(
         service.live.fleet === null
@@ -451,12 +478,26 @@ export async function serveCommand(args: string[]): Promise<number> {
             () => service.served.table,
           )
           : service.live.ledger,
-        feedbackLog.append,
+        feedbackSink,
         (m) => console.error(`warning: ${m}`),
       );
   const onListen = (addr: Deno.NetAddr) => {
     const lines = [
-      ...(learner === null
+      ...(fleetLearn !== null
+        ? [
+          `decision tables ${TOOL_VERSION}: learning as a fleet in ${
+            s.learn!.dir
+          } through ${fleetLearn.store.description} (bundle id ${
+            shownBundleId(bundleIdOf(table))
+          }; ${
+            fleetLearn.learning.learning
+              ? "this replica is the fleet's learner"
+              : `the fleet's learner: ${
+                fleetLearn.learning.stats().fleet?.learner ?? "none yet"
+              }`
+          })`,
+        ]
+        : learner === null
         ? [
           `decision tables ${TOOL_VERSION}: serving bundle ${s.bundle} (bundle id ${
             shownBundleId(bundleIdOf(table))
@@ -557,6 +598,9 @@ export async function serveCommand(args: string[]): Promise<number> {
     (line) => console.error(line),
     oneLine,
   );
+  // A learning fleet's replica reads the pool and the fleet's bundle, then
+  // tries for the lease.
+  await fleetLearn?.learning.start();
   // With seed traces and nothing learned yet, the first retrain starts now.
   if (learner !== null && !existsSync(s.bundle) && s.learn!.seeds.length > 0) {
     void learner.retrainNow();
@@ -598,6 +642,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   } finally {
     for (const sig of signals) Deno.removeSignalListener(sig, onSignal);
     learner?.close();
+    await fleetLearn?.learning.close();
     reloader.stop();
     service.close();
     await ledgerFlush?.stop();
@@ -610,6 +655,8 @@ export async function serveCommand(args: string[]): Promise<number> {
       else reportLost(left);
     }
     await store?.close();
+    // What the outbox could not ship stays in DIR/outbox for the next start.
+    await fleetLearn?.close();
     auditKeys?.close();
     await feedbackLog?.close();
     await refusedLog?.close();
@@ -638,6 +685,45 @@ async function openAuditKeys(
         : `Cannot read audit key file ${path}: ${oneLine(e)}${hint}`,
     );
   }
+}
+
+/** A learning fleet's replica parts (`--learn DIR --live-store URL`); its learner is made when it takes the lease. */
+function openFleetLearnOf(
+  s: ServeSettings,
+  late: { service: Service; reloader: Reloader },
+): Promise<FleetLearnParts> {
+  const learn = s.learn!;
+  return openFleetLearn({
+    dir: learn.dir,
+    storeUrl: s.liveStore!,
+    replica: s.replica,
+    maxLogBytes: s.feedbackLogMaxBytes,
+    keep: DEFAULT_KEEP,
+    served: () => late.service.served.table,
+    reload: () => late.reloader.reload(),
+    optionsAdded: (question, added) => {
+      const { table, state } = late.service.served;
+      if (table.byName.has(question)) {
+        markOptionsAdded(table, state, question, added);
+      }
+    },
+    learner: {
+      seeds: learn.seeds,
+      training: () => ({ semantic: learn.semantic, workers: 1 }),
+      inForce: () =>
+        existsSync(s.bundle) ? s.bundle : learn.startBundle ?? null,
+      served: () => late.service.served.table,
+      optionsAdded: (question, added) => {
+        const { table, state } = late.service.served;
+        if (table.byName.has(question)) {
+          markOptionsAdded(table, state, question, added);
+        }
+      },
+      log: (line) => console.error(line),
+    },
+    retrainAtOnce: () => !existsSync(s.bundle) && learn.seeds.length > 0,
+    log: (line) => console.error(line),
+  });
 }
 
 /** The live store the settings name (its client loaded only then); it connects in the background. */

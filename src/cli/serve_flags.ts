@@ -164,12 +164,7 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
     "a number of MiB from 0 to 65536",
   );
   const live = liveFrom(values, learn !== null);
-  const fleet = fleetFrom(values);
-  if (learn !== null && fleet.liveStore !== undefined) {
-    throw new UsageError(
-      "--learn and --live-store: a fleet does not learn; run one learner and replicas that serve its DIR/bundle with --watch (docs/live.md)",
-    );
-  }
+  const fleet = fleetFrom(values, learn !== null);
   if (learn !== null && live.auditRate === 0) {
     throw new UsageError(
       "--learn needs the calibration coin: --audit-rate must be above 0",
@@ -207,7 +202,11 @@ export function parseServeFlags(args: string[]): ServeSettings | null {
     acceptNewOptions: values["accept-new-options"] || learn !== null,
     live,
     ...fleet,
-    liveJournal: liveJournalFrom(values, fleet.liveStore),
+    liveJournal: liveJournalFrom(
+      values,
+      fleet.liveStore,
+      learn === null ? undefined : `${learn.dir}/feedback.jsonl`,
+    ),
     drainMs,
     semantic: {
       workers: numberFlag(
@@ -266,6 +265,7 @@ function feedbackLogMaxBytes(values: ServeValues): number | undefined {
 function liveJournalFrom(
   values: ServeValues,
   liveStore: string | undefined,
+  learnLog?: string,
 ): ServeSettings["liveJournal"] {
   const given = userPath(values["live-journal"]);
   if (given !== undefined) {
@@ -283,7 +283,7 @@ function liveJournalFrom(
     }
     return { path: given, given: true };
   }
-  const log = userPath(values["feedback-log"]);
+  const log = learnLog ?? userPath(values["feedback-log"]);
   if (liveStore === undefined || log === undefined) return undefined;
   return { path: journalBeside(log), given: false };
 }
@@ -291,6 +291,7 @@ function liveJournalFrom(
 /** The audit key file, the live store and the replica's name, checked together. */
 function fleetFrom(
   values: ServeValues,
+  learning: boolean,
 ): Pick<ServeSettings, "auditKeyFile" | "liveStore" | "replica"> {
   const auditKeyFile = userPath(values["audit-key-file"]);
   if (auditKeyFile === "") {
@@ -303,7 +304,8 @@ function fleetFrom(
     } catch (e) {
       throw new UsageError(oneLine(e));
     }
-    if (auditKeyFile === undefined) {
+    // A learning fleet shares its key through the store.
+    if (auditKeyFile === undefined && !learning) {
       throw new UsageError(
         "--live-store needs --audit-key-file: a fleet counts an audit on whichever replica its answer reaches, so every replica must verify its id",
       );

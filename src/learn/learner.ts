@@ -81,8 +81,16 @@ export interface LearnerOptions {
   training: () => TrainOptionsInput;
   /** The bundle in force's folder, to measure the new one beside; null when none. */
   inForce: () => string | null;
-  /** Serves `DIR/bundle` once a retrain wrote it (as a reload does). */
-  swapIn: () => Promise<void>;
+  /**
+   * Serves `DIR/bundle` once a retrain wrote it (as a reload does);
+   * resolves to false when it is not served after all (a fleet's learner
+   * whose lease ran out: `fleet/fleet_learning.ts`).
+   */
+  swapIn: () => Promise<boolean | void>;
+  /** The registry of questions the table lacks (a fleet's, shared by its replicas); one of its own when absent. */
+  registry?: QuestionRegistry | undefined;
+  /** Where each retrain record goes (a fleet's pool); appended to `DIR/retrains.jsonl` when absent. */
+  writeHistory?: ((line: string) => Promise<void>) | undefined;
   /** The table served now. */
   served: () => Table;
   /**
@@ -110,7 +118,7 @@ export interface LearnerOptions {
 /** A learning service's learner (see the module doc). */
 export class Learner {
   readonly dir: string;
-  readonly registry = new QuestionRegistry();
+  readonly registry: QuestionRegistry;
   readonly #options: LearnerOptions;
   readonly #log: (line: string) => void;
   readonly #clock: () => number;
@@ -155,6 +163,7 @@ export class Learner {
   constructor(options: LearnerOptions) {
     this.#options = options;
     this.dir = options.dir;
+    this.registry = options.registry ?? new QuestionRegistry();
     this.#log = options.log ?? ((line) => console.error(line));
     this.#clock = options.clock ?? Date.now;
     const resume = options.resume;
@@ -215,6 +224,11 @@ export class Learner {
   }
   get swaps(): number {
     return this.#swaps;
+  }
+
+  /** Per question, when its traffic changed (ms since the epoch): calibration stands for the traffic since. */
+  calibrateAfter(): Record<string, number> {
+    return this.#holds.calibrateAfter();
   }
 
   /** The retrains so far, latest last (at most `HISTORY_KEPT`). */
@@ -377,10 +391,12 @@ export class Learner {
     const record = (r: RetrainRecord) => {
       this.#history.push(r);
       while (this.#history.length > HISTORY_KEPT) this.#history.shift();
+      const line = JSON.stringify(r) + "\n";
+      const write = this.#options.writeHistory;
       written = written.then(() =>
-        Deno.writeTextFile(
+        write !== undefined ? write(line) : Deno.writeTextFile(
           `${this.dir}/${LEARN_FILES.history}`,
-          JSON.stringify(r) + "\n",
+          line,
           { append: true },
         )
       ).catch((e) =>
@@ -446,7 +462,7 @@ export class Learner {
       const outcomes = await this.#inWorker(job, async () => {
         // The pass's record (and the tests it spent) is on disk first.
         await written;
-        await this.#options.swapIn();
+        if ((await this.#options.swapIn()) === false) return;
         this.#swaps++;
         this.#holds.settle(counted, this.#options.served());
       }, pass);

@@ -66,6 +66,9 @@ import {
   recordPolicy,
   type StoredAudit,
 } from "./store.ts";
+import { StoreRejected, StoreReplyLost } from "./store_errors.ts";
+
+export { StoreRejected, StoreReplyLost };
 
 /** Milliseconds between a replica's syncs with the store. */
 export const FLEET_SYNC_MS = 250;
@@ -169,20 +172,6 @@ interface Unsent {
 interface Waiter {
   readonly audits: readonly StagedAudit[];
   readonly resolve: (outcomes: AuditOutcome[]) => void;
-}
-
-/** Thrown by a store when a request may have reached it (its reply was lost). */
-export class StoreReplyLost extends Error {
-  override name = "StoreReplyLost";
-}
-
-/**
- * Thrown by a store that answered a request with an error (a script that
- * failed, a value it refused): the store is reachable, nothing of the
- * request was applied, and the same request would fail again.
- */
-export class StoreRejected extends Error {
-  override name = "StoreRejected";
 }
 
 /** The shared live certificate of the fleet, as one replica runs it (see the module doc). */

@@ -2,6 +2,8 @@
  * The live certificate as serving keeps it, the way in from outside `src/live/`:
  * one process's `LiveController` or a fleet's `FleetLive` over a `LiveStore`
  * (`redis_store.ts` is imported where asked for, never through here),
+ * the store a learning fleet pools its labels and bundles in
+ * (`learn_store.ts`; `redis_learn_store.ts` likewise imported where asked),
  * feedback counting, audit keys and the bundle id. The arithmetic of the
  * certificate is the engine's (`src/engine/live_certificate.ts`); its HTTP
  * routes are in `src/http/live_routes/`.
@@ -45,7 +47,19 @@ export {
   writeJournal,
 } from "./journal.ts";
 export { countFleetFeedback } from "./fleet_feedback.ts";
-export { type LiveStore, parseStoreUrl } from "./store.ts";
+export { type LiveStore, parseStoreUrl, randomHex8 } from "./store.ts";
+export {
+  type Chunk,
+  type ChunkKind,
+  type LearnStore,
+  type Lease,
+  MemoryLearnStore,
+  POOL_MAX_CHUNKS,
+  type PooledChunk,
+  poolIdBefore,
+  type PoolRead,
+  type PublishedBundle,
+} from "./learn_store.ts";
 export {
   type CertificateSource,
   type LiveSnapshot,

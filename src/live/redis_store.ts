@@ -24,20 +24,17 @@
  * @module
  */
 
-import { createClient, ErrorReply } from "@redis/client";
 import type { LivePolicy } from "../guarantee/mod.ts";
-import { StoreRejected, StoreReplyLost } from "./fleet.ts";
+import { RedisLink, STORE_TIMEOUT_MS } from "./redis_link.ts";
 import {
   type AuditOutcome,
   BATCH_MEMORY_MS,
   type LiveStore,
-  parseStoreUrl,
   type SyncReply,
   type SyncRequest,
 } from "./store.ts";
 
-/** Most milliseconds a store command may take before its reply counts as lost. */
-export const STORE_TIMEOUT_MS = 2000;
+export { STORE_TIMEOUT_MS };
 /** The channel policy changes are announced on. */
 export const POLICY_CHANNEL = "dtable:live:policy";
 
@@ -139,12 +136,6 @@ redis.call('PUBLISH', ARGV[1], ARGV[2])
 return 1
 `;
 
-/** The address without a password, for messages. */
-function describe(url: URL): string {
-  const db = url.pathname.replace(/^\//, "");
-  return `redis://${url.hostname}:${url.port || "6379"}${db ? `/${db}` : ""}`;
-}
-
 const keyOf = (bundle: string, rest: string) =>
   `dtable:live:{${bundle}}:${rest}`;
 
@@ -156,33 +147,13 @@ const OUTCOMES: Record<number, AuditOutcome> = {
   2: "not_shared",
 };
 
-/** A node-redis client that reconnects forever (every 100 ms to 1 s); commands wait for the connection only with `queue`. */
-function newClient(url: URL, queue: boolean, timeoutMs: number) {
-  return createClient({
-    url: url.href,
-    disableOfflineQueue: !queue,
-    socket: {
-      connectTimeout: timeoutMs,
-      reconnectStrategy: (retries: number) =>
-        Math.min(100 * (retries + 1), 1000),
-    },
-  });
-}
-
-type Client = ReturnType<typeof newClient>;
-
 /**
  * A store on the Redis or Valkey server at `address` (`redis://HOST:PORT[/DB]`).
  * Connects in the background: until it is connected, every call rejects.
  */
 export class RedisStore implements LiveStore {
   readonly description: string;
-  readonly #url: URL;
-  readonly #client: Client;
-  #subscriber: Client | null = null;
-  readonly #timeoutMs: number;
-  readonly #shas = new Map<string, string>();
-  readonly #log: (message: string) => void;
+  readonly #link: RedisLink;
 
   /** A store at `address`; `log` hears connection errors once per outage. */
   constructor(
@@ -192,81 +163,12 @@ export class RedisStore implements LiveStore {
       log?: (message: string) => void;
     } = {},
   ) {
-    const url = parseStoreUrl(address);
-    this.#url = url;
-    this.description = describe(url);
-    this.#timeoutMs = options.timeoutMs ?? STORE_TIMEOUT_MS;
-    this.#log = options.log ?? (() => {});
-    this.#client = this.#connect(false);
+    this.#link = new RedisLink(address, options);
+    this.description = this.#link.description;
   }
 
-  /** A client that reconnects forever; commands wait for the connection only with `queue`. */
-  #connect(queue: boolean): Client {
-    const client = newClient(this.#url, queue, this.#timeoutMs);
-    // Errors are seen through the calls that fail; reconnecting goes on.
-    client.on("error", () => {});
-    client.connect().catch((e: unknown) =>
-      this.#log(`live store ${this.description}: ${(e as Error).message}`)
-    );
-    return client;
-  }
-
-  /** Runs `script` by its digest, loading it when the server lacks it. */
-  async #eval(
-    script: string,
-    keys: string[],
-    args: string[],
-  ): Promise<unknown> {
-    if (!this.#client.isReady) {
-      throw new Error("not connected");
-    }
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new StoreReplyLost(`no reply within ${this.#timeoutMs} ms`),
-          ),
-        this.#timeoutMs,
-      );
-    });
-    const run = async () => {
-      let sha = this.#shas.get(script);
-      if (sha === undefined) {
-        sha = await this.#client.scriptLoad(script);
-        this.#shas.set(script, sha);
-      }
-      try {
-        return await this.#client.evalSha(sha, { keys, arguments: args });
-      } catch (e) {
-        if (!String((e as Error).message).startsWith("NOSCRIPT")) throw e;
-        this.#shas.delete(script);
-        sha = await this.#client.scriptLoad(script);
-        this.#shas.set(script, sha);
-        return await this.#client.evalSha(sha, { keys, arguments: args });
-      }
-    };
-    try {
-      return await Promise.race([run(), late]);
-    } catch (e) {
-      // The server answered with an error the same request would get again
-      // (the script checks its input before it writes anything). Replies
-      // such as LOADING, BUSY or READONLY say the server cannot serve now:
-      // those are an outage like any other.
-      if (e instanceof ErrorReply && /^(ERR|WRONGTYPE)\b/.test(e.message)) {
-        throw new StoreRejected(e.message);
-      }
-      // Sent, then the connection broke: it may have run.
-      if (
-        !(e instanceof StoreReplyLost) &&
-        (e as Error).name === "SocketClosedUnexpectedlyError"
-      ) {
-        throw new StoreReplyLost((e as Error).message);
-      }
-      throw e;
-    } finally {
-      clearTimeout(timer);
-    }
+  #eval(script: string, keys: string[], args: string[]): Promise<unknown> {
+    return this.#link.eval(script, keys, args);
   }
 
   async sync(request: SyncRequest): Promise<SyncReply> {
@@ -358,29 +260,11 @@ export class RedisStore implements LiveStore {
     ], [POLICY_CHANNEL, bundle, ...questions]);
   }
 
-  async subscribe(onChange: (bundle: string) => void): Promise<void> {
-    if (this.#subscriber === null) {
-      this.#subscriber = this.#connect(true);
-    }
-    // Subscribing waits for the connection; resubscribed after reconnects.
-    void this.#subscriber.subscribe(
-      POLICY_CHANNEL,
-      (message: string) => onChange(message),
-    ).catch(() => {});
-    await Promise.resolve();
+  subscribe(onChange: (bundle: string) => void): Promise<void> {
+    return this.#link.subscribe(POLICY_CHANNEL, onChange);
   }
 
-  async close(): Promise<void> {
-    for (const c of [this.#client, this.#subscriber]) {
-      if (c === null) continue;
-      try {
-        // A client still reconnecting would wait for a connection that may
-        // never come (a serve whose store never answered did not stop).
-        if (c.isReady) await c.close();
-        else if (c.isOpen) c.destroy();
-      } catch {
-        c.destroy();
-      }
-    }
+  close(): Promise<void> {
+    return this.#link.close();
   }
 }

@@ -73,6 +73,75 @@ const Stretch = Type.Object({
   }),
 });
 
+/** One replica's share of a learning fleet's pooled log. */
+const ReplicaShare = Type.Object({
+  labels: Type.Integer({
+    minimum: 0,
+    description: "Labels (feedback lines) this replica took.",
+  }),
+  decisions: Type.Integer({
+    minimum: 0,
+    description: "Decisions it made (its ledger lines).",
+  }),
+  picked: Type.Integer({
+    minimum: 0,
+    description: "Of them, picked by the calibration coin.",
+  }),
+  picks_answered: Type.Integer({
+    minimum: 0,
+    description:
+      "Picked decisions of this replica some replica took a label for: they calibrate.",
+  }),
+});
+
+/** A learning fleet as one replica sees it. */
+const FleetLearning = Type.Object({
+  replica: Type.String(),
+  learner: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "The replica that learns now (null: none has written its status for 30 s).",
+  }),
+  lease: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+    description: "The fence number of the learner's lease.",
+  }),
+  learner_status_age_s: Type.Integer({ minimum: 0 }),
+  terms_here: Type.Integer({
+    minimum: 0,
+    description: "Times this replica took the lease since it started.",
+  }),
+  pool: Type.Object({
+    read: Type.Integer({ minimum: 0 }),
+    last: Type.String(),
+    reachable: Type.Union([Type.Boolean(), Type.Null()]),
+  }, {
+    description:
+      "The fleet's pooled log as read into this replica's folder: chunks read since the start, the last pool id.",
+  }),
+  outbox: Type.Object({
+    waiting: Type.Integer({ minimum: 0 }),
+    shipped: Type.Integer({ minimum: 0 }),
+  }, {
+    description:
+      "This replica's chunks on disk that the pool is not known to have yet, and those it took.",
+  }),
+  bundle: Type.Union([
+    Type.Object({
+      id: Type.String(),
+      version: Type.Integer({ minimum: 0 }),
+      fence: Type.Integer({ minimum: 0 }),
+      replica: Type.String(),
+      published: Type.String(),
+    }),
+    Type.Null(),
+  ], {
+    description: "The fleet's bundle in force here, as the store published it.",
+  }),
+  bundle_swaps: Type.Integer({ minimum: 0 }),
+  replicas: Type.Record(Type.String(), ReplicaShare, {
+    description: "Per replica, its share of the pooled log.",
+  }),
+});
+
 /** The `learn` section of `/v1/stats`. */
 export const LearnStats = Type.Object({
   dir: Type.String(),
@@ -158,6 +227,11 @@ export const LearnStats = Type.Object({
     description:
       "The traffic per stretch since the start (older stretches merged in pairs past 500): decisions, certified answers, model calls.",
   }),
+  learner: Type.Optional(Type.Boolean({
+    description:
+      "A fleet that learns (--learn with --live-store): true on the replica that learns now. The other fields are then the fleet's learner's, as it last wrote them to the store.",
+  })),
+  fleet: Type.Optional(FleetLearning),
 });
 
 /** The `learn` section of `/v1/stats`. */
