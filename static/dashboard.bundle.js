@@ -471,7 +471,14 @@
       const minutes = n.minutes === null ? "" : `, ${n.minutes.high === null ? `over ${fmtInt(n.minutes.low)}` : `${fmtInt(n.minutes.low)}-${fmtInt(n.minutes.high)}`} min at the current pace`;
       return `${q}: ${labels}${minutes}`;
     });
-    byId("learn-summary").replaceChildren(h("p", {
+    const fleet = l.fleet;
+    const shares = Object.entries(fleet?.replicas ?? {}).map(([r, x]) => `${r} ${fmtInt(x.labels)} labels, ${fmtInt(x.picks_answered)} of ${fmtInt(x.picked)} picks answered`);
+    byId("learn-summary").replaceChildren(...fleet === void 0 ? [] : [
+      h("p", {
+        class: "sub",
+        id: "learn-fleet"
+      }, `Fleet: ${l.learner ? `this replica (${fleet.replica}) learns` : fleet.learner === null ? "no learner has written for 30 s (the store, or a takeover)" : `${fleet.learner} learns (lease ${fleet.lease}); this is ${fleet.replica}`}${fleet.bundle === null ? "" : ` \xB7 fleet bundle version ${fleet.bundle.version} from ${fleet.bundle.replica}`}${fleet.outbox.waiting > 0 ? ` \xB7 ${fmtInt(fleet.outbox.waiting)} chunks wait for the store` : ""}${shares.length === 0 ? "" : ` \xB7 ${shares.join("; ")}`}.`)
+    ], h("p", {
       class: "sub"
     }, `${fmtInt(l.labels)} labels \xB7 next retrain at ${fmtInt(l.next_retrain_at)}${eta}${l.running ? " \xB7 retraining now" : ""} \xB7 ${fmtInt(l.retrains)} retrains, ${fmtInt(l.swaps)} swapped in`), h("p", {
       class: "sub",

@@ -170,7 +170,11 @@ Options:
   --live-store URL         share the live certificate with a fleet through Redis or
                            Valkey at redis://HOST:PORT[/DB] (needs --audit-key-file
                            and --allow-net=HOST:PORT): every replica counts into it and
-                           applies the fleet's threshold within ${FLEET_SYNC_MS} ms
+                           applies the fleet's threshold within ${FLEET_SYNC_MS} ms.
+                           With --learn, the fleet also learns through it: every
+                           replica's labels are pooled, one replica at a time learns
+                           (a lease), every replica serves its bundle; the decision-id
+                           key is shared through the store (docs/live.md)
   --live-journal FILE      with --live-store: where a stop keeps what it could not
                            deliver to the store within ${
   STOP_SYNC_MS / 1000

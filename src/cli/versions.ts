@@ -18,9 +18,11 @@ import { bundleIdOf, shownBundleId } from "../live/mod.ts";
 import { bundleInfo, questionReportOf } from "../train/mod.ts";
 import { oneLine, parseFlags, UsageError, userPath } from "./common.ts";
 import { percent } from "../format.ts";
+import { fleetRollback, fleetVersions } from "./fleet_versions.ts";
 
 /** Usage text of `versions`. */
 export const VERSIONS_USAGE = `Usage: versions --bundle DIR [--json]
+       versions --live-store URL [--json]
 
 Lists the versions of the bundle DIR that train --out DIR kept (DIR.v-ID beside
 it; train --keep N says how many), newest first, the one DIR points to marked
@@ -28,13 +30,18 @@ with *: its bundle id (the first 12 hex digits of the bundle_id /v1/health and
 /v1/stats show), when it was written, and per question its threshold in force
 and what the held-out test part said (certified share, disagreement).
 
+With --live-store, the bundles a learning fleet (serve --learn DIR
+--live-store URL) keeps in its store instead, the one in force marked.
+
 Options:
-  --bundle DIR   the bundle link train --out wrote (--out DIR works too)
-  --json         print as JSON
-  --help         this text`;
+  --bundle DIR      the bundle link train --out wrote (--out DIR works too)
+  --live-store URL  a learning fleet's store (redis://HOST:PORT[/DB])
+  --json            print as JSON
+  --help            this text`;
 
 /** Usage text of `rollback`. */
 export const ROLLBACK_USAGE = `Usage: rollback --bundle DIR [--to ID]
+       rollback --live-store URL [--to ID]
 
 Points the bundle link DIR back at one of its kept versions (versions --bundle
 DIR lists them) by one rename, as train swaps a new version in: a reader sees
@@ -42,12 +49,18 @@ one version or the other, never none, and a server with --watch reloads it (any
 server reloads it on SIGHUP). The version is loaded and checked first; a
 damaged one is refused and DIR left as it was. No version is removed.
 
+With --live-store, for a learning fleet (serve --learn DIR --live-store URL):
+the store makes one of the bundles it keeps the one in force again, and every
+replica swaps it in within seconds. The learner's next bundle replaces it.
+
 Options:
-  --bundle DIR   the bundle link train --out wrote (--out DIR works too)
-  --to ID        the version to go back to: its bundle id (as versions shows it),
-                 its folder's id (DIR.v-ID), or a unique beginning of either
-                 (default: the newest version written before the one in force)
-  --help         this text`;
+  --bundle DIR      the bundle link train --out wrote (--out DIR works too)
+  --live-store URL  a learning fleet's store (redis://HOST:PORT[/DB])
+  --to ID           the version to go back to: its bundle id (as versions
+                    shows it), its folder's id (DIR.v-ID), or a unique
+                    beginning of either (default: the newest version written
+                    before the one in force)
+  --help            this text`;
 
 /** One question of a version, as its bundle's report says. */
 export interface VersionQuestion {
@@ -201,12 +214,16 @@ export async function versionsCommand(args: string[]): Promise<number> {
   const { values } = parseFlags("versions", args, {
     bundle: { type: "string" },
     out: { type: "string" },
+    "live-store": { type: "string" },
     json: { type: "boolean", default: false },
     help: { type: "boolean", default: false },
   });
   if (values.help) {
     console.log(VERSIONS_USAGE);
     return 0;
+  }
+  if (values["live-store"] !== undefined) {
+    return await fleetVersions(values["live-store"], values.json);
   }
   const dir = bundleFlag("versions", values);
   const described = await Promise.all(
@@ -268,12 +285,16 @@ export async function rollbackCommand(args: string[]): Promise<number> {
   const { values } = parseFlags("rollback", args, {
     bundle: { type: "string" },
     out: { type: "string" },
+    "live-store": { type: "string" },
     to: { type: "string" },
     help: { type: "boolean", default: false },
   });
   if (values.help) {
     console.log(ROLLBACK_USAGE);
     return 0;
+  }
+  if (values["live-store"] !== undefined) {
+    return await fleetRollback(values["live-store"], values.to);
   }
   const dir = bundleFlag("rollback", values);
   const versions = await versionsOf(dir);

@@ -50,11 +50,16 @@ import {
   LiveCertificate,
   type LiveDecision,
   type LiveEvidence,
-  type LivePolicy,
   type LiveState,
 } from "../guarantee/mod.ts";
-import { applyLiveDecision } from "./apply_decision.ts";
-import { type FleetTrack, fleetTracks, poolName } from "./fleet_tracks.ts";
+import type { FleetTrack } from "./fleet_tracks.ts";
+import {
+  applyAll,
+  type Pooled,
+  type Served,
+  servedOf,
+} from "./fleet_served.ts";
+import { replayEntry } from "./fleet_replay.ts";
 import { journalAudits, type JournalEntry } from "./journal.ts";
 import {
   type AuditOutcome,
@@ -122,45 +127,6 @@ export interface FleetStatus {
 export interface StagedAudit {
   readonly stored: StoredAudit;
   readonly evidence: LiveEvidence;
-}
-
-/** A question's record as last read from the store. */
-interface Pooled {
-  evidence: LiveEvidence;
-  policy: LivePolicy | null;
-  version: number;
-}
-
-/** The table served now and its fleet state. */
-interface Served {
-  readonly table: Table;
-  /** The serving state decisions are put in force in. */
-  readonly state: TableState;
-  /** The store's name of the evidence (`poolName`). */
-  readonly bundle: string;
-  /** Per track: its record's name in the store. */
-  readonly names: readonly string[];
-  /** The streams pooled: the table's of every question first (track = slot), then the second tier's. */
-  readonly tracks: readonly FleetTrack[];
-  /** Per question: the track of its second tier, -1 without one. */
-  readonly semanticTrack: readonly number[];
-  /** Per question: the second tier's threshold in force here (see `semanticThreshold`). */
-  semanticThresholds: (number | null)[];
-  /** The controller's certificates, used here as counters of what this replica saw since its last batch. */
-  readonly counters: readonly LiveCertificate[];
-  /** Per question: the pooled certificate the policy is weighed on. */
-  readonly views: readonly LiveCertificate[];
-  /** Per question: the same, for statistics. */
-  readonly display: readonly LiveCertificate[];
-  /** Per question: the policy a fresh certificate starts with. */
-  readonly initial: readonly LivePolicy[];
-  /** Per question: where audits are turned into evidence. */
-  readonly scratch: readonly LiveCertificate[];
-  pooled: (Pooled | null)[];
-  /** Per question: the policy in force on this replica. */
-  applied: LivePolicy[];
-  /** Per question: the reset generation counted in (-1 before the store is read). */
-  generations: number[];
 }
 
 /** A batch whose reply was lost (it may have been applied): sent again as it is. */
@@ -291,47 +257,7 @@ export class FleetLive {
   async #replay(): Promise<void> {
     while (this.#journaled.length > 0) {
       const e = this.#journaled[0]!;
-      const unknown = e.epoch === "" || e.generations.some((g) => g < 0);
-      let epoch = e.epoch;
-      let generations = e.generations;
-      let lost: string | null = null;
-      let outcomes: AuditOutcome[] = [];
-      try {
-        if (unknown) {
-          // Counted before the store was ever read: in the pool and
-          // generations the store has now.
-          const probe = await this.#store.sync({
-            bundle: e.bundle,
-            epoch: "",
-            proposal: "",
-            questions: e.questions,
-            generations: e.questions.map(() => -1),
-            batches: [],
-          });
-          if (epoch === "") epoch = probe.epoch;
-          generations = generations.map((g, i) =>
-            g < 0 ? (probe.generations[i] ?? 0) : g
-          );
-        }
-        if (epoch === "") lost = "the store has no evidence of that bundle";
-        else {
-          const reply = await this.#store.sync({
-            bundle: e.bundle,
-            epoch,
-            proposal: "",
-            questions: e.questions,
-            generations,
-            batches: e.batches,
-          });
-          if (reply.epoch !== epoch) {
-            lost = "the store lost the evidence it was counted in";
-          }
-          outcomes = reply.audits.flat();
-        }
-      } catch (err) {
-        if (!(err instanceof StoreRejected)) throw err;
-        lost = `the store refused it: ${message(err)}`;
-      }
+      const { lost, outcomes } = await replayEntry(this.#store, e);
       this.#journaled.shift();
       const audits = journalAudits([e]);
       const counted = outcomes.filter((o) => o === "counted").length;
@@ -397,33 +323,12 @@ export class FleetLive {
     semantic?: readonly (LiveCertificate | null)[],
   ): void {
     if (this.#served?.table === table) return;
-    const { tracks, names, semanticTrack, counters: allCounters, fresh } =
-      fleetTracks(table, counters, auditRate, semantic);
-    const make = () => tracks.map((_, i) => fresh(i));
-    const views = make();
-    const initial = views.map((v) => v.policy());
-    this.#served = {
-      table,
-      state,
-      bundle: poolName(table, semanticTrack.some((t) => t >= 0)),
-      names,
-      tracks,
-      semanticTrack,
-      semanticThresholds: table.questions.map(() => null),
-      counters: allCounters,
-      views,
-      display: make(),
-      initial,
-      scratch: make(),
-      pooled: views.map(() => null),
-      applied: initial.map((p) => ({ floor: p.floor, inForce: -1 })),
-      generations: views.map(() => -1),
-    };
+    this.#served = servedOf(table, state, counters, auditRate, semantic);
     // The audits and batches of another bundle belong to its evidence.
     this.#held = [];
     this.#unsent = [];
     this.#epoch = "";
-    this.#applyAll(this.#served);
+    applyAll(this.#served);
     this.kick();
   }
 
@@ -779,7 +684,7 @@ export class FleetLive {
       }
       s.applied[i] = { ...(pooled.policy ?? s.initial[i]!) };
     }
-    this.#applyAll(s);
+    applyAll(s);
   }
 
   /**
@@ -842,7 +747,7 @@ export class FleetLive {
         alarms: (fleet.alarms ?? 0) | (local.alarms ?? 0),
       };
     }
-    this.#applyAll(s);
+    applyAll(s);
   }
 
   /** The pooled evidence last read plus everything this replica counted since. */
@@ -853,19 +758,6 @@ export class FleetLive {
       if (a.stored.question === i) e = addEvidence(e, a.evidence);
     }
     return e;
-  }
-
-  #applyAll(s: Served): void {
-    s.tracks.forEach((t, i) => {
-      const view = s.display[i]!;
-      view.restore(emptyEvidence(view.thresholds.length), s.applied[i]);
-      const d = view.current();
-      if (t.tier === "table") {
-        applyLiveDecision(s.table, s.state, t.question, d);
-      } else if (d.reason !== "uncalibrated") {
-        s.semanticThresholds[t.slot] = d.threshold;
-      }
-    });
   }
 
   /**

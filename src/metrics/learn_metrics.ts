@@ -47,6 +47,26 @@ export function writeLearnMetrics(e: Exposition, s: LearnStats): void {
     "Questions not certified while the model answers options their bundle has not learned.",
     s.held.length,
   );
+  if (s.fleet !== undefined) {
+    e.single(
+      "dtable_learn_learner",
+      "gauge",
+      "1 on the replica of a learning fleet that learns now (it holds the lease).",
+      s.learner ? 1 : 0,
+    );
+    e.single(
+      "dtable_learn_outbox_waiting_chunks",
+      "gauge",
+      "This replica's chunks (feedback and ledger lines, retrain records) on disk that the fleet's pool does not hold yet.",
+      s.fleet.outbox.waiting,
+    );
+    e.single(
+      "dtable_learn_bundle_swaps_total",
+      "counter",
+      "The fleet's bundles this replica fetched from the store and swapped in.",
+      s.fleet.bundle_swaps,
+    );
+  }
   const last = s.history.at(-1);
   if (last !== undefined) {
     e.single(

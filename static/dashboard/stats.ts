@@ -212,4 +212,23 @@ export interface LearnSummary {
     certified: number;
     calls: number;
   }[];
+  /** A learning fleet (`--learn` with `--live-store`): true on the replica that learns. */
+  learner?: boolean;
+  fleet?: {
+    replica: string;
+    learner: string | null;
+    lease: number | null;
+    learner_status_age_s: number;
+    outbox: { waiting: number; shipped: number };
+    bundle: { id: string; version: number; replica: string } | null;
+    replicas: Record<
+      string,
+      {
+        labels: number;
+        decisions: number;
+        picked: number;
+        picks_answered: number;
+      }
+    >;
+  };
 }

@@ -177,6 +177,13 @@ export class Outbox {
     this.#writing = written.catch(() => {});
     return written.then(() =>
       new Promise<void>((resolve) => {
+        if (this.#reachable === false) {
+          // The store did not answer the last shipment: on disk is enough;
+          // shipped once it answers (tried every `RETRY_MS`).
+          this.#queue.push({ source: this.#source, chunk });
+          resolve();
+          return;
+        }
         const timer = setTimeout(resolve, this.#waitMs);
         this.#queue.push({
           source: this.#source,
@@ -222,9 +229,11 @@ export class Outbox {
           );
         }
         this.#reachable = false;
-        // Acknowledged from disk; tried again shortly.
-        for (const q of batch) q.resolve?.();
-        for (const q of batch) delete q.resolve;
+        // Everything waiting is acknowledged from disk; tried again shortly.
+        for (const q of this.#queue) {
+          q.resolve?.();
+          delete q.resolve;
+        }
         if (!this.#closed) {
           clearTimeout(this.#retry);
           this.#retry = setTimeout(() => this.#kick(), RETRY_MS);

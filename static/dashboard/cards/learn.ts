@@ -3,7 +3,8 @@
  * the certified share and the model calls saved per stretch of traffic
  * since the start (a chart), the bound every bundle promises, the labels
  * and the next retrain, each retrain with its outcome, and the questions
- * held or not learned yet.
+ * held or not learned yet. In a learning fleet, which replica learns and
+ * each replica's share of the pooled labels and picks.
  *
  * @module
  */
@@ -105,7 +106,34 @@ export function renderLearn(st: Stats): void {
       } min at the current pace`;
     return `${q}: ${labels}${minutes}`;
   });
+  const fleet = l.fleet;
+  const shares = Object.entries(fleet?.replicas ?? {}).map(([r, x]) =>
+    `${r} ${fmtInt(x.labels)} labels, ${fmtInt(x.picks_answered)} of ${
+      fmtInt(x.picked)
+    } picks answered`
+  );
   byId("learn-summary").replaceChildren(
+    ...(fleet === undefined ? [] : [
+      h(
+        "p",
+        { class: "sub", id: "learn-fleet" },
+        `Fleet: ${
+          l.learner
+            ? `this replica (${fleet.replica}) learns`
+            : fleet.learner === null
+            ? "no learner has written for 30 s (the store, or a takeover)"
+            : `${fleet.learner} learns (lease ${fleet.lease}); this is ${fleet.replica}`
+        }${
+          fleet.bundle === null
+            ? ""
+            : ` · fleet bundle version ${fleet.bundle.version} from ${fleet.bundle.replica}`
+        }${
+          fleet.outbox.waiting > 0
+            ? ` · ${fmtInt(fleet.outbox.waiting)} chunks wait for the store`
+            : ""
+        }${shares.length === 0 ? "" : ` · ${shares.join("; ")}`}.`,
+      ),
+    ]),
     h(
       "p",
       { class: "sub" },
