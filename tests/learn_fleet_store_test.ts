@@ -16,12 +16,17 @@ import { type LearnStore, MemoryLearnStore } from "../src/live/learn_store.ts";
 import { RedisLearnStore } from "../src/live/redis_learn_store.ts";
 import {
   BundleFollower,
+  FleetLearning,
+  type LearnerHooks,
+  LEASE_TTL_MS,
   Outbox,
   packBundle,
   parseOutbox,
   PoolReader,
 } from "../src/learn/fleet/mod.ts";
 import { loadBundle } from "../src/bundle/mod.ts";
+import type { Table } from "../src/engine/mod.ts";
+import type { Learner } from "../src/learn/mod.ts";
 import { bundleIdOf } from "../src/live/mod.ts";
 import { chooseKept } from "../src/cli/fleet_versions.ts";
 import { writeTestBundle } from "./_http_helpers.ts";
@@ -385,4 +390,110 @@ Deno.test("a fleet rollback without --to picks the newest kept bundle before the
     /no kept bundle older/,
   );
   assert.throws(() => chooseKept(kept, kept[0]!, "zz"), /no kept bundle "zz"/);
+});
+
+/** A replica's fleet learning on `store` in `dir`, its learner a stand-in that keeps its hooks. */
+async function fleetReplica(
+  dir: string,
+  store: MemoryLearnStore,
+  name: string,
+  served: Table,
+) {
+  await Deno.mkdir(dir, { recursive: true });
+  const outbox = await Outbox.open({
+    dir,
+    replica: name,
+    store,
+    log: () => {},
+  });
+  const late = {} as { learning: FleetLearning };
+  const pool = await PoolReader.open({
+    dir,
+    store,
+    onChunks: (c) => late.learning.onChunks(c),
+    log: () => {},
+  });
+  const made: LearnerHooks[] = [];
+  const lines: string[] = [];
+  const learning = late.learning = new FleetLearning({
+    dir,
+    replica: name,
+    store,
+    outbox,
+    pool,
+    keep: 3,
+    served: () => served,
+    reload: () => Promise.resolve(),
+    optionsAdded: () => {},
+    log: (l) => lines.push(l),
+    makeLearner: (hooks) => {
+      made.push(hooks);
+      return {
+        observe() {},
+        addStretch() {},
+        close() {},
+        calibrateAfter: () => ({}),
+        stats: () => ({ labels: hooks.resume.labels, held: [] }),
+        retrainNow: () => Promise.resolve(),
+      } as unknown as Learner;
+    },
+  });
+  return {
+    learning,
+    made,
+    lines,
+    async stop() {
+      await learning.close();
+      await pool.close();
+      await outbox.close(0);
+    },
+  };
+}
+
+Deno.test("a learner whose lease ran out while the store was away publishes nothing: its bundle is refused, the next learner's stands", async () => {
+  await using dir = await tempDir();
+  const store = new MemoryLearnStore();
+  const bundle = await writeTestBundle(`${dir.path}/a/bundle`, {
+    min_radius: 1,
+  });
+  const served = await loadBundle(bundle);
+  await writeTestBundle(`${dir.path}/b/bundle`, { min_radius: 1 });
+  const a = await fleetReplica(`${dir.path}/a`, store, "a", served);
+  const b = await fleetReplica(`${dir.path}/b`, store, "b", served);
+  try {
+    await a.learning.start();
+    await b.learning.start();
+    const until = Date.now() + 5000;
+    while (!a.learning.learning && Date.now() < until) await sleep(50);
+    assert.equal(a.learning.learning, true);
+    assert.equal(b.learning.learning, false);
+    // Cut off: a stops learning once its lease could have run out.
+    store.down = true;
+    const cut = Date.now();
+    while (a.learning.learning && Date.now() - cut < 10_000) await sleep(100);
+    assert.equal(a.learning.learning, false);
+    // Within a lease and a renewal tick (a loaded machine may add a little).
+    assert.ok(Date.now() - cut <= LEASE_TTL_MS + 3000);
+    assert.match(a.lines.join("\n"), /stops learning: its lease ran out/);
+    store.down = false;
+    // b (or a again, under a new fence) takes it.
+    const back = Date.now();
+    while (
+      !a.learning.learning && !b.learning.learning && Date.now() - back < 5000
+    ) {
+      await sleep(50);
+    }
+    assert.ok(a.learning.learning || b.learning.learning);
+    // a's first learner finishes a retrain now: its bundle is refused.
+    assert.equal(await a.made[0]!.swapIn(), false);
+    assert.equal(await store.current(), null);
+    assert.match(a.lines.join("\n"), /the new bundle is not served/);
+    // The learner holding the lease now publishes.
+    const now = a.learning.learning ? a : b;
+    assert.equal(await now.made.at(-1)!.swapIn(), true);
+    assert.equal((await store.current())?.id, bundleIdOf(served));
+  } finally {
+    await a.stop();
+    await b.stop();
+  }
 });

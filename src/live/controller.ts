@@ -56,7 +56,6 @@ import {
 import { bundleIdOf } from "./bundle_id.ts";
 import { auditLogName } from "./_log_name.ts";
 import { DecisionLedger, type LedgerOptions } from "./ledger.ts";
-import { newCertificate } from "./_new_certificate.ts";
 import { FleetLive, type FleetOptions } from "./fleet.ts";
 import { type RecentAnswer, RecentAnswers } from "./recent_answers.ts";
 import { ReplayGuard } from "./_replays.ts";
@@ -67,6 +66,7 @@ import {
 } from "./decision_ids.ts";
 import { ResetHistory, type ResetSource } from "./_resets.ts";
 import { randomHex8 } from "./store.ts";
+import { type Certificates, ServedTables } from "./served_tables.ts";
 
 /** The default audit rate of `serve` (`--audit-rate`). */
 export const DEFAULT_AUDIT_RATE = 0.02;
@@ -155,7 +155,6 @@ function certifiable(q: Table["questions"][number]): boolean {
 }
 
 /** The live certificates of one table, by question position. */
-type Certificates = readonly LiveCertificate[];
 
 /** A random 32-bit seed. */
 function randomSeed(): number {
@@ -183,15 +182,8 @@ export class LiveController {
   readonly pending: PendingAudits;
   /** The seed the sampler started from. */
   readonly seed: number;
-  readonly #tables = new WeakMap<Table, Certificates>();
-  /** The serving state of every table served (where decisions are put in force). */
-  readonly #states = new WeakMap<Table, TableState>();
-  /** Tables served with their second tier. */
-  readonly #tiered = new WeakSet<Table>();
-  /** Per table, the second tier's certificates (see `semanticCertificates`). */
-  readonly #semantic = new WeakMap<Table, (LiveCertificate | null)[]>();
-  /** Per table and question, the second tier's threshold its certificate last decided. */
-  readonly #semanticInForce = new WeakMap<Table, (number | null)[]>();
+  /** Per table served: its state, rates, certificates, bundle id and resets. */
+  readonly #served: ServedTables;
   /** Recent uncertified eligible answers by question and text (see `takeRecent`). */
   readonly recent = new RecentAnswers();
   /** The key file of signed ids; null when ids are kept in `pending`. */
@@ -206,16 +198,10 @@ export class LiveController {
   readonly fleet: FleetLive | null;
   /** Resets of the live evidence applied here, latest last. */
   readonly resets = new ResetHistory();
-  /** Per table, wall-clock time of each question's last reset. */
-  readonly #resetAt = new WeakMap<Table, Map<string, number>>();
   /** Signs decision ids: the key file's keys, or a key of this process's own. */
   readonly #decisionIds: DecisionIds;
-  /** Per table, each question's coin rate (absent: the audit rate). */
-  readonly #rates = new WeakMap<Table, Float64Array>();
   /** The decision ledger for a feedback log; null without one. */
   readonly ledger: DecisionLedger | null;
-  /** Per table, the first 16 hex digits of its bundle id. */
-  readonly #bundles = new WeakMap<Table, string>();
   readonly #ratePolicy: ((table: Table) => ArrayLike<number>) | undefined;
   /** When an id that did not verify last had the key file read again (`performance.now()`). */
   #rereadAt = -Infinity;
@@ -229,6 +215,7 @@ export class LiveController {
   constructor(options: LiveOptions) {
     this.seed = options.auditSeed ?? randomSeed();
     this.#sampler = new AuditSampler(options.auditRate, this.seed);
+    this.#served = new ServedTables(() => this.#sampler.rate);
     this.pending = new PendingAudits(options.pending);
     this.#keys = options.auditKeys ?? null;
     this.#tokens = this.#keys === null
@@ -299,23 +286,12 @@ export class LiveController {
     tiered = false,
     rates?: ArrayLike<number>,
   ): void {
-    this.#states.set(table, state);
-    if (tiered) this.#tiered.add(table);
-    rates ??= this.#ratePolicy?.(table);
-    if (rates !== undefined) {
-      if (rates.length !== table.questions.length) {
-        throw new RangeError(
-          `Expected one rate per question (${table.questions.length}): got ${rates.length}`,
-        );
-      }
-      for (let i = 0; i < rates.length; i++) {
-        const r = rates[i]!;
-        if (!(r > 0 && r <= 1)) {
-          throw new RangeError(`A question's rate must be in (0, 1]: got ${r}`);
-        }
-      }
-      this.#rates.set(table, Float64Array.from(rates));
-    }
+    this.#served.serve(
+      table,
+      state,
+      tiered,
+      rates ?? this.#ratePolicy?.(table),
+    );
     if (this.fleet !== null && this.enabled) {
       this.fleet.serve(
         table,
@@ -332,7 +308,7 @@ export class LiveController {
    * `RangeError` for a table never served.
    */
   stateOf(table: Table): TableState {
-    const state = this.#states.get(table);
+    const state = this.#served.stateOf(table);
     if (state === undefined) {
       throw new RangeError(
         "The live controller was never asked to serve this table (call serve(table, state) first)",
@@ -352,7 +328,7 @@ export class LiveController {
    * table lacks).
    */
   rateOf(table: Table, slot: number): number {
-    return this.#rates.get(table)?.[slot] ?? this.#sampler.rate;
+    return this.#served.rateOf(table, slot);
   }
 
   /** The issuing process's id that its decision ids and ledger carry (8 hex digits). */
@@ -372,21 +348,7 @@ export class LiveController {
    * certificate starts from that (`L`, its candidates).
    */
   certificates(table: Table): Certificates {
-    let found = this.#tables.get(table);
-    if (found === undefined) {
-      const tiered = this.#tiered.has(table);
-      found = table.questions.map((q, slot) =>
-        newCertificate(
-          q,
-          this.rateOf(table, slot),
-          tiered && q.semantic !== undefined
-            ? q.semantic.calibration
-            : q.calibration,
-        )
-      );
-      this.#tables.set(table, found);
-    }
-    return found;
+    return this.#served.certificates(table);
   }
 
   /**
@@ -396,16 +358,7 @@ export class LiveController {
    * rule's candidates, starting from its threshold `L`.
    */
   semanticCertificates(table: Table): (LiveCertificate | null)[] {
-    let found = this.#semantic.get(table);
-    if (found === undefined) {
-      found = table.questions.map((q, slot) =>
-        q.semantic === undefined
-          ? null
-          : newCertificate(q, this.rateOf(table, slot), q.semantic.calibration)
-      );
-      this.#semantic.set(table, found);
-    }
-    return found;
+    return this.#served.semanticCertificates(table);
   }
 
   /**
@@ -423,7 +376,7 @@ export class LiveController {
       const pooled = this.fleet.semanticThreshold(table, slot);
       if (pooled !== undefined) return pooled;
     }
-    const decided = this.#semanticInForce.get(table)?.[slot];
+    const decided = this.#served.semanticInForce(table, slot);
     return decided === undefined ? fallback : decided;
   }
 
@@ -526,7 +479,7 @@ export class LiveController {
         rate,
         // Held for options the model added, nothing could be certified.
         known && certifiable(table.questions[a.slot]!) &&
-          !(this.#states.get(table)?.question(table.questions[a.slot]!)
+          !(this.#served.stateOf(table)?.question(table.questions[a.slot]!)
             .optionsAdded ?? false),
         certified,
         picked && id !== undefined && text !== undefined
@@ -603,12 +556,7 @@ export class LiveController {
 
   /** The first 16 hex digits of `table`'s bundle id, as ids and the ledger carry them. */
   #bundleOf(table: Table): string {
-    let id = this.#bundles.get(table);
-    if (id === undefined) {
-      id = bundleIdOf(table).slice(0, 16);
-      this.#bundles.set(table, id);
-    }
-    return id;
+    return this.#served.bundleOf(table);
   }
 
   /**
@@ -903,16 +851,11 @@ export class LiveController {
     if (!this.enabled || this.fleet !== null) return;
     const slot = table.questions.findIndex((q) => q.name === name);
     if (slot < 0) return;
-    const second = this.#semantic.get(table)?.[slot];
+    const second = this.#served.semanticCertificatesMade(table)?.[slot];
     if (second != null) {
       const d = second.decide();
       if (d.reason !== "uncalibrated") {
-        let inForce = this.#semanticInForce.get(table);
-        if (inForce === undefined) {
-          inForce = [];
-          this.#semanticInForce.set(table, inForce);
-        }
-        inForce[slot] = d.threshold;
+        this.#served.setSemanticInForce(table, slot, d.threshold);
       }
     }
     const certificate = this.certificates(table)[slot]!;
@@ -936,7 +879,7 @@ export class LiveController {
    * missed as `not_shared`.
    */
   resetAt(table: Table, question: string): number {
-    return this.#resetAt.get(table)?.get(question) ?? 0;
+    return this.#served.resetAt(table, question);
   }
 
   /**
@@ -968,16 +911,14 @@ export class LiveController {
     all = names.length === table.questions.length,
   ): void {
     const now = this.#clock();
-    let times = this.#resetAt.get(table);
-    if (times === undefined) this.#resetAt.set(table, times = new Map());
     const certificates = this.certificates(table);
-    const semantic = this.#semantic.get(table);
+    const semantic = this.#served.semanticCertificatesMade(table);
     for (const name of names) {
       const slot = table.questions.findIndex((q) => q.name === name);
       if (slot < 0) continue;
       certificates[slot]!.reset();
       semantic?.[slot]?.reset();
-      times.set(name, now);
+      this.#served.markReset(table, name, now);
       if (this.fleet === null) this.apply(table, name);
     }
     this.resets.record(all ? null : names.join(","), source, new Date(now));
@@ -1003,7 +944,7 @@ export class LiveController {
    */
   semanticStates(table: Table): Map<string, LiveState> {
     const out = new Map<string, LiveState>();
-    if (!this.enabled || !this.#tiered.has(table)) return out;
+    if (!this.enabled || !this.#served.tiered(table)) return out;
     if (this.fleet !== null) return this.fleet.semanticStates(table);
     const certificates = this.semanticCertificates(table);
     table.questions.forEach((q, i) => {
