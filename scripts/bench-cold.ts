@@ -48,7 +48,7 @@ import { embedTraces } from "../src/train/embed.ts";
 import { DATA, EMBED_CACHE_OPTION, exitWithoutData } from "./bench_data.ts";
 import { rssMbOrNull, startServe } from "./processes.ts";
 import { batchCurve, firstReaching } from "./bench_cold_batch.ts";
-import { type Item, streamOf } from "./bench_stream.ts";
+import { type Item, post, streamOf } from "./bench_stream.ts";
 
 const { values } = parseArgs({
   options: {
@@ -111,17 +111,6 @@ interface RunResult {
   asked: boolean[];
   /** Seconds the learner took to become idle after the stream. */
   idleAfter: number;
-}
-
-async function post(base: string, path: string, body: unknown) {
-  const r = await fetch(`${base}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const json = await r.json();
-  if (!r.ok) throw new Error(`${path}: ${r.status} ${JSON.stringify(json)}`);
-  return json;
 }
 
 /** Streams `items` through a learning service with `semantic` mode; a simulated proxy answers. */

@@ -34,7 +34,7 @@
 import { parseArgs } from "node:util";
 import { readTraces } from "../src/traces/mod.ts";
 import { DATA, exitWithoutData } from "./bench_data.ts";
-import { type Item, streamOf } from "./bench_stream.ts";
+import { type Item, post, streamOf } from "./bench_stream.ts";
 import {
   freePort,
   hasCommand,
@@ -81,17 +81,6 @@ interface Window {
   certified: number;
   wrong: number;
   learner: string;
-}
-
-async function post(base: string, path: string, body: unknown) {
-  const r = await fetch(`${base}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const json = await r.json();
-  if (!r.ok) throw new Error(`${path}: ${r.status} ${JSON.stringify(json)}`);
-  return json;
 }
 
 async function getJson(url: string): Promise<Json | null> {

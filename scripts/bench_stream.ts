@@ -7,20 +7,10 @@
  * @module
  */
 
+import { seededRandom } from "../src/engine/mod.ts";
 import type { TraceSet } from "../src/traces/mod.ts";
 
-/** A seeded generator (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
+/** Shuffles `items` in place with `random` (Fisher-Yates); returns them. */
 export function shuffle<T>(items: T[], random: () => number): T[] {
   for (let i = items.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
@@ -44,7 +34,7 @@ export function streamOf(train: TraceSet, held: number, seed: number): Item[] {
     text,
     label: q.options[q.labels[i]!]!,
   }));
-  const random = rng(seed);
+  const random = seededRandom(seed);
   const late = new Set(shuffle([...q.options], random).slice(0, held));
   const early = shuffle(items.filter((x) => !late.has(x.label)), random);
   const news = items.filter((x) => late.has(x.label));
@@ -52,4 +42,21 @@ export function streamOf(train: TraceSet, held: number, seed: number): Item[] {
   const first = early.slice(0, half);
   const second = shuffle([...early.slice(half), ...news], random);
   return [...first, ...second];
+}
+
+/** POSTs `body` as JSON to `base` + `path`; the reply's JSON, or throws naming the status. */
+export async function post(
+  base: string,
+  path: string,
+  body: unknown,
+  // deno-lint-ignore no-explicit-any
+): Promise<any> {
+  const r = await fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const json = await r.json();
+  if (!r.ok) throw new Error(`${path}: ${r.status} ${JSON.stringify(json)}`);
+  return json;
 }

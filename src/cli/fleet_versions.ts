@@ -43,6 +43,17 @@ async function openStore(url: string): Promise<LearnStore> {
   }
 }
 
+/** The bundles `store` keeps, newest first, and the one in force. */
+async function keptBundles(
+  store: LearnStore,
+): Promise<{ kept: PublishedBundle[]; current: PublishedBundle | null }> {
+  const [kept, current] = await Promise.all([
+    store.versions(),
+    store.current(),
+  ]);
+  return { kept, current };
+}
+
 /** One kept bundle as a line: `* 3 a292faca3812 published ... by r2 under lease 2`. */
 function line(b: PublishedBundle, current: PublishedBundle | null): string {
   return `${current?.id === b.id ? "*" : " "} ${
@@ -57,10 +68,7 @@ export async function fleetVersions(
 ): Promise<number> {
   const store = await openStore(url);
   try {
-    const [kept, current] = await Promise.all([
-      store.versions(),
-      store.current(),
-    ]);
+    const { kept, current } = await keptBundles(store);
     if (json) {
       console.log(
         JSON.stringify(
@@ -128,10 +136,7 @@ export async function fleetRollback(
 ): Promise<number> {
   const store = await openStore(url);
   try {
-    const [kept, current] = await Promise.all([
-      store.versions(),
-      store.current(),
-    ]);
+    const { kept, current } = await keptBundles(store);
     const chosen = chooseKept(kept, current, to);
     if (chosen.id === current?.id) {
       console.log(

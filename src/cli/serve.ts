@@ -24,6 +24,7 @@ import {
 import {
   LEARN_FILES,
   Learner,
+  type LearnerOptions,
   type LearnerResume,
   ratesOf,
   readResume,
@@ -403,19 +404,8 @@ export async function serveCommand(args: string[]): Promise<number> {
   const late = lateLearn;
   const learner = s.learn === null || fleetLearn !== null ? null : new Learner({
     dir: s.learn.dir,
-    seeds: s.learn.seeds,
-    training: () => ({ semantic: s.learn!.semantic, workers: 1 }),
-    inForce: () =>
-      existsSync(s.bundle) ? s.bundle : s.learn!.startBundle ?? null,
+    ...learnerOptions(s, late),
     swapIn: () => late.reloader.reload(),
-    served: () => late.service.served.table,
-    optionsAdded: (question, added) => {
-      const { table, state } = late.service.served;
-      if (table.byName.has(question)) {
-        markOptionsAdded(table, state, question, added);
-      }
-    },
-    log: (line) => console.error(line),
     resume,
   });
 
@@ -691,12 +681,34 @@ async function openAuditKeys(
   }
 }
 
+/** What a learner of `s` is told, besides its folder, its swap and its resume (a lone one's and a fleet's alike). */
+function learnerOptions(
+  s: ServeSettings,
+  late: { service: Service; reloader: Reloader },
+): Omit<LearnerOptions, "dir" | "swapIn" | "resume"> {
+  const learn = s.learn!;
+  return {
+    seeds: learn.seeds,
+    training: () => ({ semantic: learn.semantic, workers: 1 }),
+    inForce: () => existsSync(s.bundle) ? s.bundle : learn.startBundle ?? null,
+    served: () => late.service.served.table,
+    optionsAdded: (question, added) => {
+      const { table, state } = late.service.served;
+      if (table.byName.has(question)) {
+        markOptionsAdded(table, state, question, added);
+      }
+    },
+    log: (line) => console.error(line),
+  };
+}
+
 /** A learning fleet's replica parts (`--learn DIR --live-store URL`); its learner is made when it takes the lease. */
 function openFleetLearnOf(
   s: ServeSettings,
   late: { service: Service; reloader: Reloader },
 ): Promise<FleetLearnParts> {
   const learn = s.learn!;
+  const learner = learnerOptions(s, late);
   return openFleetLearn({
     dir: learn.dir,
     storeUrl: s.liveStore!,
@@ -705,26 +717,8 @@ function openFleetLearnOf(
     keep: DEFAULT_KEEP,
     served: () => late.service.served.table,
     reload: () => late.reloader.reload(),
-    optionsAdded: (question, added) => {
-      const { table, state } = late.service.served;
-      if (table.byName.has(question)) {
-        markOptionsAdded(table, state, question, added);
-      }
-    },
-    learner: {
-      seeds: learn.seeds,
-      training: () => ({ semantic: learn.semantic, workers: 1 }),
-      inForce: () =>
-        existsSync(s.bundle) ? s.bundle : learn.startBundle ?? null,
-      served: () => late.service.served.table,
-      optionsAdded: (question, added) => {
-        const { table, state } = late.service.served;
-        if (table.byName.has(question)) {
-          markOptionsAdded(table, state, question, added);
-        }
-      },
-      log: (line) => console.error(line),
-    },
+    optionsAdded: learner.optionsAdded!,
+    learner,
     retrainAtOnce: () => !existsSync(s.bundle) && learn.seeds.length > 0,
     log: (line) => console.error(line),
   });

@@ -25,7 +25,7 @@
 import type { Table } from "../../engine/mod.ts";
 import type { LearnStats } from "../../openapi/mod.ts";
 import type { LearnStore, PooledChunk } from "../../live/mod.ts";
-import { randomHex8 } from "../../live/mod.ts";
+import { bundleIdOf, randomHex8 } from "../../live/mod.ts";
 import type { Learner, StretchPoint } from "../learner.ts";
 import { QuestionRegistry } from "../questions.ts";
 import { type LearnerResume, readResume } from "../resume.ts";
@@ -116,7 +116,7 @@ export class FleetLearning {
       dir: options.dir,
       store: options.store,
       keep: options.keep,
-      servedId: () => options.served().info.bundle_id as string ?? "",
+      servedId: () => bundleIdOf(options.served()),
       reload: options.reload,
       log: this.#log,
     });
