@@ -184,7 +184,20 @@ async function settle(busy: () => Promise<boolean>): Promise<void> {
   }
 }
 
-async function single(items: Item[]): Promise<Window[]> {
+/** The passes of a learning folder's history, in words: labels, seconds, swapped. */
+async function passes(dir: string): Promise<string> {
+  const text = await Deno.readTextFile(`${dir}/retrains.jsonl`).catch(() => "");
+  return text.split("\n").filter((l) => l !== "").map((l) => {
+    const h = JSON.parse(l);
+    return `${h.labels}${h.swapped ? "*" : ""} (${
+      Number(h.seconds).toFixed(0)
+    } s)`;
+  }).join(", ");
+}
+
+async function single(
+  items: Item[],
+): Promise<{ windows: Window[]; passes: string }> {
   const dir = await Deno.makeTempDir({ prefix: "dtable-fleet-single-" });
   const server = await startServe(null, [
     "--learn",
@@ -200,7 +213,11 @@ async function single(items: Item[]): Promise<Window[]> {
       () => "alone",
       async () => {},
     );
-    return r.windows;
+    await settle(async () => {
+      const s = await getJson(`${server.base}/v1/stats`);
+      return s?.learn?.running === true;
+    });
+    return { windows: r.windows, passes: await passes(dir) };
   } finally {
     await server.stop();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
@@ -353,6 +370,7 @@ async function fleet(items: Item[]) {
   );
   const lines = await Promise.all(survivors.map((s) => labelLines(dirs[s.i]!)));
   const learnerStats = stats.find((s) => s?.learn?.learner === true)?.learn;
+  const fleetPasses = await passes(dirs[survivors[0]!.i]!);
   const history =
     (await Deno.readTextFile(`${dirs[survivors[0]!.i]}/retrains.jsonl`)
       .catch(() => "")).split("\n").filter((l) => l !== "").map((l) =>
@@ -373,6 +391,7 @@ async function fleet(items: Item[]) {
     bundleIds: health.map((h) => (h?.bundle_id as string ?? "").slice(0, 12)),
     lags,
     history,
+    passes: fleetPasses,
     root,
   };
 }
@@ -391,7 +410,7 @@ console.log(
   "\nwindow  | one learner: certified, disagreement | fleet: certified, disagreement | learner at its end",
 );
 f.windows.forEach((w, k) => {
-  const a = alone?.[k];
+  const a = alone?.windows[k];
   const share = (x: Window | undefined) =>
     x === undefined
       ? "-"
@@ -411,7 +430,10 @@ const sum = (ws: Window[]) =>
     wrong: t.wrong + w.wrong,
   }), { requests: 0, certified: 0, wrong: 0 });
 for (
-  const [name, ws] of [["one learner", alone], ["fleet", f.windows]] as const
+  const [name, ws] of [
+    ["one learner", alone?.windows ?? null],
+    ["fleet", f.windows],
+  ] as const
 ) {
   if (ws === null) continue;
   const t = sum(ws);
@@ -424,6 +446,10 @@ for (
   );
 }
 for (const e of f.events) console.log(`event: ${e}`);
+if (alone !== null) {
+  console.log(`one learner's passes (labels, * swapped in): ${alone.passes}`);
+}
+console.log(`the fleet's passes (labels, * swapped in): ${f.passes}`);
 console.log(
   `labels acknowledged (2xx, kept): ${f.acknowledged}; label lines in each survivor's folder (${
     f.survivors.join(", ")

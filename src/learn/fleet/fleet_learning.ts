@@ -349,10 +349,12 @@ export class FleetLearning {
     const l = this.#learner;
     const status = this.#status;
     const fresh = status !== null && Date.now() - status.at < STATUS_STALE_MS;
+    // A status gone stale (the store away, a takeover) still says what
+    // the learner last knew; only its name is withheld.
     const base: LearnStats = l !== null
       ? l.stats() as LearnStats
-      : fresh
-      ? { ...status!.stats, dir: this.#o.dir, running: false }
+      : status !== null
+      ? { ...status.stats, dir: this.#o.dir, running: false }
       : emptyStats(this.#o.dir);
     const applied = this.bundles.applied;
     return {
