@@ -20,10 +20,18 @@ import {
   startServer,
 } from "./_http_helpers.ts";
 import { type Json, missingRedis, stats } from "./_fleet.ts";
+import { missingTool } from "./_tools.ts";
 import { freePort, startRedis } from "../scripts/processes.ts";
 import { tempDir } from "./_fixtures.ts";
 
 const noRedis = missingRedis("fleet_learn_redis_test");
+const CHROMIUM = "/usr/bin/chromium";
+/** Why the dashboard step is left out (no Chromium), or null. */
+const noBrowser = missingTool(
+  "fleet_learn_redis_test (its dashboard step)",
+  CHROMIUM,
+  "apt-get install chromium",
+);
 /** The program's folder: the retrain worker is loaded from it. */
 const PROGRAM = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -173,6 +181,30 @@ Deno.test({
       )!;
       assert.equal(other.learn.fleet.learner, `r${li + 1}`);
       assert.ok(other.learn.labels > 0);
+      // Its dashboard says so too.
+      if (noBrowser === null) {
+        const oi = (await allStats(rs)).findIndex((s) =>
+          s?.learn?.learner === false
+        );
+        const { chromium } = await import("./_browser_playwright.ts");
+        const browser = await chromium.launch({
+          executablePath: CHROMIUM,
+          args: ["--headless", "--no-sandbox", "--disable-gpu"],
+        });
+        try {
+          const page = await browser.newPage();
+          await page.goto(`${rs[oi]!.base}/`);
+          await page.waitForSelector("#learn-fleet");
+          assert.match(
+            await page.textContent("#learn-fleet") ?? "",
+            new RegExp(
+              `Fleet: r${li + 1} learns \\(lease \\d+\\); this is r${oi + 1}`,
+            ),
+          );
+        } finally {
+          await browser.close();
+        }
+      }
       // Each replica's picks reach the learner.
       const shares = learner.fleet.replicas as Record<string, Json>;
       for (const name of ["r1", "r2", "r3"]) {

@@ -398,6 +398,7 @@ async function fleetReplica(
   store: MemoryLearnStore,
   name: string,
   served: Table,
+  optionsAdded: (question: string, added: boolean) => void = () => {},
 ) {
   await Deno.mkdir(dir, { recursive: true });
   const outbox = await Outbox.open({
@@ -424,7 +425,7 @@ async function fleetReplica(
     keep: 3,
     served: () => served,
     reload: () => Promise.resolve(),
-    optionsAdded: () => {},
+    optionsAdded,
     log: (l) => lines.push(l),
     makeLearner: (hooks) => {
       made.push(hooks);
@@ -495,5 +496,67 @@ Deno.test("a learner whose lease ran out while the store was away publishes noth
   } finally {
     await a.stop();
     await b.stop();
+  }
+});
+
+Deno.test("a replica that does not learn holds what the learner holds, on every bundle it swaps in", async () => {
+  await using dir = await tempDir();
+  const store = new MemoryLearnStore();
+  const lease = await store.lease("x", 60_000);
+  await store.putStatus(
+    "x",
+    lease.fence,
+    JSON.stringify({
+      replica: "x",
+      fence: lease.fence,
+      at: Date.now(),
+      calibrate_after: { topic: 1 },
+      stats: { labels: 10, held: ["topic"] },
+    }),
+  );
+  const served = await loadBundle(
+    await writeTestBundle(`${dir.path}/a/bundle`, { min_radius: 1 }),
+  );
+  const marks: string[] = [];
+  const a = await fleetReplica(
+    `${dir.path}/a`,
+    store,
+    "a",
+    served,
+    (q, added) => marks.push(`${q} ${added}`),
+  );
+  try {
+    await a.learning.start();
+    const until = Date.now() + 5000;
+    while (marks.length === 0 && Date.now() < until) await sleep(50);
+    assert.deepEqual(marks, ["topic true"]);
+    assert.equal(a.learning.stats().fleet?.learner, "x");
+    assert.equal(a.learning.stats().labels, 10);
+    // The learner's calibration start is kept for a takeover.
+    assert.deepEqual(
+      JSON.parse(await Deno.readTextFile(`${dir.path}/a/changes.json`)),
+      { topic: 1 },
+    );
+    // A new bundle from the learner: the hold goes on the new table too.
+    const packed = await packBundle(
+      await writeTestBundle(`${dir.path}/b`, { min_radius: 2 }),
+    );
+    await store.publish(
+      "x",
+      lease.fence,
+      {
+        id: packed.id,
+        sha256: packed.sha256,
+        bytes: packed.blob.length,
+        replica: "x",
+      },
+      packed.blob,
+      3,
+    );
+    const swapped = Date.now();
+    while (marks.length < 2 && Date.now() - swapped < 5000) await sleep(50);
+    assert.deepEqual(marks, ["topic true", "topic true"]);
+  } finally {
+    await a.stop();
   }
 });

@@ -117,7 +117,15 @@ export class FleetLearning {
       store: options.store,
       keep: options.keep,
       servedId: () => bundleIdOf(options.served()),
-      reload: options.reload,
+      // A new table starts with no question held: the learner's holds are
+      // put on it again from its status.
+      reload: async () => {
+        await options.reload();
+        if (this.#learner === null) {
+          this.#heldHere.clear();
+          void this.#statusTick();
+        }
+      },
       log: this.#log,
     });
   }
