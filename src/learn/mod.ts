@@ -5,7 +5,8 @@
  * swapped in when it certifies more), the calibration coin's rates per
  * question (`ratesOf`) and the files a learning service keeps in its
  * folder. The worker (`retrain_worker.ts`) is started by URL, never
- * imported.
+ * imported. A fleet that learns through its store has its own door,
+ * `fleet/mod.ts`.
  *
  * @module
  */
