@@ -27,7 +27,7 @@
  *   proxy and a lying one need before they are named.
  * - Reload under load: `wrk` on `/v1/decide` while the bundle is reloaded by
  *   SIGHUP; no request may fail.
- * - With `--replicas N` (N > 1), only the fleet (`bench_fleet.ts`): N
+ * - With `--replicas N` (N > 1), only the fleet (`bench_live_fleet.ts`): N
  *   replicas sharing a live store on a local `redis-server` against one
  *   replica: signing cost, `/v1/decide` throughput, feedback round trips,
  *   and the shifted stream (`--requests`, at `--shift-rate`) round-robin
@@ -62,7 +62,7 @@ import {
 } from "../src/train/options.ts";
 import { trainedContents } from "../src/train/contents.ts";
 import { paraphraseFamilies } from "./proxies.ts";
-import { benchFleet } from "./bench_fleet.ts";
+import { benchFleet } from "./bench_live_fleet.ts";
 import { percent } from "../src/format.ts";
 
 const { values } = parseArgs({

@@ -1,5 +1,5 @@
 /**
- * The learning benchmarks' stream (`bench:cold`, `bench:fleet-learn`):
+ * The learning benchmarks' stream (`bench:cold`, `bench:fleet`):
  * BANKING77's training texts once, in a seeded order, with the texts of a
  * few seeded options held back until the second half, as a product
  * arriving.

@@ -1,5 +1,5 @@
 /**
- * `deno task bench:fleet-learn`: a fleet that learns from nothing, beside
+ * `deno task bench:fleet`: a fleet that learns from nothing, beside
  * one learner given the same stream, in one run. BANKING77's `train.csv`
  * (the `bench:cold` stream: seeded order, 8 options held back until the
  * second half) goes at 50 requests a second to:
@@ -24,7 +24,7 @@
  * per replica the picks its decisions gave and how many were answered.
  *
  * ```sh
- * deno task bench:fleet-learn [--replicas 3] [--rate 50] [--limit N] [--kill-at N]
+ * deno task bench:fleet [--replicas 3] [--rate 50] [--limit N] [--kill-at N]
  *   [--store-down-at N] [--store-down-s 30] [--direct] [--no-single] [--held 8] [--seed 1]
  * ```
  *
@@ -400,7 +400,7 @@ const train = await readTraces([`${DATA}banking77/train.csv`]);
 let items = streamOf(train, Number(values.held), Number(values.seed));
 if (values.limit !== undefined) items = items.slice(0, Number(values.limit));
 console.log(
-  `bench:fleet-learn: ${items.length} BANKING77 texts at ${RATE}/s, ${REPLICAS} learning replicas ${
+  `bench:fleet: ${items.length} BANKING77 texts at ${RATE}/s, ${REPLICAS} learning replicas ${
     viaNginx ? "behind nginx (round robin)" : "in turn, each label to the next"
   }, beside one learner on the same stream`,
 );
