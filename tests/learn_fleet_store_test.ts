@@ -560,3 +560,27 @@ Deno.test("a replica that does not learn holds what the learner holds, on every 
     await a.stop();
   }
 });
+
+Deno.test("a batch the pool reader could write only half of is cut back, and once read again is in the folder once", async () => {
+  await using dir = await tempDir();
+  const store = new MemoryLearnStore();
+  const line =
+    '{"text":"a","answers":{"q":"x"},"time":"2026-12-07T00:00:00.000Z"}\n';
+  await store.append("s", "r1", [
+    { seq: 1, kind: "log", text: line },
+    { seq: 2, kind: "history", text: '{"labels":1}\n' },
+  ]);
+  const reader = await PoolReader.open({ dir: dir.path, store, log: () => {} });
+  // The history cannot be written: the log's half of the batch is undone.
+  await Deno.mkdir(`${dir.path}/retrains.jsonl`);
+  await assert.rejects(() => reader.step());
+  assert.equal(await Deno.readTextFile(`${dir.path}/feedback.jsonl`), "");
+  await Deno.remove(`${dir.path}/retrains.jsonl`);
+  await reader.catchUp();
+  await reader.close();
+  assert.equal(await Deno.readTextFile(`${dir.path}/feedback.jsonl`), line);
+  assert.equal(
+    await Deno.readTextFile(`${dir.path}/retrains.jsonl`),
+    '{"labels":1}\n',
+  );
+});

@@ -63,6 +63,23 @@ async function cutTo(path: string, size: number): Promise<void> {
   await f.truncate(size);
 }
 
+/**
+ * Cuts the folder's log and history back to `position`: a file longer than
+ * recorded loses its tail (appended, never recorded), and a log shorter
+ * than recorded was rotated by that batch, whose lines are all it holds.
+ */
+async function cutBack(dir: string, position: PoolPosition): Promise<void> {
+  const logPath = `${dir}/${LEARN_FILES.log}`;
+  const historyPath = `${dir}/${LEARN_FILES.history}`;
+  const logSize = await sizeOf(logPath);
+  if (logSize !== position.log && logSize > 0) {
+    await cutTo(logPath, logSize > position.log ? position.log : 0);
+  }
+  if ((await sizeOf(historyPath)) > position.history) {
+    await cutTo(historyPath, position.history);
+  }
+}
+
 /** Reads the pool into a folder (see the module doc). */
 export class PoolReader {
   readonly #dir: string;
@@ -100,13 +117,7 @@ export class PoolReader {
       position = JSON.parse(
         await Deno.readTextFile(`${dir}/${POOL_FILE}`),
       ) as PoolPosition;
-      const logSize = await sizeOf(logPath);
-      if (logSize !== position.log && logSize > 0) {
-        await cutTo(logPath, logSize > position.log ? position.log : 0);
-      }
-      if ((await sizeOf(historyPath)) > position.history) {
-        await cutTo(historyPath, position.history);
-      }
+      await cutBack(dir, position);
     } catch (e) {
       if (!(e instanceof Deno.errors.NotFound)) throw e;
       // A folder new to the pool: what it holds stays, the pool comes after.
@@ -184,10 +195,17 @@ export class PoolReader {
     const history = chunks.filter((c) => c.kind === "history").map((c) =>
       c.text
     ).join("");
-    if (log !== "") await this.#feedback.append(log);
     const historyPath = `${this.#dir}/${LEARN_FILES.history}`;
-    if (history !== "") {
-      await Deno.writeTextFile(historyPath, history, { append: true });
+    try {
+      if (log !== "") await this.#feedback.append(log);
+      if (history !== "") {
+        await Deno.writeTextFile(historyPath, history, { append: true });
+      }
+    } catch (e) {
+      // Half written: cut back to the last record, so the batch read
+      // again is in the folder once.
+      await cutBack(this.#dir, this.#position).catch(() => {});
+      throw e;
     }
     const position: PoolPosition = {
       after: chunks.at(-1)!.id,
