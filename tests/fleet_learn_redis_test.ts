@@ -181,6 +181,23 @@ Deno.test({
       )!;
       assert.equal(other.learn.fleet.learner, `r${li + 1}`);
       assert.ok(other.learn.labels > 0);
+      // inspect --server says so.
+      const inspect = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "-A",
+          new URL("../main.ts", import.meta.url).pathname,
+          "inspect",
+          "--server",
+          rs.find((_, i) => i !== li)!.base,
+        ],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.match(
+        new TextDecoder().decode(inspect.stdout),
+        new RegExp(`fleet: r${li + 1} learns \\(lease \\d+\\); this is r`),
+      );
       // Its dashboard says so too.
       if (noBrowser === null) {
         const oi = (await allStats(rs)).findIndex((s) =>

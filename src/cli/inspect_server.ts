@@ -170,6 +170,19 @@ export function learnLines(learn: LearnStats): string[] {
         ? `; the last ${shown.size} below, with their ${learn.history.length} passes`
         : `; below, with their ${learn.history.length} passes`
     }`,
+    ...(learn.fleet === undefined ? [] : [
+      `  fleet: ${
+        learn.learner
+          ? `this replica (${learn.fleet.replica}) learns, lease ${learn.fleet.lease}`
+          : learn.fleet.learner === null
+          ? `no learner has written for 30 s; this is ${learn.fleet.replica}`
+          : `${learn.fleet.learner} learns (lease ${learn.fleet.lease}); this is ${learn.fleet.replica}`
+      }; ${learn.fleet.outbox.waiting} chunk(s) wait for the store${
+        Object.entries(learn.fleet.replicas).map(([r, x]) =>
+          `; ${r}: ${x.labels} labels, ${x.picks_answered} of ${x.picked} picks answered`
+        ).join("")
+      }`,
+    ]),
     ...Object.entries(learn.advice ?? {}).map(([q, n]) =>
       `  ${q}: what would help: ${needInWords(n)}`
     ),
