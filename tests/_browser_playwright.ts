@@ -29,3 +29,24 @@ fs.existsSync = ((path: fs.PathLike) => {
 /** playwright-core's Chromium launcher. */
 export const { chromium } = await import("playwright-core");
 export type { BrowserContext, Page } from "playwright-core";
+
+/** Where the tests find Chromium (Debian's `chromium`). */
+export const CHROMIUM = "/usr/bin/chromium";
+
+/** Opens `url` in a headless Chromium, runs `check` on the page, and closes the browser whatever happens. */
+export async function withPage(
+  url: string,
+  check: (page: import("playwright-core").Page) => Promise<void>,
+): Promise<void> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu"],
+  });
+  try {
+    const page = await browser.newPage();
+    await page.goto(url);
+    await check(page);
+  } finally {
+    await browser.close();
+  }
+}

@@ -134,7 +134,7 @@ Deno.test({
   name:
     "three learning replicas: one learner counts every replica's labels, every replica serves its bundle; killed with SIGKILL, another learns on, no label acknowledged lost",
   ignore: noRedis !== null,
-  fn: async () => {
+  fn: async (t) => {
     await using dir = await tempDir();
     const redis = await startRedis();
     const dirs = [1, 2, 3].map((i) => `${dir.path}/r${i}`);
@@ -198,30 +198,25 @@ Deno.test({
         new TextDecoder().decode(inspect.stdout),
         new RegExp(`fleet: r${li + 1} learns \\(lease \\d+\\); this is r`),
       );
-      // Its dashboard says so too.
-      if (noBrowser === null) {
-        const oi = (await allStats(rs)).findIndex((s) =>
-          s?.learn?.learner === false
-        );
-        const { chromium } = await import("./_browser_playwright.ts");
-        const browser = await chromium.launch({
-          executablePath: CHROMIUM,
-          args: ["--headless", "--no-sandbox", "--disable-gpu"],
-        });
-        try {
-          const page = await browser.newPage();
-          await page.goto(`${rs[oi]!.base}/`);
-          await page.waitForSelector("#learn-fleet");
-          assert.match(
-            await page.textContent("#learn-fleet") ?? "",
-            new RegExp(
-              `Fleet: r${li + 1} learns \\(lease \\d+\\); this is r${oi + 1}`,
-            ),
+      await t.step({
+        name: "its dashboard names the learner",
+        ignore: noBrowser !== null,
+        fn: async () => {
+          const oi = (await allStats(rs)).findIndex((s) =>
+            s?.learn?.learner === false
           );
-        } finally {
-          await browser.close();
-        }
-      }
+          const { withPage } = await import("./_browser_playwright.ts");
+          await withPage(`${rs[oi]!.base}/`, async (page) => {
+            await page.waitForSelector("#learn-fleet");
+            assert.match(
+              await page.textContent("#learn-fleet") ?? "",
+              new RegExp(
+                `Fleet: r${li + 1} learns \\(lease \\d+\\); this is r${oi + 1}`,
+              ),
+            );
+          });
+        },
+      });
       // Each replica's picks reach the learner.
       const shares = learner.fleet.replicas as Record<string, Json>;
       for (const name of ["r1", "r2", "r3"]) {

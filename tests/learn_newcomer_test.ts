@@ -202,14 +202,8 @@ Deno.test({
           "the dashboard leads with the Learning card, its chart with a legend",
         ignore: noBrowser !== null,
         fn: async () => {
-          const { chromium } = await import("./_browser_playwright.ts");
-          const browser = await chromium.launch({
-            executablePath: CHROMIUM,
-            args: ["--headless", "--no-sandbox", "--disable-gpu"],
-          });
-          try {
-            const page = await browser.newPage();
-            await page.goto(`${s.base}/`);
+          const { withPage } = await import("./_browser_playwright.ts");
+          await withPage(`${s.base}/`, async (page) => {
             await page.waitForSelector("#card-learn:not([hidden])");
             const first = await page.evaluate(
               "document.querySelector('#card-learn').parentElement.firstElementChild.id",
@@ -225,9 +219,7 @@ Deno.test({
               /^Learning in /,
             );
             assert.equal(await page.isVisible("#idless-banner"), true);
-          } finally {
-            await browser.close();
-          }
+          });
         },
       });
 

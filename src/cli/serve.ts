@@ -169,8 +169,9 @@ Options:
                            every second): any replica with the keys counts an audit,
                            none keeps it while it waits. Refused when empty
   --live-store URL         share the live certificate with a fleet through Redis or
-                           Valkey at redis://HOST:PORT[/DB] (needs --audit-key-file
-                           and --allow-net=HOST:PORT): every replica counts into it and
+                           Valkey at redis://HOST:PORT[/DB] (needs --audit-key-file,
+                           except with --learn, and --allow-net=HOST:PORT): every
+                           replica counts into it and
                            applies the fleet's threshold within ${FLEET_SYNC_MS} ms.
                            With --learn, the fleet also learns through it: every
                            replica's labels are pooled, one replica at a time learns
